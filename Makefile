@@ -1,0 +1,25 @@
+# The two commands: `make demo` (the main job) and `make test` (everything CI checks).
+SWIFT ?= swift
+LINT_DIRS := $(wildcard Sources Tests Examples Benchmarks)
+
+.PHONY: deps deps-build build test lint format bench
+
+deps-build:
+	@scripts/install-deps.sh build
+
+deps:
+	@scripts/install-deps.sh test
+
+build: deps-build
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	$(MAKE) lint
+
+lint:
+	$(SWIFT) format lint --strict --parallel -r $(LINT_DIRS)
+
+format:
+	$(SWIFT) format format --in-place --parallel -r $(LINT_DIRS)

@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+// WCSApi2 for Linux: the Flashphoner WCS SDK (FPWCSApi2) API on our own WebRTC stack.
+// Layout and layering: see README.md ("Layout") and ../shared/docs/ARCHITECTURE.md.
+import PackageDescription
+
+let cLibraries: [LinkerSetting] = [
+  .linkedLibrary("websockets"),
+  .linkedLibrary("ssl"),
+  .linkedLibrary("crypto"),
+  .linkedLibrary("srtp2"),
+  .linkedLibrary("opus"),
+  .linkedLibrary("vpx"),
+  .linkedLibrary("usrsctp"),
+  .linkedLibrary("m"),
+]
+
+let strict: [SwiftSetting] = [
+  .swiftLanguageMode(.v6),
+  .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+  name: "WCSApi2",
+  platforms: [.macOS(.v13)],
+  products: [
+    .library(name: "WCSApi2", targets: ["WCSApi2", "FPWCSApi2", "FPWCSApi2Swift"]),
+    .library(name: "WCSLocalServer", targets: ["WCSLocalServer"]),
+  ],
+  targets: [
+    // C headers of the six libraries plus the few C functions Swift cannot import.
+    .target(
+      name: "CWebRTCCore",
+      linkerSettings: cLibraries
+    ),
+    .target(name: "WCSTransport", dependencies: ["CWebRTCCore"], swiftSettings: strict),
+    .target(name: "WCSMedia", dependencies: ["CWebRTCCore"], swiftSettings: strict),
+    .target(name: "WCSApi2", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
+    // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.
+    .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
+    .target(name: "FPWCSApi2Swift", dependencies: ["WCSApi2"], swiftSettings: strict),
+    .target(
+      name: "WCSLocalServer", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
+
+    .testTarget(name: "CWebRTCCoreTests", dependencies: ["CWebRTCCore"], swiftSettings: strict),
+    .testTarget(
+      name: "WCSTransportTests", dependencies: ["WCSTransport", "CWebRTCCore"],
+      swiftSettings: strict),
+    .testTarget(name: "WCSMediaTests", dependencies: ["WCSMedia"], swiftSettings: strict),
+    .testTarget(
+      name: "WCSApi2Tests", dependencies: ["WCSApi2", "WCSTransport", "FPWCSApi2Swift"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport"],
+      swiftSettings: strict),
+  ]
+)
