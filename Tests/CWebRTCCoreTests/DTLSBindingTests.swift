@@ -68,6 +68,32 @@ final class DTLSBindingTests: XCTestCase {
     XCTAssertEqual(try receiver.unprotect(try sender.protect(rtp)), rtp)
   }
 
+  /// The client arms its retransmission timer with its first flight (RFC 6347 §4.2.4: 1 s
+  /// initial value in OpenSSL) and stops it once the handshake completes.
+  func testClientRetransmissionTimerRunsDuringHandshakeOnly() throws {
+    let client = try DTLSTestEndpoint(
+      isClient: true, srtpProfiles: "SRTP_AEAD_AES_128_GCM", commonName: "wcs-client")
+    let server = try DTLSTestEndpoint(
+      isClient: false, srtpProfiles: "SRTP_AEAD_AES_128_GCM", commonName: "wcs-server")
+    XCTAssertNil(client.retransmissionTimeout, "no timer before the first flight")
+    XCTAssertFalse(try client.advanceHandshake())
+    let clientHello = client.takeOutgoing()
+    XCTAssertEqual(clientHello.first, 22, "a DTLS handshake record (RFC 6347 §4.1)")
+    let timeout = try XCTUnwrap(client.retransmissionTimeout)
+    XCTAssertLessThanOrEqual(timeout, 1_000_000)
+
+    server.receive(clientHello)
+    var done = false
+    for _ in 0..<10 where !done {
+      client.receive(server.takeOutgoing())
+      let clientDone = try client.advanceHandshake()
+      server.receive(client.takeOutgoing())
+      done = try server.advanceHandshake() && clientDone
+    }
+    XCTAssertTrue(done)
+    XCTAssertNil(client.retransmissionTimeout, "timer stopped after the handshake")
+  }
+
   // MARK: Helpers
 
   private func handshake(profiles: String) throws -> (DTLSTestEndpoint, DTLSTestEndpoint) {

@@ -158,6 +158,14 @@ final class DTLSTestEndpoint {
     return output
   }
 
+  /// `DTLSv1_get_timeout`: the retransmission time left in microseconds, nil when no timer runs.
+  var retransmissionTimeout: Int? {
+    var seconds = 0
+    var microseconds = 0
+    guard wcs_dtls_get_timeout(ssl, &seconds, &microseconds) == 1 else { return nil }
+    return seconds * 1_000_000 + microseconds
+  }
+
   /// The negotiated protocol version name ("DTLSv1.2").
   var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
 }
