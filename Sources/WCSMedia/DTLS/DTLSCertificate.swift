@@ -94,7 +94,8 @@ public final class DTLSCertificate: @unchecked Sendable {
     try check(X509_sign(x509, key, EVP_sha256()) > 0, "X509_sign")
   }
 
-  private static func derEncoding(of x509: OpaquePointer) throws(DTLSError) -> [UInt8] {
+  /// The DER encoding of an OpenSSL `X509`; throws `DTLSError.setupFailed` if it cannot be encoded.
+  static func derEncoding(of x509: OpaquePointer) throws(DTLSError) -> [UInt8] {
     var buffer: UnsafeMutablePointer<UInt8>? = nil
     let length = i2d_X509(x509, &buffer)
     guard length > 0, let buffer else {

@@ -8,11 +8,18 @@ import CWebRTCCore
 /// record that would not fit closes the current datagram. `BIO_CTRL_WPENDING` reports the open
 /// datagram's size so OpenSSL fragments handshake messages into the space left (RFC 6347 §4.2.3).
 ///
+/// It is also the state OpenSSL's per-connection callbacks reach through `SSL` app data (timer,
+/// certificate verification).
+///
 /// Touched only from the thread that drives the owning `DTLSEndpoint`.
 final class DTLSDatagramChannel {
   let mtu: Int
   /// First retransmission timeout handed to OpenSSL's DTLS timer callback, in microseconds.
   let initialTimeoutMicroseconds: UInt32
+  /// The peer's SDP fingerprint, checked during the handshake when already known.
+  var expectedPeerFingerprint: DTLSFingerprint?
+  /// Why the verify callback rejected the peer certificate, for the failure event.
+  var peerRejection: DTLSError?
   private var inbound: [[UInt8]] = []
   private var outbound: [[UInt8]] = []
   private var current: [UInt8] = []

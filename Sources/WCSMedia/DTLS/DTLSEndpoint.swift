@@ -103,6 +103,7 @@ public final class DTLSEndpoint {
     self.maxRetransmissions = maxRetransmissions
     let micros = Self.microseconds(initialRetransmissionTimeout)
     self.channel = DTLSDatagramChannel(mtu: mtu, initialTimeoutMicroseconds: micros)
+    channel.expectedPeerFingerprint = remoteFingerprint
     self.context = try DTLSContext.make(certificate: certificate, profiles: profiles)
     do {
       self.ssl = try Self.makeConnection(context: context, channel: channel, role: role, mtu: mtu)
@@ -183,6 +184,7 @@ public final class DTLSEndpoint {
   {
     var output = DTLSOutput()
     remoteFingerprint = fingerprint
+    channel.expectedPeerFingerprint = fingerprint
     if state == .awaitingRemoteFingerprint || state == .connected {
       verifyPeer(&output)
     }
@@ -233,7 +235,10 @@ public final class DTLSEndpoint {
         handshakeFinished(&output)
       } else {
         let error = SSL_get_error(ssl, result)
-        if error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE {
+        if let rejection = channel.peerRejection {
+          ERR_clear_error()
+          fail(rejection, &output)
+        } else if error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE {
           fail(.handshakeFailed(reason: describe(error)), &output)
         }
       }
@@ -281,14 +286,13 @@ public final class DTLSEndpoint {
       return
     }
     defer { X509_free(peer) }
-    var derPointer: UnsafeMutablePointer<UInt8>? = nil
-    let length = i2d_X509(peer, &derPointer)
-    guard length > 0, let derPointer else {
-      fail(.handshakeFailed(reason: "peer certificate DER: \(OpenSSLErrorQueue.drain())"), &output)
+    let der: [UInt8]
+    do {
+      der = try DTLSCertificate.derEncoding(of: peer)
+    } catch {
+      fail(error, &output)
       return
     }
-    let der = Array(UnsafeBufferPointer(start: derPointer, count: Int(length)))
-    wcs_openssl_free(derPointer)
     peerCertificateDER = der
     peerCertificateFingerprint = try? DTLSFingerprint(algorithm: .sha256, derCertificate: der)
 
@@ -327,6 +331,11 @@ public final class DTLSEndpoint {
       return
     }
     guard actual == expected else {
+      // Past the handshake no alert can name the certificate; close_notify at least stops the
+      // peer from waiting on an association we will never use.
+      ERR_clear_error()
+      _ = SSL_shutdown(ssl)
+      ERR_clear_error()
       fail(.fingerprintMismatch(expected: expected, actual: actual), &output)
       return
     }
@@ -420,6 +429,7 @@ public final class DTLSEndpoint {
     // The timer callback finds the channel (and its initial timeout) through app data slot 0.
     _ = SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(channel).toOpaque())
     DTLS_set_timer_cb(ssl, dtlsTimerCallback)
+    SSL_set_verify(ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, dtlsVerifyCallback)
     guard wcs_dtls_set_link_mtu(ssl, mtu) == 1 else {
       SSL_free(ssl)
       throw .setupFailed(reason: "MTU \(mtu) refused by DTLS_set_link_mtu (minimum is 256)")
@@ -448,4 +458,29 @@ private func dtlsTimerCallback(_ ssl: OpaquePointer?, _ previousMicroseconds: UI
       .initialTimeoutMicroseconds
   }
   return UInt32(min(UInt64(previousMicroseconds) * 2, ceiling))
+}
+
+/// OpenSSL's certificate verification callback. WebRTC certificates are self-signed and trusted
+/// only through the SDP fingerprint (RFC 8122 §5), so chain errors are ignored and the leaf
+/// certificate is compared with the fingerprint when it is already known. A mismatch aborts the
+/// handshake with a bad_certificate alert, so neither side ever reports `.connected`; an
+/// unknown fingerprint is checked after the handshake instead.
+private func dtlsVerifyCallback(_ preverified: Int32, _ store: OpaquePointer?) -> Int32 {
+  guard let store, X509_STORE_CTX_get_error_depth(store) == 0 else { return 1 }
+  guard let sslPointer = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()),
+    let raw = SSL_get_ex_data(OpaquePointer(sslPointer), 0)
+  else { return 0 }
+  let channel = Unmanaged<DTLSDatagramChannel>.fromOpaque(raw).takeUnretainedValue()
+  guard let expected = channel.expectedPeerFingerprint else { return 1 }
+  guard let certificate = X509_STORE_CTX_get_current_cert(store) else { return 0 }
+  guard let der = try? DTLSCertificate.derEncoding(of: certificate),
+    let actual = try? DTLSFingerprint(algorithm: expected.algorithm, derCertificate: der)
+  else { return 0 }
+  guard actual == expected else {
+    channel.peerRejection = .fingerprintMismatch(expected: expected, actual: actual)
+    // Makes OpenSSL send bad_certificate rather than the unknown_ca of the self-signed chain.
+    X509_STORE_CTX_set_error(store, X509_V_ERR_CERT_REJECTED)
+    return 0
+  }
+  return 1
 }

@@ -78,6 +78,12 @@ final class DTLSEndpointTests: XCTestCase {
     XCTAssertEqual(
       link.failures(.client),
       [.fingerprintMismatch(expected: impostor.fingerprint, actual: serverCertificate.fingerprint)])
+    // The client rejects the certificate inside the handshake, so its alert stops the server too.
+    XCTAssertNil(link.connectedEvent(.server), "\(link.serverEvents)")
+    guard case .handshakeFailed(let reason) = link.failures(.server).first else {
+      return XCTFail("\(link.serverEvents)")
+    }
+    XCTAssertTrue(reason.contains("bad certificate"), reason)
     guard case .failed = client.state else { return XCTFail("state \(client.state)") }
     XCTAssertThrowsError(try client.send([1, 2, 3], now: link.now)) { error in
       XCTAssertEqual(error as? DTLSError, .notConnected)
@@ -129,6 +135,11 @@ final class DTLSEndpointTests: XCTestCase {
     }
     XCTAssertEqual(actual, wrong)
     XCTAssertNil(link.connectedEvent(.client))
+    // The server had already verified the client; the close_notify tells it the session is over.
+    XCTAssertFalse(output.datagrams.isEmpty)
+    link.take(output, from: .client)
+    link.deliver()
+    XCTAssertEqual(link.serverEvents.last, .closed)
   }
 
   func testSHA384RemoteFingerprintIsVerifiedWithItsOwnAlgorithm() throws {
@@ -340,9 +351,9 @@ final class DTLSEndpointTests: XCTestCase {
   }
 
   func testServerThatHearsAClientHelloDoesNotFallBack() throws {
-    let (base, clientCertificate, _) = try DTLSTestLink.make()
+    let (base, clientCertificate, serverCertificate) = try DTLSTestLink.make()
     let server = try DTLSEndpoint(
-      role: .server, certificate: try DTLSCertificate(),
+      role: .server, certificate: serverCertificate,
       remoteFingerprint: clientCertificate.fingerprint, fallbackToClientAfter: .seconds(2))
     let link = DTLSTestLink(client: base.client, server: server)
     link.start()
