@@ -56,12 +56,12 @@ public struct DTLSFingerprint: Equatable, Hashable, Sendable, CustomStringConver
   /// Throws `DTLSError.invalidFingerprint` for an unknown or unsupported hash function, a group
   /// that is not two hex digits, or a digest of the wrong length.
   public init(parsing text: String) throws(DTLSError) {
-    var value = Substring(text).trimmingASCIIWhitespace()
+    var value = Substring(text).trimmingWhitespace()
     let prefix = "a=fingerprint:"
     if value.lowercased().hasPrefix(prefix) {
-      value = value.dropFirst(prefix.count).trimmingASCIIWhitespace()
+      value = value.dropFirst(prefix.count).trimmingWhitespace()
     }
-    let parts = value.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    let parts = value.split(whereSeparator: \.isWhitespace)
     guard parts.count == 2 else {
       throw .invalidFingerprint(reason: "expected '<hash-func> <hex:hex:...>', got '\(text)'")
     }
@@ -70,7 +70,9 @@ public struct DTLSFingerprint: Equatable, Hashable, Sendable, CustomStringConver
     }
     var bytes: [UInt8] = []
     for group in parts[1].split(separator: ":", omittingEmptySubsequences: false) {
-      guard group.utf8.count == 2, let byte = UInt8(group, radix: 16) else {
+      // The explicit digit check keeps out the sign `UInt8(_:radix:)` would accept.
+      guard group.count == 2, group.allSatisfy(\.isHexDigit), let byte = UInt8(group, radix: 16)
+      else {
         throw .invalidFingerprint(reason: "'\(group)' is not two hex digits")
       }
       bytes.append(byte)
@@ -111,10 +113,10 @@ public struct DTLSFingerprint: Equatable, Hashable, Sendable, CustomStringConver
 }
 
 extension Substring {
-  fileprivate func trimmingASCIIWhitespace() -> Substring {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-    guard let first = firstIndex(where: { !isSpace($0) }),
-      let last = lastIndex(where: { !isSpace($0) })
+  fileprivate func trimmingWhitespace() -> Substring {
+    // Character.isWhitespace also covers "\r\n", which is one Character in Swift.
+    guard let first = firstIndex(where: { !$0.isWhitespace }),
+      let last = lastIndex(where: { !$0.isWhitespace })
     else { return Substring() }
     return self[first...last]
   }
