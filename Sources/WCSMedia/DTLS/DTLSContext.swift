@@ -42,6 +42,10 @@ enum DTLSContext {
     // SSL_CTX_set_tlsext_use_srtp returns 0 on success.
     try check(SSL_CTX_set_tlsext_use_srtp(context, profileList) == 0, "use_srtp \(profileList)")
     try check(wcs_ssl_ctx_set1_groups_list(context, groups) == 1, "groups \(groups)")
+    // SSL_OP_NO_TICKET (bit 14; SSL_OP_BIT is a function-like macro Swift cannot import): a
+    // WebRTC association is never resumed, and a NewSessionTicket would only lengthen the final
+    // flight.
+    _ = SSL_CTX_set_options(context, UInt64(1) << 14)
     _ = wcs_ssl_ctx_set_no_query_mtu(context)
     _ = wcs_ssl_ctx_set_read_ahead(context, 1)
   }

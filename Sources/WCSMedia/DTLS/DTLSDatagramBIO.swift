@@ -20,6 +20,9 @@ final class DTLSDatagramChannel {
   var expectedPeerFingerprint: DTLSFingerprint?
   /// Why the verify callback rejected the peer certificate, for the failure event.
   var peerRejection: DTLSError?
+  /// Retransmission timer expiries OpenSSL handled, each followed by a retransmitted flight;
+  /// counted in the timer callback because OpenSSL also retransmits on its own inside reads.
+  var timerExpiries = 0
   private var inbound: [[UInt8]] = []
   private var outbound: [[UInt8]] = []
   private var current: [UInt8] = []

@@ -44,8 +44,9 @@ public final class DTLSEndpoint {
   /// When the driver must call `handleTimeout(now:)` next, on the clock of the `now` values
   /// passed in; `nil` when nothing is pending. Updated by every call.
   public private(set) var nextDeadline: ContinuousClock.Instant?
-  /// Flights OpenSSL retransmitted so far.
-  public private(set) var retransmissions = 0
+  /// Flights OpenSSL retransmitted so far (by `handleTimeout(now:)` or on its own while reading
+  /// once its real-time timer had expired).
+  public var retransmissions: Int { channel.timerExpiries }
   /// The link MTU in bytes: no output datagram is larger.
   public let mtu: Int
 
@@ -126,7 +127,7 @@ public final class DTLSEndpoint {
     state = .handshaking
     handshakeStartedAt = now
     if let fallbackAfter { fallbackDeadline = now + fallbackAfter }
-    if role == .client { advance(&output) }
+    if role == .client { advance(&output, now: now) }
     return finish(output, now: now)
   }
 
@@ -142,7 +143,7 @@ public final class DTLSEndpoint {
     receivedDatagram = true
     fallbackDeadline = nil
     channel.enqueueInbound(datagram)
-    advance(&output)
+    advance(&output, now: now)
     channel.discardInbound()
     return finish(output, now: now)
   }
@@ -153,7 +154,7 @@ public final class DTLSEndpoint {
     var output = DTLSOutput()
     guard isRunning, state != .new else { return output }
     if let deadline = fallbackDeadline, now >= deadline, !receivedDatagram, role == .server {
-      switchToClient(&output)
+      switchToClient(&output, now: now)
       return finish(output, now: now)
     }
     if state == .handshaking, let started = handshakeStartedAt, now - started >= handshakeTimeout {
@@ -167,10 +168,7 @@ public final class DTLSEndpoint {
         return finish(output, now: now)
       }
       ERR_clear_error()
-      let result = wcs_dtls_handle_timeout(ssl)
-      if result > 0 {
-        retransmissions += 1
-      } else if result < 0 {
+      if wcs_dtls_handle_timeout(ssl) < 0 {
         fail(.handshakeFailed(reason: OpenSSLErrorQueue.drain()), &output)
       }
     }
@@ -227,12 +225,15 @@ public final class DTLSEndpoint {
     }
   }
 
-  private func advance(_ output: inout DTLSOutput) {
+  private func advance(_ output: inout DTLSOutput, now: ContinuousClock.Instant) {
     if state == .handshaking {
       ERR_clear_error()
       let result = SSL_do_handshake(ssl)
       if result == 1 {
         handshakeFinished(&output)
+      } else if retransmissions > maxRetransmissions {
+        let elapsed = handshakeStartedAt.map { now - $0 } ?? .zero
+        fail(.timeout(retransmissions: retransmissions, elapsed: elapsed), &output)
       } else {
         let error = SSL_get_error(ssl, result)
         if let rejection = channel.peerRejection {
@@ -348,7 +349,7 @@ public final class DTLSEndpoint {
     heldApplicationData.removeAll()
   }
 
-  private func switchToClient(_ output: inout DTLSOutput) {
+  private func switchToClient(_ output: inout DTLSOutput, now: ContinuousClock.Instant) {
     fallbackDeadline = nil
     fallbackAfter = nil
     do {
@@ -357,7 +358,7 @@ public final class DTLSEndpoint {
       SSL_free(ssl)
       ssl = replacement
       role = .client
-      advance(&output)
+      advance(&output, now: now)
     } catch {
       fail(error, &output)
     }
@@ -452,11 +453,15 @@ public final class DTLSEndpoint {
 /// doubles up to 60 s (RFC 6347 §4.2.4.1).
 private func dtlsTimerCallback(_ ssl: OpaquePointer?, _ previousMicroseconds: UInt32) -> UInt32 {
   let ceiling: UInt64 = 60_000_000
-  if previousMicroseconds == 0 {
-    guard let ssl, let raw = SSL_get_ex_data(ssl, 0) else { return 1_000_000 }
-    return Unmanaged<DTLSDatagramChannel>.fromOpaque(raw).takeUnretainedValue()
-      .initialTimeoutMicroseconds
+  guard let ssl, let raw = SSL_get_ex_data(ssl, 0) else {
+    return previousMicroseconds == 0
+      ? 1_000_000 : UInt32(min(UInt64(previousMicroseconds) * 2, ceiling))
   }
+  let channel = Unmanaged<DTLSDatagramChannel>.fromOpaque(raw).takeUnretainedValue()
+  // OpenSSL passes 0 when it arms a new timer and the running duration when the timer expired
+  // and it is about to retransmit.
+  if previousMicroseconds == 0 { return channel.initialTimeoutMicroseconds }
+  channel.timerExpiries += 1
   return UInt32(min(UInt64(previousMicroseconds) * 2, ceiling))
 }
 

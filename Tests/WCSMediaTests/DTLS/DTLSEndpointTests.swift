@@ -327,6 +327,59 @@ final class DTLSEndpointTests: XCTestCase {
       link.connectedEvent(.client)?.keyingMaterial, link.connectedEvent(.server)?.keyingMaterial)
   }
 
+  func testLostFinalServerFlightIsRecoveredAfterBothSidesThinkTheyAreDone() throws {
+    let (link, _, _) = try DTLSTestLink.make(initialRetransmissionTimeout: .milliseconds(20))
+    var droppedFinal = false
+    // The server's last flight starts with ChangeCipherSpec (content type 20).
+    link.shouldDrop = { side, _, datagram in
+      guard side == .server, datagram.first == 20, !droppedFinal else { return false }
+      droppedFinal = true
+      return true
+    }
+    link.start()
+    XCTAssertTrue(droppedFinal)
+    XCTAssertNotNil(link.connectedEvent(.server))
+    XCTAssertNil(link.connectedEvent(.client))
+    let giveUp = ContinuousClock.now + .seconds(2)
+    while link.connectedEvent(.client) == nil && ContinuousClock.now < giveUp {
+      Thread.sleep(forTimeInterval: 0.005)
+      link.advance(by: .milliseconds(5))
+    }
+    XCTAssertEqual(
+      link.connectedEvent(.client)?.keyingMaterial, link.connectedEvent(.server)?.keyingMaterial)
+    XCTAssertEqual(
+      link.serverEvents.filter { if case .connected = $0 { true } else { false } }.count, 1)
+  }
+
+  func testTooManyRetransmissionsFailWithTimeout() throws {
+    let certificate = try DTLSCertificate.shared
+    let client = try DTLSEndpoint(
+      role: .client, certificate: certificate, remoteFingerprint: certificate.fingerprint,
+      initialRetransmissionTimeout: .milliseconds(20), maxRetransmissions: 2)
+    var now = ContinuousClock.now
+    var sent = client.start(now: now).datagrams.count
+    var events: [DTLSEvent] = []
+    let giveUp = ContinuousClock.now + .seconds(2)
+    while events.isEmpty && ContinuousClock.now < giveUp {
+      Thread.sleep(forTimeInterval: 0.005)
+      now = now + .milliseconds(5)
+      let output = client.handleTimeout(now: now)
+      sent += output.datagrams.count
+      events += output.events
+    }
+    XCTAssertEqual(events.count, 1)
+    guard case .failed(.timeout(let retransmissions, _)) = events.first else {
+      return XCTFail("\(events)")
+    }
+    // Normally exactly 2; OpenSSL may resend once more on its own if this thread was descheduled
+    // past a timer inside a call.
+    XCTAssertGreaterThanOrEqual(retransmissions, 2)
+    XCTAssertLessThanOrEqual(retransmissions, 3)
+    XCTAssertEqual(retransmissions, client.retransmissions)
+    XCTAssertEqual(sent, 1 + retransmissions, "the ClientHello and its retransmissions")
+    XCTAssertNil(client.nextDeadline)
+  }
+
   func testServerFallsBackToClientWhenNoClientHelloArrives() throws {
     let clientCertificate = try DTLSCertificate()
     let serverCertificate = try DTLSCertificate()
