@@ -56,7 +56,8 @@ public final class DTLSEndpoint {
   private let maxRetransmissions: Int
   private let context: OpaquePointer
   private let channel: DTLSDatagramChannel
-  private var ssl: OpaquePointer
+  /// The OpenSSL connection; internal so tests can read what OpenSSL negotiated.
+  private(set) var ssl: OpaquePointer
   private var handshakeStartedAt: ContinuousClock.Instant?
   private var fallbackAfter: Duration?
   private var fallbackDeadline: ContinuousClock.Instant?
