@@ -65,6 +65,9 @@ public final class DTLSEndpoint {
   private var peerCertificateDER: [UInt8]?
   private var keyingMaterial: [UInt8]?
   private var heldApplicationData: [[UInt8]] = []
+  /// Records kept while the fingerprint is unknown; more are dropped (SCTP retransmits them), so
+  /// a peer cannot make us buffer without bound.
+  private static let heldApplicationDataLimit = 64
 
   /// Creates an endpoint; nothing is sent until `start(now:)`.
   ///
@@ -80,7 +83,8 @@ public final class DTLSEndpoint {
   ///     ClientHello. Ignored for clients.
   ///   - initialRetransmissionTimeout: first retransmission timer, doubled on each expiry up to
   ///     60 s (RFC 6347 §4.2.4.1 suggests 1 s).
-  ///   - handshakeTimeout: give up with `DTLSError.timeout` if not connected this long after start.
+  ///   - handshakeTimeout: give up with `DTLSError.timeout` if `.connected` was not reported this
+  ///     long after start (a remote fingerprint that never arrives counts too).
   ///   - maxRetransmissions: give up with `DTLSError.timeout` when the timer expires after this
   ///     many retransmissions.
   /// - Throws: `DTLSError.setupFailed` if OpenSSL refuses a setting (e.g. the MTU is too small).
@@ -132,9 +136,10 @@ public final class DTLSEndpoint {
     return finish(output, now: now)
   }
 
-  /// Feeds one datagram received from the peer (demultiplexed as DTLS, RFC 7983). Malformed or
-  /// unauthenticated records are dropped by OpenSSL (an empty datagram is ignored); a fatal protocol error ends the endpoint
-  /// with `.failed(.handshakeFailed)` or `.failed(.connectionFailed)`. Ignored once closed or failed.
+  /// Feeds one datagram received from the peer (demultiplexed as DTLS, RFC 7983). OpenSSL drops
+  /// malformed, replayed or unauthenticated records (and an empty datagram is ignored); a fatal
+  /// protocol error ends the endpoint with `.failed(.handshakeFailed)` or
+  /// `.failed(.connectionFailed)`. Ignored once closed or failed.
   public func receive(_ datagram: [UInt8], now: ContinuousClock.Instant) -> DTLSOutput {
     var output = DTLSOutput()
     // An empty read means end-of-file to OpenSSL; an empty datagram carries no record.
@@ -158,7 +163,7 @@ public final class DTLSEndpoint {
       switchToClient(&output, now: now)
       return finish(output, now: now)
     }
-    if state == .handshaking, let started = handshakeStartedAt, now - started >= handshakeTimeout {
+    if isConnecting, let started = handshakeStartedAt, now - started >= handshakeTimeout {
       fail(.timeout(retransmissions: retransmissions, elapsed: now - started), &output)
       return finish(output, now: now)
     }
@@ -219,6 +224,12 @@ public final class DTLSEndpoint {
 
   // MARK: - Driving OpenSSL
 
+  /// Started but `.connected` not reported yet: the handshake timeout applies, including while
+  /// waiting for the remote fingerprint.
+  private var isConnecting: Bool {
+    state == .handshaking || state == .awaitingRemoteFingerprint
+  }
+
   private var isRunning: Bool {
     switch state {
     case .new, .handshaking, .awaitingRemoteFingerprint, .connected: return true
@@ -259,7 +270,7 @@ public final class DTLSEndpoint {
         let data = Array(buffer.prefix(Int(count)))
         if state == .connected {
           output.events.append(.applicationData(data))
-        } else {
+        } else if heldApplicationData.count < Self.heldApplicationDataLimit {
           heldApplicationData.append(data)
         }
         continue
@@ -380,7 +391,7 @@ public final class DTLSEndpoint {
     var deadlines: [ContinuousClock.Instant] = []
     if isRunning && state != .new {
       if let fallbackDeadline { deadlines.append(fallbackDeadline) }
-      if state == .handshaking, let started = handshakeStartedAt {
+      if isConnecting, let started = handshakeStartedAt {
         deadlines.append(started + handshakeTimeout)
       }
       if let left = retransmissionTimeLeft { deadlines.append(now + left) }

@@ -116,6 +116,22 @@ final class DTLSEndpointTests: XCTestCase {
     XCTAssertEqual(link.clientEvents.last, .applicationData(Array("early".utf8)))
   }
 
+  func testRemoteFingerprintThatNeverArrivesTimesOut() throws {
+    let certificate = try DTLSCertificate.shared
+    let client = try DTLSEndpoint(role: .client, certificate: certificate, remoteFingerprint: nil)
+    let server = try DTLSEndpoint(
+      role: .server, certificate: certificate, remoteFingerprint: certificate.fingerprint)
+    let link = DTLSTestLink(client: client, server: server)
+    link.start()
+    XCTAssertEqual(client.state, .awaitingRemoteFingerprint)
+    XCTAssertEqual(client.nextDeadline, link.now + .seconds(30))
+    link.advance(by: .seconds(30))
+    guard case .timeout = link.failures(.client).first else {
+      return XCTFail("\(link.clientEvents)")
+    }
+    XCTAssertNil(link.connectedEvent(.client))
+  }
+
   func testLateWrongFingerprintFails() throws {
     let clientCertificate = try DTLSCertificate()
     let serverCertificate = try DTLSCertificate()
