@@ -59,12 +59,15 @@ final class KeepAliveTests: XCTestCase {
     let server = ServerHarness(configuration: configuration)
     let start = server.now
     server.open(1)
-    server.advance(to: start + 60_000)
+    server.advance(to: start + 29_999)
     XCTAssertEqual(server.take(1), [], "no ping before connection")
+    XCTAssertEqual(server.core.nextDeadline, start + 30_000)
     server.connect(2)
-    for step in 1...3 { server.advance(to: start + 60_000 + Int64(step) * 1000) }
+    for step in 1...3 { server.advance(to: start + 29_999 + Int64(step) * 1000) }
     XCTAssertEqual(server.take(2).map(\.name), ["ping", "ping"])
-    XCTAssertEqual(server.closes.map(\.0), [2])
-    XCTAssertEqual(server.core.sessionCount, 1)
+    XCTAssertEqual(server.take(1), [])
+    XCTAssertEqual(server.closes.map(\.0), [1, 2], "1: no connection in 30 s; 2: two pings missed")
+    XCTAssertEqual(server.closes.map(\.1), [1008, 1001])
+    XCTAssertEqual(server.core.sessionCount, 0)
   }
 }

@@ -65,11 +65,20 @@ final class SessionMessageTests: XCTestCase {
       publisher, "sendStreamEvent", ["mediaSessionId": "pub-1", "type": "audioUnmuted"])
     server.receive(publisher, "sendStreamEvent", ["mediaSessionId": "pub-1", "type": "videoMuted"])
     server.receive(viewerB, "stopStream", ["mediaSessionId": "play-b"])
+    let stopped = server.take(viewerB).last
+    assertStatus(stopped, "play-b", "STOPPED", info: "Stopped by user")
+    XCTAssertEqual(stopped?.object["videoState"], ["muted": true])
     server.play(viewerB, "play-c", name: "cam")
     let again = server.take(viewerB).last
     assertStatus(again, "play-c", "PLAYING")
     XCTAssertEqual(again?.object["audioState"], ["muted": false])
     XCTAssertEqual(again?.object["videoState"], ["muted": true])
+
+    // The player's final STOPPED still shows the state the publisher left.
+    server.receive(publisher, "unPublishStream", ["mediaSessionId": "pub-1"])
+    let last = server.take(viewerB).last
+    assertStatus(last, "play-c", "STOPPED", info: "Stopped by publisher stop")
+    XCTAssertEqual(last?.object["videoState"], ["muted": true])
   }
 
   func testSendDataIsAccepted() {

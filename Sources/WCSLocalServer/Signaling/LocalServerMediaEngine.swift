@@ -45,9 +45,11 @@ public struct LocalServerPublisherRequest: Sendable, Equatable {
   public var record: Bool
   /// Whether the client said the offer has audio / video tracks.
   public var hasAudio: Bool
+  /// Whether the client said the offer has a video track.
   public var hasVideo: Bool
   /// Publishing bitrate bounds in kbps, 0 = no limit (§3.1).
   public var minBitrate: Int
+  /// Upper publishing bitrate bound in kbps, 0 = no limit.
   public var maxBitrate: Int
 
   /// Memberwise initializer.

@@ -29,6 +29,7 @@ public enum RecordNaming {
     public var endMillis: Int64?
     /// Codec names (`"opus"`, `"VP8"`), empty when unknown.
     public var audioCodec: String
+    /// Video codec name (`"VP8"`), empty when unknown.
     public var videoCodec: String
 
     /// Memberwise initializer.

@@ -9,7 +9,8 @@ struct ServerSession {
   var authToken: String?
   /// `custom.login` or `sipLogin` of `connection`, for `{login}` in record names (§6).
   var login = ""
-  /// When the next `ping` is due (ms since the Unix epoch); `nil` before `connection`.
+  /// When `tick` next has work for this session (ms since the Unix epoch): the next `ping`, or
+  /// before `connection` the handshake deadline.
   var nextPingAt: Int64?
   /// Pings sent since the last `pong`.
   var unansweredPings = 0

@@ -16,7 +16,8 @@ struct ServerStream {
   var ownerSessionId: String
   var status: WCSStreamStatus = .pending
   var createDate: Int64
-  /// Publisher only: the latest mute state set by `sendStreamEvent` (§4.6).
+  /// The latest mute state set by the publisher's `sendStreamEvent` (§4.6); players get a copy
+  /// when their publisher ends.
   var audioMuted = false
   var videoMuted = false
   var codecs = LocalServerMediaCodecs()

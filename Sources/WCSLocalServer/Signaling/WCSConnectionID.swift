@@ -16,6 +16,7 @@ public struct WCSConnectionID: Hashable, Sendable, Comparable, CustomStringConve
   /// `#<number>`, as it appears in log lines.
   public var description: String { "#\(rawValue)" }
 
+  /// Orders by number, so the core serves connections in a reproducible order.
   public static func < (lhs: WCSConnectionID, rhs: WCSConnectionID) -> Bool {
     lhs.rawValue < rhs.rawValue
   }

@@ -10,6 +10,7 @@ public enum WCSRequestError: Error, Sendable, Equatable, CustomStringConvertible
   /// A field has the wrong JSON type (`expected` says which).
   case wrongType(field: String, expected: String)
 
+  /// `Bad request: <what>`, the text sent in `info`.
   public var description: String {
     switch self {
     case .malformedFrame(let detail): return "Bad request: \(detail)"

@@ -15,4 +15,6 @@ public enum WCSServerAction: Sendable, Equatable {
 public enum WCSCloseCode {
   /// 1001 "going away": the client stopped answering `ping` (wcs-protocol.md §7.1).
   public static let keepAliveTimeout = 1001
+  /// 1008 "policy violation": no `connection` within `handshakeTimeoutMillis` (§1.2).
+  public static let handshakeTimeout = 1008
 }

@@ -4,6 +4,9 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   public var pingIntervalMillis: Int64 = 5000
   /// Unanswered pings after which the session is dropped (`keep_alive.probes`, default 10).
   public var maxUnansweredPings: Int = 10
+  /// How long (ms) a connection may stay open without sending `connection` before it is
+  /// closed; idle sockets would otherwise hold resources forever.
+  public var handshakeTimeoutMillis: Int64 = 30_000
   /// The string sent in `getVersion` (§1.2 step 5). Starts with a WCS-like version so clients
   /// that parse it see a 5.2 server.
   public var serverVersion: String = "5.2.0-wcs-local-server-0.1"

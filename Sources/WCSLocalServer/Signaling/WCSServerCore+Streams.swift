@@ -145,6 +145,9 @@ extension WCSServerCore {
         "stream \(mediaSessionId) name=\(stream.request.name) \(status.rawValue): \(info)"
           + (stream.recordName.map { " recordName=\($0)" } ?? ""))
       for player in playersBySource.removeValue(forKey: mediaSessionId) ?? [] {
+        // The publisher is gone from `streams`; its players' final status keeps its mute state.
+        streams[player]?.audioMuted = stream.audioMuted
+        streams[player]?.videoMuted = stream.videoMuted
         endStream(player, status: .stopped, info: playersInfo, playersInfo: playersInfo, now: now)
       }
     case .player(let source):
@@ -162,6 +165,8 @@ extension WCSServerCore {
   func sendStatus(_ stream: ServerStream, status: WCSStreamStatus, info: String?) {
     var audioMuted = stream.audioMuted
     var videoMuted = stream.videoMuted
+    // A player shows its publisher's live state; once the publisher is gone, the copy
+    // `endStream` left in the player.
     if case .player(let source) = stream.role, let publisher = streams[source] {
       audioMuted = publisher.audioMuted
       videoMuted = publisher.videoMuted

@@ -47,7 +47,9 @@ public final class WCSServerCore {
     -> [WCSServerAction]
   {
     if sessions[id] != nil { endSession(id, now: now) }
-    sessions[id] = ServerSession(id: id, remoteAddress: remoteAddress, openedAt: now)
+    var session = ServerSession(id: id, remoteAddress: remoteAddress, openedAt: now)
+    session.nextPingAt = now + configuration.handshakeTimeoutMillis
+    sessions[id] = session
     log("session \(id) opened from \(remoteAddress)")
     return flush()
   }
@@ -62,10 +64,18 @@ public final class WCSServerCore {
     return flush()
   }
 
-  /// Sends due `ping`s and drops sessions that missed `maxUnansweredPings` of them (§7.1).
+  /// Sends due `ping`s, drops sessions that missed `maxUnansweredPings` of them (§7.1) and
+  /// connections that sent no `connection` within `handshakeTimeoutMillis`.
   public func tick(now: Int64) -> [WCSServerAction] {
     for id in sessions.keys.sorted() {
       guard var session = sessions[id], let due = session.nextPingAt, due <= now else { continue }
+      guard session.isEstablished else {
+        log("session \(id) dropped: no connection message")
+        actions.append(
+          .close(id, code: WCSCloseCode.handshakeTimeout, reason: "No connection message"))
+        endSession(id, now: now)
+        continue
+      }
       if session.unansweredPings >= configuration.maxUnansweredPings {
         log("session \(id) dropped: \(session.unansweredPings) pings unanswered")
         actions.append(
