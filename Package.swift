@@ -12,6 +12,7 @@ let cLibraries: [LinkerSetting] = [
   .linkedLibrary("vpx"),
   .linkedLibrary("usrsctp"),
   .linkedLibrary("m"),
+  .linkedLibrary("yuv"),
 ]
 
 let strict: [SwiftSetting] = [
