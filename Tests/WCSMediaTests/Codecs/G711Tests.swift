@@ -61,3 +61,45 @@ final class G711Tests: XCTestCase {
     }
   }
 }
+
+final class G711AudioConverterTests: XCTestCase {
+  private func roundTrip(frequency: Double, law: G711.Law) -> (sent: [Int16], received: [Int16]) {
+    let microphone = VirtualMicrophone(signal: .tone(frequency: frequency), amplitude: 10000)
+    var encoder = G711AudioConverter(law: law)
+    var decoder = G711AudioConverter(law: law)
+    var sent: [Int16] = []
+    var received: [Int16] = []
+    for index in 0..<10 {
+      let frame = microphone.frame(index)
+      let payload = encoder.encode(frame)
+      XCTAssertEqual(payload.count, 160)
+      let back = decoder.decode(payload, timestamp: frame.timestamp)
+      XCTAssertEqual(back.samplesPerChannel, 960)
+      if index >= 2 {
+        sent += frame.samples
+        received += back.samples
+      }
+    }
+    return (sent, received)
+  }
+
+  func testTelephoneBandToneSurvivesBothLaws() {
+    for law in [G711.Law.muLaw, .aLaw] {
+      let (sent, received) = roundTrip(frequency: 1000, law: law)
+      XCTAssertEqual(AudioAnalysis.dominantFrequency(in: received), 1000)
+      let ratio =
+        PCMAudioFrame(samples: received, channels: 1).energy
+        / PCMAudioFrame(samples: sent, channels: 1).energy
+      XCTAssertEqual(ratio, 1, accuracy: 0.1)
+    }
+  }
+
+  func testToneAboveNyquistOf8kHzIsFilteredNotAliased() {
+    // 6 kHz would alias to 2 kHz without the low-pass filter.
+    let (sent, received) = roundTrip(frequency: 6000, law: .muLaw)
+    let ratio =
+      PCMAudioFrame(samples: received, channels: 1).energy
+      / PCMAudioFrame(samples: sent, channels: 1).energy
+    XCTAssertLessThan(ratio, 0.01)  // at least 20 dB down
+  }
+}
