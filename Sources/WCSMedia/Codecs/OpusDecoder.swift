@@ -41,11 +41,13 @@ public final class OpusDecoder {
   ///   - timestamp: copied to the output frame (48 kHz RTP timestamp).
   ///   - lostSamples: samples per channel to conceal when `packet` is nil (default 20 ms).
   /// - Returns: the decoded samples, interleaved.
-  /// - Throws: `OpusError` when the packet is corrupt (`OPUS_INVALID_PACKET`) or too long.
+  /// - Throws: `OpusError` when the packet is empty, corrupt (`OPUS_INVALID_PACKET`) or too long.
   public func decode(
     _ packet: [UInt8]?, timestamp: UInt32 = 0, lostSamples: Int = PCMAudioFrame.samplesPer20ms
   ) throws(OpusError) -> PCMAudioFrame {
     if let packet {
+      // libopus reads an empty buffer as "lost" and would conceal a whole 120 ms.
+      guard !packet.isEmpty else { throw OpusError(invalidInput: "empty packet") }
       return try run(packet, frameSize: Self.maxFrameSize, fec: false, timestamp: timestamp)
     }
     let size = min(max(lostSamples, 120), Self.maxFrameSize)
@@ -59,10 +61,11 @@ public final class OpusDecoder {
   ///   - nextPacket: the packet that followed the lost one.
   ///   - frameSize: samples per channel of the lost frame (default 20 ms: 960).
   ///   - timestamp: copied to the output frame (48 kHz RTP timestamp of the lost frame).
-  /// - Throws: `OpusError` when the packet is corrupt.
+  /// - Throws: `OpusError` when the packet is empty or corrupt.
   public func decodeFEC(
     from nextPacket: [UInt8], frameSize: Int = PCMAudioFrame.samplesPer20ms, timestamp: UInt32 = 0
   ) throws(OpusError) -> PCMAudioFrame {
+    guard !nextPacket.isEmpty else { throw OpusError(invalidInput: "empty packet") }
     let size = min(max(frameSize, 120), Self.maxFrameSize)
     return try run(nextPacket, frameSize: size, fec: true, timestamp: timestamp)
   }

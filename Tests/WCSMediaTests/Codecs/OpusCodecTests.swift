@@ -118,6 +118,10 @@ final class OpusCodecTests: XCTestCase {
       XCTAssertEqual(opus?.message, "invalid argument")
     }
     let decoder = try OpusDecoder()
+    XCTAssertThrowsError(try decoder.decode([])) { error in
+      XCTAssertEqual((error as? OpusError)?.operation, .invalidInput)
+    }
+    XCTAssertThrowsError(try decoder.decodeFEC(from: []))
     // TOC code 3 (arbitrary frame count) with a missing frame-count byte is invalid (RFC 6716 §3.2.5).
     XCTAssertThrowsError(try decoder.decode([0x03])) { error in
       XCTAssertEqual((error as? OpusError)?.operation, .decode)
