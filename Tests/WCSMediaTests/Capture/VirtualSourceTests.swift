@@ -51,7 +51,7 @@ final class VirtualSourceTests: XCTestCase {
     XCTAssertEqual(frame.samplesPerChannel, 960)
     XCTAssertEqual(frame.timestamp, 2880)
     XCTAssertEqual(frame, microphone.frame(3))
-    XCTAssertEqual(AudioAnalysis.dominantFrequency(in: frame.samples), 450, accuracy: 50)
+    XCTAssertEqual(CodecAudioAnalysis.dominantFrequency(in: frame.samples), 450, accuracy: 50)
     XCTAssertEqual(frame.energy, 8000.0 * 8000.0 / 2, accuracy: 8000.0 * 8000.0 * 0.01)
     // Continuous phase across frames: the last sample of frame 2 leads into frame 3.
     let previous = microphone.frame(2).samples.last ?? 0
@@ -63,8 +63,8 @@ final class VirtualSourceTests: XCTestCase {
 
   func testMicrophoneChirpRises() {
     let microphone = VirtualMicrophone(signal: .chirp(from: 200, to: 3200, period: 1.0))
-    let early = AudioAnalysis.dominantFrequency(in: microphone.frame(2).samples)
-    let late = AudioAnalysis.dominantFrequency(in: microphone.frame(45).samples)
+    let early = CodecAudioAnalysis.dominantFrequency(in: microphone.frame(2).samples)
+    let late = CodecAudioAnalysis.dominantFrequency(in: microphone.frame(45).samples)
     // At 50 ms the sweep is near 350 Hz, at 910 ms near 2930 Hz.
     XCTAssertEqual(early, 350, accuracy: 100)
     XCTAssertEqual(late, 2930, accuracy: 150)

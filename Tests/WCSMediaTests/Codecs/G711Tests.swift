@@ -86,7 +86,7 @@ final class G711AudioConverterTests: XCTestCase {
   func testTelephoneBandToneSurvivesBothLaws() {
     for law in [G711.Law.muLaw, .aLaw] {
       let (sent, received) = roundTrip(frequency: 1000, law: law)
-      XCTAssertEqual(AudioAnalysis.dominantFrequency(in: received), 1000)
+      XCTAssertEqual(CodecAudioAnalysis.dominantFrequency(in: received), 1000)
       let ratio =
         PCMAudioFrame(samples: received, channels: 1).energy
         / PCMAudioFrame(samples: sent, channels: 1).energy

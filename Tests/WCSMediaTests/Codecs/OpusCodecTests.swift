@@ -19,13 +19,14 @@ final class OpusCodecTests: XCTestCase {
     XCTAssertEqual(decoded[7].timestamp, 7 * 960)
     // Skip the first frames: the codec delay and start-up ramp.
     let tail = decoded[10...].flatMap(\.samples)
-    XCTAssertEqual(AudioAnalysis.dominantFrequency(in: tail), 1000)
+    XCTAssertEqual(CodecAudioAnalysis.dominantFrequency(in: tail), 1000)
     let sourceEnergy = microphone.frame(20).energy  // 10000² / 2
     let decodedEnergy = PCMAudioFrame(samples: tail, channels: 1).energy
     XCTAssertEqual(decodedEnergy / sourceEnergy, 1, accuracy: 0.2)
     // A 1 kHz tone has almost nothing at 3 kHz after decoding.
     XCTAssertGreaterThan(
-      AudioAnalysis.power(at: 1000, in: tail), 100 * AudioAnalysis.power(at: 3000, in: tail))
+      CodecAudioAnalysis.power(at: 1000, in: tail),
+      100 * CodecAudioAnalysis.power(at: 3000, in: tail))
   }
 
   func testInBandFECRecoversLostPacketBetterThanConcealment() throws {
@@ -59,8 +60,8 @@ final class OpusCodecTests: XCTestCase {
     XCTAssertEqual(concealed.samplesPerChannel, 960)
 
     XCTAssertEqual(recovered.energy / original.energy, 1, accuracy: 0.35)
-    let fecError = AudioAnalysis.meanSquaredError(recovered.samples, original.samples)
-    let plcError = AudioAnalysis.meanSquaredError(concealed.samples, original.samples)
+    let fecError = CodecAudioAnalysis.meanSquaredError(recovered.samples, original.samples)
+    let plcError = CodecAudioAnalysis.meanSquaredError(concealed.samples, original.samples)
     // Measured: FEC error ≈ 6 % of the frame's energy, concealment's ≈ 140 %.
     XCTAssertLessThan(fecError * 5, plcError)
     XCTAssertLessThan(fecError, original.energy * 0.15)
@@ -88,8 +89,8 @@ final class OpusCodecTests: XCTestCase {
     }
     let left = stride(from: 0, to: output.count, by: 2).map { output[$0] }
     let right = stride(from: 1, to: output.count, by: 2).map { output[$0] }
-    XCTAssertEqual(AudioAnalysis.dominantFrequency(in: left), 600)
-    XCTAssertEqual(AudioAnalysis.dominantFrequency(in: right), 1500)
+    XCTAssertEqual(CodecAudioAnalysis.dominantFrequency(in: left), 600)
+    XCTAssertEqual(CodecAudioAnalysis.dominantFrequency(in: right), 1500)
   }
 
   func testSettingsReadBack() throws {

@@ -129,6 +129,21 @@ final class VP8CodecTests: XCTestCase {
     XCTAssertNotNil(try decoder.decode(frames[1].data))
   }
 
+  func testTwoThreadsAndOddSize() throws {
+    let camera = VirtualCamera(width: 321, height: 241)
+    let encoder = try VP8Encoder(
+      configuration: .init(width: 321, height: 241, bitrateKbps: 800, threads: 2))
+    let decoder = try VP8Decoder()
+    for index in 0..<5 {
+      let source = camera.frame(index)
+      let frame = try XCTUnwrap(try encoder.encode(source, timestamp: 0).first)
+      let picture = try XCTUnwrap(try decoder.decode(frame.data))
+      XCTAssertEqual(picture.width, 321)
+      XCTAssertEqual(picture.height, 241)
+      XCTAssertGreaterThanOrEqual(try XCTUnwrap(picture.psnr(to: source)), 30)
+    }
+  }
+
   func testWrongPictureSizeIsRejected() throws {
     let encoder = try encoder(width: 320, height: 240)
     XCTAssertThrowsError(try encoder.encode(I420Image.black(width: 640, height: 480), timestamp: 0))

@@ -60,7 +60,7 @@ final class VP8PacketizerTests: XCTestCase {
     for frame in frames {
       all += packets(packetizer.packetize(frame), firstSequence: 65_530 &+ UInt16(all.count))
     }
-    var generator = SeededGenerator(seed: 7)
+    var generator = CodecTestRandom(seed: 7)
     // A reorder window wider than the whole burst: any order is reordering, not loss.
     var assembler = VP8FrameAssembler(reorderWindow: all.count + 1)
     var delivered: [VP8FrameAssembler.Frame] = []
@@ -134,6 +134,19 @@ final class VP8PacketizerTests: XCTestCase {
       sequence &+= UInt16(frame.count) + 5
     }
     XCTAssertEqual(delivered, [32_766, 32_767, 0, 1])
+  }
+
+  func testTL0PictureIndexIsCarriedAndIncrements() throws {
+    let frames = try encodedFrames(count: 2, width: 64, height: 48)
+    var packetizer = VP8Packetizer(initialPictureID: 5, tl0PictureIndex: 255)
+    let descriptors = try frames.map {
+      try VP8Depacketizer.parse(packetizer.packetize($0)[0].payload).descriptor
+    }
+    XCTAssertEqual(descriptors.map(\.tl0PictureIndex), [255, 0])
+    XCTAssertEqual(descriptors.map(\.pictureID), [5, 6])
+    // X, I|L, M + PictureID (2 bytes), TL0PICIDX.
+    XCTAssertEqual(
+      Array(packetizer.packetize(frames[0])[0].payload.prefix(5)), [0x90, 0xC0, 0x80, 0x07, 0x01])
   }
 
   func testSevenBitPictureIDWrap() throws {

@@ -10,7 +10,7 @@ final class VideoPipelineEndToEndTests: XCTestCase {
     let encoder = try VP8Encoder(
       configuration: .init(width: 320, height: 240, frameRate: 30, bitrateKbps: 400))
     var packetizer = VP8Packetizer(maxPayloadSize: 1160, initialPictureID: 32_700)
-    var link = LossyLink<VP8FrameAssembler.Packet>(seed: 2024, lossRate: 0.10, maxDelay: 3)
+    var link = LossyPacketLink<VP8FrameAssembler.Packet>(seed: 2024, lossRate: 0.10, maxDelay: 3)
     var assembler = VP8FrameAssembler(reorderWindow: 4)
     let decoder = try VP8Decoder()
 

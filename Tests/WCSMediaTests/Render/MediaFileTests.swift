@@ -39,7 +39,7 @@ final class MediaFileTests: XCTestCase {
     XCTAssertEqual(Array(bytes.prefix(header.utf8.count)), Array(header.utf8))
     XCTAssertEqual(bytes.count, header.utf8.count + 5 * (6 + 96 * 64 * 3 / 2))
 
-    if let probe = try FFProbe.stream(of: url) {
+    if let probe = try FFProbeRunner.stream(of: url) {
       XCTAssertEqual(probe["codec_name"], "rawvideo")
       XCTAssertEqual(probe["width"], "96")
       XCTAssertEqual(probe["height"], "64")
@@ -91,7 +91,7 @@ final class MediaFileTests: XCTestCase {
     let last = try XCTUnwrap(file.frames.compactMap { try decoder.decode($0.data) }.last)
     XCTAssertEqual(VirtualCamera.decodeFrameNumber(from: last), 29)
 
-    if let probe = try FFProbe.stream(of: url) {
+    if let probe = try FFProbeRunner.stream(of: url) {
       XCTAssertEqual(probe["codec_name"], "vp8")
       XCTAssertEqual(probe["width"], "160")
       XCTAssertEqual(probe["height"], "120")
@@ -136,15 +136,15 @@ final class MediaFileTests: XCTestCase {
     let bytes = [UInt8](try Data(contentsOf: url))
     XCTAssertEqual(bytes.count, 44 + 48_000 * 2 * 2)
     // RIFF size = file - 8, data size = samples bytes, both little-endian.
-    XCTAssertEqual(Array(bytes[4..<8]), LittleEndian.bytes(UInt32(bytes.count - 8)))
-    XCTAssertEqual(Array(bytes[40..<44]), LittleEndian.bytes(UInt32(192_000)))
+    XCTAssertEqual(Array(bytes[4..<8]), MediaFileLittleEndian.bytes(UInt32(bytes.count - 8)))
+    XCTAssertEqual(Array(bytes[40..<44]), MediaFileLittleEndian.bytes(UInt32(192_000)))
     let file = try WAVFile(url: url)
     XCTAssertEqual(file.sampleRate, 48_000)
     XCTAssertEqual(file.channels, 2)
     XCTAssertEqual(file.samplesPerChannel, 48_000)
     XCTAssertEqual(file.samples, frames.flatMap(\.samples))
 
-    if let probe = try FFProbe.stream(of: url) {
+    if let probe = try FFProbeRunner.stream(of: url) {
       XCTAssertEqual(probe["codec_name"], "pcm_s16le")
       XCTAssertEqual(probe["sample_rate"], "48000")
       XCTAssertEqual(probe["channels"], "2")
@@ -153,15 +153,19 @@ final class MediaFileTests: XCTestCase {
   }
 
   func testWAVReaderIsStrict() {
-    var header = Array("RIFF".utf8) + LittleEndian.bytes(UInt32(40)) + Array("WAVE".utf8)
+    var header = Array("RIFF".utf8) + MediaFileLittleEndian.bytes(UInt32(40)) + Array("WAVE".utf8)
     // An unknown chunk with an odd size (padded) before fmt.
-    header += Array("LIST".utf8) + LittleEndian.bytes(UInt32(3)) + [1, 2, 3, 0]
-    header += Array("fmt ".utf8) + LittleEndian.bytes(UInt32(16)) + LittleEndian.bytes(UInt16(1))
-    header += LittleEndian.bytes(UInt16(1)) + LittleEndian.bytes(UInt32(8000))
-    header += LittleEndian.bytes(UInt32(16000)) + LittleEndian.bytes(UInt16(2))
-    header += LittleEndian.bytes(UInt16(16))
+    header += Array("LIST".utf8) + MediaFileLittleEndian.bytes(UInt32(3)) + [1, 2, 3, 0]
+    header +=
+      Array("fmt ".utf8) + MediaFileLittleEndian.bytes(UInt32(16))
+      + MediaFileLittleEndian.bytes(UInt16(1))
+    header += MediaFileLittleEndian.bytes(UInt16(1)) + MediaFileLittleEndian.bytes(UInt32(8000))
+    header += MediaFileLittleEndian.bytes(UInt32(16000)) + MediaFileLittleEndian.bytes(UInt16(2))
+    header += MediaFileLittleEndian.bytes(UInt16(16))
     let good =
-      header + Array("data".utf8) + LittleEndian.bytes(UInt32(4)) + [0x01, 0x00, 0xFF, 0xFF]
+      header + Array("data".utf8) + MediaFileLittleEndian.bytes(UInt32(4)) + [
+        0x01, 0x00, 0xFF, 0xFF,
+      ]
     XCTAssertEqual(try WAVFile(bytes: good).samples, [1, -1])
     XCTAssertEqual(try WAVFile(bytes: good).sampleRate, 8000)
     for length in 0..<good.count {

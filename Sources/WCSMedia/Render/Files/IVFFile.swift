@@ -24,11 +24,12 @@ public final class IVFWriter {
     }
     sink = try MediaFileSink(url: url)
     var header = Array("DKIF".utf8)
-    header += LittleEndian.bytes(UInt16(0)) + LittleEndian.bytes(UInt16(32))
+    header += MediaFileLittleEndian.bytes(UInt16(0)) + MediaFileLittleEndian.bytes(UInt16(32))
     header += Array("VP80".utf8)
-    header += LittleEndian.bytes(UInt16(width)) + LittleEndian.bytes(UInt16(height))
-    header += LittleEndian.bytes(timebaseRate) + LittleEndian.bytes(UInt32(1))
-    header += LittleEndian.bytes(UInt32(0)) + LittleEndian.bytes(UInt32(0))
+    header +=
+      MediaFileLittleEndian.bytes(UInt16(width)) + MediaFileLittleEndian.bytes(UInt16(height))
+    header += MediaFileLittleEndian.bytes(timebaseRate) + MediaFileLittleEndian.bytes(UInt32(1))
+    header += MediaFileLittleEndian.bytes(UInt32(0)) + MediaFileLittleEndian.bytes(UInt32(0))
     try sink.append(header)
   }
 
@@ -38,7 +39,8 @@ public final class IVFWriter {
   public func write(_ frame: [UInt8], timestamp: UInt64) throws(MediaFileError) {
     guard frame.count <= Int(UInt32.max) else { throw .mismatch("frame too large") }
     try sink.append(
-      LittleEndian.bytes(UInt32(frame.count)) + LittleEndian.bytes(timestamp) + frame)
+      MediaFileLittleEndian.bytes(UInt32(frame.count)) + MediaFileLittleEndian.bytes(timestamp)
+        + frame)
     frameCount += 1
   }
 
@@ -46,7 +48,7 @@ public final class IVFWriter {
   /// - Throws: `MediaFileError.io`.
   public func close() throws(MediaFileError) {
     guard !sink.isClosed else { return }
-    try sink.patch(LittleEndian.bytes(UInt32(truncatingIfNeeded: frameCount)), at: 24)
+    try sink.patch(MediaFileLittleEndian.bytes(UInt32(truncatingIfNeeded: frameCount)), at: 24)
     try sink.close()
   }
 }
@@ -86,7 +88,7 @@ public struct IVFFile: Sendable {
   /// - Throws: `MediaFileError.malformed` for a bad signature, header size, or a frame header or
   ///   frame running past the end.
   public init(bytes: [UInt8]) throws(MediaFileError) {
-    var reader = LittleEndianReader(bytes)
+    var reader = MediaFileByteReader(bytes)
     guard let signature = reader.take(4), Array(signature) == Array("DKIF".utf8) else {
       throw .malformed("missing DKIF signature")
     }

@@ -28,13 +28,13 @@ public final class WAVWriter {
     self.channels = channels
     sink = try MediaFileSink(url: url)
     let blockAlign = UInt16(channels * 2)
-    var header = Array("RIFF".utf8) + LittleEndian.bytes(UInt32(36)) + Array("WAVE".utf8)
-    header += Array("fmt ".utf8) + LittleEndian.bytes(UInt32(16))
-    header += LittleEndian.bytes(UInt16(1)) + LittleEndian.bytes(UInt16(channels))
-    header += LittleEndian.bytes(UInt32(sampleRate))
-    header += LittleEndian.bytes(UInt32(sampleRate) * UInt32(blockAlign))
-    header += LittleEndian.bytes(blockAlign) + LittleEndian.bytes(UInt16(16))
-    header += Array("data".utf8) + LittleEndian.bytes(UInt32(0))
+    var header = Array("RIFF".utf8) + MediaFileLittleEndian.bytes(UInt32(36)) + Array("WAVE".utf8)
+    header += Array("fmt ".utf8) + MediaFileLittleEndian.bytes(UInt32(16))
+    header += MediaFileLittleEndian.bytes(UInt16(1)) + MediaFileLittleEndian.bytes(UInt16(channels))
+    header += MediaFileLittleEndian.bytes(UInt32(sampleRate))
+    header += MediaFileLittleEndian.bytes(UInt32(sampleRate) * UInt32(blockAlign))
+    header += MediaFileLittleEndian.bytes(blockAlign) + MediaFileLittleEndian.bytes(UInt16(16))
+    header += Array("data".utf8) + MediaFileLittleEndian.bytes(UInt32(0))
     try sink.append(header)
   }
 
@@ -54,7 +54,7 @@ public final class WAVWriter {
     guard samples.count % channels == 0 else { throw .mismatch("partial sample group") }
     var bytes = [UInt8]()
     bytes.reserveCapacity(samples.count * 2)
-    for sample in samples { bytes += LittleEndian.bytes(UInt16(bitPattern: sample)) }
+    for sample in samples { bytes += MediaFileLittleEndian.bytes(UInt16(bitPattern: sample)) }
     try sink.append(bytes)
     dataBytes += UInt64(bytes.count)
     samplesPerChannel += samples.count / channels
@@ -65,8 +65,8 @@ public final class WAVWriter {
   public func close() throws(MediaFileError) {
     guard !sink.isClosed else { return }
     guard dataBytes <= UInt64(UInt32.max - 36) else { throw .mismatch("over 4 GiB") }
-    try sink.patch(LittleEndian.bytes(UInt32(36 + dataBytes)), at: 4)
-    try sink.patch(LittleEndian.bytes(UInt32(dataBytes)), at: 40)
+    try sink.patch(MediaFileLittleEndian.bytes(UInt32(36 + dataBytes)), at: 4)
+    try sink.patch(MediaFileLittleEndian.bytes(UInt32(dataBytes)), at: 40)
     try sink.close()
   }
 }
@@ -94,7 +94,7 @@ public struct WAVFile: Sendable {
   /// - Throws: `MediaFileError.malformed` for bad signatures or chunks past the end, `.unsupported`
   ///   for compressed formats or sample sizes other than 16 bits.
   public init(bytes: [UInt8]) throws(MediaFileError) {
-    var reader = LittleEndianReader(bytes)
+    var reader = MediaFileByteReader(bytes)
     guard let riff = reader.take(4), Array(riff) == Array("RIFF".utf8), reader.uint32() != nil,
       let wave = reader.take(4), Array(wave) == Array("WAVE".utf8)
     else { throw .malformed("missing RIFF/WAVE header") }
@@ -108,7 +108,7 @@ public struct WAVFile: Sendable {
       if size % 2 == 1 { _ = reader.take(1) }  // RIFF pads chunks to even sizes.
       switch String(decoding: id, as: UTF8.self) {
       case "fmt ":
-        var fmt = LittleEndianReader(Array(body))
+        var fmt = MediaFileByteReader(Array(body))
         guard let tag = fmt.uint16(), let channels = fmt.uint16(), let rate = fmt.uint32(),
           fmt.uint32() != nil, fmt.uint16() != nil, let bits = fmt.uint16()
         else { throw .malformed("fmt chunk shorter than 16 bytes") }

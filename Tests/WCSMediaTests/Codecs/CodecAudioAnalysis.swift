@@ -2,7 +2,7 @@ import Foundation
 import WCSMedia
 
 /// Signal measurements the audio tests share.
-enum AudioAnalysis {
+enum CodecAudioAnalysis {
   /// Power of `frequency` in the first channel of `samples` (Goertzel algorithm), normalised by length.
   static func power(at frequency: Double, in samples: [Int16], channels: Int = 1) -> Double {
     let mono = stride(from: 0, to: samples.count, by: channels).map { Double(samples[$0]) }

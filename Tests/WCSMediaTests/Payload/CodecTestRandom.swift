@@ -1,5 +1,5 @@
 /// SplitMix64: a small seeded generator so shuffles and losses are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
+struct CodecTestRandom: RandomNumberGenerator {
   private var state: UInt64
 
   init(seed: UInt64) { state = seed }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs `ffprobe` (when installed) to check that files we write are readable by another tool.
-enum FFProbe {
+enum FFProbeRunner {
   static var path: String? {
     ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first {
       FileManager.default.isExecutableFile(atPath: $0)
