@@ -12,6 +12,7 @@ let cLibraries: [LinkerSetting] = [
   .linkedLibrary("vpx"),
   .linkedLibrary("usrsctp"),
   .linkedLibrary("m"),
+  .linkedLibrary("yuv"),
 ]
 
 let strict: [SwiftSetting] = [
@@ -54,3 +55,7 @@ let package = Package(
       swiftSettings: strict),
   ]
 )
+
+// Codec and payload-format speed figures: `swift run -c release WCSMediaBench`.
+package.targets.append(
+  .executableTarget(name: "WCSMediaBench", dependencies: ["WCSMedia"], swiftSettings: strict))
