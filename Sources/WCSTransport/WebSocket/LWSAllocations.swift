@@ -1,0 +1,131 @@
+import CWebRTCCore
+import Foundation
+
+/// A libwebsockets protocol callback (`lws_callback_function`).
+typealias LWSCallback =
+  @convention(c) (
+    OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int
+  ) -> Int32
+
+/// C memory handed to libwebsockets that must outlive its context (strings, the zero-terminated
+/// protocols array, mounts, option lists). Freed all at once by `free()`, after the context is
+/// destroyed. Used only by the thread that creates and destroys the context.
+final class LWSAllocations {
+  private var strings: [UnsafeMutablePointer<CChar>] = []
+  private var blocks: [UnsafeMutableRawPointer] = []
+
+  /// A C copy of `text` that lives until `free()`.
+  func string(_ text: String) -> UnsafePointer<CChar> {
+    let copy = strdup(text) ?? UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    strings.append(copy)
+    return UnsafePointer(copy)
+  }
+
+  /// An optional C string: `nil` stays `nil`.
+  func string(_ text: String?) -> UnsafePointer<CChar>? {
+    guard let text else { return nil }
+    return string(text)
+  }
+
+  /// Zeroed memory for `count` values of `T` that lives until `free()`.
+  func zeroed<T>(_: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+    let size = MemoryLayout<T>.stride * max(1, count)
+    let raw = UnsafeMutableRawPointer.allocate(
+      byteCount: size, alignment: MemoryLayout<T>.alignment)
+    raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+    blocks.append(raw)
+    return raw.bindMemory(to: T.self, capacity: max(1, count))
+  }
+
+  /// A zero-terminated protocols array holding one protocol.
+  func protocols(
+    name: String, callback: LWSCallback?, rxBufferSize: Int
+  ) -> UnsafePointer<lws_protocols> {
+    let array = zeroed(lws_protocols.self, count: 2)
+    array[0].name = string(name)
+    array[0].callback = callback
+    array[0].per_session_data_size = 0
+    array[0].rx_buffer_size = rxBufferSize
+    return UnsafePointer(array)
+  }
+
+  /// Releases everything.
+  func free() {
+    for s in strings { Foundation.free(s) }
+    for b in blocks { b.deallocate() }
+    strings = []
+    blocks = []
+  }
+
+  deinit { free() }
+}
+
+/// A libwebsockets context pointer that other threads may hold. `@unchecked Sendable`: they
+/// use it only for `lws_cancel_service` (thread-safe by design), under the lock that the
+/// service thread also takes before destroying the context.
+struct LWSContextHandle: @unchecked Sendable {
+  let pointer: OpaquePointer
+}
+
+/// Process-wide libwebsockets settings.
+enum LWSLibrary {
+  /// Silences the library's own logging once: failures reach the owner as events with reasons.
+  static let quiet: Void = { lws_set_log_level(0, nil) }()
+
+  /// Copies a request header known to libwebsockets (`WSI_TOKEN_*`), or `nil` when absent.
+  static func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+    let length = lws_hdr_total_length(wsi, token)
+    guard length > 0 else { return nil }
+    var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+    let copied = lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
+    guard copied >= 0 else { return nil }
+    return String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Copies a request header libwebsockets does not know by name (`x-custom`), or `nil`.
+  static func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
+    let key = name.lowercased() + ":"
+    let keyLength = Int32(key.utf8.count)
+    let length = lws_hdr_custom_length(wsi, key, keyLength)
+    guard length >= 0 else { return nil }
+    var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+    let copied = lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, keyLength)
+    guard copied >= 0 else { return nil }
+    return String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// The peer's address as text (`127.0.0.1`), or "" when unknown.
+  static func peerAddress(_ wsi: OpaquePointer) -> String {
+    var buffer = [CChar](repeating: 0, count: 128)
+    guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Writes one WebSocket frame. `first`: TEXT opcode, else CONTINUATION; `final`: FIN set.
+  /// Returns `false` when libwebsockets reports an error or a short write.
+  static func writeFrame(
+    _ wsi: OpaquePointer, payload: ArraySlice<UInt8>, first: Bool, final: Bool
+  ) -> Bool {
+    let pre = wcs_lws_pre()
+    var buffer = [UInt8](repeating: 0, count: pre + payload.count)
+    buffer.replaceSubrange(pre..<buffer.count, with: payload)
+    var flags = first ? LWS_WRITE_TEXT.rawValue : LWS_WRITE_CONTINUATION.rawValue
+    if !final { flags |= LWS_WRITE_NO_FIN.rawValue }
+    let written = buffer.withUnsafeMutableBufferPointer { bytes -> Int32 in
+      guard let base = bytes.baseAddress else { return -1 }
+      return lws_write(wsi, base + pre, payload.count, lws_write_protocol(rawValue: flags))
+    }
+    // lws buffers what the socket did not take and reports the whole frame as written; less
+    // than the payload means the frame was cut and the connection is no longer usable.
+    return written >= 0 && Int(written) >= payload.count
+  }
+
+  /// Sets the close code and reason sent when the callback next returns -1.
+  static func setCloseReason(_ wsi: OpaquePointer, _ payload: WebSocketClosePayload) {
+    var bytes = payload.reasonBytesForFrame
+    let status = lws_close_status(rawValue: UInt32(clamping: payload.code))
+    bytes.withUnsafeMutableBufferPointer { reason in
+      lws_close_reason(wsi, status, reason.baseAddress, reason.count)
+    }
+  }
+}
