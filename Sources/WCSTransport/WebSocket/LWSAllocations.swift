@@ -69,8 +69,13 @@ struct LWSContextHandle: @unchecked Sendable {
 
 /// Process-wide libwebsockets settings.
 enum LWSLibrary {
-  /// Silences the library's own logging once: failures reach the owner as events with reasons.
-  static let quiet: Void = { lws_set_log_level(0, nil) }()
+  /// Sets the library's own logging once: off, since failures reach the owner as events with
+  /// reasons, unless the environment variable `WCS_LWS_LOG` gives an lws log level bit mask
+  /// (e.g. `15` for errors, warnings, notices and info) to debug with.
+  static let quiet: Void = {
+    let level = ProcessInfo.processInfo.environment["WCS_LWS_LOG"].flatMap { Int32($0) } ?? 0
+    lws_set_log_level(level, nil)
+  }()
 
   /// Copies a request header known to libwebsockets (`WSI_TOKEN_*`), or `nil` when absent.
   static func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
@@ -94,11 +99,17 @@ enum LWSLibrary {
     return String(decoding: buffer.prefix(Int(copied)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
-  /// The peer's address as text (`127.0.0.1`), or "" when unknown.
+  /// The peer's address as text (`127.0.0.1`; IPv4-mapped IPv6 shown as IPv4), or "".
   static func peerAddress(_ wsi: OpaquePointer) -> String {
     var buffer = [CChar](repeating: 0, count: 128)
     guard lws_get_peer_simple(wsi, &buffer, buffer.count) != nil else { return "" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let text = String(
+      decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let mapped = "::ffff:"
+    if text.lowercased().hasPrefix(mapped), text.contains(".") {
+      return String(text.dropFirst(mapped.count))
+    }
+    return text
   }
 
   /// Writes one WebSocket frame. `first`: TEXT opcode, else CONTINUATION; `final`: FIN set.

@@ -217,7 +217,15 @@ final class WebSocketClientConnection: @unchecked Sendable {
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
       peerClose = WebSocketClosePayload(bytes: UnsafeRawBufferPointer(start: input, count: length))
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-      let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+      var detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+      // lws reports TLS failures as an opaque OpenSSL error; the verify result says why.
+      if let ssl = lws_get_ssl(wsi) {
+        let verify = SSL_get_verify_result(ssl)
+        if verify != X509_V_OK, let text = X509_verify_cert_error_string(verify) {
+          detail = "certificate verification failed: \(String(cString: text))"
+            + (detail.map { " (\($0))" } ?? "")
+        }
+      }
       finish(.failed(.connectionFailed(reason: detail ?? "connection error")))
     case LWS_CALLBACK_CLIENT_CLOSED:
       if let closing {

@@ -141,6 +141,8 @@ public final class WebSocketServer: @unchecked Sendable {
     info.protocols = allocations.protocols(
       name: "wcs-signaling", callback: webSocketServerCallback,
       rxBufferSize: WebSocketClientConnection.fragmentSize)
+    // lws enables TLS on a vhost only when the vhost's own options ask for the TLS init too.
+    info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
     info.ssl_cert_filepath = allocations.string(configuration.certificatePath)
     info.ssl_private_key_filepath = allocations.string(configuration.privateKeyPath)
     if configuration.certificatePath != nil {
@@ -276,7 +278,10 @@ public final class WebSocketServer: @unchecked Sendable {
       for name in configuration.capturedHeaders {
         headers[name.lowercased()] = LWSLibrary.customHeader(wsi, name)
       }
-      let path = LWSLibrary.header(wsi, WSI_TOKEN_GET_URI) ?? "/"
+      var path = LWSLibrary.header(wsi, WSI_TOKEN_GET_URI) ?? "/"
+      if let query = LWSLibrary.header(wsi, WSI_TOKEN_HTTP_URI_ARGS), !query.isEmpty {
+        path += "?" + query
+      }
       pendingUpgrades[wsi] = (path, headers)
     case LWS_CALLBACK_ESTABLISHED:
       let request = pendingUpgrades.removeValue(forKey: wsi) ?? ("/", [:])
