@@ -89,7 +89,8 @@ func httpGet(port: Int, path: String) throws -> (status: Int, body: [UInt8]) {
   let lengthLine = head.split(separator: "\r\n").first {
     $0.lowercased().hasPrefix("content-length:")
   }
-  if let lengthLine, let length = Int(lengthLine.dropFirst(15).trimmingCharacters(in: .whitespaces)),
+  if let lengthLine,
+    let length = Int(lengthLine.dropFirst(15).trimmingCharacters(in: .whitespaces)),
     body.count > length
   {
     body = Array(body.prefix(length))

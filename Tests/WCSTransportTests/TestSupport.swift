@@ -34,7 +34,8 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
     while !predicate(values) {
       if !condition.wait(until: deadline) {
         if !predicate(values) {
-          XCTFail("timed out after \(timeout) s; have \(values.count) values", file: file, line: line)
+          XCTFail(
+            "timed out after \(timeout) s; have \(values.count) values", file: file, line: line)
         }
         break
       }

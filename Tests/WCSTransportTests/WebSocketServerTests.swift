@@ -31,8 +31,9 @@ final class WebSocketServerTests: XCTestCase {
     defer { first.stop() }
     let second = WebSocketServer(configuration: .init(port: first.port)) { _ in }
     XCTAssertThrowsError(try second.start()) { error in
-      guard case WebSocketServer.StartError.listenFailed(_, let port, _)? =
-        error as? WebSocketServer.StartError
+      guard
+        case WebSocketServer.StartError.listenFailed(_, let port, _)? =
+          error as? WebSocketServer.StartError
       else { return XCTFail("unexpected \(error)") }
       XCTAssertEqual(port, first.port)
     }

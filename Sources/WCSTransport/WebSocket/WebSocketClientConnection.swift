@@ -53,7 +53,6 @@ final class WebSocketClientConnection: @unchecked Sendable {
   /// Starts the service thread and the connect timer.
   func start() {
     let thread = Thread { [self] in run() }
-    thread.name = "WCSTransport.WebSocket"
     thread.start()
     let timeout = max(0, options.connectTimeout)
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
@@ -101,6 +100,8 @@ final class WebSocketClientConnection: @unchecked Sendable {
   // MARK: service thread
 
   private func run() {
+    // Named from inside: Linux applies a thread's name (15 characters at most) only there.
+    Thread.current.name = "wcs-ws-client"
     LWSLibrary.quiet
     let allocations = LWSAllocations()
     defer {
@@ -222,7 +223,8 @@ final class WebSocketClientConnection: @unchecked Sendable {
       if let ssl = lws_get_ssl(wsi) {
         let verify = SSL_get_verify_result(ssl)
         if verify != X509_V_OK, let text = X509_verify_cert_error_string(verify) {
-          detail = "certificate verification failed: \(String(cString: text))"
+          detail =
+            "certificate verification failed: \(String(cString: text))"
             + (detail.map { " (\($0))" } ?? "")
         }
       }

@@ -32,7 +32,8 @@ struct WebSocketOutbox {
     guard head < messages.count else { return nil }
     let message = messages[head]
     let end = min(message.count, offset + fragmentSize)
-    return Frame(payload: message[offset..<end], isFirst: offset == 0, isFinal: end == message.count)
+    return Frame(
+      payload: message[offset..<end], isFirst: offset == 0, isFinal: end == message.count)
   }
 
   /// Marks the frame returned by `peek()` as written.

@@ -113,7 +113,6 @@ public final class WebSocketServer: @unchecked Sendable {
     }
     let handle = LWSContextHandle(pointer: context)
     let thread = Thread { [self] in run(handle.pointer) }
-    thread.name = "WCSTransport.WebSocketServer"
     thread.start()
   }
 
@@ -217,6 +216,7 @@ public final class WebSocketServer: @unchecked Sendable {
   // MARK: service thread
 
   private func run(_ context: OpaquePointer) {
+    Thread.current.name = "wcs-ws-server"
     while !shared.withLock({ $0.stopping }) {
       processCommands()
       lws_service(context, 0)
