@@ -67,4 +67,25 @@ final class WebSocketServerTests: XCTestCase {
     XCTAssertTrue(texts[1] == big)
     closeAndWait(client, events)
   }
+
+  func testOneMebibyteSingleFrameIsReassembledFromPieces() throws {
+    // One 1 MiB frame: lws hands it to the client in receive-buffer-sized pieces.
+    let recorder = Recorder<WebSocketServer.Event>()
+    let server = WebSocketServer { recorder.append($0) }
+    server.outgoingFragmentSize = 2 << 20
+    try server.start()
+    defer { server.stop() }
+    let (client, events) = connectClient(server.url)
+    waitOpened(events)
+    let connection = recorder.wait { !$0.isEmpty }[0].connection
+    var bytes = [UInt8](repeating: 0, count: 1 << 20)
+    for index in bytes.indices { bytes[index] = UInt8(0x30 + (index / 65_536 + index) % 64) }
+    let big = String(decoding: bytes, as: UTF8.self)
+    connection.send(big)
+    connection.send("next")
+    let texts = events.wait(timeout: 30) { $0.compactMap(\.text).count == 2 }.compactMap(\.text)
+    XCTAssertEqual(texts.first.map { Array($0.utf8) }, bytes)
+    XCTAssertEqual(texts.last, "next")
+    closeAndWait(client, events)
+  }
 }

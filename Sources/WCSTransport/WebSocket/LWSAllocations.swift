@@ -74,7 +74,7 @@ enum LWSLibrary {
   /// (e.g. `15` for errors, warnings, notices and info) to debug with.
   static let quiet: Void = {
     let level = ProcessInfo.processInfo.environment["WCS_LWS_LOG"].flatMap { Int32($0) } ?? 0
-    lws_set_log_level(level, nil)
+    lws_set_log_level(level, level == 0 ? nil : lwsl_emit_stderr)
   }()
 
   /// Copies a request header known to libwebsockets (`WSI_TOKEN_*`), or `nil` when absent.

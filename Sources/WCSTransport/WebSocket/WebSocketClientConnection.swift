@@ -53,6 +53,7 @@ final class WebSocketClientConnection: @unchecked Sendable {
   /// Starts the service thread and the connect timer.
   func start() {
     let thread = Thread { [self] in run() }
+    thread.name = "wcs-ws-client"
     thread.start()
     let timeout = max(0, options.connectTimeout)
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in
@@ -100,8 +101,8 @@ final class WebSocketClientConnection: @unchecked Sendable {
   // MARK: service thread
 
   private func run() {
-    // Named from inside: Linux applies a thread's name (15 characters at most) only there.
-    Thread.current.name = "wcs-ws-client"
+    liveServiceThreads.add(1, ordering: .relaxed)
+    defer { liveServiceThreads.subtract(1, ordering: .relaxed) }
     LWSLibrary.quiet
     let allocations = LWSAllocations()
     defer {
@@ -312,6 +313,9 @@ final class WebSocketClientConnection: @unchecked Sendable {
     return 0
   }
 }
+
+/// Client service threads inside their run loop (tests check that none is left after close).
+let liveServiceThreads = Atomic<Int>(0)
 
 /// The libwebsockets protocol callback of client contexts: finds the connection through the
 /// context's user pointer and hands the call over.

@@ -30,10 +30,13 @@ public final class WebSocketServer: @unchecked Sendable {
     let connection: Connection
     var assembler = WebSocketMessageAssembler(
       maximumSize: WebSocketClientConnection.maximumMessageSize)
-    var outbox = WebSocketOutbox(fragmentSize: WebSocketClientConnection.fragmentSize)
+    var outbox: WebSocketOutbox
     var closing: WebSocketClosePayload?
     var peerClose: WebSocketClosePayload?
-    init(_ connection: Connection) { self.connection = connection }
+    init(_ connection: Connection, fragmentSize: Int) {
+      self.connection = connection
+      outbox = WebSocketOutbox(fragmentSize: fragmentSize)
+    }
   }
 
   /// The settings given at creation.
@@ -42,6 +45,10 @@ public final class WebSocketServer: @unchecked Sendable {
   private let events = DispatchQueue(label: "WCSTransport.WebSocketServer.events")
   private let shared = Mutex(Shared())
   private let stopped = DispatchSemaphore(value: 0)
+
+  /// Payload bytes per outgoing frame. Tests raise it to send a message as one big frame; set it
+  /// before `start()` only (afterwards the service thread reads it).
+  var outgoingFragmentSize = WebSocketClientConnection.fragmentSize
 
   // Service thread only.
   private var allocations = LWSAllocations()
@@ -113,6 +120,7 @@ public final class WebSocketServer: @unchecked Sendable {
     }
     let handle = LWSContextHandle(pointer: context)
     let thread = Thread { [self] in run(handle.pointer) }
+    thread.name = "wcs-ws-server"
     thread.start()
   }
 
@@ -188,9 +196,11 @@ public final class WebSocketServer: @unchecked Sendable {
     _ context: OpaquePointer, _ info: inout lws_context_creation_info, port: Int
   ) throws(StartError) -> Int {
     guard let vhost = lws_create_vhost(context, &info) else {
-      throw .listenFailed(
-        address: configuration.address, port: port,
-        reason: port == 0 ? "no free port" : "address in use or not available")
+      let reason =
+        info.ssl_cert_filepath != nil
+        ? "address in use or not available, or TLS certificate/key rejected"
+        : (port == 0 ? "no free port" : "address in use or not available")
+      throw .listenFailed(address: configuration.address, port: port, reason: reason)
     }
     let actual = Int(lws_get_vhost_listen_port(vhost))
     guard actual > 0 else {
@@ -216,7 +226,6 @@ public final class WebSocketServer: @unchecked Sendable {
   // MARK: service thread
 
   private func run(_ context: OpaquePointer) {
-    Thread.current.name = "wcs-ws-server"
     while !shared.withLock({ $0.stopping }) {
       processCommands()
       lws_service(context, 0)
@@ -290,7 +299,7 @@ public final class WebSocketServer: @unchecked Sendable {
       let connection = Connection(
         id: id, remoteAddress: LWSLibrary.peerAddress(wsi), path: request.path,
         headers: request.headers, server: self)
-      peers[wsi] = Peer(connection)
+      peers[wsi] = Peer(connection, fragmentSize: outgoingFragmentSize)
       socketsByID[id] = wsi
       shared.withLock { _ = $0.liveIDs.insert(id) }
       emit(.connected(connection))
