@@ -73,6 +73,9 @@ final class WebSocketCoreTests: XCTestCase {
     XCTAssertEqual(parsed, WebSocketClosePayload(code: 4001, reason: "kicked"))
     XCTAssertEqual([UInt8]().withUnsafeBytes { WebSocketClosePayload(bytes: $0) }.code, 1005)
     XCTAssertEqual([UInt8(3)].withUnsafeBytes { WebSocketClosePayload(bytes: $0) }.code, 1002)
+    XCTAssertEqual(WebSocketClosePayload(code: 4001, reason: "").codeForFrame, 4001)
+    XCTAssertEqual(WebSocketClosePayload(code: 1006, reason: "").codeForFrame, 1000)
+    XCTAssertEqual(WebSocketClosePayload(code: 999, reason: "").codeForFrame, 1000)
     let long = WebSocketClosePayload(code: 1000, reason: String(repeating: "я", count: 100))
     XCTAssertEqual(long.reasonBytesForFrame.count, 122)  // 61 two-byte letters fit in 123
     XCTAssertEqual(String(decoding: long.reasonBytesForFrame, as: UTF8.self).count, 61)

@@ -134,7 +134,7 @@ enum LWSLibrary {
   /// Sets the close code and reason sent when the callback next returns -1.
   static func setCloseReason(_ wsi: OpaquePointer, _ payload: WebSocketClosePayload) {
     var bytes = payload.reasonBytesForFrame
-    let status = lws_close_status(rawValue: UInt32(clamping: payload.code))
+    let status = lws_close_status(rawValue: UInt32(payload.codeForFrame))
     bytes.withUnsafeMutableBufferPointer { reason in
       lws_close_reason(wsi, status, reason.baseAddress, reason.count)
     }

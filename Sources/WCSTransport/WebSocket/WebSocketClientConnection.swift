@@ -240,7 +240,7 @@ final class WebSocketClientConnection: @unchecked Sendable {
       }
       self.wsi = nil
     default:
-      break
+      return lws_callback_http_dummy(wsi, reason, user, input, length)
     }
     return 0
   }

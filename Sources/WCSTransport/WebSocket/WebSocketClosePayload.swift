@@ -22,6 +22,15 @@ struct WebSocketClosePayload: Equatable {
     self.reason = reason
   }
 
+  /// The code to put on the wire: 1005, 1006 and 1015 are reserved for reporting and must not
+  /// be sent (RFC 6455 §7.4.1), nor may codes outside 1000-4999; those go out as 1000.
+  var codeForFrame: Int {
+    guard (1000...4999).contains(code), ![1004, 1005, 1006, 1015].contains(code) else {
+      return 1000
+    }
+    return code
+  }
+
   /// Reason bytes that fit a control frame: at most 123 bytes (125 minus the code), cut on a
   /// UTF-8 character boundary.
   var reasonBytesForFrame: [UInt8] {

@@ -40,9 +40,12 @@ extension WebSocketServer {
     /// The request header `name` (any case), or `nil`.
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 
+    /// `connection ID from ADDRESS PATH`, for logs.
     public var description: String { "connection \(id) from \(remoteAddress) \(path)" }
 
+    /// Identity: the same accepted connection.
     public static func == (lhs: Connection, rhs: Connection) -> Bool { lhs === rhs }
+    /// Hashes the object identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
   }
 
@@ -66,6 +69,7 @@ extension WebSocketServer {
     /// libwebsockets could not create its context.
     case contextFailed(String)
 
+    /// One line saying what failed, for logs.
     public var description: String {
       switch self {
       case .alreadyStarted: return "server already started"
