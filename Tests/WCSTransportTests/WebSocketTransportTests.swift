@@ -102,6 +102,18 @@ final class WebSocketTransportTests: XCTestCase {
     XCTAssertTrue(client.waitUntilStopped(timeout: 5))
   }
 
+  func testCloseWhileConnectingReportsClosedOnce() throws {
+    let listener = try RawTCPListener()
+    defer { listener.close() }
+    let (client, events) = connectClient(
+      "ws://127.0.0.1:\(listener.port)/", options: .init(connectTimeout: 2))
+    client.close(code: 4003, reason: "changed my mind")
+    XCTAssertTrue(client.waitUntilStopped(timeout: 5))
+    let all = events.wait { $0.contains { $0.isTerminal } }
+    XCTAssertEqual(all, [.closed(code: 4003, reason: "changed my mind")])
+    XCTAssertTrue(isNotConnected(client.send("x")))
+  }
+
   func testExtraHeadersAndBasicAuthArriveAtTheServer() throws {
     let (server, serverEvents) = try startServer(.init(capturedHeaders: ["X-WCS-Test"]))
     defer { server.stop() }
