@@ -59,3 +59,9 @@ let package = Package(
 // Codec and payload-format speed figures: `swift run -c release WCSMediaBench`.
 package.targets.append(
   .executableTarget(name: "WCSMediaBench", dependencies: ["WCSMedia"], swiftSettings: strict))
+
+// `swift run wcs-local-server --help`: the local WCS-compatible server as a program.
+package.targets.append(
+  .executableTarget(
+    name: "wcs-local-server", dependencies: ["WCSLocalServer"], swiftSettings: strict))
+package.products.append(.executable(name: "wcs-local-server", targets: ["wcs-local-server"]))
