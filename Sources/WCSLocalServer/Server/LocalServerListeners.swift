@@ -48,6 +48,8 @@ struct LocalServerListeners {
         try server.start()
       } catch {
         for other in opened { other.stop() }
+        // libdispatch traps when an inactive queue is released.
+        queue.activate()
         throw .listen(WebSocketServerStartFailure(listener: name, reason: error.description))
       }
       opened.append(server)

@@ -45,6 +45,12 @@ public final class WCSLocalServer: @unchecked Sendable {
   private var connectionIDs: [ObjectIdentifier: WCSConnectionID] = [:]
   private var nextConnectionID: UInt64 = 1
   private var stopped = false
+  /// Connections `stop()` asked to close that have not reported `.closed` yet.
+  private var closingAtStop: Set<ObjectIdentifier> = []
+  private let closedAtStop = DispatchSemaphore(value: 0)
+
+  /// How long `stop()` waits for clients to acknowledge the close before dropping them.
+  static let closeGraceSeconds = 2.0
 
   private init(
     parts: LocalServerListeners, core: WCSServerCore, configuration: Configuration,
@@ -109,20 +115,26 @@ public final class WCSLocalServer: @unchecked Sendable {
   /// the engine down. Blocks until done; later calls do nothing. Do not call it on the server's
   /// own queue (e.g. from the log sink).
   public func stop() {
-    let wasRunning = queue.sync { () -> Bool in
-      guard !stopped else { return false }
+    let state = queue.sync { () -> (wasRunning: Bool, waitForCloses: Bool) in
+      guard !stopped else { return (false, false) }
       stopped = true
       timer?.cancel()
       timer = nil
       for id in connections.keys.sorted() {
         execute(core.connectionClosed(id, now: clock()))
-        connections[id]?.close(code: 1001, reason: "server stopped")
+        if let connection = connections[id] {
+          closingAtStop.insert(ObjectIdentifier(connection))
+          connection.close(code: 1001, reason: "server stopped")
+        }
       }
       connections = [:]
       connectionIDs = [:]
-      return true
+      return (true, !closingAtStop.isEmpty)
     }
-    guard wasRunning else { return }
+    guard state.wasRunning else { return }
+    // Stopping the listeners drops sockets without a close frame; give clients a moment to get
+    // the 1001 first.
+    if state.waitForCloses { _ = closedAtStop.wait(timeout: .now() + Self.closeGraceSeconds) }
     for listener in listeners { listener.stop() }
     queue.sync {
       (engine as? any LocalServerMediaEngineHooks)?.shutdown()
@@ -156,8 +168,13 @@ public final class WCSLocalServer: @unchecked Sendable {
 
   func receive(_ event: WebSocketServer.Event) {
     guard !stopped else {
-      if case .connected(let connection) = event {
-        connection.close(code: 1001, reason: "server stopped")
+      switch event {
+      case .connected(let connection): connection.close(code: 1001, reason: "server stopped")
+      case .closed(let connection, _, _):
+        if closingAtStop.remove(ObjectIdentifier(connection)) != nil, closingAtStop.isEmpty {
+          closedAtStop.signal()
+        }
+      case .text: break
       }
       return
     }
