@@ -54,3 +54,9 @@ let package = Package(
       swiftSettings: strict),
   ]
 )
+
+// Release-mode figures for the RTP/SRTP hot path: `swift run -c release RTPBench`.
+package.targets.append(
+  .executableTarget(
+    name: "RTPBench", dependencies: ["WCSMedia"], path: "Benchmarks/RTPBench",
+    swiftSettings: strict))
