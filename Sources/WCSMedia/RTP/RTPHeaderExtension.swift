@@ -120,31 +120,43 @@ public enum RTPHeaderExtension: Equatable, Sendable {
   /// Writes header and padded data at `offset`; the caller has checked the room.
   func write(to buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
     var position = offset
-    func put(_ byte: UInt8) {
-      buffer[position] = byte
-      position += 1
-    }
     let words = (unpaddedDataLength + 3) / 4
-    put(UInt8(truncatingIfNeeded: profile >> 8))
-    put(UInt8(truncatingIfNeeded: profile))
-    put(UInt8(truncatingIfNeeded: words >> 8))
-    put(UInt8(truncatingIfNeeded: words))
+    buffer.storeBytes(of: profile.bigEndian, toByteOffset: position, as: UInt16.self)
+    buffer.storeBytes(
+      of: UInt16(truncatingIfNeeded: words).bigEndian, toByteOffset: position + 2, as: UInt16.self)
+    position += 4
     switch self {
     case .oneByte(let elements):
       for element in elements {
-        put(element.id << 4 | UInt8(element.value.count - 1))
-        for byte in element.value { put(byte) }
+        buffer[position] = element.id << 4 | UInt8(element.value.count - 1)
+        position += 1
+        Self.copy(element.value, to: buffer, at: &position)
       }
     case .twoByte(_, let elements):
       for element in elements {
-        put(element.id)
-        put(UInt8(element.value.count))
-        for byte in element.value { put(byte) }
+        buffer[position] = element.id
+        buffer[position + 1] = UInt8(element.value.count)
+        position += 2
+        Self.copy(element.value, to: buffer, at: &position)
       }
     case .generic(_, let data):
-      for byte in data { put(byte) }
+      Self.copy(data, to: buffer, at: &position)
     }
-    while (position - offset) % 4 != 0 { put(0) }
+    while (position - offset) % 4 != 0 {
+      buffer[position] = 0
+      position += 1
+    }
     return position - offset
+  }
+
+  private static func copy(
+    _ bytes: [UInt8], to buffer: UnsafeMutableRawBufferPointer, at position: inout Int
+  ) {
+    bytes.withUnsafeBytes { source in
+      if let base = source.baseAddress, let destination = buffer.baseAddress {
+        (destination + position).copyMemory(from: base, byteCount: source.count)
+      }
+    }
+    position += bytes.count
   }
 }

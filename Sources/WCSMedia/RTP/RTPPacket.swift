@@ -38,10 +38,12 @@ public struct RTPPacket: Equatable, Sendable {
       throw .bufferTooSmall(needed: needed, available: buffer.count)
     }
     var offset = try header.write(to: buffer, padding: paddingSize > 0)
-    for byte in payload {
-      buffer[offset] = byte
-      offset += 1
+    payload.withUnsafeBytes { source in
+      if let base = source.baseAddress, let destination = buffer.baseAddress {
+        (destination + offset).copyMemory(from: base, byteCount: source.count)
+      }
     }
+    offset += payload.count
     if paddingSize > 0 {
       for _ in 1..<paddingSize {
         buffer[offset] = 0

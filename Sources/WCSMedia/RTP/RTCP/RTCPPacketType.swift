@@ -37,7 +37,13 @@ extension Array where Element == UInt8 {
     append(packetType)
     append(0)
     append(0)
-    try body(&self)
+    do {
+      try body(&self)
+    } catch {
+      // Leave the caller's array as it was: no half-written packet.
+      removeSubrange(start...)
+      throw error
+    }
     let unaligned = (self.count - start) % 4
     var padded = false
     if unaligned != 0 {
