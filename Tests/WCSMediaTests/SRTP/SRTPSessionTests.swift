@@ -145,6 +145,21 @@ final class SRTPSessionTests: XCTestCase {
     XCTAssertEqual(inbound.counters, SRTPCounters(processed: 3, replays: 3))
   }
 
+  /// ssrc_any_*: each SSRC gets its own stream on first use, with its own replay window, so
+  /// the same sequence number on two SSRCs is not a replay.
+  func testStreamsPerSSRCAreCreatedOnDemand() throws {
+    let (outbound, inbound) = try sessions(.aeadAES256GCM)
+    for ssrc: UInt32 in [0xAAAA_0001, 0xBBBB_0002, 0xCCCC_0003] {
+      let header = RTPHeader(payloadType: 96, sequenceNumber: 42, timestamp: 0, ssrc: ssrc)
+      let plain = try RTPPacket(header: header, payload: [1, 2, 3]).serialized()
+      var packet = plain
+      try outbound.protectRTP(&packet)
+      try inbound.unprotectRTP(&packet)
+      XCTAssertEqual(packet, plain)
+    }
+    XCTAssertEqual(inbound.counters, SRTPCounters(processed: 3))
+  }
+
   func testBufferWithoutTailRoomIsRefusedUntouched() throws {
     let (outbound, _) = try sessions(.aeadAES128GCM)
     let plain = try rtpPacket(sequenceNumber: 1, timestamp: 1)
