@@ -16,12 +16,6 @@ struct ByteReader {
 
   var remaining: Int { end - offset }
 
-  func peekUInt8(at relative: Int = 0) -> UInt8? {
-    let index = offset + relative
-    guard relative >= 0, index < end else { return nil }
-    return bytes[index]
-  }
-
   mutating func readUInt8() -> UInt8? {
     guard remaining >= 1 else { return nil }
     defer { offset += 1 }
