@@ -59,3 +59,8 @@ let package = Package(
 // Codec and payload-format speed figures: `swift run -c release WCSMediaBench`.
 package.targets.append(
   .executableTarget(name: "WCSMediaBench", dependencies: ["WCSMedia"], swiftSettings: strict))
+// Release-mode figures for the RTP/SRTP hot path: `swift run -c release RTPBench`.
+package.targets.append(
+  .executableTarget(
+    name: "RTPBench", dependencies: ["WCSMedia"], path: "Benchmarks/RTPBench",
+    swiftSettings: strict))
