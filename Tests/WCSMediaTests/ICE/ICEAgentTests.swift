@@ -248,6 +248,21 @@ final class ICEAgentTests: XCTestCase {
   }
 
   func testUnreachablePeerFailsAfterEndOfCandidates() throws {
+    // Without end-of-candidates more candidates may come: the exhausted checklist does not fail.
+    let waiting = makeAgent(credentialsA, role: .controlling, tieBreaker: 1, seed: 16)
+    let quiet = VirtualNetwork()
+    quiet.add(waiting)
+    quiet.bind(0, socket: 0, address: addressA)
+    waiting.setRemoteCredentials(credentialsB, now: 0)
+    waiting.addRemoteCandidate(
+      ICECandidate(foundation: "9", priority: 1000, address: addressB, type: .host), now: 0)
+    quiet.run(until: 60)
+    XCTAssertEqual(waiting.state, .checking)
+    XCTAssertNil(waiting.nextDeadline)
+    // End-of-candidates then fails it at once.
+    waiting.setRemoteGatheringComplete(now: 60)
+    XCTAssertEqual(waiting.state, .failed)
+
     let a = makeAgent(credentialsA, role: .controlling, tieBreaker: 1, seed: 16)
     let network = VirtualNetwork()
     network.add(a)
