@@ -63,4 +63,8 @@ package.targets.append(
 package.targets.append(
   .executableTarget(
     name: "RTPBench", dependencies: ["WCSMedia"], path: "Benchmarks/RTPBench",
+// Speed of the STUN codec: `swift run -c release STUNBench`.
+package.targets.append(
+  .executableTarget(
+    name: "STUNBench", dependencies: ["WCSMedia"], path: "Benchmarks/STUNBench",
     swiftSettings: strict))
