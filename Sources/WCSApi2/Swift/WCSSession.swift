@@ -10,6 +10,11 @@ public final class WCSSession: Sendable {
     session = try FPWCSApi2.createSession(options)
   }
 
+  /// Wraps an existing session (e.g. one made by `FPWCSApi2.createSession(_:)`).
+  public init(session: FPWCSApi2Session) {
+    self.session = session
+  }
+
   /// Sets the callback for one status (replacing an earlier one).
   public func on(_ status: kFPWCSSessionStatus, _ callback: @escaping (FPWCSApi2Session?) -> Void) {
     session.on(status, callback: callback)
