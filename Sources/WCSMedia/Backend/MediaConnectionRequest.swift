@@ -51,8 +51,10 @@ public struct MediaConnectionRequest: Sendable {
     public var minFrameRate: Int, maxFrameRate: Int
     /// Publish encoder bitrate bounds in kbit/s, 0 = no limit (wcs-protocol.md §4.4 item 3).
     public var minBitrate: Int, maxBitrate: Int
-    /// App-supplied source replacing the camera.
-    public var capturer: RTCVideoCapturer?
+    /// App-supplied source replacing the camera. `nonisolated(unsafe)`: the capturer's own
+    /// API (`setFrameHandler`, `deliver`) is thread-safe; the engine calls nothing else on it
+    /// except the `FPWCSVideoCapturer` hooks, from one thread at a time.
+    public nonisolated(unsafe) var capturer: RTCVideoCapturer?
 
     /// Creates a video description (everything unconstrained, default camera).
     public init(

@@ -43,9 +43,9 @@ public struct VideoCaptureFormat: Sendable, Equatable, Hashable {
 /// frames and hands each to `deliver(_:)`; the media pipeline that publishes it installs a frame
 /// handler. Subclass it and adopt `FPWCSVideoCapturer` to let the SDK start, stop and switch it.
 ///
-/// `@unchecked Sendable`: the only state is the frame handler, guarded by a `Mutex`; subclasses
-/// must keep their own state thread-safe.
-open class RTCVideoCapturer: @unchecked Sendable {
+/// Not `Sendable`, so that app subclasses compile as they do on iOS; the frame handler is guarded
+/// by a `Mutex`, so `deliver(_:)` and `setFrameHandler(_:)` may be called from any thread.
+open class RTCVideoCapturer {
   private let handler = Mutex<(@Sendable (VideoFrame) -> Void)?>(nil)
 
   /// Creates a capturer with no consumer yet.
@@ -68,7 +68,7 @@ open class RTCVideoCapturer: @unchecked Sendable {
 /// Hooks the SDK calls on a custom capturer where it would otherwise drive the camera
 /// (api-surface.md §2.11): start with a device and format, stop, and orientation lock
 /// (a no-op on Linux, kept for source compatibility).
-public protocol FPWCSVideoCapturer: AnyObject, Sendable {
+public protocol FPWCSVideoCapturer: AnyObject {
   /// Starts capturing from `device` at `format` and `fps` frames per second (`nil` = capturer's
   /// own choice). Also called with the other camera on `switchCamera()`.
   func startCapture(with device: CaptureDevice?, format: VideoCaptureFormat?, fps: Int)
