@@ -82,8 +82,11 @@ final class LifecycleTests: XCTestCase {
     let threadsAfter = ProcessCounters.threads
     let fdsAfter = ProcessCounters.fileDescriptors
     XCTAssertGreaterThan(threadsBefore, 0)
-    XCTAssertLessThanOrEqual(
-      threadsAfter, threadsBefore + 2, "threads grew from \(threadsBefore) to \(threadsAfter)")
+    // Dispatch's worker pool breathes by a few threads (idle workers exit only after seconds), so
+    // the bound is a constant far below the cycle count: a thread kept per session or stream
+    // would add at least 100.
+    XCTAssertLessThan(
+      threadsAfter - threadsBefore, 30, "threads grew from \(threadsBefore) to \(threadsAfter)")
     XCTAssertEqual(fdsAfter, fdsBefore, "file descriptors grew from \(fdsBefore) to \(fdsAfter)")
     let alive = refs.filter {
       $0.session != nil || $0.stream != nil || $0.connection != nil || $0.transport != nil

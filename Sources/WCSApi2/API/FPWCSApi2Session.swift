@@ -420,7 +420,9 @@ public final class FPWCSApi2Session: @unchecked Sendable {
       ($0.status[status], Array($0.statusContinuations.values))
     }
     for continuation in continuations { continuation.yield(status) }
-    callbackQueue.async { [weak self] in callback?.value(self) }
+    // Strong capture: a Disconnected/Failed session leaves `getSessions()` and may have no other
+    // owner; its callback must still receive it.
+    callbackQueue.async { callback?.value(self) }
     switch status {
     case .fpwcsSessionStatusEstablished, .fpwcsSessionStatusRegistered:
       let waiters = connectWaiters

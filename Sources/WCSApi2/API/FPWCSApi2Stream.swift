@@ -297,7 +297,9 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
       }
       return (c.status[status], continuations, waiters)
     }
-    callbackQueue.async { [weak self] in callback?.value(self) }
+    // Strong capture: a stream that just ended may have no other owner, and its callback must
+    // still receive it.
+    callbackQueue.async { callback?.value(self) }
     for continuation in continuations {
       continuation.yield(status)
       if terminal { continuation.finish() }

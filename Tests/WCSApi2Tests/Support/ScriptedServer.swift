@@ -9,6 +9,9 @@ import WCSTransport
 final class ScriptedServer: @unchecked Sendable {
   // @unchecked Sendable: `transports` is guarded by `Locked`.
   let transports = Locked<[MockTransport]>([])
+  /// Sessions seen by `settle()`; kept so that their queues are still flushed after they leave
+  /// `getSessions()` (Disconnected/Failed).
+  private let seen = Locked<[ObjectIdentifier: FPWCSApi2Session]>([:])
 
   func makeTransport() -> MockTransport {
     let transport = MockTransport()
@@ -63,6 +66,9 @@ final class ScriptedServer: @unchecked Sendable {
     for _ in 0..<6 {
       for transport in transports.value { transport.drain() }
       for session in FPWCSApi2.getSessions() {
+        seen.withLock { $0[ObjectIdentifier(session)] = session }
+      }
+      for session in seen.value.values {
         session.work.sync {}
         session.callbackQueue.sync {}
       }
