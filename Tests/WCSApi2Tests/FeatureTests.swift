@@ -220,7 +220,7 @@ final class FeatureTests: XCTestCase {
   func testFacadeUsesTheMediaBackend() throws {
     let backend = FakeMediaBackend()
     WCSApi2Environment.mediaBackendFactory = { backend }
-    defer { WCSApi2Environment.mediaBackendFactory = { UnavailableMediaBackend() } }
+    defer { WCSApi2Environment.reset() }
     let list = try XCTUnwrap(WCSApi2.getMediaDevices())
     XCTAssertEqual(list.audio.map(\.label), ["Tone microphone"])
     XCTAssertEqual(list.video.map(\.deviceID), ["virtual:pattern", "/dev/video0"])

@@ -22,8 +22,7 @@ final class SeedRunTests: XCTestCase {
   }
 
   override func tearDown() {
-    WCSApi2Environment.transportFactory = { UnavailableSignalingTransport() }
-    WCSApi2Environment.mediaBackendFactory = { UnavailableMediaBackend() }
+    WCSApi2Environment.reset()
     super.tearDown()
   }
 

@@ -359,6 +359,13 @@ public final class FPWCSApi2Session: @unchecked Sendable {
       let data = FPWCSApi2Data(operationId: operationId, payload: payload, status: nil, info: nil)
       let callback = callbacks.withLock { $0.appData }
       callbackQueue.async { [weak self] in callback?.value(self, data) }
+    case .serverVideoRate(let id, let bitrate):
+      guard let stream = streamObjects[id], stream.isQualityCalculationEnabled,
+        let connection = connections[id]
+      else { return }
+      connection.stats { stats in
+        stream.addQualitySample(clientBitrate: stats.currentVideoBitrate, serverBitrate: bitrate)
+      }
     case .skipped(let reason):
       skipped.withLock {
         $0.append(reason)

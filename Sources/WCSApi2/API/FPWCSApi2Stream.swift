@@ -38,6 +38,17 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   private let state: Mutex<StreamState>
   private let connectionState = Mutex<MediaConnectionState>(.new)
   private let callbacks = Mutex(Callbacks())
+  private let quality = Mutex(QualityState())
+
+  private struct QualityState {
+    var enabled = false
+    var estimator = ConnectionQualityEstimator()
+    var callback: UncheckedBox<ConnectionQualityCallback>?
+  }
+
+  /// Connection-quality callback: the class and the smoothed client and server video bitrates
+  /// in bits per second (their numeric type is UNCONFIRMED for iOS).
+  public typealias ConnectionQualityCallback = (kFPWCSConnectionQuality, Double, Double) -> Void
 
   init(session: FPWCSApi2Session, options: FPWCSApi2StreamOptions) throws(WCSError) {
     guard let name = options.name, !name.isEmpty else {
@@ -202,6 +213,21 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     connection.stats { stats in queue.async { box.value(FPWCSApi2StreamStats(stats)) } }
   }
 
+  /// Turns the connection-quality estimate on or off: each server video-rate report
+  /// (`inboundVideoRate`/`outboundVideoRate`) is compared with the local RTP bitrate
+  /// (wcs-protocol.md §4.7) and the result goes to `onConnectionQualityCallback`.
+  public func enableConnectionQualityCalculation(_ enable: Bool) {
+    quality.withLock {
+      $0.enabled = enable
+      if !enable { $0.estimator = ConnectionQualityEstimator() }
+    }
+  }
+
+  /// Sets the connection-quality callback (runs on the callback queue).
+  public func onConnectionQualityCallback(_ callback: @escaping ConnectionQualityCallback) {
+    quality.withLock { $0.callback = UncheckedBox(callback) }
+  }
+
   // MARK: Swift-native additions
 
   /// Publishes and returns once Publishing.
@@ -315,6 +341,21 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
         waiter.resume()
       }
     }
+  }
+
+  var isQualityCalculationEnabled: Bool { quality.withLock { $0.enabled } }
+
+  /// One pair of bitrates (bits per second) for the quality estimate; any thread.
+  func addQualitySample(clientBitrate: Int, serverBitrate: Int) {
+    let result = quality.withLock {
+      q -> (UncheckedBox<ConnectionQualityCallback>?, kFPWCSConnectionQuality, Double, Double)? in
+      guard q.enabled else { return nil }
+      let r = q.estimator.update(
+        clientBitrate: Double(clientBitrate), serverBitrate: Double(serverBitrate))
+      return (q.callback, r.quality, r.clientFiltered, r.serverFiltered)
+    }
+    guard let (callback, level, client, server) = result, let callback else { return }
+    callbackQueue.async { callback.value(level, client, server) }
   }
 
   func deliverEvent(_ event: FPWCSApi2StreamEvent) {

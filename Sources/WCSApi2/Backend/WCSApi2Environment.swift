@@ -2,29 +2,40 @@ import Synchronization
 import WCSMedia
 import WCSTransport
 
+/// The default signalling transport: THE seam the integrator points at the libwebsockets client
+/// (`WebSocketTransport()`) once the transport branch is merged. Until then sessions without an
+/// injected transport fail with "no WebSocket transport installed".
+func makeDefaultSignalingTransport() -> any SignalingTransport {
+  UnavailableSignalingTransport()
+}
+
+/// The default media engine: the seam the integrator points at WCSMedia's native backend.
+func makeDefaultMediaBackend() -> any MediaBackend {
+  UnavailableMediaBackend()
+}
+
 /// Process-wide seams: where sessions get their signalling transport and media engine when the
-/// options do not give one. The integrator points `transportFactory` at `WebSocketTransport()`
-/// and `mediaBackendFactory` at the native engine.
+/// options do not give one. Apps and tests may replace the factories; the defaults are
+/// `makeDefaultSignalingTransport()` and `makeDefaultMediaBackend()`.
 public enum WCSApi2Environment {
   private struct State {
     var transportFactory: @Sendable () -> any SignalingTransport = {
-      UnavailableSignalingTransport()
+      makeDefaultSignalingTransport()
     }
-    var mediaBackendFactory: @Sendable () -> any MediaBackend = { UnavailableMediaBackend() }
+    var mediaBackendFactory: @Sendable () -> any MediaBackend = { makeDefaultMediaBackend() }
     var sharedBackend: (any MediaBackend)?
   }
 
   private static let state = Mutex(State())
 
-  /// Makes the transport of a session whose options give none. Default: a transport that fails
-  /// with "no WebSocket transport installed".
+  /// Makes the transport of a session whose options give none (one per `connect()`).
   public static var transportFactory: @Sendable () -> any SignalingTransport {
     get { state.withLock { $0.transportFactory } }
     set { state.withLock { $0.transportFactory = newValue } }
   }
 
   /// Makes the process-wide media engine (called once, on first use). Setting it drops the
-  /// engine made by the previous factory. Default: `UnavailableMediaBackend`.
+  /// engine made by the previous factory.
   public static var mediaBackendFactory: @Sendable () -> any MediaBackend {
     get { state.withLock { $0.mediaBackendFactory } }
     set {
@@ -33,6 +44,11 @@ public enum WCSApi2Environment {
         $0.sharedBackend = nil
       }
     }
+  }
+
+  /// Puts both factories back to the package defaults.
+  public static func reset() {
+    state.withLock { $0 = State() }
   }
 
   /// A new transport from `transportFactory`.
@@ -56,6 +72,7 @@ public final class UnavailableSignalingTransport: SignalingTransport {
   /// Creates the placeholder.
   public init() {}
 
+  /// Reports `.failed(.connectionFailed)` explaining that no WebSocket transport is installed.
   public func connect(
     to url: String, options: SignalingConnectOptions,
     handler: @escaping @Sendable (SignalingEvent) -> Void
@@ -66,9 +83,11 @@ public final class UnavailableSignalingTransport: SignalingTransport {
           reason: "no WebSocket transport installed (set WCSApi2Environment.transportFactory)")))
   }
 
+  /// Never connected: `.failure(.notConnected)`.
   @discardableResult public func send(_ text: String) -> Result<Void, SignalingTransportError> {
     .failure(.notConnected)
   }
 
+  /// Nothing to close.
   public func close(code: Int, reason: String) {}
 }

@@ -46,6 +46,8 @@ enum SessionEffect: Sendable {
     operationId: String, accepted: Bool, payload: JSONValue?, status: String?, info: String?)
   /// App data pushed by the server (`OnDataEvent`).
   case appData(operationId: String?, payload: JSONValue?)
+  /// The server's view of a stream's video bitrate (`inbound/outboundVideoRate`), bits per second.
+  case serverVideoRate(streamId: String, bitrate: Int)
   /// A frame or message was skipped (not JSON, wrong shape, unknown id): for diagnostics only.
   case skipped(String)
 }
@@ -514,7 +516,7 @@ final class SessionCore {
     else { return [] }
     stream.remoteBitrate = rate
     streams[id] = stream
-    return [.streamUpdated(stream)]
+    return [.streamUpdated(stream), .serverVideoRate(streamId: id, bitrate: rate)]
   }
 
   // MARK: helpers

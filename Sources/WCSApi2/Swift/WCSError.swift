@@ -28,6 +28,7 @@ public enum WCSError: Error, Sendable, Equatable, LocalizedError, CustomStringCo
   /// Not available on Linux (e.g. loudspeaker routing).
   case notSupported(String)
 
+  /// One line saying what failed and why.
   public var description: String {
     switch self {
     case .invalidOptions(let s): return "invalid options: \(s)"
@@ -50,5 +51,6 @@ public enum WCSError: Error, Sendable, Equatable, LocalizedError, CustomStringCo
     }
   }
 
+  /// Same as `description`, so `error.localizedDescription` reads well.
   public var errorDescription: String? { description }
 }

@@ -54,6 +54,16 @@ public final class WCSStream: Sendable {
   public func setLoudspeakerStatus(_ enable: Bool) throws {
     try stream.setLoudspeakerStatus(enable)
   }
+  /// Turns the connection-quality estimate on or off.
+  public func enableConnectionQualityCalculation(_ enable: Bool) {
+    stream.enableConnectionQualityCalculation(enable)
+  }
+  /// Sets the connection-quality callback: class, smoothed client and server bitrates (bit/s).
+  public func onConnectionQualityCallback(
+    _ callback: @escaping (kFPWCSConnectionQuality, Double, Double) -> Void
+  ) {
+    stream.onConnectionQualityCallback(callback)
+  }
   /// WebRTC statistics.
   public func getStats(_ callback: @escaping (FPWCSApi2StreamStats?) -> Void) {
     stream.getStats(callback)

@@ -11,6 +11,7 @@ public enum MediaBackendError: Error, Sendable, Equatable, CustomStringConvertib
   /// The connection is closed; nothing more can be done with it.
   case closed
 
+  /// One line saying what failed and why.
   public var description: String {
     switch self {
     case .unavailable(let reason): return "media engine unavailable: \(reason)"

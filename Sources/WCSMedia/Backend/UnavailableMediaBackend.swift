@@ -11,8 +11,10 @@ public final class UnavailableMediaBackend: MediaBackend {
     self.reason = reason
   }
 
+  /// No devices.
   public func devices() -> [CaptureDevice] { [] }
 
+  /// Throws `.unavailable(reason)`.
   public func makeConnection(
     _ request: MediaConnectionRequest,
     onStateChange: @escaping @Sendable (MediaConnectionState) -> Void
@@ -20,14 +22,19 @@ public final class UnavailableMediaBackend: MediaBackend {
     throw .unavailable(reason)
   }
 
+  /// Throws `.unavailable(reason)`.
   public func openLocalMedia(_ request: MediaConnectionRequest, display: (any VideoRenderer)?)
     throws(MediaBackendError)
   {
     throw .unavailable(reason)
   }
 
+  /// Nothing to release: `false`.
   public func releaseLocalMedia(display: (any VideoRenderer)?) -> Bool { false }
+  /// Nothing plays: ignored.
   public func setPlayoutMuted(_ muted: Bool) {}
+  /// Nothing is captured: ignored.
   public func useExternalAudioSource(_ enabled: Bool) {}
+  /// Dropped.
   public func deliverExternalAudio(_ frame: AudioFrame) {}
 }

@@ -17,5 +17,6 @@ public final class VideoFrameCallbackRenderer: VideoRenderer {
     self.handler = handler
   }
 
+  /// Calls the handler with `frame`.
   public func render(_ frame: VideoFrame) { handler(frame) }
 }
