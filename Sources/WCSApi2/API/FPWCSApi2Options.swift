@@ -41,6 +41,11 @@ public final class FPWCSApi2SessionOptions {
   public var mediaBackend: (any MediaBackend)?
   /// WebSocket connect options: extra headers, timeout, TLS verification.
   public var connectOptions = SignalingConnectOptions()
+  /// Missed-ping detection: after this many `probesInterval`s without a server `ping` the session
+  /// fails (wcs-protocol.md §7.1, `receiveProbes`); 0 (default) = off.
+  public var receiveProbes: Int = 0
+  /// Seconds between missed-ping probes (default 5, the server's default ping interval).
+  public var probesInterval: Double = 5
   /// `clientVersion` sent in `connection`.
   public var clientVersion: String = "2.0"
 

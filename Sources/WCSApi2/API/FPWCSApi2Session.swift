@@ -50,6 +50,8 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   let backend: any MediaBackend
   private var transport: (any SignalingTransport)?
   private var transportGeneration = 0
+  private let probesInterval: Double
+  private var probeTimer: (any DispatchSourceTimer)?
   private var connections: [String: any MediaConnection] = [:]
   private var streamObjects: [String: FPWCSApi2Stream] = [:]
   private var availabilityCallbacks: [String: UncheckedBox<(Bool, String?) -> Void>] = [:]
@@ -77,6 +79,8 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     config.clientVersion = options.clientVersion
     config.clientOSVersion = ProcessInfo.processInfo.operatingSystemVersionString
     config.sip = Self.sipFields(options)
+    config.receiveProbes = max(options.receiveProbes, 0)
+    self.probesInterval = max(options.probesInterval, 0.001)
     self.core = SessionCore(config: config)
     self.serverUrl = url
     self.connectOptions = options.connectOptions
@@ -92,6 +96,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   }
 
   deinit {
+    probeTimer?.cancel()
     transport?.close(code: 1000, reason: "")
     for connection in connections.values { connection.close() }
     let continuations = callbacks.withLock { $0.statusContinuations.values }
@@ -432,6 +437,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     callbackQueue.async { callback?.value(self) }
     switch status {
     case .fpwcsSessionStatusEstablished, .fpwcsSessionStatusRegistered:
+      startProbeTimer()
       let waiters = connectWaiters
       connectWaiters = []
       for waiter in waiters { waiter.resume() }
@@ -447,10 +453,24 @@ public final class FPWCSApi2Session: @unchecked Sendable {
       let waiters = connectWaiters
       connectWaiters = []
       for waiter in waiters { waiter.resume(throwing: error) }
+      probeTimer?.cancel()
+      probeTimer = nil
       FPWCSApi2.unregister(self)
     default:
       break
     }
+  }
+
+  private func startProbeTimer() {
+    guard core.config.receiveProbes > 0, probeTimer == nil else { return }
+    let timer = DispatchSource.makeTimerSource(queue: work)
+    timer.schedule(deadline: .now() + probesInterval, repeating: probesInterval)
+    timer.setEventHandler { [weak self] in
+      guard let self else { return }
+      self.run(self.core.probeTick())
+    }
+    probeTimer = timer
+    timer.resume()
   }
 
   private func streamStatusChanged(_ status: kFPWCSStreamStatus, _ state: StreamState) {

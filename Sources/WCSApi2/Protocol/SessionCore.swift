@@ -12,6 +12,9 @@ struct SessionConnectionConfig: Sendable, Equatable {
   var clientVersion = "2.0"
   var clientOSVersion = "Linux"
   var clientBrowserVersion = "FPWCSLinux/0.1"
+  /// Missed-ping detection (wcs-protocol.md §7.1 `receiveProbes`): this many probe intervals
+  /// without a server `ping` fail the session; 0 = off.
+  var receiveProbes = 0
 }
 
 /// An effect the session core asks its driver to carry out, in order.
@@ -70,6 +73,8 @@ final class SessionCore {
   private(set) var unclaimedRemoteSDP: [(id: String, sdp: String)] = []
   private var availabilityChecks: Set<String> = []
   private var pendingData: Set<String> = []
+  /// Probe intervals since the last server `ping`.
+  private(set) var missedProbes = 0
   var config: SessionConnectionConfig
 
   /// How many unclaimed `setRemoteSDP` answers are kept.
@@ -91,6 +96,7 @@ final class SessionCore {
       status = .fpwcsSessionStatusPending
       failureReason = nil
       refusedByServer = false
+      missedProbes = 0
       userData = nil
       return [.sessionStatus(status), .openTransport]
     default:
@@ -137,6 +143,20 @@ final class SessionCore {
     default:
       return end(with: .fpwcsSessionStatusFailed, reason: reason, closeTransport: false)
     }
+  }
+
+  /// One probe interval passed (the driver's timer, every `probesInterval`): after
+  /// `receiveProbes` intervals without a `ping` the session fails and the socket is closed.
+  func probeTick() -> [SessionEffect] {
+    guard config.receiveProbes > 0,
+      status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered
+    else { return [] }
+    missedProbes += 1
+    guard missedProbes >= config.receiveProbes else { return [] }
+    return end(
+      with: .fpwcsSessionStatusFailed,
+      reason: "no ping from the server in \(missedProbes) probe intervals",
+      closeTransport: true)
   }
 
   /// Registers a new stream object (status New). Claims a `setRemoteSDP` that came first.
@@ -313,7 +333,9 @@ final class SessionCore {
       return [.skipped("\(error)")]
     }
     switch message.name {
-    case "ping": return [.send(WCSMessage(name: "pong"))]
+    case "ping":
+      missedProbes = 0
+      return [.send(WCSMessage(name: "pong"))]
     case "getUserData": return onUserData(message)
     case "getVersion":
       serverVersion = message[0]?.stringValue
