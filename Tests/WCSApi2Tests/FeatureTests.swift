@@ -228,6 +228,7 @@ final class FeatureTests: XCTestCase {
     let display = VideoFrameCallbackRenderer { _ in }
     try WCSApi2.getMediaAccess(FPWCSApi2MediaConstraints(audio: true, video: true), display)
     XCTAssertTrue(WCSApi2.releaseLocalMedia(display: display))
+    XCTAssertEqual(FPWCSApi2.getSupportedVideoResolutions(), ["640x480", "1280x720"])
     FPWCSApi2.getAudioManager().useAudioModule(true)
     FPWCSApi2.getAudioManager().getAudioModule().deliverRecordedData(
       AudioFrame(sampleRate: 48000, channels: 1, samples: [1, 2]))
@@ -243,5 +244,77 @@ final class FeatureTests: XCTestCase {
     ) { error in
       XCTAssertTrue("\(error)".contains("no media engine installed"), "\(error)")
     }
+  }
+}
+
+/// Smaller behaviours of the faithful API.
+final class SessionDetailTests: XCTestCase {
+  func testConnectWithHeadersReachesTheTransport() throws {
+    let h = try Harness()
+    h.session.connect(withHeaders: ["Authorization": "Basic dXNlcjpwYXNz"])
+    h.settle()
+    XCTAssertEqual(h.transport.connectOptions?.headers["Authorization"], "Basic dXNlcjpwYXNz")
+  }
+
+  func testLegacyResizeStatusFiresWithoutChangingStatus() throws {
+    let h = try Harness()
+    h.establish()
+    let (player, recorder) = try h.makeStream("r")
+    try player.play()
+    h.settle()
+    h.streamStatus(player, "PLAYING")
+    h.streamStatus(
+      player, "RESIZE", extra: ["streamerVideoWidth": 1280, "streamerVideoHeight": 720])
+    h.streamStatus(player, "NOT_ENOUGH_BANDWIDTH", info: "700000/500000")
+    XCTAssertEqual(
+      recorder.all,
+      [
+        .fpwcsStreamStatusPending, .fpwcsStreamStatusPlaying, .fpwcsStreamStatusResize,
+        .fpwcsStreamStatusNotEnoughtBandwidth,
+      ])
+    XCTAssertEqual(player.getStatus(), .fpwcsStreamStatusPlaying)
+    XCTAssertEqual(player.getNetworkBandwidth(), 500_000)
+  }
+
+  func testSendDataBeforeEstablishedIsRejected() throws {
+    let h = try Harness()
+    let rejected = expectation(description: "rejected")
+    let handler = FPWCSApi2DataHandler()
+    handler.onRejected = { _, data in
+      XCTAssertEqual(data?.status, "FAILED")
+      XCTAssertEqual(data?.info, "cannot send data: session is NEW")
+      rejected.fulfill()
+    }
+    h.session.sendData(["a": 1], handler: handler)
+    wait(for: [rejected], timeout: 5)
+    XCTAssertTrue(h.transport.sentTexts.isEmpty)
+  }
+
+  func testPendingDataIsRejectedWhenTheSessionEnds() throws {
+    let h = try Harness()
+    h.establish()
+    let rejected = expectation(description: "rejected")
+    let handler = FPWCSApi2DataHandler()
+    handler.onRejected = { _, data in
+      XCTAssertEqual(data?.info, "session ended")
+      rejected.fulfill()
+    }
+    h.session.sendData(["a": 1], handler: handler)
+    h.settle()
+    h.session.disconnect()
+    wait(for: [rejected], timeout: 5)
+  }
+
+  func testOnReplacesTheEarlierCallbackAndAppDataArrives() throws {
+    let h = try Harness()
+    let calls = Locked<[String]>([])
+    h.session.on(.fpwcsSessionStatusEstablished) { _ in calls.withLock { $0.append("first") } }
+    h.session.on(.fpwcsSessionStatusEstablished) { _ in calls.withLock { $0.append("second") } }
+    h.session.onAppDataCallback { _, data in
+      calls.withLock { $0.append("data \(data?.payload?["x"] as? Int ?? -1)") }
+    }
+    h.establish()
+    h.push("OnDataEvent", [["operationId": "op", "payload": ["x": 7]]])
+    XCTAssertEqual(calls.value, ["second", "data 7"])
   }
 }

@@ -39,6 +39,14 @@ public enum FPWCSApi2 {
     return list
   }
 
+  /// Capture sizes of the default camera as `"WIDTHxHEIGHT"` strings (iOS returns
+  /// `AVCaptureSessionPreset` names, which the samples turn into such labels).
+  public static func getSupportedVideoResolutions() -> [String] {
+    WCSApi2Environment.sharedMediaBackend.supportedVideoFormats(deviceID: nil).map {
+      "\($0.width)x\($0.height)"
+    }
+  }
+
   /// Opens local capture per `constraints` and renders the video into `display`, without
   /// publishing.
   /// - Throws: `WCSError.media` when a device cannot be opened.

@@ -97,7 +97,11 @@ public protocol MediaConnection: AnyObject, Sendable {
 public protocol MediaBackend: AnyObject, Sendable {
   /// Capture devices available now (cameras and microphones, virtual ones included).
   func devices() -> [CaptureDevice]
-  /// Creates a connection for `request`; `onStateChange` reports its state, on an engine thread.
+  /// Capture sizes a camera supports (`nil` = the default camera), largest last; empty when
+  /// unknown.
+  func supportedVideoFormats(deviceID: String?) -> [VideoCaptureFormat]
+  /// Creates a connection for `request`; it must return quickly (heavy work such as opening
+  /// devices belongs in `createOffer`), since the session calls it on its protocol queue. `onStateChange` reports its state, on an engine thread.
   /// Throws `.unavailable`/`.deviceUnavailable` when it cannot be created at all.
   func makeConnection(
     _ request: MediaConnectionRequest,

@@ -14,6 +14,9 @@ public final class UnavailableMediaBackend: MediaBackend {
   /// No devices.
   public func devices() -> [CaptureDevice] { [] }
 
+  /// No formats.
+  public func supportedVideoFormats(deviceID: String?) -> [VideoCaptureFormat] { [] }
+
   /// Throws `.unavailable(reason)`.
   public func makeConnection(
     _ request: MediaConnectionRequest,

@@ -35,6 +35,10 @@ final class FakeMediaBackend: MediaBackend {
     ]
   }
 
+  func supportedVideoFormats(deviceID: String?) -> [VideoCaptureFormat] {
+    [VideoCaptureFormat(width: 640, height: 480), VideoCaptureFormat(width: 1280, height: 720)]
+  }
+
   func makeConnection(
     _ request: MediaConnectionRequest,
     onStateChange: @escaping @Sendable (MediaConnectionState) -> Void
