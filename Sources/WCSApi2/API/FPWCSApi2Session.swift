@@ -20,7 +20,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   /// App-data callback (`SessionAppDataCallback`).
   public typealias SessionAppDataCallback = (FPWCSApi2Session?, FPWCSApi2Data?) -> Void
 
-  private struct Snapshot {
+  struct Snapshot {
     var status: kFPWCSSessionStatus = .fpwcsSessionStatusNew
     var authToken: String?
     var failureReason: String?
@@ -29,7 +29,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     var streamIds: [String] = []
   }
 
-  private struct Callbacks {
+  struct Callbacks {
     var status: [kFPWCSSessionStatus: UncheckedBox<SessionCallback>] = [:]
     var appData: UncheckedBox<SessionAppDataCallback>?
     var statusContinuations: [UUID: AsyncStream<kFPWCSSessionStatus>.Continuation] = [:]
@@ -39,28 +39,28 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   private static let nextToken = Mutex<UInt>(1)
 
   let work: DispatchQueue
-  private let workToken: UInt
+  let workToken: UInt
   /// Where app callbacks run.
   public let callbackQueue: DispatchQueue
-  private let core: SessionCore
-  private let serverUrl: String
-  private let sessionID = UUID().uuidString
-  private let connectOptions: SignalingConnectOptions
-  private let injectedTransport: (any SignalingTransport)?
+  let core: SessionCore
+  let serverUrl: String
+  let sessionID = UUID().uuidString
+  let connectOptions: SignalingConnectOptions
+  let injectedTransport: (any SignalingTransport)?
   let backend: any MediaBackend
-  private var transport: (any SignalingTransport)?
-  private var transportGeneration = 0
-  private let probesInterval: Double
-  private var probeTimer: (any DispatchSourceTimer)?
-  private var connections: [String: any MediaConnection] = [:]
-  private var streamObjects: [String: FPWCSApi2Stream] = [:]
-  private var availabilityCallbacks: [String: UncheckedBox<(Bool, String?) -> Void>] = [:]
-  private var dataHandlers: [String: UncheckedBox<FPWCSApi2DataHandler>] = [:]
-  private var dataContinuations: [String: CheckedContinuation<FPWCSApi2Data, any Error>] = [:]
-  private var connectWaiters: [CheckedContinuation<Void, any Error>] = []
-  private let snapshot = Mutex(Snapshot())
-  private let callbacks = Mutex(Callbacks())
-  private let skipped = Mutex<[String]>([])
+  var transport: (any SignalingTransport)?
+  var transportGeneration = 0
+  let probesInterval: Double
+  var probeTimer: (any DispatchSourceTimer)?
+  var connections: [String: any MediaConnection] = [:]
+  var streamObjects: [String: FPWCSApi2Stream] = [:]
+  var availabilityCallbacks: [String: UncheckedBox<(Bool, String?) -> Void>] = [:]
+  var dataHandlers: [String: UncheckedBox<FPWCSApi2DataHandler>] = [:]
+  var dataContinuations: [String: CheckedContinuation<FPWCSApi2Data, any Error>] = [:]
+  var connectWaiters: [CheckedContinuation<Void, any Error>] = []
+  let snapshot = Mutex(Snapshot())
+  let callbacks = Mutex(Callbacks())
+  let skipped = Mutex<[String]>([])
 
   init(_ options: FPWCSApi2SessionOptions) throws(WCSError) {
     guard let url = options.urlServer?.trimmingCharacters(in: .whitespaces), !url.isEmpty else {
@@ -103,7 +103,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     for continuation in continuations { continuation.finish() }
   }
 
-  private static func sipFields(_ options: FPWCSApi2SessionOptions) -> [String: JSONValue] {
+  static func sipFields(_ options: FPWCSApi2SessionOptions) -> [String: JSONValue] {
     var sip: [String: JSONValue] = [:]
     if let v = options.sipLogin { sip["sipLogin"] = .string(v) }
     if let v = options.sipAuthenticationName { sip["sipAuthenticationName"] = .string(v) }
@@ -148,7 +148,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     onWork { headerOverride = headers }
     connect()
   }
-  private var headerOverride: [String: String]?
+  var headerOverride: [String: String]?
 
   /// Closes the connection; status Disconnected at once, every live stream Failed.
   public func disconnect() {
@@ -330,197 +330,4 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   /// Frames and messages skipped so far (not JSON, wrong shape, unknown ids), for diagnostics.
   var skippedInputs: [String] { skipped.withLock { $0 } }
 
-  // MARK: effects
-
-  private func run(_ effects: [SessionEffect]) {
-    for effect in effects { perform(effect) }
-  }
-
-  private func perform(_ effect: SessionEffect) {
-    switch effect {
-    case .openTransport: openTransport()
-    case .send(let message): transport?.send(WCSMessageCodec.encode(message))
-    case .closeTransport:
-      transportGeneration += 1
-      transport?.close(code: 1000, reason: "")
-      transport = nil
-    case .sessionStatus(let status): sessionStatusChanged(status)
-    case .streamStatus(let status, let state): streamStatusChanged(status, state)
-    case .streamUpdated(let state): streamObjects[state.id]?.update(state)
-    case .createOffer(let id): createOffer(id)
-    case .applyAnswer(let id, let sdp): applyAnswer(id, sdp)
-    case .setTrackEnabled(let id, let audio, let enabled):
-      connections[id]?.setTrackEnabled(audio ? .audio : .video, enabled: enabled)
-    case .releaseMedia(let id): connections.removeValue(forKey: id)?.close()
-    case .streamEvent(let id, let type, let payload):
-      let event = FPWCSApi2StreamEvent(type: type, payload: payload, mediaSessionId: id)
-      streamObjects[id]?.deliverEvent(event)
-    case .availability(let checkId, let available, let info):
-      guard let callback = availabilityCallbacks.removeValue(forKey: checkId) else { return }
-      callbackQueue.async { callback.value(available, info) }
-    case .dataStatus(let operationId, let accepted, let payload, let status, let info):
-      dataStatus(operationId, accepted: accepted, payload: payload, status: status, info: info)
-    case .appData(let operationId, let payload):
-      let data = FPWCSApi2Data(operationId: operationId, payload: payload, status: nil, info: nil)
-      let callback = callbacks.withLock { $0.appData }
-      callbackQueue.async { [weak self] in callback?.value(self, data) }
-    case .serverVideoRate(let id, let bitrate):
-      guard let stream = streamObjects[id], stream.isQualityCalculationEnabled,
-        let connection = connections[id]
-      else { return }
-      connection.stats { stats in
-        stream.addQualitySample(clientBitrate: stats.currentVideoBitrate, serverBitrate: bitrate)
-      }
-    case .skipped(let reason):
-      skipped.withLock {
-        $0.append(reason)
-        if $0.count > 64 { $0.removeFirst() }
-      }
-    }
-  }
-
-  private func openTransport() {
-    transportGeneration += 1
-    let generation = transportGeneration
-    transport?.close(code: 1000, reason: "")
-    let newTransport = injectedTransport ?? WCSApi2Environment.makeSignalingTransport()
-    transport = newTransport
-    var options = connectOptions
-    if let headers = headerOverride { options.headers.merge(headers) { _, new in new } }
-    newTransport.connect(to: serverUrl, options: options) { [weak self] event in
-      guard let self else { return }
-      self.work.async { self.transportEvent(event, generation: generation) }
-    }
-  }
-
-  private func transportEvent(_ event: SignalingEvent, generation: Int) {
-    guard generation == transportGeneration else { return }
-    switch event {
-    case .opened: run(core.transportOpened())
-    case .text(let text):
-      run(core.receive(text))
-      publishSnapshot()
-    case .closed(let code, let reason):
-      transport = nil
-      run(core.transportClosed(code: code, reason: reason))
-    case .failed(let error):
-      transport = nil
-      run(core.transportFailed(reason: "\(error)"))
-    }
-  }
-
-  private func publishSnapshot() {
-    let status = core.status
-    let token = core.authToken
-    let reason = core.failureReason
-    let refused = core.refusedByServer
-    let version = core.serverVersion
-    let ids = core.streamIds
-    snapshot.withLock {
-      $0.status = status
-      $0.authToken = token
-      $0.failureReason = reason
-      $0.refusedByServer = refused
-      $0.serverVersion = version
-      $0.streamIds = ids
-    }
-  }
-
-  private func sessionStatusChanged(_ status: kFPWCSSessionStatus) {
-    publishSnapshot()
-    let (callback, continuations) = callbacks.withLock {
-      ($0.status[status], Array($0.statusContinuations.values))
-    }
-    for continuation in continuations { continuation.yield(status) }
-    // Strong capture: a Disconnected/Failed session leaves `getSessions()` and may have no other
-    // owner; its callback must still receive it.
-    callbackQueue.async { callback?.value(self) }
-    switch status {
-    case .fpwcsSessionStatusEstablished, .fpwcsSessionStatusRegistered:
-      startProbeTimer()
-      let waiters = connectWaiters
-      connectWaiters = []
-      for waiter in waiters { waiter.resume() }
-    case .fpwcsSessionStatusFailed, .fpwcsSessionStatusDisconnected:
-      let error: WCSError
-      if status == .fpwcsSessionStatusDisconnected {
-        error = .disconnected
-      } else if core.refusedByServer {
-        error = .connectionRefused(reason: core.failureReason ?? "")
-      } else {
-        error = .connectionFailed(reason: core.failureReason ?? "")
-      }
-      let waiters = connectWaiters
-      connectWaiters = []
-      for waiter in waiters { waiter.resume(throwing: error) }
-      probeTimer?.cancel()
-      probeTimer = nil
-      FPWCSApi2.unregister(self)
-    default:
-      break
-    }
-  }
-
-  private func startProbeTimer() {
-    guard core.config.receiveProbes > 0, probeTimer == nil else { return }
-    let timer = DispatchSource.makeTimerSource(queue: work)
-    timer.schedule(deadline: .now() + probesInterval, repeating: probesInterval)
-    timer.setEventHandler { [weak self] in
-      guard let self else { return }
-      self.run(self.core.probeTick())
-    }
-    probeTimer = timer
-    timer.resume()
-  }
-
-  private func streamStatusChanged(_ status: kFPWCSStreamStatus, _ state: StreamState) {
-    guard let stream = streamObjects[state.id] else { return }
-    stream.update(state)
-    stream.deliverStatus(status, state: state)
-    if state.status.isTerminal {
-      streamObjects[state.id] = nil
-      publishSnapshot()
-    }
-  }
-
-  private func createOffer(_ id: String) {
-    guard let connection = connections[id] else {
-      run(core.offerCreated(streamId: id, result: .failure(.closed)))
-      return
-    }
-    connection.createOffer { [weak self] result in
-      guard let self else { return }
-      self.work.async { self.run(self.core.offerCreated(streamId: id, result: result)) }
-    }
-  }
-
-  private func applyAnswer(_ id: String, _ sdp: String) {
-    guard let connection = connections[id] else { return }
-    connection.setRemoteAnswer(sdp) { [weak self] result in
-      guard let self, case .failure(let error) = result else { return }
-      self.work.async { self.run(self.core.answerFailed(streamId: id, error: error)) }
-    }
-  }
-
-  private func dataStatus(
-    _ operationId: String, accepted: Bool, payload: JSONValue?, status: String?, info: String?
-  ) {
-    let data = FPWCSApi2Data(operationId: operationId, payload: payload, status: status, info: info)
-    if let continuation = dataContinuations.removeValue(forKey: operationId) {
-      if accepted {
-        continuation.resume(returning: data)
-      } else {
-        continuation.resume(throwing: WCSError.dataRejected(info: info))
-      }
-    }
-    if let handler = dataHandlers.removeValue(forKey: operationId) {
-      callbackQueue.async { [weak self] in
-        if accepted {
-          handler.value.onAccepted?(self, data)
-        } else {
-          handler.value.onRejected?(self, data)
-        }
-      }
-    }
-  }
 }
