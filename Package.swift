@@ -56,15 +56,11 @@ let package = Package(
   ]
 )
 
-// Codec and payload-format speed figures: `swift run -c release WCSMediaBench`.
-package.targets.append(
-  .executableTarget(name: "WCSMediaBench", dependencies: ["WCSMedia"], swiftSettings: strict))
-// Release-mode figures for the RTP/SRTP hot path: `swift run -c release RTPBench`.
-package.targets.append(
-  .executableTarget(
-    name: "RTPBench", dependencies: ["WCSMedia"], path: "Benchmarks/RTPBench",
-// Speed of the STUN codec: `swift run -c release STUNBench`.
-package.targets.append(
-  .executableTarget(
-    name: "STUNBench", dependencies: ["WCSMedia"], path: "Benchmarks/STUNBench",
-    swiftSettings: strict))
+// Release-mode benchmarks that print figures: `swift run -c release <Name>`.
+// CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; STUNBench: the STUN codec.
+for name in ["CodecBench", "RTPBench", "STUNBench"] {
+  package.targets.append(
+    .executableTarget(
+      name: name, dependencies: ["WCSMedia", "CWebRTCCore"], path: "Benchmarks/\(name)",
+      swiftSettings: strict))
+}

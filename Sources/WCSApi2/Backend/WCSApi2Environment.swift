@@ -2,11 +2,10 @@ import Synchronization
 import WCSMedia
 import WCSTransport
 
-/// The default signalling transport: THE seam the integrator points at the libwebsockets client
-/// (`WebSocketTransport()`) once the transport branch is merged. Until then sessions without an
-/// injected transport fail with "no WebSocket transport installed".
+/// The default signalling transport: the libwebsockets client (`ws://` and `wss://`, certificates
+/// verified unless the session's `connectOptions` opt out).
 func makeDefaultSignalingTransport() -> any SignalingTransport {
-  UnavailableSignalingTransport()
+  WebSocketTransport()
 }
 
 /// The default media engine: the seam the integrator points at WCSMedia's native backend.
