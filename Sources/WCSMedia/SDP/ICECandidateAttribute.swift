@@ -1,0 +1,144 @@
+/// An ICE candidate as carried in `a=candidate` (RFC 8839 §5.1):
+/// `<foundation> <component> <transport> <priority> <address> <port> typ <type>
+/// [raddr <addr>] [rport <port>] *(<extension name> <extension value>)`.
+/// `tcptype` (RFC 6544 §4.5) and `generation` are typed; every other extension pair is kept
+/// in order in `extensions`.
+public struct ICECandidateAttribute: Hashable, Sendable {
+  /// Foundation, 1–32 ice-chars.
+  public var foundation: String
+  /// Component id: 1 = RTP, 2 = RTCP (RFC 8445 §5.1.1.1).
+  public var component: Int
+  /// Transport as written (`udp`, `UDP`, `tcp`, or an unknown token such as `ssltcp`).
+  public var transport: String
+  /// Priority (RFC 8445 §5.1.2), 1...2^31-1 in practice.
+  public var priority: UInt32
+  /// Connection address: IPv4, IPv6 or an mDNS/FQDN name.
+  public var address: String
+  /// Port, 0...65535.
+  public var port: Int
+  /// Candidate type (`typ`).
+  public var type: ICECandidateType
+  /// `raddr`: related address for reflexive/relayed candidates.
+  public var relatedAddress: String?
+  /// `rport`: related port.
+  public var relatedPort: Int?
+  /// `tcptype` for TCP candidates: `active`, `passive` or `so` (RFC 6544 §4.5).
+  public var tcpType: String?
+  /// `generation` (libwebrtc extension).
+  public var generation: Int?
+  /// Other extension name/value pairs in written order (e.g. `network-id`, `ufrag`).
+  public var extensions: [FormatParameter]
+
+  /// Creates a candidate.
+  public init(
+    foundation: String, component: Int, transport: String, priority: UInt32, address: String,
+    port: Int, type: ICECandidateType, relatedAddress: String? = nil, relatedPort: Int? = nil,
+    tcpType: String? = nil, generation: Int? = nil, extensions: [FormatParameter] = []
+  ) {
+    self.foundation = foundation
+    self.component = component
+    self.transport = transport
+    self.priority = priority
+    self.address = address
+    self.port = port
+    self.type = type
+    self.relatedAddress = relatedAddress
+    self.relatedPort = relatedPort
+    self.tcpType = tcpType
+    self.generation = generation
+    self.extensions = extensions
+  }
+
+  /// `true` when the transport is UDP (case-insensitive).
+  public var isUDP: Bool { transport.lowercased() == "udp" }
+
+  /// `true` when the transport is TCP (case-insensitive, RFC 6544).
+  public var isTCP: Bool { transport.lowercased() == "tcp" }
+
+  /// Parses the attribute value (what follows `a=candidate:`); a leading `candidate:` (as in
+  /// the trickle form) is accepted too. Returns nil when a mandatory field is missing or not a
+  /// number in range, or `rport`/`generation` is not a number. An odd trailing extension name
+  /// gets an empty value.
+  public init?(attributeValue: some StringProtocol) {
+    var text = Substring(attributeValue)
+    if text.hasPrefix("candidate:") { text = text.dropFirst("candidate:".count) }
+    let f = SDPScanner.fields(text)
+    guard f.count >= 8, f[6] == "typ",
+      let component = Int(f[1]), (1...256).contains(component),
+      let priority = UInt32(f[3]),
+      let port = Int(f[5]), (0...65535).contains(port)
+    else { return nil }
+    self.init(
+      foundation: String(f[0]), component: component, transport: String(f[2]),
+      priority: priority, address: String(f[4]), port: port,
+      type: ICECandidateType(token: String(f[7])))
+    var i = 8
+    while i < f.count {
+      let name = f[i]
+      let value: Substring = i + 1 < f.count ? f[i + 1] : ""
+      i += 2
+      switch name {
+      case "raddr" where relatedAddress == nil: relatedAddress = String(value)
+      case "rport" where relatedPort == nil:
+        guard let p = Int(value), (0...65535).contains(p) else { return nil }
+        relatedPort = p
+      case "tcptype" where tcpType == nil: tcpType = String(value)
+      case "generation" where generation == nil:
+        guard let g = Int(value) else { return nil }
+        generation = g
+      default: extensions.append(FormatParameter(String(name), String(value)))
+      }
+    }
+  }
+
+  /// The attribute value in RFC 8839 §5.1 order, without the `candidate:` prefix.
+  public var attributeValue: String {
+    var s = "\(foundation) \(component) \(transport) \(priority) \(address) \(port) typ "
+    s += type.token
+    if let relatedAddress { s += " raddr " + relatedAddress }
+    if let relatedPort { s += " rport \(relatedPort)" }
+    if let tcpType { s += " tcptype " + tcpType }
+    if let generation { s += " generation \(generation)" }
+    for e in extensions {
+      s += " " + e.name
+      if let v = e.value, !v.isEmpty { s += " " + v }
+    }
+    return s
+  }
+}
+
+/// Candidate types (RFC 8445 §5.1.1, `cand-type` of RFC 8839 §5.1).
+public enum ICECandidateType: Hashable, Sendable {
+  /// `host`.
+  case host
+  /// `srflx`: server reflexive.
+  case serverReflexive
+  /// `prflx`: peer reflexive.
+  case peerReflexive
+  /// `relay`: relayed (TURN).
+  case relayed
+  /// Any other token, kept as written.
+  case other(String)
+
+  /// Maps a `typ` token (case-sensitive as in the grammar; unknown tokens → `.other`).
+  public init(token: String) {
+    switch token {
+    case "host": self = .host
+    case "srflx": self = .serverReflexive
+    case "prflx": self = .peerReflexive
+    case "relay": self = .relayed
+    default: self = .other(token)
+    }
+  }
+
+  /// The `typ` token.
+  public var token: String {
+    switch self {
+    case .host: return "host"
+    case .serverReflexive: return "srflx"
+    case .peerReflexive: return "prflx"
+    case .relayed: return "relay"
+    case .other(let t): return t
+    }
+  }
+}
