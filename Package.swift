@@ -54,3 +54,8 @@ let package = Package(
       swiftSettings: strict),
   ]
 )
+
+package.targets.append(
+  .executableTarget(
+    name: "SDPBench", dependencies: ["WCSMedia"], path: "Benchmarks/SDPBench",
+    swiftSettings: strict))

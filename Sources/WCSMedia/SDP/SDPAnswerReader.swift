@@ -113,7 +113,8 @@ public enum SDPAnswerReader {
       defaulted = true
     }
     let lite = sdp.isICELite || m.attributes.contains(.iceLite)
-    let end = m.attributes.contains(.endOfCandidates)
+    let end =
+      m.attributes.contains(.endOfCandidates)
       || sdp.attributes.contains(.endOfCandidates)
     var usable: [ICECandidateAttribute] = []
     for c in m.candidates {

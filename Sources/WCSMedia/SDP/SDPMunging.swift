@@ -86,7 +86,9 @@ public struct OpusFormatOptions: Hashable, Sendable {
   /// The parameters in the Web SDK order `maxaveragebitrate;stereo;sprop-stereo;useinbandfec`.
   public var parameters: [FormatParameter] {
     var out: [FormatParameter] = []
-    if let maxAverageBitrate { out.append(FormatParameter("maxaveragebitrate", "\(maxAverageBitrate)")) }
+    if let maxAverageBitrate {
+      out.append(FormatParameter("maxaveragebitrate", "\(maxAverageBitrate)"))
+    }
     if let stereo {
       out.append(FormatParameter("stereo", stereo ? "1" : "0"))
       out.append(FormatParameter("sprop-stereo", stereo ? "1" : "0"))

@@ -80,7 +80,9 @@ final class SDPAnswerReaderTests: XCTestCase {
       [FormatParameter("minptime", "10"), FormatParameter("useinbandfec", "1")])
     XCTAssertEqual(a.media[0].codecs[1].rtpMap.encodingName, "PCMU")
     XCTAssertEqual(a.media[1].payloadTypes, [96], "H264 was not offered")
-    XCTAssertEqual(a.media[1].codecs[0].rtcpFeedback, [RTCPFeedback(payloadType: 96, type: "nack", parameter: "pli")])
+    XCTAssertEqual(
+      a.media[1].codecs[0].rtcpFeedback,
+      [RTCPFeedback(payloadType: 96, type: "nack", parameter: "pli")])
 
     // Not bundled: the video section has its own port but the session-level credentials.
     let video = try XCTUnwrap(a.media[1].transport)

@@ -134,7 +134,8 @@ final class SDPOfferBuilderTests: XCTestCase {
     let text = d.sdpText
     XCTAssertEqual(d.media.count, 1)
     XCTAssertEqual(d.bundleGroup?.mids, ["0"])
-    XCTAssertTrue(text.contains("\r\nm=audio 50000 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 192.168.1.20\r\n"))
+    XCTAssertTrue(
+      text.contains("\r\nm=audio 50000 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 192.168.1.20\r\n"))
     XCTAssertTrue(
       text.contains(
         "\r\na=candidate:1 1 udp 2122260223 192.168.1.20 50000 typ host generation 0\r\na=end-of-candidates\r\n"

@@ -1,0 +1,60 @@
+// Parse + write speed of a typical browser offer. Run: swift run -c release SDPBench
+import Foundation
+import WCSMedia
+
+let corpusPath = "../shared/corpus/sdp/aiortc-chrome-video-offer.sdp"
+let embedded = """
+  v=0\r
+  o=- 4611731400430051336 2 IN IP4 127.0.0.1\r
+  s=-\r
+  t=0 0\r
+  a=group:BUNDLE 0\r
+  a=msid-semantic: WMS s\r
+  m=video 9 UDP/TLS/RTP/SAVPF 96 97\r
+  c=IN IP4 0.0.0.0\r
+  a=rtcp:9 IN IP4 0.0.0.0\r
+  a=candidate:1 1 udp 2122260223 192.168.1.10 50000 typ host generation 0 network-id 1\r
+  a=ice-ufrag:Qx1b\r
+  a=ice-pwd:5d1yRMd0HYzmtBJmB2qPsgW4\r
+  a=fingerprint:sha-256 1D:E4:43:19:7B:6E:8F:31:A7:BF:B8:BF:73:14:4C:9A:E0:EA:76:3E:8D:05:1E:61:4F:0A:05:64:1C:27:0D:A6\r
+  a=setup:actpass\r
+  a=mid:0\r
+  a=extmap:3 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time\r
+  a=sendrecv\r
+  a=rtcp-mux\r
+  a=rtcp-rsize\r
+  a=rtpmap:96 VP8/90000\r
+  a=rtcp-fb:96 nack\r
+  a=rtcp-fb:96 nack pli\r
+  a=rtpmap:97 rtx/90000\r
+  a=fmtp:97 apt=96\r
+  a=ssrc-group:FID 1 2\r
+  a=ssrc:1 cname:c\r
+  a=ssrc:2 cname:c\r
+
+  """
+
+let fromCorpus = try? String(contentsOfFile: corpusPath, encoding: .utf8)
+let text = fromCorpus ?? embedded
+print("input: \(fromCorpus != nil ? corpusPath : "embedded offer"), \(text.utf8.count) bytes")
+
+func measure(_ label: String, iterations: Int, _ body: () -> Int) {
+  var sink = 0
+  for _ in 0..<(iterations / 10) { sink &+= body() }  // warm-up
+  let start = DispatchTime.now().uptimeNanoseconds
+  for _ in 0..<iterations { sink &+= body() }
+  let ns = Double(DispatchTime.now().uptimeNanoseconds - start) / Double(iterations)
+  print(String(format: "%@: %.2f µs/op (%d ops, sink %d)", label, ns / 1000, iterations, sink))
+}
+
+guard let parsed = try? SDPParser.parse(text).description else {
+  print("input does not parse")
+  exit(1)
+}
+let n = 50_000
+measure("parse", iterations: n) { (try? SDPParser.parse(text))?.description.media.count ?? 0 }
+measure("write", iterations: n) { SDPWriter.write(parsed).utf8.count }
+measure("parse+write", iterations: n) {
+  guard let d = try? SDPParser.parse(text).description else { return 0 }
+  return SDPWriter.write(d).utf8.count
+}
