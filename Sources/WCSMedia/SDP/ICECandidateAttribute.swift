@@ -60,50 +60,50 @@ public struct ICECandidateAttribute: Hashable, Sendable {
   /// number in range, or `rport`/`generation` is not a number. An odd trailing extension name
   /// gets an empty value.
   public init?(attributeValue: some StringProtocol) {
-    var text = Substring(attributeValue)
-    if text.hasPrefix("candidate:") { text = text.dropFirst("candidate:".count) }
-    let f = SDPScanner.fields(text)
-    guard f.count >= 8, f[6] == "typ",
-      let component = Int(f[1]), (1...256).contains(component),
-      let priority = UInt32(f[3]),
-      let port = Int(f[5]), (0...65535).contains(port)
+    guard let c = String.withBytes(of: attributeValue, { ICECandidateAttribute(bytes: $0) })
+    else { return nil }
+    self = c
+  }
+
+  init?(bytes value: ByteSlice) {
+    var c = value.trimmed()
+    if c.hasPrefix("candidate:") { c = c.dropFirst(10) }
+    guard let foundation = c.nextField(),
+      let component = c.nextField()?.int(in: 1...256),
+      let transport = c.nextField(),
+      let priority = c.nextField()?.uint32(),
+      let address = c.nextField(),
+      let port = c.nextField()?.int(in: 0...65535),
+      c.nextField()?.equals("typ") == true,
+      let type = c.nextField()
     else { return nil }
     self.init(
-      foundation: String(f[0]), component: component, transport: String(f[2]),
-      priority: priority, address: String(f[4]), port: port,
-      type: ICECandidateType(token: String(f[7])))
-    var i = 8
-    while i < f.count {
-      let name = f[i]
-      let value: Substring = i + 1 < f.count ? f[i + 1] : ""
-      i += 2
-      switch name {
-      case "raddr" where relatedAddress == nil: relatedAddress = String(value)
-      case "rport" where relatedPort == nil:
-        guard let p = Int(value), (0...65535).contains(p) else { return nil }
+      foundation: foundation.string, component: component, transport: transport.string,
+      priority: priority, address: address.string, port: port,
+      type: ICECandidateType(token: type.string))
+    while let name = c.nextField() {
+      let value = c.nextField()
+      if relatedAddress == nil, name.equals("raddr") {
+        relatedAddress = value?.string ?? ""
+      } else if relatedPort == nil, name.equals("rport") {
+        guard let p = value?.int(in: 0...65535) else { return nil }
         relatedPort = p
-      case "tcptype" where tcpType == nil: tcpType = String(value)
-      case "generation" where generation == nil:
-        guard let g = Int(value) else { return nil }
+      } else if tcpType == nil, name.equals("tcptype") {
+        tcpType = value?.string ?? ""
+      } else if generation == nil, name.equals("generation") {
+        guard let g = value?.int() else { return nil }
         generation = g
-      default: extensions.append(FormatParameter(String(name), String(value)))
+      } else {
+        extensions.append(FormatParameter(name.string, value?.string ?? ""))
       }
     }
   }
 
   /// The attribute value in RFC 8839 §5.1 order, without the `candidate:` prefix.
   public var attributeValue: String {
-    var s = "\(foundation) \(component) \(transport) \(priority) \(address) \(port) typ "
-    s += type.token
-    if let relatedAddress { s += " raddr " + relatedAddress }
-    if let relatedPort { s += " rport \(relatedPort)" }
-    if let tcpType { s += " tcptype " + tcpType }
-    if let generation { s += " generation \(generation)" }
-    for e in extensions {
-      s += " " + e.name
-      if let v = e.value, !v.isEmpty { s += " " + v }
-    }
-    return s
+    var w = ByteWriter(capacity: 128)
+    SDPWriter.candidate(self, &w)
+    return w.string
   }
 }
 

@@ -33,7 +33,7 @@ public enum SDPAttribute: Hashable, Sendable {
   /// `a=ice-lite` (RFC 8839 §5.3).
   case iceLite
   /// `a=candidate` (RFC 8839 §5.1).
-  case candidate(ICECandidateAttribute)
+  indirect case candidate(ICECandidateAttribute)
   /// `a=end-of-candidates` (RFC 8840 §8.2).
   case endOfCandidates
   /// `a=fingerprint` (RFC 8122 §5).

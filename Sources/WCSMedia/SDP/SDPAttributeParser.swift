@@ -1,152 +1,189 @@
-/// Parses the value of one `a=` line into an ``SDPAttribute``. Returns nil when a known
-/// attribute's value is malformed (the caller then keeps it as `.other` with a warning).
+/// Parses the value of one `a=` line into an ``SDPAttribute``.
 enum SDPAttributeParser {
-  static func parse(name: Substring, value: Substring?) -> SDPAttribute?? {
-    guard let value else {
-      switch name {
-      case "rtcp-mux": return .some(.rtcpMux)
-      case "rtcp-rsize": return .some(.rtcpReducedSize)
-      case "ice-lite": return .some(.iceLite)
-      case "end-of-candidates": return .some(.endOfCandidates)
-      case "sendrecv": return .some(.direction(.sendrecv))
-      case "sendonly": return .some(.direction(.sendonly))
-      case "recvonly": return .some(.direction(.recvonly))
-      case "inactive": return .some(.direction(.inactive))
-      default: return .none
+  /// Outcome of parsing one attribute.
+  enum Outcome {
+    /// A typed attribute.
+    case typed(SDPAttribute)
+    /// A known attribute whose value is malformed (kept as `.other` with a warning).
+    case malformed
+    /// Not a typed attribute (kept as `.other` silently).
+    case unknown
+  }
+
+  private static func wrap<T>(_ v: T?, _ make: (T) -> SDPAttribute) -> Outcome {
+    guard let v else { return .malformed }
+    return .typed(make(v))
+  }
+
+  static func parse(name: ByteSlice, value: ByteSlice?) -> Outcome {
+    guard let value else { return flag(name) }
+    switch name.count {
+    case 3:
+      if name.equals("mid") { return wrap(token(value)) { .mid($0) } }
+    case 4:
+      if name.equals("fmtp") { return wrap(fmtp(value)) { .fmtp($0) } }
+      if name.equals("ssrc") { return wrap(ssrc(value)) { .ssrc($0) } }
+      if name.equals("msid") { return wrap(msid(value)) { .msid($0) } }
+    case 5:
+      if name.equals("group") { return wrap(group(value)) { .group($0) } }
+      if name.equals("setup") {
+        return wrap(DTLSSetup(rawValue: value.trimmed().string)) { .setup($0) }
       }
+    case 6:
+      if name.equals("rtpmap") { return wrap(rtpmap(value)) { .rtpmap($0) } }
+      if name.equals("extmap") { return wrap(extmap(value)) { .extmap($0) } }
+    case 7:
+      if name.equals("rtcp-fb") { return wrap(rtcpFeedback(value)) { .rtcpFeedback($0) } }
+      if name.equals("ice-pwd") { return wrap(token(value)) { .icePwd($0) } }
+    case 9:
+      if name.equals("ice-ufrag") { return wrap(token(value)) { .iceUfrag($0) } }
+      if name.equals("candidate") {
+        return wrap(ICECandidateAttribute(bytes: value)) { .candidate($0) }
+      }
+      if name.equals("sctp-port") {
+        return wrap(value.trimmed().int(in: 0...65535)) { .sctpPort($0) }
+      }
+    case 10:
+      if name.equals("ssrc-group") { return wrap(ssrcGroup(value)) { .ssrcGroup($0) } }
+    case 11:
+      if name.equals("fingerprint") {
+        return wrap(CertificateFingerprint(bytes: value)) { .fingerprint($0) }
+      }
+      if name.equals("ice-options") {
+        var v = value
+        var tokens: [String] = []
+        while let t = v.nextField() { tokens.append(t.string) }
+        return wrap(tokens.isEmpty ? nil : tokens) { .iceOptions($0) }
+      }
+    default: break
     }
-    switch name {
-    case "rtpmap": return .some(rtpmap(value).map { .rtpmap($0) })
-    case "fmtp": return .some(fmtp(value).map { .fmtp($0) })
-    case "rtcp-fb": return .some(rtcpFeedback(value).map { .rtcpFeedback($0) })
-    case "extmap": return .some(extmap(value).map { .extmap($0) })
-    case "ssrc": return .some(ssrc(value).map { .ssrc($0) })
-    case "ssrc-group": return .some(ssrcGroup(value).map { .ssrcGroup($0) })
-    case "msid": return .some(msid(value).map { .msid($0) })
-    case "mid": return .some(token(value).map { .mid($0) })
-    case "group": return .some(group(value).map { .group($0) })
-    case "ice-ufrag": return .some(token(value).map { .iceUfrag($0) })
-    case "ice-pwd": return .some(token(value).map { .icePwd($0) })
-    case "ice-options":
-      let f = SDPScanner.fields(value)
-      return .some(f.isEmpty ? nil : .iceOptions(f.map { String($0) }))
-    case "candidate":
-      return .some(ICECandidateAttribute(attributeValue: value).map { .candidate($0) })
-    case "fingerprint":
-      return .some(CertificateFingerprint(attributeValue: value).map { .fingerprint($0) })
-    case "setup":
-      return .some(DTLSSetup(rawValue: String(SDPScanner.trim(value))).map { .setup($0) })
-    case "sctp-port":
-      return .some(
-        Int(SDPScanner.trim(value)).flatMap { (0...65535).contains($0) ? $0 : nil }
-          .map { .sctpPort($0) })
-    default: return .none
+    return .unknown
+  }
+
+  private static func flag(_ name: ByteSlice) -> Outcome {
+    switch name.count {
+    case 8:
+      if name.equals("rtcp-mux") { return .typed(.rtcpMux) }
+      if name.equals("sendrecv") { return .typed(.direction(.sendrecv)) }
+      if name.equals("sendonly") { return .typed(.direction(.sendonly)) }
+      if name.equals("recvonly") { return .typed(.direction(.recvonly)) }
+      if name.equals("inactive") { return .typed(.direction(.inactive)) }
+      if name.equals("ice-lite") { return .typed(.iceLite) }
+    case 10:
+      if name.equals("rtcp-rsize") { return .typed(.rtcpReducedSize) }
+    case 17:
+      if name.equals("end-of-candidates") { return .typed(.endOfCandidates) }
+    default: break
     }
+    return .unknown
   }
 
-  private static func token(_ v: Substring) -> String? {
-    let f = SDPScanner.fields(v)
-    return f.count == 1 ? String(f[0]) : nil
+  /// Exactly one field.
+  private static func token(_ v: ByteSlice) -> String? {
+    var c = v
+    guard let t = c.nextField(), c.nextField() == nil else { return nil }
+    return t.string
   }
 
-  private static func payloadType(_ s: Substring) -> Int? {
-    guard let pt = Int(s), (0...127).contains(pt) else { return nil }
-    return pt
+  private static func rest(_ v: ByteSlice) -> String? {
+    let t = v.trimmed()
+    return t.isEmpty ? nil : t.string
   }
 
-  static func rtpmap(_ v: Substring) -> RTPMap? {
-    let f = SDPScanner.fields(v)
-    guard f.count == 2, let pt = payloadType(f[0]) else { return nil }
-    let enc = SDPScanner.split(f[1], UInt8(ascii: "/"))
-    guard enc.count == 2 || enc.count == 3, !enc[0].isEmpty, let rate = Int(enc[1]), rate > 0
+  static func rtpmap(_ v: ByteSlice) -> RTPMap? {
+    var c = v
+    guard let ptText = c.nextField(), let pt = ptText.int(in: 0...127), let enc = c.nextField(),
+      c.nextField() == nil
+    else { return nil }
+    var e = enc
+    var done = false
+    guard let name = e.nextPiece(UInt8(ascii: "/"), &done), !name.isEmpty,
+      let rate = e.nextPiece(UInt8(ascii: "/"), &done)?.int(), rate > 0
     else { return nil }
     var channels: Int? = nil
-    if enc.count == 3 {
-      guard let c = Int(enc[2]), c > 0 else { return nil }
-      channels = c
+    if let ch = e.nextPiece(UInt8(ascii: "/"), &done) {
+      guard let n = ch.int(), n > 0, !(e.nextPiece(UInt8(ascii: "/"), &done) != nil) else {
+        return nil
+      }
+      channels = n
     }
-    return RTPMap(
-      payloadType: pt, encodingName: String(enc[0]), clockRate: rate, channels: channels)
+    return RTPMap(payloadType: pt, encodingName: name.string, clockRate: rate, channels: channels)
   }
 
-  static func fmtp(_ v: Substring) -> FormatParameters? {
-    let (ptText, rest) = SDPScanner.splitOnce(SDPScanner.trim(v), UInt8(ascii: " "))
-    guard let pt = payloadType(ptText) else { return nil }
+  static func fmtp(_ v: ByteSlice) -> FormatParameters? {
+    var c = v.trimmed()
+    guard let pt = c.nextField()?.int(in: 0...127) else { return nil }
     var params: [FormatParameter] = []
-    if let rest {
-      for piece in SDPScanner.split(rest, UInt8(ascii: ";")) {
-        let p = SDPScanner.trim(piece)
-        if p.isEmpty { continue }
-        let (k, val) = SDPScanner.splitOnce(p, UInt8(ascii: "="))
-        params.append(
-          FormatParameter(
-            String(SDPScanner.trim(k)), val.map { String(SDPScanner.trim($0)) }))
-      }
+    var done = false
+    while let piece = c.nextPiece(UInt8(ascii: ";"), &done) {
+      let p = piece.trimmed()
+      if p.isEmpty { continue }
+      let (k, val) = p.splitOnce(UInt8(ascii: "="))
+      params.append(FormatParameter(k.trimmed().string, val.map { $0.trimmed().string }))
     }
     return FormatParameters(payloadType: pt, parameters: params)
   }
 
-  static func rtcpFeedback(_ v: Substring) -> RTCPFeedback? {
-    let (ptText, rest) = SDPScanner.splitOnce(SDPScanner.trim(v), UInt8(ascii: " "))
+  static func rtcpFeedback(_ v: ByteSlice) -> RTCPFeedback? {
+    var c = v
+    guard let ptText = c.nextField(), let type = c.nextField() else { return nil }
     let pt: Int?
-    if ptText == "*" {
+    if ptText.equals("*") {
       pt = nil
     } else {
-      guard let p = payloadType(ptText) else { return nil }
+      guard let p = ptText.int(in: 0...127) else { return nil }
       pt = p
     }
-    guard let rest else { return nil }
-    let (type, param) = SDPScanner.splitOnce(SDPScanner.trim(rest), UInt8(ascii: " "))
-    guard !type.isEmpty else { return nil }
-    let parameter = param.map { SDPScanner.trim($0) }.flatMap { $0.isEmpty ? nil : String($0) }
-    return RTCPFeedback(payloadType: pt, type: String(type), parameter: parameter)
+    return RTCPFeedback(payloadType: pt, type: type.string, parameter: rest(c))
   }
 
-  static func extmap(_ v: Substring) -> HeaderExtensionMap? {
-    let (head, rest) = SDPScanner.splitOnce(SDPScanner.trim(v), UInt8(ascii: " "))
-    guard let rest else { return nil }
-    let (idText, dirText) = SDPScanner.splitOnce(head, UInt8(ascii: "/"))
-    guard let id = Int(idText), (1...255).contains(id) else { return nil }
+  static func extmap(_ v: ByteSlice) -> HeaderExtensionMap? {
+    var c = v
+    guard let head = c.nextField(), let uri = c.nextField() else { return nil }
+    let (idText, dirText) = head.splitOnce(UInt8(ascii: "/"))
+    guard let id = idText.int(in: 1...255) else { return nil }
     var direction: MediaDirection? = nil
     if let dirText {
-      guard let d = MediaDirection(rawValue: String(dirText)) else { return nil }
+      guard let d = MediaDirection(rawValue: dirText.string) else { return nil }
       direction = d
     }
-    let (uri, attrs) = SDPScanner.splitOnce(SDPScanner.trim(rest), UInt8(ascii: " "))
-    guard !uri.isEmpty else { return nil }
-    let extAttrs = attrs.map { SDPScanner.trim($0) }.flatMap { $0.isEmpty ? nil : String($0) }
     return HeaderExtensionMap(
-      id: id, direction: direction, uri: String(uri), extensionAttributes: extAttrs)
+      id: id, direction: direction, uri: uri.string, extensionAttributes: rest(c))
   }
 
-  static func ssrc(_ v: Substring) -> SSRCAttribute? {
-    let (ssrcText, rest) = SDPScanner.splitOnce(SDPScanner.trim(v), UInt8(ascii: " "))
-    guard let ssrc = UInt32(ssrcText), let rest else { return nil }
-    let (attr, value) = SDPScanner.splitOnce(rest, UInt8(ascii: ":"))
+  static func ssrc(_ v: ByteSlice) -> SSRCAttribute? {
+    var c = v
+    guard let ssrc = c.nextField()?.uint32() else { return nil }
+    let r = c.trimmed()
+    let (attr, value) = r.splitOnce(UInt8(ascii: ":"))
     guard !attr.isEmpty else { return nil }
-    return SSRCAttribute(ssrc: ssrc, attribute: String(attr), value: value.map { String($0) })
+    return SSRCAttribute(ssrc: ssrc, attribute: attr.string, value: value?.string)
   }
 
-  static func ssrcGroup(_ v: Substring) -> SSRCGroup? {
-    let f = SDPScanner.fields(v)
-    guard let sem = f.first else { return nil }
+  static func ssrcGroup(_ v: ByteSlice) -> SSRCGroup? {
+    var c = v
+    guard let sem = c.nextField() else { return nil }
     var ssrcs: [UInt32] = []
-    for s in f.dropFirst() {
-      guard let n = UInt32(s) else { return nil }
+    while let f = c.nextField() {
+      guard let n = f.uint32() else { return nil }
       ssrcs.append(n)
     }
-    return SSRCGroup(semantics: String(sem), ssrcs: ssrcs)
+    return SSRCGroup(semantics: sem.string, ssrcs: ssrcs)
   }
 
-  static func msid(_ v: Substring) -> MediaStreamID? {
-    let f = SDPScanner.fields(v)
-    guard f.count == 1 || f.count == 2 else { return nil }
-    return MediaStreamID(streamId: String(f[0]), trackId: f.count == 2 ? String(f[1]) : nil)
+  static func msid(_ v: ByteSlice) -> MediaStreamID? {
+    var c = v
+    guard let stream = c.nextField() else { return nil }
+    let track = c.nextField()
+    guard c.nextField() == nil else { return nil }
+    return MediaStreamID(streamId: stream.string, trackId: track?.string)
   }
 
-  static func group(_ v: Substring) -> SDPGroup? {
-    let f = SDPScanner.fields(v)
-    guard let sem = f.first else { return nil }
-    return SDPGroup(semantics: String(sem), mids: f.dropFirst().map { String($0) })
+  static func group(_ v: ByteSlice) -> SDPGroup? {
+    var c = v
+    guard let sem = c.nextField() else { return nil }
+    var mids: [String] = []
+    while let f = c.nextField() { mids.append(f.string) }
+    return SDPGroup(semantics: sem.string, mids: mids)
   }
 }

@@ -189,28 +189,45 @@ public struct CertificateFingerprint: Hashable, Sendable {
   /// Parses `sha-256 AB:CD:...`; returns nil if the hash name is missing or any byte is not two
   /// hex digits.
   public init?(attributeValue: some StringProtocol) {
-    let parts = attributeValue.split(separator: " ", omittingEmptySubsequences: true)
-    guard parts.count == 2 else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(64)
-    for hex in parts[1].split(separator: ":", omittingEmptySubsequences: false) {
-      guard hex.utf8.count == 2, let b = UInt8(hex, radix: 16) else { return nil }
-      bytes.append(b)
+    guard let f = String.withBytes(of: attributeValue, { CertificateFingerprint(bytes: $0) })
+    else { return nil }
+    self = f
+  }
+
+  init?(bytes value: ByteSlice) {
+    var c = value
+    guard let hash = c.nextField(), let hex = c.nextField(), c.nextField() == nil else {
+      return nil
     }
-    guard !bytes.isEmpty else { return nil }
-    self.init(hashFunction: String(parts[0]), bytes: bytes)
+    // "XX:" per byte, the last without the colon.
+    guard (hex.count + 1) % 3 == 0 else { return nil }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity((hex.count + 1) / 3)
+    var i = 0
+    while i + 1 < hex.count {
+      guard let h = Self.nibble(hex.byte(i)), let l = Self.nibble(hex.byte(i + 1)) else {
+        return nil
+      }
+      bytes.append(h << 4 | l)
+      if i + 2 < hex.count, hex.byte(i + 2) != UInt8(ascii: ":") { return nil }
+      i += 3
+    }
+    self.init(hashFunction: hash.string, bytes: bytes)
+  }
+
+  private static func nibble(_ b: UInt8) -> UInt8? {
+    switch b {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
+    default: return nil
+    }
   }
 
   /// The digest as upper-case hex pairs joined by `:` (RFC 8122 §5).
   public var hexString: String {
-    let digits = Array("0123456789ABCDEF".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count * 3)
-    for (i, b) in bytes.enumerated() {
-      if i > 0 { out.append(UInt8(ascii: ":")) }
-      out.append(digits[Int(b >> 4)])
-      out.append(digits[Int(b & 0x0F)])
-    }
-    return String(decoding: out, as: UTF8.self)
+    var w = ByteWriter(capacity: bytes.count * 3)
+    w.hexPairs(bytes)
+    return w.string
   }
 }

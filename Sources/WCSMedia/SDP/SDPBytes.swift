@@ -1,0 +1,128 @@
+/// A byte range of the SDP text being parsed. Parsing on bytes (instead of `Character`s) keeps a
+/// browser offer well under 10 µs, and makes `\r\n` two bytes rather than one grapheme.
+/// Only valid inside the `withUTF8` call that produced `base`; never stored.
+struct ByteSlice {
+  let base: UnsafeBufferPointer<UInt8>
+  var lo: Int
+  var hi: Int
+
+  init(_ base: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int) {
+    self.base = base
+    self.lo = lo
+    self.hi = hi
+  }
+
+  var isEmpty: Bool { lo >= hi }
+  var count: Int { hi - lo }
+
+  /// Byte at offset `i` from the start; callers check `i < count`.
+  func byte(_ i: Int) -> UInt8 { base[lo + i] }
+
+  var string: String {
+    guard lo < hi else { return "" }
+    return String(decoding: UnsafeBufferPointer(rebasing: base[lo..<hi]), as: UTF8.self)
+  }
+
+  func dropFirst(_ n: Int) -> ByteSlice { ByteSlice(base, min(lo + n, hi), hi) }
+
+  func equals(_ literal: StaticString) -> Bool {
+    guard literal.utf8CodeUnitCount == count else { return false }
+    let p = literal.utf8Start
+    for i in 0..<count where p[i] != base[lo + i] { return false }
+    return true
+  }
+
+  func hasPrefix(_ literal: StaticString) -> Bool {
+    let n = literal.utf8CodeUnitCount
+    guard n <= count else { return false }
+    let p = literal.utf8Start
+    for i in 0..<n where p[i] != base[lo + i] { return false }
+    return true
+  }
+
+  private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+
+  func trimmed() -> ByteSlice {
+    var l = lo
+    var h = hi
+    while l < h, Self.isSpace(base[l]) { l += 1 }
+    while h > l, Self.isSpace(base[h - 1]) { h -= 1 }
+    return ByteSlice(base, l, h)
+  }
+
+  /// Removes and returns the next space-separated field (runs of spaces collapse).
+  mutating func nextField() -> ByteSlice? {
+    while lo < hi, Self.isSpace(base[lo]) { lo += 1 }
+    guard lo < hi else { return nil }
+    let start = lo
+    while lo < hi, !Self.isSpace(base[lo]) { lo += 1 }
+    return ByteSlice(base, start, lo)
+  }
+
+  /// Number of space-separated fields.
+  func fieldCount() -> Int {
+    var copy = self
+    var n = 0
+    while copy.nextField() != nil { n += 1 }
+    return n
+  }
+
+  /// Splits at the first `byte`: (before, after) or (whole, nil).
+  func splitOnce(_ byte: UInt8) -> (ByteSlice, ByteSlice?) {
+    var i = lo
+    while i < hi {
+      if base[i] == byte { return (ByteSlice(base, lo, i), ByteSlice(base, i + 1, hi)) }
+      i += 1
+    }
+    return (self, nil)
+  }
+
+  /// Removes and returns the text up to the next `byte` (the rest after it stays); nil when
+  /// already exhausted. Empty pieces are returned.
+  mutating func nextPiece(_ byte: UInt8, _ done: inout Bool) -> ByteSlice? {
+    guard !done else { return nil }
+    var i = lo
+    while i < hi, base[i] != byte { i += 1 }
+    let piece = ByteSlice(base, lo, i)
+    if i < hi { lo = i + 1 } else { done = true }
+    return piece
+  }
+
+  /// A decimal number without sign, nil on any other byte or overflow.
+  func uint64() -> UInt64? {
+    guard lo < hi else { return nil }
+    var v: UInt64 = 0
+    for i in lo..<hi {
+      let d = base[i] &- 0x30
+      guard d < 10 else { return nil }
+      let (m, o1) = v.multipliedReportingOverflow(by: 10)
+      let (s, o2) = m.addingReportingOverflow(UInt64(d))
+      guard !o1, !o2 else { return nil }
+      v = s
+    }
+    return v
+  }
+
+  func int() -> Int? {
+    guard let v = uint64(), v <= UInt64(Int.max) else { return nil }
+    return Int(v)
+  }
+
+  func uint32() -> UInt32? {
+    guard let v = uint64(), v <= UInt64(UInt32.max) else { return nil }
+    return UInt32(v)
+  }
+
+  func int(in range: ClosedRange<Int>) -> Int? {
+    guard let v = int(), range.contains(v) else { return nil }
+    return v
+  }
+}
+
+extension String {
+  /// Runs `body` on the UTF-8 bytes of a contiguous copy of `text`.
+  static func withBytes<R>(of text: some StringProtocol, _ body: (ByteSlice) -> R) -> R {
+    var s = String(text)
+    return s.withUTF8 { buf in body(ByteSlice(buf, 0, buf.count)) }
+  }
+}
