@@ -75,12 +75,15 @@ public struct ICECandidateAttribute: Hashable, Sendable {
       let address = c.nextField(),
       let port = c.nextField()?.int(in: 0...65535),
       c.nextField()?.equals("typ") == true,
-      let type = c.nextField()
+      let typeToken = c.nextField()
     else { return nil }
-    self.init(
-      foundation: foundation.string, component: component, transport: transport.string,
-      priority: priority, address: address.string, port: port,
-      type: ICECandidateType(token: type.string))
+    // Fill locals and initialize once: mutating `self` field by field in a failable init costs
+    // several times more.
+    var relatedAddress: String? = nil
+    var relatedPort: Int? = nil
+    var tcpType: String? = nil
+    var generation: Int? = nil
+    var extensions: [FormatParameter] = []
     while let name = c.nextField() {
       let value = c.nextField()
       if relatedAddress == nil, name.equals("raddr") {
@@ -97,6 +100,23 @@ public struct ICECandidateAttribute: Hashable, Sendable {
         extensions.append(FormatParameter(name.string, value?.string ?? ""))
       }
     }
+    let type: ICECandidateType
+    if typeToken.equals("host") {
+      type = .host
+    } else if typeToken.equals("srflx") {
+      type = .serverReflexive
+    } else if typeToken.equals("prflx") {
+      type = .peerReflexive
+    } else if typeToken.equals("relay") {
+      type = .relayed
+    } else {
+      type = .other(typeToken.string)
+    }
+    self.init(
+      foundation: foundation.string, component: component, transport: transport.string,
+      priority: priority, address: address.string, port: port, type: type,
+      relatedAddress: relatedAddress, relatedPort: relatedPort, tcpType: tcpType,
+      generation: generation, extensions: extensions)
   }
 
   /// The attribute value in RFC 8839 §5.1 order, without the `candidate:` prefix.

@@ -10,50 +10,73 @@ enum SDPAttributeParser {
     case unknown
   }
 
-  private static func wrap<T>(_ v: T?, _ make: (T) -> SDPAttribute) -> Outcome {
-    guard let v else { return .malformed }
-    return .typed(make(v))
+  @inline(__always)
+  private static func outcome(_ attribute: SDPAttribute?) -> Outcome {
+    guard let attribute else { return .malformed }
+    return .typed(attribute)
   }
 
   static func parse(name: ByteSlice, value: ByteSlice?) -> Outcome {
     guard let value else { return flag(name) }
     switch name.count {
     case 3:
-      if name.equals("mid") { return wrap(token(value)) { .mid($0) } }
+      if name.equals("mid") {
+        return outcome(token(value).map { .mid($0) })
+      }
     case 4:
-      if name.equals("fmtp") { return wrap(fmtp(value)) { .fmtp($0) } }
-      if name.equals("ssrc") { return wrap(ssrc(value)) { .ssrc($0) } }
-      if name.equals("msid") { return wrap(msid(value)) { .msid($0) } }
+      if name.equals("fmtp") {
+        return outcome(fmtp(value).map { .fmtp($0) })
+      }
+      if name.equals("ssrc") {
+        return outcome(ssrc(value).map { .ssrc($0) })
+      }
+      if name.equals("msid") {
+        return outcome(msid(value).map { .msid($0) })
+      }
     case 5:
-      if name.equals("group") { return wrap(group(value)) { .group($0) } }
+      if name.equals("group") {
+        return outcome(group(value).map { .group($0) })
+      }
       if name.equals("setup") {
-        return wrap(DTLSSetup(rawValue: value.trimmed().string)) { .setup($0) }
+        return outcome(DTLSSetup(rawValue: value.trimmed().string).map { .setup($0) })
       }
     case 6:
-      if name.equals("rtpmap") { return wrap(rtpmap(value)) { .rtpmap($0) } }
-      if name.equals("extmap") { return wrap(extmap(value)) { .extmap($0) } }
+      if name.equals("rtpmap") {
+        return outcome(rtpmap(value).map { .rtpmap($0) })
+      }
+      if name.equals("extmap") {
+        return outcome(extmap(value).map { .extmap($0) })
+      }
     case 7:
-      if name.equals("rtcp-fb") { return wrap(rtcpFeedback(value)) { .rtcpFeedback($0) } }
-      if name.equals("ice-pwd") { return wrap(token(value)) { .icePwd($0) } }
+      if name.equals("rtcp-fb") {
+        return outcome(rtcpFeedback(value).map { .rtcpFeedback($0) })
+      }
+      if name.equals("ice-pwd") {
+        return outcome(token(value).map { .icePwd($0) })
+      }
     case 9:
-      if name.equals("ice-ufrag") { return wrap(token(value)) { .iceUfrag($0) } }
+      if name.equals("ice-ufrag") {
+        return outcome(token(value).map { .iceUfrag($0) })
+      }
       if name.equals("candidate") {
-        return wrap(ICECandidateAttribute(bytes: value)) { .candidate($0) }
+        return outcome(ICECandidateAttribute(bytes: value).map { .candidate($0) })
       }
       if name.equals("sctp-port") {
-        return wrap(value.trimmed().int(in: 0...65535)) { .sctpPort($0) }
+        return outcome(value.trimmed().int(in: 0...65535).map { .sctpPort($0) })
       }
     case 10:
-      if name.equals("ssrc-group") { return wrap(ssrcGroup(value)) { .ssrcGroup($0) } }
+      if name.equals("ssrc-group") {
+        return outcome(ssrcGroup(value).map { .ssrcGroup($0) })
+      }
     case 11:
       if name.equals("fingerprint") {
-        return wrap(CertificateFingerprint(bytes: value)) { .fingerprint($0) }
+        return outcome(CertificateFingerprint(bytes: value).map { .fingerprint($0) })
       }
       if name.equals("ice-options") {
         var v = value
         var tokens: [String] = []
         while let t = v.nextField() { tokens.append(t.string) }
-        return wrap(tokens.isEmpty ? nil : tokens) { .iceOptions($0) }
+        return tokens.isEmpty ? .malformed : .typed(.iceOptions(tokens))
       }
     default: break
     }

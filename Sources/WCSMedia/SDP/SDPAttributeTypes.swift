@@ -201,17 +201,22 @@ public struct CertificateFingerprint: Hashable, Sendable {
     }
     // "XX:" per byte, the last without the colon.
     guard (hex.count + 1) % 3 == 0 else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity((hex.count + 1) / 3)
-    var i = 0
-    while i + 1 < hex.count {
-      guard let h = Self.nibble(hex.byte(i)), let l = Self.nibble(hex.byte(i + 1)) else {
-        return nil
+    let n = (hex.count + 1) / 3
+    var valid = true
+    let bytes = [UInt8](unsafeUninitializedCapacity: n) { buf, count in
+      for k in 0..<n {
+        let i = k * 3
+        guard let h = Self.nibble(hex.byte(i)), let l = Self.nibble(hex.byte(i + 1)),
+          i + 2 >= hex.count || hex.byte(i + 2) == UInt8(ascii: ":")
+        else {
+          valid = false
+          break
+        }
+        buf[k] = h << 4 | l
+        count = k + 1
       }
-      bytes.append(h << 4 | l)
-      if i + 2 < hex.count, hex.byte(i + 2) != UInt8(ascii: ":") { return nil }
-      i += 3
     }
+    guard valid else { return nil }
     self.init(hashFunction: hash.string, bytes: bytes)
   }
 

@@ -25,9 +25,11 @@ struct ByteSlice {
 
   func dropFirst(_ n: Int) -> ByteSlice { ByteSlice(base, min(lo + n, hi), hi) }
 
+  @inline(__always)
   func equals(_ literal: StaticString) -> Bool {
     guard literal.utf8CodeUnitCount == count else { return false }
     let p = literal.utf8Start
+    if count > 0, p[0] != base[lo] { return false }
     for i in 0..<count where p[i] != base[lo + i] { return false }
     return true
   }

@@ -35,10 +35,7 @@ public enum SDPWriter {
       w.put(line)
       w.crlf()
     }
-    for a in sdp.attributes {
-      attribute(a, &w)
-      w.crlf()
-    }
+    attributes(sdp.attributes, &w)
     for m in sdp.media { media(m, &w) }
     return w.string
   }
@@ -68,9 +65,17 @@ public enum SDPWriter {
       w.put(line)
       w.crlf()
     }
-    for a in m.attributes {
-      attribute(a, &w)
-      w.crlf()
+    attributes(m.attributes, &w)
+  }
+
+  /// Walks the array through its buffer so each element is borrowed, not copied (a copy would
+  /// retain and release every string inside).
+  private static func attributes(_ list: [SDPAttribute], _ w: inout ByteWriter) {
+    list.withUnsafeBufferPointer { buf in
+      for i in buf.indices {
+        attribute(buf[i], &w)
+        w.crlf()
+      }
     }
   }
 
@@ -209,8 +214,12 @@ struct ByteWriter: ~Copyable {
     String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
   }
 
+  @inline(__always)
   private mutating func ensure(_ extra: Int) {
-    guard count + extra > capacity else { return }
+    if count + extra > capacity { grow(extra) }
+  }
+
+  private mutating func grow(_ extra: Int) {
     let newCapacity = max(capacity * 2, count + extra)
     let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
     grown.update(from: base, count: count)
@@ -219,12 +228,14 @@ struct ByteWriter: ~Copyable {
     capacity = newCapacity
   }
 
+  @inline(__always)
   mutating func byte(_ b: UInt8) {
     ensure(1)
     base[count] = b
     count += 1
   }
 
+  @inline(__always)
   private mutating func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
     ensure(n)
     (base + count).update(from: p, count: n)
@@ -232,13 +243,19 @@ struct ByteWriter: ~Copyable {
   }
 
   /// A literal, copied straight from the binary's constant data.
+  @inline(__always)
   mutating func lit(_ s: StaticString) {
     raw(s.utf8Start, s.utf8CodeUnitCount)
   }
 
   mutating func put(_ s: String) {
-    var s = s
-    s.withUTF8 { if let p = $0.baseAddress { raw(p, $0.count) } }
+    let copied: Void? = s.utf8.withContiguousStorageIfAvailable { buf in
+      if let p = buf.baseAddress { raw(p, buf.count) }
+    }
+    if copied == nil {
+      var s = s
+      s.withUTF8 { if let p = $0.baseAddress { raw(p, $0.count) } }
+    }
   }
 
   mutating func put(_ a: String, _ b: String) {
