@@ -15,8 +15,9 @@ struct ByteSlice {
   var isEmpty: Bool { lo >= hi }
   var count: Int { hi - lo }
 
-  /// Byte at offset `i` from the start; callers check `i < count`.
-  func byte(_ i: Int) -> UInt8 { base[lo + i] }
+  /// Byte at offset `i` from the start, 0 when `i` is outside the slice.
+  @inline(__always)
+  func byte(_ i: Int) -> UInt8 { i >= 0 && i < count ? base[lo + i] : 0 }
 
   var string: String {
     guard lo < hi else { return "" }

@@ -208,4 +208,91 @@ final class SDPParserTests: XCTestCase {
     XCTAssertNil(ICECandidateAttribute(attributeValue: "1 1 udp 10 1.2.3.4 5000 type host"))
     XCTAssertNil(ICECandidateAttribute(attributeValue: "1 0 udp 10 1.2.3.4 5000 typ host"))
   }
+
+  func testLessCommonTypedFormsRoundTrip() throws {
+    let text = """
+      v=0
+      o=- 1 1 IN IP6 ::1
+      s=-
+      i=session info
+      u=http://example.com/sdp
+      e=a@example.com
+      p=+1 555 0100
+      b=AS:2000
+      t=3034423619 3042462419
+      r=7d 1h 0 25h
+      z=2882844526 -1h
+      a=ice-lite
+      a=ice-options:trickle ice2
+      m=video 49170/2 RTP/AVPF 96
+      i=camera
+      c=IN IP6 ff15::101/3
+      b=TIAS:1500000
+      a=extmap:5/sendonly urn:example:ext some attrs
+      a=rtcp-fb:* trr-int 100
+      a=ssrc:4294967295 cname:max
+      a=ssrc-group:SIM 1 2 3
+      a=msid:- track
+      a=sctp-port:5000
+      a=fingerprint:sha-1 AB:CD
+      a=setup:holdconn
+      """
+    let r = try SDPParser.parse(text)
+    XCTAssertEqual(r.warnings, [])
+    let d = r.description
+    XCTAssertEqual(d.origin.addressType, "IP6")
+    XCTAssertEqual(d.information, "session info")
+    XCTAssertEqual(d.bandwidths, [SDPBandwidth(type: "AS", value: 2000)])
+    XCTAssertEqual(
+      d.timing, [SDPTiming(start: 3_034_423_619, stop: 3_042_462_419, repeats: ["7d 1h 0 25h"])])
+    XCTAssertEqual(d.timeZones, "2882844526 -1h")
+    XCTAssertTrue(d.isICELite)
+    XCTAssertTrue(d.attributes.contains(.iceOptions(["trickle", "ice2"])))
+    let m = d.media[0]
+    XCTAssertEqual(m.portCount, 2)
+    XCTAssertEqual(m.connections, [SDPConnection(addressType: "IP6", address: "ff15::101/3")])
+    XCTAssertEqual(
+      m.attributes,
+      [
+        .extmap(
+          HeaderExtensionMap(
+            id: 5, direction: .sendonly, uri: "urn:example:ext", extensionAttributes: "some attrs")),
+        .rtcpFeedback(RTCPFeedback(payloadType: nil, type: "trr-int", parameter: "100")),
+        .ssrc(SSRCAttribute(ssrc: 4_294_967_295, attribute: "cname", value: "max")),
+        .ssrcGroup(SSRCGroup(semantics: "SIM", ssrcs: [1, 2, 3])),
+        .msid(MediaStreamID(streamId: "-", trackId: "track")),
+        .sctpPort(5000),
+        .fingerprint(CertificateFingerprint(hashFunction: "sha-1", bytes: [0xAB, 0xCD])),
+        .setup(.holdconn),
+      ])
+    let written = d.sdpText
+    XCTAssertEqual(try SessionDescription(parsing: written), d)
+    XCTAssertTrue(
+      written.contains(
+        "\r\nm=video 49170/2 RTP/AVPF 96\r\ni=camera\r\nc=IN IP6 ff15::101/3\r\nb=TIAS:1500000\r\n")
+    )
+    XCTAssertTrue(written.contains("\r\na=extmap:5/sendonly urn:example:ext some attrs\r\n"))
+  }
+
+  func testOutOfRangeNumbersAreMalformedNotCrashes() throws {
+    let text = """
+      v=0
+      o=- 1 1 IN IP4 1.1.1.1
+      s=-
+      t=0 0
+      m=audio 9 RTP/AVP 0
+      a=ssrc:4294967296 cname:x
+      a=candidate:1 1 udp 99999999999999999999999 1.1.1.1 1 typ host
+      a=rtpmap:128 foo/8000
+      a=extmap:256 urn:x
+      a=fingerprint:sha-256 A:BC
+      a=sctp-port:70000
+      a=fmtp:abc x=1
+      """
+    let r = try SDPParser.parse(text)
+    XCTAssertEqual(r.warnings.map(\.line), [6, 7, 8, 9, 10, 11, 12])
+    XCTAssertEqual(
+      r.description.media[0].attributes.first, .other(name: "ssrc", value: "4294967296 cname:x"))
+    XCTAssertThrowsError(try SDPParser.parse("v=0\nm=audio 70000 RTP/AVP 0\n"))
+  }
 }
