@@ -92,12 +92,12 @@ public struct ICECandidateAttribute: Hashable, Sendable {
         guard let p = value?.int(in: 0...65535) else { return nil }
         relatedPort = p
       } else if tcpType == nil, name.equals("tcptype") {
-        tcpType = value?.string ?? ""
+        tcpType = value?.token ?? ""
       } else if generation == nil, name.equals("generation") {
         guard let g = value?.int() else { return nil }
         generation = g
       } else {
-        extensions.append(FormatParameter(name.string, value?.string ?? ""))
+        extensions.append(FormatParameter(name.token, value?.string ?? ""))
       }
     }
     let type: ICECandidateType
@@ -113,7 +113,7 @@ public struct ICECandidateAttribute: Hashable, Sendable {
       type = .other(typeToken.string)
     }
     self.init(
-      foundation: foundation.string, component: component, transport: transport.string,
+      foundation: foundation.string, component: component, transport: transport.token,
       priority: priority, address: address.string, port: port, type: type,
       relatedAddress: relatedAddress, relatedPort: relatedPort, tcpType: tcpType,
       generation: generation, extensions: extensions)

@@ -108,6 +108,11 @@ enum SDPAttributeParser {
     return t.string
   }
 
+  private static func restToken(_ v: ByteSlice) -> String? {
+    let t = v.trimmed()
+    return t.isEmpty ? nil : t.token
+  }
+
   private static func rest(_ v: ByteSlice) -> String? {
     let t = v.trimmed()
     return t.isEmpty ? nil : t.string
@@ -130,7 +135,7 @@ enum SDPAttributeParser {
       }
       channels = n
     }
-    return RTPMap(payloadType: pt, encodingName: name.string, clockRate: rate, channels: channels)
+    return RTPMap(payloadType: pt, encodingName: name.token, clockRate: rate, channels: channels)
   }
 
   static func fmtp(_ v: ByteSlice) -> FormatParameters? {
@@ -142,7 +147,7 @@ enum SDPAttributeParser {
       let p = piece.trimmed()
       if p.isEmpty { continue }
       let (k, val) = p.splitOnce(UInt8(ascii: "="))
-      params.append(FormatParameter(k.trimmed().string, val.map { $0.trimmed().string }))
+      params.append(FormatParameter(k.trimmed().token, val.map { $0.trimmed().string }))
     }
     return FormatParameters(payloadType: pt, parameters: params)
   }
@@ -157,7 +162,7 @@ enum SDPAttributeParser {
       guard let p = ptText.int(in: 0...127) else { return nil }
       pt = p
     }
-    return RTCPFeedback(payloadType: pt, type: type.string, parameter: rest(c))
+    return RTCPFeedback(payloadType: pt, type: type.token, parameter: restToken(c))
   }
 
   static func extmap(_ v: ByteSlice) -> HeaderExtensionMap? {
@@ -180,7 +185,7 @@ enum SDPAttributeParser {
     let r = c.trimmed()
     let (attr, value) = r.splitOnce(UInt8(ascii: ":"))
     guard !attr.isEmpty else { return nil }
-    return SSRCAttribute(ssrc: ssrc, attribute: attr.string, value: value?.string)
+    return SSRCAttribute(ssrc: ssrc, attribute: attr.token, value: value?.string)
   }
 
   static func ssrcGroup(_ v: ByteSlice) -> SSRCGroup? {
@@ -191,7 +196,7 @@ enum SDPAttributeParser {
       guard let n = f.uint32() else { return nil }
       ssrcs.append(n)
     }
-    return SSRCGroup(semantics: sem.string, ssrcs: ssrcs)
+    return SSRCGroup(semantics: sem.token, ssrcs: ssrcs)
   }
 
   static func msid(_ v: ByteSlice) -> MediaStreamID? {

@@ -167,7 +167,7 @@ private struct State {
     if inMedia { session.media.append(current) }
     inMedia = true
     current = MediaDescription(
-      media: media.string, port: port, portCount: portCount, proto: proto.string,
+      media: media.token, port: port, portCount: portCount, proto: proto.token,
       formats: formats)
     current.attributes.reserveCapacity(48)
   }
@@ -184,7 +184,7 @@ private struct State {
       sawOrigin = true
       session.origin = SDPOrigin(
         username: user.string, sessionId: id.string, sessionVersion: version.string,
-        netType: net.string, addressType: addrType.string, address: address.string)
+        netType: net.token, addressType: addrType.token, address: address.string)
     case UInt8(ascii: "s"):
       if sawSessionName { return keepUnknown(line, n, "duplicate s= line") }
       sawSessionName = true
@@ -234,7 +234,7 @@ private struct State {
     guard let net = c.nextField(), let type = c.nextField(), let address = c.nextField(),
       c.nextField() == nil
     else { return nil }
-    return SDPConnection(netType: net.string, addressType: type.string, address: address.string)
+    return SDPConnection(netType: net.token, addressType: type.token, address: address.token)
   }
 
   func bandwidth(_ value: ByteSlice) -> SDPBandwidth? {
