@@ -176,7 +176,7 @@ enum SDPAttributeParser {
       direction = d
     }
     return HeaderExtensionMap(
-      id: id, direction: direction, uri: uri.string, extensionAttributes: rest(c))
+      id: id, direction: direction, uri: uri.headerExtensionURI, extensionAttributes: rest(c))
   }
 
   static func ssrc(_ v: ByteSlice) -> SSRCAttribute? {

@@ -70,9 +70,35 @@ struct ByteSlice {
       if equals("transport-cc") { return "transport-cc" }
       if equals("useinbandfec") { return "useinbandfec" }
       if equals("network-cost") { return "network-cost" }
+    case 16:
+      if equals("9 IN IP4 0.0.0.0") { return "9 IN IP4 0.0.0.0" }
     case 17:
       if equals("UDP/TLS/RTP/SAVPF") { return "UDP/TLS/RTP/SAVPF" }
     default: break
+    }
+    return string
+  }
+
+  /// `string` for an RTP header extension URI; the ones browsers offer come back as literals
+  /// (no allocation: they are longer than a small string).
+  var headerExtensionURI: String {
+    if equals("urn:ietf:params:rtp-hdrext:toffset") {
+      return "urn:ietf:params:rtp-hdrext:toffset"
+    }
+    if equals("urn:ietf:params:rtp-hdrext:sdes:mid") {
+      return "urn:ietf:params:rtp-hdrext:sdes:mid"
+    }
+    if equals("urn:3gpp:video-orientation") {
+      return "urn:3gpp:video-orientation"
+    }
+    if equals("urn:ietf:params:rtp-hdrext:ssrc-audio-level") {
+      return "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
+    }
+    if equals("http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time") {
+      return "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
+    }
+    if equals("http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01") {
+      return "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
     }
     return string
   }

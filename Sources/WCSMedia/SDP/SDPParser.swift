@@ -135,7 +135,7 @@ private struct State {
     case .malformed:
       warn(n, "malformed a=\(name.string), kept verbatim")
       attr = .other(name: name.string, value: v?.string)
-    case .unknown: attr = .other(name: name.string, value: v?.string)
+    case .unknown: attr = .other(name: name.token, value: v?.token)
     }
     if inMedia {
       current.attributes.append(attr)

@@ -43,7 +43,7 @@ public enum SDPWriter {
   /// The `a=` line for one attribute, without the line end (e.g. `a=rtpmap:111 opus/48000/2`).
   public static func line(for attribute: SDPAttribute) -> String {
     var w = ByteWriter(capacity: 128)
-    self.attribute(attribute, &w)
+    withUnsafePointer(to: attribute) { self.attribute($0, &w) }
     return w.string
   }
 
@@ -72,8 +72,9 @@ public enum SDPWriter {
   /// retain and release every string inside).
   private static func attributes(_ list: [SDPAttribute], _ w: inout ByteWriter) {
     list.withUnsafeBufferPointer { buf in
-      for i in buf.indices {
-        attribute(buf[i], &w)
+      guard let p = buf.baseAddress else { return }
+      for i in 0..<buf.count {
+        attribute(p + i, &w)
         w.crlf()
       }
     }
@@ -91,8 +92,8 @@ public enum SDPWriter {
     w.crlf()
   }
 
-  private static func attribute(_ a: SDPAttribute, _ w: inout ByteWriter) {
-    switch a {
+  private static func attribute(_ a: UnsafePointer<SDPAttribute>, _ w: inout ByteWriter) {
+    switch a.pointee {
     case .rtpmap(let r):
       w.lit("a=rtpmap:")
       w.put(r.payloadType)
