@@ -57,8 +57,9 @@ let package = Package(
 )
 
 // Release-mode benchmarks that print figures: `swift run -c release <Name>`.
-// CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; STUNBench: the STUN codec.
-for name in ["CodecBench", "RTPBench", "STUNBench"] {
+// CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; SDPBench: SDP parse
+// and write; STUNBench: the STUN codec.
+for name in ["CodecBench", "RTPBench", "SDPBench", "STUNBench"] {
   package.targets.append(
     .executableTarget(
       name: name, dependencies: ["WCSMedia", "CWebRTCCore"], path: "Benchmarks/\(name)",
