@@ -33,7 +33,7 @@ let package = Package(
       linkerSettings: cLibraries
     ),
     .target(name: "WCSTransport", dependencies: ["CWebRTCCore"], swiftSettings: strict),
-    .target(name: "WCSMedia", dependencies: ["CWebRTCCore"], swiftSettings: strict),
+    .target(name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg"], swiftSettings: strict),
     .target(name: "WCSApi2", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
     // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.
     .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
@@ -52,5 +52,17 @@ let package = Package(
     .testTarget(
       name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport"],
       swiftSettings: strict),
+
+    // C headers of FFmpeg (recording to WebM, reading media files) plus macro shims.
+    .target(
+      name: "CFFmpeg",
+      linkerSettings: [
+        .linkedLibrary("avformat"),
+        .linkedLibrary("avcodec"),
+        .linkedLibrary("swscale"),
+        .linkedLibrary("swresample"),
+        .linkedLibrary("avutil"),
+      ]
+    ),
   ]
 )

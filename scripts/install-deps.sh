@@ -7,7 +7,7 @@ what=${1:-test}
 
 apt_build=(pkg-config libwebsockets-dev libssl-dev libsrtp2-dev libopus-dev libvpx-dev libusrsctp-dev
   libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev libyuv-dev)
-apt_test=(ffmpeg openssl)
+apt_test=(ffmpeg openssl forensics-samples-files)
 apt_demo=(ffmpeg)
 pip_test=(aiortc)
 
