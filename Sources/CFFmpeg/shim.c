@@ -6,6 +6,7 @@
 int wcs_averror(int errnum) { return AVERROR(errnum); }
 int wcs_averror_eagain(void) { return AVERROR(EAGAIN); }
 int wcs_averror_enomem(void) { return AVERROR(ENOMEM); }
+int wcs_averror_einval(void) { return AVERROR(EINVAL); }
 int wcs_averror_eof(void) { return AVERROR_EOF; }
 int wcs_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 int64_t wcs_av_nopts_value(void) { return AV_NOPTS_VALUE; }

@@ -24,6 +24,8 @@ int wcs_averror(int errnum);
 int wcs_averror_eagain(void);
 /// `AVERROR(ENOMEM)`: an allocation failed.
 int wcs_averror_enomem(void);
+/// `AVERROR(EINVAL)`: an invalid argument (e.g. an unsupported conversion).
+int wcs_averror_einval(void);
 /// `AVERROR_EOF`: end of file / the codec was fully drained.
 int wcs_averror_eof(void);
 /// `AVERROR_INVALIDDATA`.
