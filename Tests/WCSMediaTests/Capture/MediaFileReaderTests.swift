@@ -111,7 +111,7 @@ final class MediaFileReaderTests: XCTestCase {
     // 0.5 s from the middle of the tone; the strongest of 100...4000 Hz must be 1 kHz.
     let pcm = audio.dropFirst(25).prefix(25).flatMap(\.samples).map(Double.init)
     let candidates = stride(from: 100.0, through: 4000, by: 100)
-    let strongest = try XCTUnwrap(candidates.max { power(pcm, $0) < power(pcm, $1) })
+    let strongest = try XCTUnwrap(ToneAnalysis.strongest(of: candidates, in: pcm))
     XCTAssertEqual(strongest, 1000)
 
     // Same size as the source: the picture is the decoder's own, bit for bit.
@@ -121,6 +121,46 @@ final class MediaFileReaderTests: XCTestCase {
       ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
     let first = try XCTUnwrap(video.first)
     XCTAssertEqual(Array(reference.output), first.y + first.u + first.v)
+  }
+
+  func testOtherContainersAndCodecsOfTheSameRecording() throws {
+    let movie = try requireMovie()
+    // The Ogg file's Vorbis timestamps are broken (ffprobe shows its first audio frame at
+    // -4.13 s, advancing 0.34 s per 1024 samples), so only its video is read.
+    let expected: [(suffix: String, video: String, width: Int, audio: String, withAudio: Bool)] = [
+      ("avi", "h264", 1024, "aac", true), ("mpeg", "mpeg2video", 640, "mp2", true),
+      ("ogg", "theora", 720, "vorbis", false),
+    ]
+    for file in expected {
+      let path = movie.replacingOccurrences(of: ".mp4", with: ".\(file.suffix)")
+      let info = try MediaFileReader(path: path).info
+      XCTAssertEqual(info.video?.codecName, file.video, file.suffix)
+      XCTAssertEqual(info.video?.width, file.width, file.suffix)
+      XCTAssertEqual(info.audio?.codecName, file.audio, file.suffix)
+      XCTAssertEqual(try XCTUnwrap(info.durationSeconds), 8.3, accuracy: 0.1, file.suffix)
+
+      let reader = try MediaFileReader(
+        path: path, videoSize: (width: 320, height: 180), decodeAudio: file.withAudio)
+      var videoTimes: [Double] = []
+      var audioTimes: [Double] = []
+      for _ in 0..<40 {
+        switch try reader.nextSample() {
+        case .video(let frame)?:
+          XCTAssertEqual(frame.y.count, 320 * 180, file.suffix)
+          videoTimes.append(frame.ptsSeconds)
+        case .audio(let chunk)?:
+          XCTAssertEqual(chunk.samples.count, 1920, file.suffix)
+          audioTimes.append(chunk.ptsSeconds)
+        case nil: XCTFail("\(file.suffix) ended early")
+        }
+      }
+      // 40 samples in time order: over T seconds, fps * T frames and 50 * T audio chunks.
+      let fps = try XCTUnwrap(info.video?.framesPerSecond)
+      let expectedFrames = file.withAudio ? 40 * fps / (fps + 50) : 40
+      XCTAssertEqual(Double(videoTimes.count), expectedFrames, accuracy: 1.5, file.suffix)
+      XCTAssertEqual(videoTimes.first ?? -1, 0, accuracy: 0.05, file.suffix)
+      XCTAssertEqual(audioTimes.first ?? 0, 0, accuracy: 0.05, file.suffix)
+    }
   }
 
   func testRewindStartsOverWithTheSameSamples() throws {
@@ -179,19 +219,5 @@ final class MediaFileReaderTests: XCTestCase {
     }
     XCTAssertGreaterThan(frames, 5)
     XCTAssertLessThan(frames, 50)
-  }
-
-  /// Goertzel power of `frequency` in 48 kHz samples.
-  private func power(_ samples: [Double], _ frequency: Double) -> Double {
-    let coefficient = 2 * cos(2 * Double.pi * frequency / 48_000)
-    var previous = 0.0
-    var beforePrevious = 0.0
-    for sample in samples {
-      let current = sample + coefficient * previous - beforePrevious
-      beforePrevious = previous
-      previous = current
-    }
-    return previous * previous + beforePrevious * beforePrevious
-      - coefficient * previous * beforePrevious
   }
 }

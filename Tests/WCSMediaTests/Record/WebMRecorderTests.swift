@@ -66,6 +66,44 @@ final class WebMRecorderTests: XCTestCase {
     try assertDecodes(path)
   }
 
+  func testRecordingReadsBackWithTheSourcePictureAndTone() throws {
+    let path = try ExternalTool.temporaryDirectory(for: self).appendingPathComponent("r.webm").path
+    _ = try record(to: path, seconds: 3, videoStart: 123_456, audioStart: 654_321)
+    let reader = try MediaFileReader(path: path, audioChannels: 2)
+    XCTAssertEqual(reader.info.video?.codecName, "vp8")
+    XCTAssertEqual(reader.info.audio?.codecName, "opus")
+    XCTAssertEqual(reader.info.audio?.channels, 2)
+    var video: [DecodedVideoFrame] = []
+    var audio: [Int16] = []
+    while let sample = try reader.nextSample() {
+      switch sample {
+      case .video(let frame): video.append(frame)
+      case .audio(let chunk): audio += chunk.samples
+      }
+    }
+    XCTAssertEqual(video.count, 90)
+    for (index, frame) in video.enumerated() {
+      // 90 kHz RTP steps of 3000, stored in Matroska's 1 ms units.
+      XCTAssertEqual(frame.ptsSeconds, Double(index) / 30, accuracy: 0.001)
+    }
+    // The first picture is the encoder's input: PSNR of the luma against the gradient.
+    let first = try XCTUnwrap(video.first)
+    var squaredError = 0.0
+    for row in 0..<240 {
+      for column in 0..<320 {
+        let expected = Double(UInt8(truncatingIfNeeded: column + row))
+        let actual = Double(first.y[row * first.yStride + column])
+        squaredError += (expected - actual) * (expected - actual)
+      }
+    }
+    let psnr = 10 * log10(255 * 255 / max(squaredError / (320 * 240), 1e-9))
+    XCTAssertGreaterThan(psnr, 28)
+    // Left channel of 1 s in the middle: the 440 Hz tone.
+    let left = stride(from: 48_000 * 2, to: 48_000 * 4, by: 2).map { Double(audio[$0]) }
+    XCTAssertEqual(
+      ToneAnalysis.strongest(of: stride(from: 110.0, through: 1980, by: 110), in: left), 440)
+  }
+
   func testTimestampsThatWrapPast2To32GiveTheRightDuration() throws {
     _ = try ExternalTool.require("ffprobe")
     let path = try ExternalTool.temporaryDirectory(for: self).appendingPathComponent("w.webm").path
