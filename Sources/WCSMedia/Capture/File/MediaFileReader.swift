@@ -26,6 +26,8 @@ public final class MediaFileReader: MediaSampleSource {
   private var videoQueue: [DecodedVideoFrame] = []
   private var audioQueue: [DecodedAudioChunk] = []
   private var reachedEnd = false
+  private static let maxQueuedVideoFrames = 60
+  private static let maxQueuedAudioChunks = 150
   private var lastVideoSeconds: Double?
   private let frameInterval: Double
 
@@ -72,9 +74,13 @@ public final class MediaFileReader: MediaSampleSource {
   /// file. Throws `.ffmpeg` when the file cannot be read further (truncated or damaged
   /// container) or a frame cannot be converted.
   public func nextSample() throws(MediaFileReaderError) -> MediaSample? {
+    // Both heads are needed to pick the earlier sample; a badly interleaved file could make one
+    // queue grow without bound while waiting for the other, so waiting stops at a few seconds.
     while !reachedEnd
       && ((file.videoDecoder != nil && videoQueue.isEmpty)
         || (file.audioDecoder != nil && audioQueue.isEmpty))
+      && videoQueue.count < Self.maxQueuedVideoFrames
+      && audioQueue.count < Self.maxQueuedAudioChunks
     {
       try readPacket()
     }
