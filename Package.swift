@@ -34,7 +34,7 @@ let package = Package(
       linkerSettings: cLibraries
     ),
     .target(name: "WCSTransport", dependencies: ["CWebRTCCore"], swiftSettings: strict),
-    .target(name: "WCSMedia", dependencies: ["CWebRTCCore"], swiftSettings: strict),
+    .target(name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg"], swiftSettings: strict),
     .target(name: "WCSApi2", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
     // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.
     .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
@@ -53,6 +53,18 @@ let package = Package(
     .testTarget(
       name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport"],
       swiftSettings: strict),
+
+    // C headers of FFmpeg (recording to WebM, reading media files) plus macro shims.
+    .target(
+      name: "CFFmpeg",
+      linkerSettings: [
+        .linkedLibrary("avformat"),
+        .linkedLibrary("avcodec"),
+        .linkedLibrary("swscale"),
+        .linkedLibrary("swresample"),
+        .linkedLibrary("avutil"),
+      ]
+    ),
   ]
 )
 
