@@ -111,17 +111,28 @@ public struct Pacer<Packet> {
     if overflowPolicy == .dropOldestVideo { dropOverflow() }
   }
 
-  /// Rate actually used: the probe rate while probing, faster when the queue is too long.
-  public var effectiveRate: Double {
+  /// Rate used at `now` (µs), bps: the probe rate while probing; with `.drainFaster`, fast
+  /// enough to empty the queue before its oldest packet has waited `maxQueueTime` (at least
+  /// 50 ms is left for that, so an overdue queue is not blasted out at once).
+  public func effectiveRate(at now: Int64) -> Double {
     if let probe = probes.first { return max(pacingRate, Double(probe.bitrate)) }
-    guard overflowPolicy == .drainFaster else { return pacingRate }
-    let drainRate = Double(queuedBytes) * 8 * 1_000_000 / Double(max(maxQueueTime, 1))
+    guard overflowPolicy == .drainFaster, let oldest = oldestEnqueueTime else { return pacingRate }
+    let timeLeft = max(maxQueueTime - (now - oldest), 50_000)
+    let drainRate = Double(queuedBytes) * 8 * 1_000_000 / Double(timeLeft)
     return max(pacingRate, drainRate)
+  }
+
+  private var oldestEnqueueTime: Int64? {
+    var oldest: Int64?
+    for (queue, head) in zip(queues, heads) where head < queue.count {
+      oldest = min(oldest ?? queue[head].enqueued, queue[head].enqueued)
+    }
+    return oldest
   }
 
   /// Releases what may be sent at `now` (µs), in send order.
   public mutating func process(now: Int64) -> [PacerRelease<Packet>] {
-    let rate = effectiveRate
+    let rate = effectiveRate(at: now)
     let burst = rate * Double(burstInterval) / 8_000_000
     if let last = lastProcess {
       budget += rate * Double(max(now - last, 0)) / 8_000_000
@@ -165,7 +176,7 @@ public struct Pacer<Packet> {
   public var nextSendTime: Int64? {
     guard queuedPackets > 0 || !probes.isEmpty, let last = lastProcess else { return nil }
     if budget > 0 { return last }
-    let rate = effectiveRate
+    let rate = effectiveRate(at: last)
     let wait = (-budget + 1) * 8_000_000 / rate
     return last + Int64(wait.rounded(.up))
   }
