@@ -31,7 +31,9 @@ public struct ConnectionQualityEstimator: Sendable {
   private var covariance: Double = 1
 
   /// Creates an estimator; `lowBitrate` in bps.
-  public init(lowBitrate: Double = 50_000, processNoise: Double = 0.01, measurementNoise: Double = 0.05) {
+  public init(
+    lowBitrate: Double = 50_000, processNoise: Double = 0.01, measurementNoise: Double = 0.05
+  ) {
     self.lowBitrate = lowBitrate
     self.processNoise = processNoise
     self.measurementNoise = measurementNoise

@@ -14,6 +14,14 @@ public struct InterArrivalGrouper: Sendable {
     public var sizeDelta: Int
     /// Arrival time of the last packet of this group.
     public var arrivalTime: Int64
+
+    /// Creates deltas (µs, bytes), e.g. to drive `TrendlineEstimator` directly.
+    public init(sendDelta: Int64, arrivalDelta: Int64, sizeDelta: Int, arrivalTime: Int64) {
+      self.sendDelta = sendDelta
+      self.arrivalDelta = arrivalDelta
+      self.sizeDelta = sizeDelta
+      self.arrivalTime = arrivalTime
+    }
   }
 
   private struct Group {

@@ -51,8 +51,10 @@ struct CongestionTrace {
 
   /// The figures the brief asks to see in the test log.
   func summary(_ name: String, seconds: [Double]) -> String {
-    var lines = ["[\(name)] sent \(sentPackets) packets, random losses \(randomLosses), "
-      + "queue drops \(queueDrops)"]
+    var lines = [
+      "[\(name)] sent \(sentPackets) packets, random losses \(randomLosses), "
+        + "queue drops \(queueDrops)"
+    ]
     for second in seconds {
       guard let sample = sample(atSecond: second), let last = samples.last,
         Int64(second * 1_000_000) <= last.time

@@ -41,7 +41,8 @@ final class SendSideBandwidthEstimatorSimulationTests: XCTestCase {
     XCTAssertLessThan(after.target, 700_000)
     XCTAssertLessThan(after.sendRate, 700_000)
     // The queue filled when capacity fell; it must drain within 10 s and stay drained.
-    XCTAssertGreaterThan(trace.samples(from: 20, to: 21).map(\.maxQueueingDelay).max() ?? 0, 200_000)
+    XCTAssertGreaterThan(
+      trace.samples(from: 20, to: 21).map(\.maxQueueingDelay).max() ?? 0, 200_000)
     for sample in trace.samples(from: 30, to: 35) {
       XCTAssertLessThan(sample.maxQueueingDelay, 100_000, "t=\(sample.time) µs")
     }
