@@ -81,12 +81,12 @@ public struct Pacer<Packet> {
     maxQueueTime: Int64 = 2_000_000, overflowPolicy: OverflowPolicy = .drainFaster,
     maxPaddingSize: Int = 1200
   ) {
-    self.pacingFactor = pacingFactor
+    self.pacingFactor = max(pacingFactor, 0.01)
     self.burstInterval = burstInterval
     self.maxQueueTime = maxQueueTime
     self.overflowPolicy = overflowPolicy
     self.maxPaddingSize = max(1, maxPaddingSize)
-    pacingRate = Double(max(targetBitrate, 1)) * pacingFactor
+    pacingRate = max(Double(targetBitrate) * max(pacingFactor, 0.01), 1)
     queues = Array(repeating: [], count: PacketPriorityClass.allCases.count)
     heads = Array(repeating: 0, count: PacketPriorityClass.allCases.count)
   }
@@ -96,7 +96,7 @@ public struct Pacer<Packet> {
 
   /// Sets the target bitrate (bps); the pacing rate becomes `pacingFactor ×` it.
   public mutating func setTargetBitrate(_ bitrate: Int) {
-    pacingRate = Double(max(bitrate, 1)) * pacingFactor
+    pacingRate = max(Double(bitrate) * pacingFactor, 1)
   }
 
   /// Queues a probe cluster; it runs after those already queued.

@@ -31,6 +31,12 @@ public final class SendSideBandwidthEstimator {
   private var lossController = LossBasedController()
   private var probeController = ProbeController()
   private var probes: [Int: ProbeClusterMeasurement] = [:]
+  private var lastArrival: Int64?
+
+  /// Arrival times beyond ±2^52 µs are rejected (keeps all later arithmetic overflow-free).
+  static let maximumAbsoluteTime: Int64 = 1 << 52
+  /// A gap between consecutive arrivals longer than this resets the delay filter, µs.
+  static let arrivalJumpLimit: Int64 = 3_000_000
 
   private struct SentRecord {
     var sendTime: Int64
@@ -109,6 +115,12 @@ public final class SendSideBandwidthEstimator {
     var lost = 0
     var newestAckedSend: Int64?
     for entry in feedback {
+      // Arrival times come from the network: absurd ones are dropped before any arithmetic.
+      if let arrival = entry.arrivalTime,
+        !(-Self.maximumAbsoluteTime...Self.maximumAbsoluteTime).contains(arrival)
+      {
+        continue
+      }
       let sequence = unwrapper.peek(entry.transportSequenceNumber)
       guard var record = history[sequence], !record.acknowledged else { continue }
       let firstReport = !record.reported
@@ -128,6 +140,13 @@ public final class SendSideBandwidthEstimator {
     if let newestAckedSend { onRoundTripTime(now - newestAckedSend) }
     acknowledged.sort { $0.arrival < $1.arrival }
     for packet in acknowledged {
+      // A jump of the receiver's clock (or its 24-bit reference time wrapping) is not delay.
+      if let last = lastArrival, abs(packet.arrival - last) > Self.arrivalJumpLimit {
+        interArrival.reset()
+        trendline = TrendlineEstimator()
+        ackedBitrateEstimator = AcknowledgedBitrateEstimator()
+      }
+      lastArrival = packet.arrival
       ackedBitrateEstimator.onAcknowledged(arrivalTime: packet.arrival, size: packet.size)
       if let deltas = interArrival.add(
         sendTime: packet.send, arrivalTime: packet.arrival, size: packet.size)

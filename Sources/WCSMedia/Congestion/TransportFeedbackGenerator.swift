@@ -47,6 +47,11 @@ public struct TransportFeedbackGenerator: Sendable {
   /// `arrivalTime` (microseconds, receiver clock). Duplicates keep their first arrival time.
   public mutating func onPacketReceived(transportSequenceNumber: UInt16, arrivalTime: Int64) {
     let sequence = unwrapper.unwrap(transportSequenceNumber)
+    // A jump this far is a restarted sender (or garbage): start over rather than report
+    // thousands of losses.
+    if let highestReceived, sequence - highestReceived > Self.maximumGap {
+      restart()
+    }
     if let lowestKept, sequence < lowestKept { return }  // older than anything we can report
     if arrivals[sequence] != nil { return }
     arrivals[sequence] = arrivalTime
@@ -128,6 +133,17 @@ public struct TransportFeedbackGenerator: Sendable {
       feedbackPacketCount: feedbackCount, packetStatuses: statuses)
     feedbackCount &+= 1
     return (description, sequence)
+  }
+
+  /// Largest sequence-number jump treated as loss rather than a restart.
+  static let maximumGap: Int64 = 8192
+
+  private mutating func restart() {
+    arrivals.removeAll()
+    lowestKept = nil
+    windowStart = nil
+    highestReceived = nil
+    latestArrival = nil
   }
 
   private mutating func prune() {

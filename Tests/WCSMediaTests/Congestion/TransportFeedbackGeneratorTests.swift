@@ -98,3 +98,30 @@ final class TransportFeedbackGeneratorTests: XCTestCase {
       feedbacks.first?.packetStatuses, [.received(deltaTicks: 0), .received(deltaTicks: 4)])
   }
 }
+
+final class TransportFeedbackRobustnessTests: XCTestCase {
+  /// A sender restart (or garbage) jumping far ahead is not reported as thousands of losses.
+  func testHugeSequenceJumpRestartsTheWindow() {
+    var generator = TransportFeedbackGenerator()
+    generator.onPacketReceived(transportSequenceNumber: 100, arrivalTime: 0)
+    generator.onPacketReceived(transportSequenceNumber: 20_100, arrivalTime: 1_000)
+    generator.onPacketReceived(transportSequenceNumber: 20_101, arrivalTime: 2_000)
+    let feedbacks = generator.flush()
+    XCTAssertEqual(feedbacks.map(\.baseSequenceNumber), [20_100])
+    XCTAssertEqual(feedbacks.first?.packetStatuses.count, 2)
+  }
+
+  /// Feedback with absurd arrival times or unknown sequence numbers changes nothing.
+  func testEstimatorIgnoresAbsurdFeedback() {
+    let estimator = SendSideBandwidthEstimator(startBitrate: 500_000, probing: false)
+    estimator.onPacketSent(PacketSent(transportSequenceNumber: 1, sendTime: 0, size: 1000))
+    estimator.onTransportFeedback(
+      [
+        PacketFeedback(transportSequenceNumber: 1, arrivalTime: .max),
+        PacketFeedback(transportSequenceNumber: 2, arrivalTime: .min),
+        PacketFeedback(transportSequenceNumber: 40_000, arrivalTime: 5),
+      ], now: 100_000)
+    XCTAssertEqual(estimator.targetBitrate, 500_000)
+    XCTAssertNil(estimator.acknowledgedBitrate)
+  }
+}
