@@ -111,4 +111,15 @@ final class SendSideBandwidthEstimatorSimulationTests: XCTestCase {
     XCTAssertTrue(floored.samples.allSatisfy { $0.target >= 600_000 })
     XCTAssertGreaterThan(floored.queueDrops, 0)
   }
+
+  func testRunsAreDeterministic() {
+    let scenario = CongestionScenario(
+      capacitySchedule: [(0, 2_000_000)], lossSchedule: [(0, 0.03)], duration: 5_000_000,
+      seed: 42)
+    let first = CongestionSimulation.run(scenario)
+    let second = CongestionSimulation.run(scenario)
+    XCTAssertEqual(first.samples.map(\.target), second.samples.map(\.target))
+    XCTAssertEqual(first.randomLosses, second.randomLosses)
+    XCTAssertGreaterThan(first.randomLosses, 0)
+  }
 }
