@@ -17,7 +17,7 @@ public struct ICECandidateAttribute: Hashable, Sendable {
   /// Port, 0...65535.
   public var port: Int
   /// Candidate type (`typ`).
-  public var type: ICECandidateType
+  public var type: SDPCandidateType
   /// `raddr`: related address for reflexive/relayed candidates.
   public var relatedAddress: String?
   /// `rport`: related port.
@@ -32,7 +32,7 @@ public struct ICECandidateAttribute: Hashable, Sendable {
   /// Creates a candidate.
   public init(
     foundation: String, component: Int, transport: String, priority: UInt32, address: String,
-    port: Int, type: ICECandidateType, relatedAddress: String? = nil, relatedPort: Int? = nil,
+    port: Int, type: SDPCandidateType, relatedAddress: String? = nil, relatedPort: Int? = nil,
     tcpType: String? = nil, generation: Int? = nil, extensions: [FormatParameter] = []
   ) {
     self.foundation = foundation
@@ -100,7 +100,7 @@ public struct ICECandidateAttribute: Hashable, Sendable {
         extensions.append(FormatParameter(name.token, value?.string ?? ""))
       }
     }
-    let type: ICECandidateType
+    let type: SDPCandidateType
     if typeToken.equals("host") {
       type = .host
     } else if typeToken.equals("srflx") {
@@ -128,7 +128,7 @@ public struct ICECandidateAttribute: Hashable, Sendable {
 }
 
 /// Candidate types (RFC 8445 §5.1.1, `cand-type` of RFC 8839 §5.1).
-public enum ICECandidateType: Hashable, Sendable {
+public enum SDPCandidateType: Hashable, Sendable {
   /// `host`.
   case host
   /// `srflx`: server reflexive.

@@ -69,15 +69,3 @@ public enum MediaDirection: String, Hashable, Sendable, CaseIterable {
     }
   }
 }
-
-/// `a=setup` values (RFC 4145 §4): which side opens the DTLS connection (RFC 8842 §5).
-public enum DTLSSetup: String, Hashable, Sendable, CaseIterable {
-  /// This side is the DTLS client.
-  case active
-  /// This side is the DTLS server.
-  case passive
-  /// Either; only valid in offers (RFC 8842 §5.2).
-  case actpass
-  /// Hold the connection (not used by WebRTC).
-  case holdconn
-}
