@@ -1,0 +1,204 @@
+/// A Sans-I/O ICE agent (RFC 8445) for one data stream with one component, UDP only.
+///
+/// Inputs: local sockets (`addLocalSocket`), remote credentials and candidates, end of remote
+/// candidates, received datagrams (`receive`) and timer ticks (`handleTimeout`). Every input takes
+/// `now`, seconds on any monotonic clock the caller chooses (a virtual one in tests). Outputs come
+/// from `takeOutputs()` in order: datagrams to send (socket and destination), state changes, local
+/// candidates, the selected pair. `nextDeadline` says when to call `handleTimeout` next.
+///
+/// Full mode gathers server-reflexive candidates, paces checks every Ta (50 ms), answers checks,
+/// learns peer-reflexive candidates, resolves role conflicts (§7.3.1.1), nominates as the
+/// controlling agent (regular nomination, §8.1.1) and checks consent on the selected pair
+/// (RFC 7675). Lite mode (§2.5) only answers checks and selects the pair the peer nominates.
+/// TURN relayed candidates are not implemented.
+///
+/// Not thread-safe: call it from one thread or queue.
+public final class ICEAgent {
+  /// The configuration given at creation.
+  public let configuration: ICEAgentConfiguration
+  /// The current role; changes after a role conflict.
+  public internal(set) var role: ICERole
+  /// The current connection state.
+  public internal(set) var state: ICEConnectionState = .new
+  /// The pair media uses, once one is nominated.
+  public internal(set) var selectedPair: ICECandidatePair?
+  /// Local candidates so far (host, then server-reflexive).
+  public internal(set) var localCandidates: [ICECandidate] = []
+  /// Remote candidates so far (signalled, then peer-reflexive).
+  public internal(set) var remoteCandidates: [ICECandidate] = []
+  /// The peer's credentials, once known.
+  public internal(set) var remoteCredentials: ICECredentials?
+  /// Requests or responses dropped because MESSAGE-INTEGRITY did not verify.
+  public internal(set) var integrityFailures = 0
+  /// Datagrams that looked like STUN but did not decode.
+  public internal(set) var malformedMessages = 0
+
+  struct LocalSocket {
+    var id: ICESocketID
+    var address: ICETransportAddress
+    var localPreference: UInt16
+    var host: ICECandidate
+  }
+
+  var sockets: [LocalSocket] = []
+  var pairs: [ICEPairEntry] = []
+  var triggeredQueue: [ICEPairKey] = []
+  var transactions: [STUNTransactionID: ICETransaction] = [:]
+  var serverReflexiveQueue: [(socket: ICESocketID, server: ICETransportAddress)] = []
+  var gatheringPending = 0
+  var gatheringStarted = false
+  var lastPacedSend = -Double.infinity
+  var firstValidTime: Double?
+  var remoteGatheringComplete = false
+  var consentNextSend: Double?
+  var lastConsentResponse: Double?
+  var peerReflexiveCount = 0
+  let localKey: STUNIntegrityKey
+  var remoteKey: STUNIntegrityKey?
+  var random: ICERandom
+  var outputs: [ICEOutput] = []
+
+  /// Creates an agent. A lite agent is always controlled; a full agent facing a lite peer is
+  /// always controlling (RFC 8445 §6.1.1).
+  public init(configuration: ICEAgentConfiguration) {
+    self.configuration = configuration
+    if configuration.mode == .lite {
+      role = .controlled
+    } else if configuration.remoteIsLite {
+      role = .controlling
+    } else {
+      role = configuration.role
+    }
+    localKey = STUNIntegrityKey(shortTermPassword: configuration.localCredentials.pwd)
+    random = ICERandom(seed: configuration.randomSeed)
+  }
+
+  /// Removes and returns the outputs produced so far, oldest first.
+  public func takeOutputs() -> [ICEOutput] {
+    defer { outputs.removeAll(keepingCapacity: true) }
+    return outputs
+  }
+
+  /// Adds a bound local UDP socket; its address becomes a host candidate (emitted as
+  /// `.localCandidate`) and is paired with every remote candidate of the same family. Sockets
+  /// added first get the higher local preference.
+  public func addLocalSocket(_ socket: ICESocketID, address: ICETransportAddress, now: Double) {
+    guard !sockets.contains(where: { $0.id == socket }) else { return }
+    let preference = UInt16(max(0, 65535 - sockets.count))
+    let host = ICECandidate(
+      foundation: "\(socket + 1)",
+      priority: ICECandidate.priority(type: .host, localPreference: preference),
+      address: address, type: .host)
+    sockets.append(
+      LocalSocket(id: socket, address: address, localPreference: preference, host: host))
+    localCandidates.append(host)
+    outputs.append(.localCandidate(host))
+    if configuration.mode == .full {
+      for remote in remoteCandidates { addPair(socket: socket, remote: remote) }
+    }
+    service(now: now)
+  }
+
+  /// Starts gathering server-reflexive candidates from the configured STUN servers (one Binding
+  /// request per socket and server of the same family, paced by Ta). Emits `.gatheringComplete`
+  /// when every request answered or timed out (immediately when there is nothing to ask).
+  public func startGathering(now: Double) {
+    guard !gatheringStarted else { return }
+    gatheringStarted = true
+    if configuration.mode == .full {
+      for socket in sockets {
+        for server in configuration.stunServers where server.ip.isIPv6 == socket.address.ip.isIPv6 {
+          serverReflexiveQueue.append((socket.id, server))
+        }
+      }
+    }
+    gatheringPending = serverReflexiveQueue.count
+    if gatheringPending == 0 { outputs.append(.gatheringComplete) }
+    service(now: now)
+  }
+
+  /// Sets the peer's `ice-ufrag`/`ice-pwd` (from its SDP); checks start once they are known.
+  public func setRemoteCredentials(_ credentials: ICECredentials, now: Double) {
+    remoteCredentials = credentials
+    remoteKey = STUNIntegrityKey(shortTermPassword: credentials.pwd)
+    service(now: now)
+  }
+
+  /// Adds a remote candidate (from SDP or trickle); UDP component 1 only. A candidate with the
+  /// address of a known peer-reflexive one replaces it (RFC 8445 §5.1.3... §7.3.1.3).
+  public func addRemoteCandidate(_ candidate: ICECandidate, now: Double) {
+    guard candidate.component == 1 else { return }
+    if let index = remoteCandidates.firstIndex(where: { $0.address == candidate.address }) {
+      if remoteCandidates[index].type == .peerReflexive {
+        remoteCandidates[index] = candidate
+        for entryIndex in pairs.indices
+        where pairs[entryIndex].pair.remote.address == candidate.address {
+          pairs[entryIndex].pair.remote = candidate
+        }
+      }
+      return
+    }
+    remoteCandidates.append(candidate)
+    if configuration.mode == .full {
+      for socket in sockets { addPair(socket: socket.id, remote: candidate) }
+    }
+    service(now: now)
+  }
+
+  /// The peer signalled end-of-candidates: once every check failed the agent fails
+  /// (RFC 8838 §8, RFC 8445 §8.1.2).
+  public func setRemoteGatheringComplete(now: Double) {
+    remoteGatheringComplete = true
+    if state == .connected { setState(.completed) }
+    service(now: now)
+  }
+
+  /// Stops the agent: no more outputs except `.stateChanged(.closed)`.
+  public func close() {
+    guard state != .closed else { return }
+    transactions.removeAll()
+    triggeredQueue.removeAll()
+    serverReflexiveQueue.removeAll()
+    consentNextSend = nil
+    setState(.closed)
+  }
+
+  func setState(_ newState: ICEConnectionState) {
+    guard state != newState, state != .closed else { return }
+    state = newState
+    outputs.append(.stateChanged(newState))
+  }
+
+  func socket(_ id: ICESocketID) -> LocalSocket? {
+    sockets.first { $0.id == id }
+  }
+
+  func pairIndex(_ key: ICEPairKey) -> Int? {
+    pairs.firstIndex { $0.pair.socket == key.socket && $0.pair.remote.address == key.remote }
+  }
+
+  func pairPriority(_ entry: ICEPairEntry) -> UInt64 {
+    entry.pair.priority(localIsControlling: role == .controlling)
+  }
+
+  /// Adds a checklist entry if new: Waiting when no other pair of its foundation is active,
+  /// Frozen otherwise (RFC 8445 §6.1.2.6). Returns its index.
+  @discardableResult
+  func addPair(socket id: ICESocketID, remote: ICECandidate) -> Int? {
+    guard let socket = socket(id), socket.address.ip.isIPv6 == remote.address.ip.isIPv6 else {
+      return nil
+    }
+    let key = ICEPairKey(socket: id, remote: remote.address)
+    if let existing = pairIndex(key) { return existing }
+    let foundation = socket.host.foundation + "/" + remote.foundation
+    let active = pairs.contains {
+      $0.pair.local.foundation + "/" + $0.pair.remote.foundation == foundation
+        && $0.state != .frozen
+    }
+    pairs.append(
+      ICEPairEntry(
+        pair: ICECandidatePair(socket: id, local: socket.host, remote: remote),
+        state: active ? .frozen : .waiting))
+    return pairs.count - 1
+  }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import XCTest
+
+@testable import WCSMedia
+
+/// Our ICE agent against aioice (aiortc's ICE agent) on 127.0.0.1, over real UDP sockets.
+final class ICEInteropTests: XCTestCase {
+  static let scriptPath = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Interop/aioice_peer.py").path
+
+  func testOurControllingAgentWithAioiceControlled() throws {
+    try runInterop(ourRole: .controlling)
+  }
+
+  func testOurControlledAgentWithAioiceControlling() throws {
+    try runInterop(ourRole: .controlled)
+  }
+
+  private func runInterop(ourRole: ICERole) throws {
+    try skipUnlessAioiceIsInstalled()
+    let peer = try PythonPeer(
+      script: Self.scriptPath, arguments: [ourRole == .controlling ? "controlled" : "controlling"])
+    defer { peer.stop() }
+    let clock = ContinuousClock()
+    let start = clock.now
+    func now() -> Double {
+      let elapsed = start.duration(to: clock.now).components
+      return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+
+    let socket = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
+    let credentials = ICECredentials(ufrag: "wcsI", pwd: "wcs-interop-password-0123")
+    let agent = ICEAgent(
+      configuration: ICEAgentConfiguration(role: ourRole, localCredentials: credentials))
+    agent.addLocalSocket(0, address: socket.localAddress, now: now())
+
+    let offer = try XCTUnwrap(try peer.readLine(timeout: 10), "aioice sent no candidates")
+    let ufrag = try XCTUnwrap(offer["ufrag"] as? String)
+    let pwd = try XCTUnwrap(offer["pwd"] as? String)
+    let candidates = try XCTUnwrap(offer["candidates"] as? [[String: Any]])
+    XCTAssertFalse(candidates.isEmpty)
+    try peer.writeLine([
+      "ufrag": credentials.ufrag, "pwd": credentials.pwd,
+      "candidates": agent.localCandidates.map {
+        [
+          "foundation": $0.foundation, "component": Int($0.component), "priority": Int($0.priority),
+          "host": "\($0.address.ip)", "port": Int($0.address.port), "type": $0.type.rawValue,
+        ] as [String: Any]
+      },
+    ])
+    agent.setRemoteCredentials(ICECredentials(ufrag: ufrag, pwd: pwd), now: now())
+    for candidate in candidates {
+      guard let host = candidate["host"] as? String, let port = candidate["port"] as? Int,
+        let priority = candidate["priority"] as? Int,
+        let address = ICETransportAddress(host, port: UInt16(clamping: port))
+      else { continue }
+      agent.addRemoteCandidate(
+        ICECandidate(
+          foundation: candidate["foundation"] as? String ?? "1",
+          priority: UInt32(clamping: priority),
+          address: address,
+          type: ICECandidateType(rawValue: candidate["type"] as? String ?? "") ?? .host
+        ), now: now())
+    }
+    agent.setRemoteGatheringComplete(now: now())
+
+    var peerConnected = false
+    var applicationData: [[UInt8]] = []
+    var peerEvents: [[String: Any]] = []
+    func pump(until done: () -> Bool, timeout: Double) throws {
+      let limit = now() + timeout
+      while !done() && now() < limit {
+        for output in agent.takeOutputs() {
+          if case .send(let datagram) = output {
+            try socket.send(datagram.bytes, to: datagram.destination)
+          }
+        }
+        if let deadline = agent.nextDeadline, deadline <= now() {
+          agent.handleTimeout(now: now())
+          continue
+        }
+        let wait = min(0.01, max(0, (agent.nextDeadline ?? .infinity) - now()))
+        if let (bytes, source) = try socket.receive(timeout: wait) {
+          if !agent.receive(bytes, from: source, socket: 0, now: now()) {
+            applicationData.append(bytes)
+          }
+        }
+        while let event = try peer.readLine(timeout: 0) {
+          peerEvents.append(event)
+          if event["event"] as? String == "connected" { peerConnected = true }
+          if event["event"] as? String == "failed" {
+            XCTFail("aioice failed: \(event["reason"] ?? "?")")
+            return
+          }
+        }
+      }
+    }
+
+    try pump(until: { peerConnected && agent.selectedPair != nil }, timeout: 10)
+    XCTAssertTrue(peerConnected, "aioice did not connect")
+    let selected = try XCTUnwrap(agent.selectedPair, "our agent selected no pair")
+    XCTAssertTrue([.connected, .completed].contains(agent.state))
+    XCTAssertEqual(agent.role, ourRole)
+    XCTAssertEqual(selected.local.address, socket.localAddress)
+    XCTAssertTrue(candidates.contains { $0["port"] as? Int == Int(selected.remote.address.port) })
+
+    // One application datagram each way on the selected pair.
+    try socket.send(Array("ping".utf8), to: selected.remote.address)
+    try pump(
+      until: {
+        !applicationData.isEmpty && peerEvents.contains { $0["event"] as? String == "received" }
+      }, timeout: 10)
+    XCTAssertEqual(applicationData.first.map { String(decoding: $0, as: UTF8.self) }, "pong:ping")
+    XCTAssertEqual(
+      peerEvents.first { $0["event"] as? String == "received" }?["data"] as? String, "ping")
+    try peer.writeLine(["done": true])
+    XCTAssertEqual(try peer.readLine(timeout: 5)?["event"] as? String, "closed")
+  }
+
+  private func skipUnlessAioiceIsInstalled() throws {
+    let check = Process()
+    check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    check.arguments = ["python3", "-c", "import aioice"]
+    check.standardOutput = FileHandle.nullDevice
+    check.standardError = FileHandle.nullDevice
+    do {
+      try check.run()
+      check.waitUntilExit()
+    } catch {
+      throw XCTSkip("python3 not runnable: \(error)")
+    }
+    if check.terminationStatus != 0 {
+      throw XCTSkip("aioice is not installed (python3 -m pip install aiortc)")
+    }
+  }
+}
+
+/// A child Python process spoken to in JSON lines over stdin/stdout; every read is bounded.
+private final class PythonPeer {
+  private let process = Process()
+  private let input = Pipe()
+  private let output = Pipe()
+  private var buffer: [UInt8] = []
+
+  init(script: String, arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", script] + arguments
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+  }
+
+  func writeLine(_ object: [String: Any]) throws {
+    var data = try JSONSerialization.data(withJSONObject: object)
+    data.append(0x0A)
+    try input.fileHandleForWriting.write(contentsOf: data)
+  }
+
+  /// The next JSON line, or `nil` when none arrives within `timeout` seconds.
+  func readLine(timeout: Double) throws -> [String: Any]? {
+    let limit = Date().addingTimeInterval(timeout)
+    let descriptor = output.fileHandleForReading.fileDescriptor
+    while true {
+      if let newline = buffer.firstIndex(of: 0x0A) {
+        let line = Array(buffer[..<newline])
+        buffer.removeSubrange(...newline)
+        return try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+      }
+      let remaining = limit.timeIntervalSinceNow
+      var descriptorSet = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptorSet, 1, Int32(max(0, remaining) * 1000)) > 0 else { return nil }
+      var chunk = [UInt8](repeating: 0, count: 4096)
+      let count = read(descriptor, &chunk, chunk.count)
+      guard count > 0 else { return nil }
+      buffer += chunk.prefix(count)
+    }
+  }
+
+  func stop() {
+    try? input.fileHandleForWriting.close()
+    let limit = Date().addingTimeInterval(5)
+    while process.isRunning && Date() < limit { usleep(10_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+  }
+}

@@ -1,0 +1,121 @@
+import WCSMedia
+
+/// An in-memory UDP network with a virtual clock: routes datagrams from ICE agents by
+/// destination address, with zero latency, optional drop rules and a scripted STUN server.
+final class VirtualNetwork {
+  struct Route {
+    var agent: Int
+    var socket: ICESocketID
+  }
+
+  private(set) var agents: [ICEAgent] = []
+  private var routes: [ICETransportAddress: Route] = [:]
+  private var socketAddresses: [Int: [ICESocketID: ICETransportAddress]] = [:]
+  /// Every output of every agent, with the time and the agent index.
+  private(set) var log: [(time: Double, agent: Int, output: ICEOutput)] = []
+  var now = 0.0
+  /// Drops every datagram when true.
+  var dropAll = false
+  /// A STUN server at this address answers Binding requests with `mappedAddressForServer`.
+  var stunServer: ICETransportAddress?
+  var mappedAddressForServer: ICETransportAddress?
+
+  @discardableResult
+  func add(_ agent: ICEAgent) -> Int {
+    agents.append(agent)
+    return agents.count - 1
+  }
+
+  func bind(_ agentIndex: Int, socket: ICESocketID, address: ICETransportAddress) {
+    routes[address] = Route(agent: agentIndex, socket: socket)
+    socketAddresses[agentIndex, default: [:]][socket] = address
+    agents[agentIndex].addLocalSocket(socket, address: address, now: now)
+  }
+
+  /// Delivers every pending output until the network is quiet.
+  func flush() {
+    var progress = true
+    while progress {
+      progress = false
+      for index in agents.indices {
+        let outputs = agents[index].takeOutputs()
+        if !outputs.isEmpty { progress = true }
+        for output in outputs {
+          log.append((now, index, output))
+          if case .send(let datagram) = output { deliver(datagram, from: index) }
+        }
+      }
+    }
+  }
+
+  /// Also used by tests to inject hostile datagrams.
+  func inject(
+    _ bytes: [UInt8], from source: ICETransportAddress, to destination: ICETransportAddress
+  ) {
+    guard let route = routes[destination] else { return }
+    agents[route.agent].receive(bytes, from: source, socket: route.socket, now: now)
+  }
+
+  private func deliver(_ datagram: ICEDatagram, from agentIndex: Int) {
+    guard !dropAll, let source = socketAddresses[agentIndex]?[datagram.socket] else { return }
+    if datagram.destination == stunServer {
+      answerAsSTUNServer(datagram.bytes, from: source)
+      return
+    }
+    inject(datagram.bytes, from: source, to: datagram.destination)
+  }
+
+  private func answerAsSTUNServer(_ bytes: [UInt8], from source: ICETransportAddress) {
+    guard let server = stunServer, let request = try? STUNMessage.decode(bytes),
+      request.type == .bindingRequest
+    else { return }
+    let response = STUNMessage(
+      type: .bindingSuccess, transactionID: request.transactionID,
+      attributes: [.xorMappedAddress(mappedAddressForServer ?? source)])
+    guard let encoded = try? response.encode(fingerprint: true) else { return }
+    inject(encoded, from: server, to: source)
+  }
+
+  /// Runs timers and traffic until `until` (virtual seconds) or until `stop` returns true.
+  func run(until limit: Double, stop: () -> Bool = { false }) {
+    flush()
+    var iterations = 0
+    while !stop() {
+      iterations += 1
+      // A deadline that handleTimeout does not consume would spin forever.
+      precondition(iterations < 200_000, "agent deadline never consumed")
+      let next = agents.compactMap(\.nextDeadline).min()
+      guard let next, next <= limit else {
+        now = limit
+        return
+      }
+      now = max(now, next)
+      for agent in agents where (agent.nextDeadline ?? .infinity) <= now {
+        agent.handleTimeout(now: now)
+      }
+      flush()
+    }
+  }
+
+  func states(of agent: Int) -> [ICEConnectionState] {
+    log.compactMap {
+      if $0.agent == agent, case .stateChanged(let state) = $0.output { state } else { nil }
+    }
+  }
+
+  func stateTimes(of agent: Int) -> [(Double, ICEConnectionState)] {
+    log.compactMap {
+      if $0.agent == agent, case .stateChanged(let state) = $0.output {
+        ($0.time, state)
+      } else {
+        nil
+      }
+    }
+  }
+
+  func sent(by agent: Int) -> [ICEDatagram] {
+    log.compactMap {
+      if $0.agent == agent, case .send(let datagram) = $0.output { datagram } else { nil }
+    }
+  }
+}
