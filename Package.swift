@@ -54,3 +54,9 @@ let package = Package(
       swiftSettings: strict),
   ]
 )
+
+// Speed of the STUN codec: `swift run -c release STUNBench`.
+package.targets.append(
+  .executableTarget(
+    name: "STUNBench", dependencies: ["WCSMedia"], path: "Benchmarks/STUNBench",
+    swiftSettings: strict))

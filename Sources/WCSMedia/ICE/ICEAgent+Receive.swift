@@ -1,21 +1,37 @@
 extension ICEAgent {
-  /// Handles a datagram that arrived on `socket` from `source`. Returns `false` when it is not
-  /// STUN (the driver passes it on to DTLS/SRTP, RFC 7983); STUN that fails to decode or verify
-  /// is counted and dropped, never thrown.
+  /// Handles a datagram that arrived on `socket` from `source`. Returns `.notSTUN` when the
+  /// driver must pass it on to DTLS/SRTP (RFC 7983), `.relayedData` for application bytes that
+  /// came through a TURN relay. STUN that fails to decode or verify is counted and dropped,
+  /// never thrown.
   @discardableResult
   public func receive(
     _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: Double
-  ) -> Bool {
-    guard STUNMessage.looksLikeSTUN(bytes) else { return false }
-    guard state != .closed else { return true }
+  ) -> ICEReceiveResult {
+    guard STUNMessage.looksLikeSTUN(bytes) else { return .notSTUN }
+    guard state != .closed else { return .handled }
+    currentTime = now
+    if socket >= 0, let relayed = receiveFromRelay(bytes, from: source, socket: socket, now: now) {
+      service(now: now)
+      return relayed
+    }
+    processSTUN(bytes, from: source, socket: socket, now: now)
+    service(now: now)
+    return .handled
+  }
+
+  /// Decodes and dispatches one STUN datagram (also the ones unwrapped from TURN Data
+  /// indications, with the relay's pseudo socket).
+  func processSTUN(
+    _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: Double
+  ) {
     let message: STUNMessage
     do {
       message = try STUNMessage.decode(bytes)
     } catch {
       malformedMessages += 1
-      return true
+      return
     }
-    guard message.type.method == .binding else { return true }
+    guard message.type.method == .binding else { return }
     switch message.type.messageClass {
     case .request:
       handleRequest(message, from: source, socket: socket, now: now)
@@ -24,8 +40,6 @@ extension ICEAgent {
     case .indication:
       break
     }
-    service(now: now)
-    return true
   }
 
   /// RFC 8445 §7.3: authenticate, resolve role conflicts, answer, learn peer-reflexive
@@ -136,7 +150,7 @@ extension ICEAgent {
     let response = STUNMessage(
       type: .bindingSuccess, transactionID: request.transactionID, attributes: attributes)
     guard let bytes = try? response.encode(key: localKey, fingerprint: true) else { return }
-    outputs.append(.send(ICEDatagram(socket: socket, destination: source, bytes: bytes)))
+    emit(ICEDatagram(socket: socket, destination: source, bytes: bytes))
   }
 
   private func respondError(
@@ -149,7 +163,7 @@ extension ICEAgent {
     guard let bytes = try? response.encode(key: signed ? localKey : nil, fingerprint: true) else {
       return
     }
-    outputs.append(.send(ICEDatagram(socket: socket, destination: source, bytes: bytes)))
+    emit(ICEDatagram(socket: socket, destination: source, bytes: bytes))
   }
 
   /// RFC 8445 §7.2.5: match the transaction, authenticate, then update the pair.

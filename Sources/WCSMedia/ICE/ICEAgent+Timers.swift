@@ -11,6 +11,9 @@ extension ICEAgent {
     guard state != .closed, state != .failed else { return nil }
     var deadline = Double.infinity
     for transaction in transactions.values { deadline = min(deadline, transaction.deadline) }
+    for relay in relays {
+      if let next = relay.client.nextDeadline { deadline = min(deadline, next) }
+    }
     if hasPacedWork { deadline = min(deadline, lastPacedSend + configuration.pacingInterval) }
     if let nominationTime { deadline = min(deadline, nominationTime) }
     if let consentNextSend { deadline = min(deadline, consentNextSend) }
@@ -25,6 +28,8 @@ extension ICEAgent {
 
   func service(now: Double) {
     guard state != .closed, state != .failed else { return }
+    currentTime = now
+    serviceRelays(now: now)
     retransmitOrExpire(now: now)
     if hasPacedWork && now >= lastPacedSend + configuration.pacingInterval {
       sendPaced(now: now)
@@ -152,7 +157,7 @@ extension ICEAgent {
     transactions[id] = ICETransaction(
       purpose: purpose, role: role, socket: socket, destination: destination, bytes: bytes,
       transmissions: transmissions - 1, timeout: timeout, deadline: now + timeout)
-    outputs.append(.send(ICEDatagram(socket: socket, destination: destination, bytes: bytes)))
+    emit(ICEDatagram(socket: socket, destination: destination, bytes: bytes))
   }
 
   /// RFC 8489 §6.2.1 retransmissions with a doubling, capped timeout; a transaction out of
@@ -167,11 +172,10 @@ extension ICEAgent {
         transaction.timeout = min(transaction.timeout * 2, configuration.maxRetransmissionTimeout)
         transaction.deadline = now + transaction.timeout
         transactions[id] = transaction
-        outputs.append(
-          .send(
-            ICEDatagram(
-              socket: transaction.socket, destination: transaction.destination,
-              bytes: transaction.bytes)))
+        emit(
+          ICEDatagram(
+            socket: transaction.socket, destination: transaction.destination,
+            bytes: transaction.bytes))
         continue
       }
       transactions[id] = nil

@@ -40,7 +40,18 @@ public final class ICEAgent {
     var host: ICECandidate
   }
 
+  /// A TURN allocation: its client, the driver socket it lives on, and the pseudo socket ID
+  /// (negative) its relayed candidate uses in pairs.
+  struct Relay {
+    var client: TURNClient
+    var baseSocket: ICESocketID
+    var pseudoSocket: ICESocketID
+    var allocated = false
+  }
+
   var sockets: [LocalSocket] = []
+  var relays: [Relay] = []
+  var currentTime = 0.0
   var pairs: [ICEPairEntry] = []
   var triggeredQueue: [ICEPairKey] = []
   var transactions: [STUNTransactionID: ICETransaction] = [:]
@@ -81,9 +92,10 @@ public final class ICEAgent {
 
   /// Adds a bound local UDP socket; its address becomes a host candidate (emitted as
   /// `.localCandidate`) and is paired with every remote candidate of the same family. Sockets
-  /// added first get the higher local preference.
+  /// added first get the higher local preference. Socket IDs must be ≥ 0: negative IDs name
+  /// TURN relays in pairs.
   public func addLocalSocket(_ socket: ICESocketID, address: ICETransportAddress, now: Double) {
-    guard !sockets.contains(where: { $0.id == socket }) else { return }
+    guard socket >= 0, !sockets.contains(where: { $0.id == socket }) else { return }
     let preference = UInt16(max(0, 65535 - sockets.count))
     let host = ICECandidate(
       foundation: "\(socket + 1)",
@@ -112,7 +124,20 @@ public final class ICEAgent {
         }
       }
     }
-    gatheringPending = serverReflexiveQueue.count
+    if configuration.mode == .full {
+      for socket in sockets {
+        for server in configuration.turnServers
+        where server.address.ip.isIPv6 == socket.address.ip.isIPv6 {
+          let client = TURNClient(
+            server: server, socket: socket.id,
+            randomSeed: configuration.randomSeed == nil ? nil : random.next())
+          relays.append(
+            Relay(client: client, baseSocket: socket.id, pseudoSocket: -1 - relays.count))
+          client.start(now: now)
+        }
+      }
+    }
+    gatheringPending = serverReflexiveQueue.count + relays.count
     if gatheringPending == 0 { outputs.append(.gatheringComplete) }
     service(now: now)
   }
@@ -156,6 +181,10 @@ public final class ICEAgent {
   /// Stops the agent: no more outputs except `.stateChanged(.closed)`.
   public func close() {
     guard state != .closed else { return }
+    for relay in relays {
+      relay.client.close(now: currentTime)
+      for datagram in relay.client.takeDatagrams() { outputs.append(.send(datagram)) }
+    }
     transactions.removeAll()
     triggeredQueue.removeAll()
     serverReflexiveQueue.removeAll()

@@ -54,6 +54,9 @@ public struct ICEAgentConfiguration: Sendable {
   public var tieBreaker: UInt64
   /// STUN servers for server-reflexive candidates.
   public var stunServers: [ICETransportAddress]
+  /// TURN servers for relayed candidates (RFC 8656, UDP), one allocation per IPv4/IPv6 socket
+  /// of the server's family.
+  public var turnServers: [ICETURNServer]
   /// Pacing interval Ta between new checks (RFC 8445 §14.2): 50 ms.
   public var pacingInterval: Double
   /// First retransmission timeout of a check; doubles up to `maxRetransmissionTimeout`.
@@ -89,6 +92,7 @@ public struct ICEAgentConfiguration: Sendable {
     var generator = SystemRandomNumberGenerator()
     self.tieBreaker = tieBreaker ?? UInt64.random(in: .min ... .max, using: &generator)
     self.stunServers = stunServers
+    self.turnServers = []
     self.pacingInterval = 0.05
     self.initialRetransmissionTimeout = 0.25
     self.maxRetransmissionTimeout = 1.6

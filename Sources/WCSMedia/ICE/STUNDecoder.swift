@@ -37,6 +37,7 @@ extension STUNMessage {
     var message = STUNMessage(
       type: STUNMessageType(rawValue: rawType), transactionID: transactionID, attributes: [])
     message.rawBytes = bytes
+    message.attributes.reserveCapacity(8)
 
     var offset = 20
     let end = bytes.count
@@ -63,7 +64,6 @@ extension STUNMessage {
         }
         if message.integrityOffset == nil && message.integritySHA256Offset == nil {
           message.integrityOffset = offset
-          message.messageIntegrity = Array(bytes[value])
         }
       case STUNAttributeType.messageIntegritySHA256:
         guard valueLength >= 16, valueLength <= 32, valueLength % 4 == 0 else {
@@ -72,20 +72,17 @@ extension STUNMessage {
         }
         if message.integritySHA256Offset == nil {
           message.integritySHA256Offset = offset
-          message.messageIntegritySHA256 = Array(bytes[value])
         }
       case STUNAttributeType.fingerprint:
         guard valueLength == 4 else {
           throw STUNError.malformedAttribute(type: type, reason: "FINGERPRINT is not 4 bytes")
         }
+        // Last, so the header length already ends with it, as the CRC input requires.
+        guard offset + 8 == end else { throw STUNError.fingerprintNotLast }
         let found = try reader.uint32(at: valueStart)
-        var header = [UInt8](bytes[0..<20])
-        header.setLength(offset + 8 - 20)
         let expected =
           bytes.withUnsafeBytes { raw in
-            CRC32.checksum(
-              UnsafeRawBufferPointer(rebasing: raw[20..<offset]),
-              continuing: header.withUnsafeBytes { CRC32.checksum($0) })
+            CRC32.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<offset]))
           } ^ fingerprintXOR
         guard expected == found else {
           throw STUNError.fingerprintMismatch(expected: expected, found: found)
@@ -114,34 +111,40 @@ extension STUNMessage {
   public func verifyIntegrity(key: STUNIntegrityKey) throws {
     let algorithm: STUNIntegrityAlgorithm
     let offset: Int
-    let expected: [UInt8]
-    if let sha256Offset = integritySHA256Offset, let value = messageIntegritySHA256 {
-      (algorithm, offset, expected) = (.sha256, sha256Offset, value)
-    } else if let sha1Offset = integrityOffset, let value = messageIntegrity {
-      (algorithm, offset, expected) = (.sha1, sha1Offset, value)
+    if let sha256Offset = integritySHA256Offset {
+      (algorithm, offset) = (.sha256, sha256Offset)
+    } else if let sha1Offset = integrityOffset {
+      (algorithm, offset) = (.sha1, sha1Offset)
     } else {
       throw STUNError.integrityMissing
     }
-    guard offset >= 20, offset <= rawBytes.count else { throw STUNError.integrityMissing }
-    var header = [UInt8](rawBytes[0..<20])
-    header.setLength(offset + 4 + expected.count - 20)
-    var computed = [UInt8](repeating: 0, count: algorithm.size)
-    try header.withUnsafeBytes { headerBytes in
-      try rawBytes.withUnsafeBytes { raw in
-        try computed.withUnsafeMutableBytes { output in
-          try key.mac(
-            algorithm, header: headerBytes,
-            body: UnsafeRawBufferPointer(rebasing: raw[20..<offset]),
-            into: output)
+    let reader = ByteReader(bytes: rawBytes)
+    let valueLength = Int(try reader.uint16(at: offset + 2))
+    guard offset >= 20, offset + 4 + valueLength <= rawBytes.count else {
+      throw STUNError.integrityMissing
+    }
+    let matches = try rawBytes.withUnsafeBytes { raw in
+      try withUnsafeTemporaryAllocation(byteCount: 52, alignment: 8) { scratch in
+        // Bytes 0-19: the header with the length ending after the integrity attribute;
+        // bytes 20-51: the computed MAC.
+        let header = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<20])
+        header.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<20]))
+        let adjusted = offset + 4 + valueLength - 20
+        header[2] = UInt8(truncatingIfNeeded: adjusted >> 8)
+        header[3] = UInt8(truncatingIfNeeded: adjusted)
+        let computed = UnsafeMutableRawBufferPointer(rebasing: scratch[20..<(20 + algorithm.size)])
+        try key.mac(
+          algorithm, header: UnsafeRawBufferPointer(header),
+          body: UnsafeRawBufferPointer(rebasing: raw[20..<offset]), into: computed)
+        // A truncated SHA-256 MAC compares its prefix (RFC 8489 §14.6); constant time.
+        var difference: UInt8 = 0
+        for index in 0..<min(valueLength, computed.count) {
+          difference |= raw[offset + 4 + index] ^ computed[index]
         }
+        return difference == 0
       }
     }
-    // A truncated SHA-256 MAC compares its prefix (RFC 8489 §14.6); constant time.
-    var difference: UInt8 = 0
-    for (index, byte) in expected.enumerated() where index < computed.count {
-      difference |= byte ^ computed[index]
-    }
-    guard difference == 0 else { throw STUNError.integrityMismatch }
+    guard matches else { throw STUNError.integrityMismatch }
   }
 
   private static func decodeAttribute(

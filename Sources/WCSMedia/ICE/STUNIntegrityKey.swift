@@ -13,6 +13,29 @@ public enum STUNIntegrityAlgorithm: Sendable, Hashable {
   public var size: Int { self == .sha1 ? 20 : 32 }
 }
 
+/// Which integrity attributes `STUNMessage.encode` appends: MESSAGE-INTEGRITY, then
+/// MESSAGE-INTEGRITY-SHA256 (RFC 8489 §14.5-14.6 order).
+public struct STUNIntegrityAlgorithms: OptionSet, Sendable {
+  /// The bits.
+  public var rawValue: UInt8
+  /// Wraps bits.
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+  /// MESSAGE-INTEGRITY (HMAC-SHA1).
+  public static let sha1 = STUNIntegrityAlgorithms(rawValue: 1)
+  /// MESSAGE-INTEGRITY-SHA256.
+  public static let sha256 = STUNIntegrityAlgorithms(rawValue: 2)
+
+  /// The selected algorithms in wire order.
+  var ordered: [STUNIntegrityAlgorithm] {
+    switch (contains(.sha1), contains(.sha256)) {
+    case (true, true): return [.sha1, .sha256]
+    case (true, false): return [.sha1]
+    case (false, true): return [.sha256]
+    case (false, false): return []
+    }
+  }
+}
+
 /// A key for STUN message integrity: the short-term credential (the ICE password, RFC 8489
 /// §9.1.1) or the long-term key MD5(username ":" realm ":" password) (RFC 8489 §9.2.2).
 /// HMACs are computed by OpenSSL (`EVP_MAC`), one keyed context per algorithm, re-initialised per

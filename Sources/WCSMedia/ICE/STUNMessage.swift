@@ -22,9 +22,9 @@ public struct STUNMessage: Sendable {
   /// After decoding: whether a FINGERPRINT was present (and therefore verified).
   public internal(set) var hasFingerprint = false
   /// After decoding: the MESSAGE-INTEGRITY value, if present.
-  public internal(set) var messageIntegrity: [UInt8]?
+  public var messageIntegrity: [UInt8]? { attributeValue(at: integrityOffset) }
   /// After decoding: the MESSAGE-INTEGRITY-SHA256 value, if present.
-  public internal(set) var messageIntegritySHA256: [UInt8]?
+  public var messageIntegritySHA256: [UInt8]? { attributeValue(at: integritySHA256Offset) }
 
   /// The decoded bytes, kept for integrity verification.
   var rawBytes: [UInt8] = []
@@ -41,6 +41,13 @@ public struct STUNMessage: Sendable {
     self.type = type
     self.transactionID = transactionID
     self.attributes = attributes
+  }
+
+  private func attributeValue(at offset: Int?) -> [UInt8]? {
+    guard let offset, offset + 4 <= rawBytes.count else { return nil }
+    let length = Int(rawBytes[offset + 2]) << 8 | Int(rawBytes[offset + 3])
+    guard offset + 4 + length <= rawBytes.count else { return nil }
+    return Array(rawBytes[(offset + 4)..<(offset + 4 + length)])
   }
 
   /// The first attribute for which `extract` returns a value.

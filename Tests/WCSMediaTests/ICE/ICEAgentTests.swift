@@ -300,3 +300,71 @@ final class ICEAgentTests: XCTestCase {
     assertSamePair(a, b)
   }
 }
+
+extension ICEAgentTests {
+  func testRelayedCandidateThroughTURNWhenDirectPathIsBlocked() throws {
+    let turnAddress = ICETransportAddress(ip: .v4(0xC000_0264), port: 3478)
+    let turn = try FakeTURNServer(address: turnAddress, username: "user", password: "secret")
+    var configuration = ICEAgentConfiguration(
+      localCredentials: credentialsA, tieBreaker: 1, randomSeed: 19)
+    configuration.turnServers = [
+      ICETURNServer(address: turnAddress, username: "user", password: "secret")
+    ]
+    let a = ICEAgent(configuration: configuration)
+    let b = makeAgent(credentialsB, role: .controlled, tieBreaker: 2, seed: 20)
+    let network = VirtualNetwork()
+    network.add(a)
+    network.add(b)
+    network.turnServer = turn
+    let hostA = addressA
+    let hostB = addressB
+    // No direct path between the two hosts: only the relay works.
+    network.isBlocked = { source, destination in
+      (source == hostA && destination == hostB) || (source == hostB && destination == hostA)
+    }
+    network.bind(0, socket: 0, address: addressA)
+    network.bind(1, socket: 0, address: addressB)
+    a.startGathering(now: 0)
+    network.run(until: 5) { a.localCandidates.count == 2 }
+    network.flush()
+    let relayed = try XCTUnwrap(a.localCandidates.last)
+    XCTAssertEqual(relayed.type, .relayed)
+    XCTAssertEqual(relayed.address, ICETransportAddress(ip: turnAddress.ip, port: 50000))
+    XCTAssertEqual(relayed.relatedAddress, addressA)
+    XCTAssertEqual(relayed.priority, ICECandidate.priority(type: .relayed, localPreference: 65535))
+    // 401 challenge, then the signed retry (RFC 8489 §9.2).
+    XCTAssertEqual(turn.requests.prefix(2).map(\.method), [.allocate, .allocate])
+    XCTAssertEqual(turn.requests.prefix(2).map(\.signed), [false, true])
+    XCTAssertTrue(network.log.contains { $0.output == .gatheringComplete })
+
+    for candidate in a.localCandidates { b.addRemoteCandidate(candidate, now: network.now) }
+    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: network.now) }
+    a.setRemoteCredentials(credentialsB, now: network.now)
+    b.setRemoteCredentials(credentialsA, now: network.now)
+    a.setRemoteGatheringComplete(now: network.now)
+    b.setRemoteGatheringComplete(now: network.now)
+    network.run(until: 20) { bothSelected(a, b) }
+    XCTAssertEqual(a.selectedPair?.local.type, .relayed)
+    XCTAssertEqual(a.selectedPair?.remote.address, addressB)
+    XCTAssertEqual(b.selectedPair?.remote.address, relayed.address)
+    XCTAssertTrue(turn.requests.contains { $0.method == .createPermission && $0.signed })
+
+    // Application data both ways: A wraps it in a Send indication, B's reply arrives at A in a
+    // Data indication.
+    let toB = try XCTUnwrap(a.applicationDatagram(Array("hello".utf8), now: network.now))
+    XCTAssertEqual(toB.destination, turnAddress)
+    network.sendApplication(toB, from: 0)
+    let toA = try XCTUnwrap(b.applicationDatagram(Array("world".utf8), now: network.now))
+    network.sendApplication(toA, from: 1)
+    XCTAssertEqual(network.applicationData.map(\.agent), [1, 0])
+    XCTAssertEqual(network.applicationData.first?.result, .notSTUN)
+    XCTAssertEqual(network.applicationData.first?.bytes, Array("hello".utf8))
+    XCTAssertEqual(
+      network.applicationData.last?.result, .relayedData(Array("world".utf8), peer: addressB))
+
+    // The allocation is refreshed before its 600 s lifetime ends, and consent keeps going.
+    network.run(until: 700)
+    XCTAssertTrue(turn.requests.contains { $0.method == .refresh })
+    XCTAssertEqual(a.state, .completed)
+  }
+}

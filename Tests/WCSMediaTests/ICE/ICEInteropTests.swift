@@ -82,7 +82,7 @@ final class ICEInteropTests: XCTestCase {
         }
         let wait = min(0.01, max(0, (agent.nextDeadline ?? .infinity) - now()))
         if let (bytes, source) = try socket.receive(timeout: wait) {
-          if !agent.receive(bytes, from: source, socket: 0, now: now()) {
+          if agent.receive(bytes, from: source, socket: 0, now: now()) == .notSTUN {
             applicationData.append(bytes)
           }
         }

@@ -19,6 +19,12 @@ final class VirtualNetwork {
   /// A STUN server at this address answers Binding requests with `mappedAddressForServer`.
   var stunServer: ICETransportAddress?
   var mappedAddressForServer: ICETransportAddress?
+  /// A TURN server, when the test adds one.
+  var turnServer: FakeTURNServer?
+  /// Drops a datagram when this returns true for (source, destination).
+  var isBlocked: (ICETransportAddress, ICETransportAddress) -> Bool = { _, _ in false }
+  /// Datagrams the agents did not consume as STUN (application data), per agent.
+  private(set) var applicationData: [(agent: Int, result: ICEReceiveResult, bytes: [UInt8])] = []
 
   @discardableResult
   func add(_ agent: ICEAgent) -> Int {
@@ -52,12 +58,27 @@ final class VirtualNetwork {
   func inject(
     _ bytes: [UInt8], from source: ICETransportAddress, to destination: ICETransportAddress
   ) {
+    if let turnServer, turnServer.owns(destination) {
+      for (from, to, payload) in turnServer.handle(bytes, from: source, to: destination) {
+        inject(payload, from: from, to: to)
+      }
+      return
+    }
     guard let route = routes[destination] else { return }
-    agents[route.agent].receive(bytes, from: source, socket: route.socket, now: now)
+    let result = agents[route.agent].receive(bytes, from: source, socket: route.socket, now: now)
+    if result != .handled { applicationData.append((route.agent, result, bytes)) }
+  }
+
+  /// Sends application bytes from an agent the way a driver would.
+  func sendApplication(_ datagram: ICEDatagram, from agentIndex: Int) {
+    deliver(datagram, from: agentIndex)
+    flush()
   }
 
   private func deliver(_ datagram: ICEDatagram, from agentIndex: Int) {
-    guard !dropAll, let source = socketAddresses[agentIndex]?[datagram.socket] else { return }
+    guard !dropAll, let source = socketAddresses[agentIndex]?[datagram.socket],
+      !isBlocked(source, datagram.destination)
+    else { return }
     if datagram.destination == stunServer {
       answerAsSTUNServer(datagram.bytes, from: source)
       return

@@ -1,0 +1,271 @@
+/// A TURN server and the long-term credentials to use on it (RFC 8656, UDP transport).
+public struct ICETURNServer: Hashable, Sendable {
+  /// The server's UDP transport address.
+  public var address: ICETransportAddress
+  /// Long-term credential username.
+  public var username: String
+  /// Long-term credential password (already SASLprep/OpaqueString-processed).
+  public var password: String
+
+  /// Makes a server entry.
+  public init(address: ICETransportAddress, username: String, password: String) {
+    self.address = address
+    self.username = username
+    self.password = password
+  }
+}
+
+/// What a `TURNClient` reports.
+public enum TURNEvent: Equatable, Sendable {
+  /// The allocation exists: the relayed address, the server-reflexive address the server saw,
+  /// and the lifetime in seconds.
+  case allocated(relayed: ICETransportAddress, mapped: ICETransportAddress?, lifetime: UInt32)
+  /// The allocation failed or was lost (reason from the server or a timeout).
+  case failed(String)
+  /// A Data indication: `bytes` arrived at the relayed address from `peer`.
+  case data(peer: ICETransportAddress, bytes: [UInt8])
+}
+
+/// A Sans-I/O TURN client over UDP (RFC 8656): Allocate with the long-term credential mechanism
+/// (401 → REALM/NONCE → signed retry; 438 → new nonce), Refresh before the lifetime ends,
+/// CreatePermission per peer IP (refreshed every 4 minutes), Send and Data indications.
+/// ChannelBind is not used. Datagrams go from `socket` to `server.address`.
+public final class TURNClient {
+  /// The server in use.
+  public let server: ICETURNServer
+  /// The driver socket the allocation lives on.
+  public let socket: ICESocketID
+  /// The relayed address once allocated.
+  public private(set) var relayedAddress: ICETransportAddress?
+  /// Whether the allocation failed for good.
+  public private(set) var failed = false
+
+  private enum Request: Equatable {
+    case allocate
+    case refresh(lifetime: UInt32)
+    case createPermission(ICEIPAddress)
+  }
+
+  private struct Transaction {
+    var request: Request
+    var bytes: [UInt8]
+    var remaining: Int
+    var timeout: Double
+    var deadline: Double
+    var authAttempts: Int
+  }
+
+  private var realm: String?
+  private var nonce: String?
+  private var key: STUNIntegrityKey?
+  private var transactions: [STUNTransactionID: Transaction] = [:]
+  private var permissions: [ICEIPAddress: Double] = [:]
+  private var refreshAt: Double?
+  private var random: ICERandom
+  private var datagrams: [ICEDatagram] = []
+  private var events: [TURNEvent] = []
+  /// Permissions last 300 s; refreshed after 240 s (RFC 8656 §9).
+  private static let permissionRefresh = 240.0
+
+  /// Creates a client; nothing is sent until `start`.
+  public init(server: ICETURNServer, socket: ICESocketID, randomSeed: UInt64? = nil) {
+    self.server = server
+    self.socket = socket
+    random = ICERandom(seed: randomSeed)
+  }
+
+  /// Sends the first (unauthenticated) Allocate request for a UDP relay.
+  public func start(now: Double) {
+    send(.allocate, authAttempts: 0, now: now)
+  }
+
+  /// Datagrams to send to the server, oldest first.
+  public func takeDatagrams() -> [ICEDatagram] {
+    defer { datagrams.removeAll(keepingCapacity: true) }
+    return datagrams
+  }
+
+  /// Events so far, oldest first.
+  public func takeEvents() -> [TURNEvent] {
+    defer { events.removeAll(keepingCapacity: true) }
+    return events
+  }
+
+  /// When `handleTimeout` should run next.
+  public var nextDeadline: Double? {
+    guard !failed else { return nil }
+    var deadline = transactions.values.map(\.deadline).min() ?? .infinity
+    if let refreshAt { deadline = min(deadline, refreshAt) }
+    if let permission = permissions.values.min() { deadline = min(deadline, permission) }
+    return deadline.isFinite ? deadline : nil
+  }
+
+  /// Installs a permission for `peer` (CreatePermission) unless one exists or is pending.
+  public func ensurePermission(for peer: ICEIPAddress, now: Double) {
+    guard !failed, relayedAddress != nil, permissions[peer] == nil else { return }
+    // Marked at once so the next check does not ask again; refreshed after 240 s.
+    permissions[peer] = now + Self.permissionRefresh
+    send(.createPermission(peer), authAttempts: 0, now: now)
+  }
+
+  /// Sends `bytes` to `peer` through the relay in a Send indication (RFC 8656 §11).
+  public func send(_ bytes: [UInt8], to peer: ICETransportAddress, now: Double) {
+    guard !failed, relayedAddress != nil else { return }
+    ensurePermission(for: peer.ip, now: now)
+    let indication = STUNMessage(
+      type: STUNMessageType(method: .send, messageClass: .indication),
+      transactionID: .random(using: &random),
+      attributes: [.xorPeerAddress(peer), .data(bytes)])
+    guard let encoded = try? indication.encode(fingerprint: true) else { return }
+    datagrams.append(ICEDatagram(socket: socket, destination: server.address, bytes: encoded))
+  }
+
+  /// Handles a datagram from the server. Returns `false` when it is not a STUN message this
+  /// client understands (ChannelData is not used).
+  @discardableResult
+  public func receive(_ bytes: [UInt8], now: Double) -> Bool {
+    guard let message = try? STUNMessage.decode(bytes) else { return false }
+    if message.type == STUNMessageType(method: .data, messageClass: .indication) {
+      if let peer = message.xorPeerAddress, let data = message.data {
+        events.append(.data(peer: peer, bytes: data))
+      }
+      return true
+    }
+    guard let transaction = transactions[message.transactionID] else { return false }
+    if message.messageIntegrity != nil, let key {
+      guard (try? message.verifyIntegrity(key: key)) != nil else { return true }
+    }
+    transactions[message.transactionID] = nil
+    if message.type.messageClass == .errorResponse {
+      handleError(message, transaction, now: now)
+    } else if message.type.messageClass == .successResponse {
+      handleSuccess(message, transaction.request, now: now)
+    }
+    return true
+  }
+
+  /// Retransmits, refreshes the allocation and permissions when due.
+  public func handleTimeout(now: Double) {
+    guard !failed else { return }
+    for (id, var transaction) in transactions where transaction.deadline <= now {
+      if transaction.remaining > 0 {
+        transaction.remaining -= 1
+        transaction.timeout = min(transaction.timeout * 2, 1.6)
+        transaction.deadline = now + transaction.timeout
+        transactions[id] = transaction
+        datagrams.append(
+          ICEDatagram(socket: socket, destination: server.address, bytes: transaction.bytes))
+      } else {
+        transactions[id] = nil
+        if case .createPermission(let peer) = transaction.request {
+          permissions[peer] = nil
+        } else {
+          fail("\(transaction.request) timed out")
+          return
+        }
+      }
+    }
+    if let refreshAt, now >= refreshAt {
+      self.refreshAt = nil
+      send(.refresh(lifetime: 600), authAttempts: 0, now: now)
+    }
+    for (peer, due) in permissions where due <= now {
+      permissions[peer] = now + Self.permissionRefresh
+      send(.createPermission(peer), authAttempts: 0, now: now)
+    }
+  }
+
+  /// Releases the allocation (Refresh with LIFETIME 0, RFC 8656 §7).
+  public func close(now: Double) {
+    guard !failed, relayedAddress != nil else { return }
+    send(.refresh(lifetime: 0), authAttempts: 0, now: now)
+    refreshAt = nil
+    permissions.removeAll()
+  }
+
+  private func handleSuccess(_ response: STUNMessage, _ request: Request, now: Double) {
+    switch request {
+    case .allocate:
+      guard let relayed = response.xorRelayedAddress else {
+        fail("Allocate success without XOR-RELAYED-ADDRESS")
+        return
+      }
+      relayedAddress = relayed
+      let lifetime = response.lifetime ?? 600
+      scheduleRefresh(lifetime: lifetime, now: now)
+      events.append(
+        .allocated(relayed: relayed, mapped: response.xorMappedAddress, lifetime: lifetime))
+    case .refresh(let requested):
+      if requested > 0 { scheduleRefresh(lifetime: response.lifetime ?? requested, now: now) }
+    case .createPermission:
+      break
+    }
+  }
+
+  private func scheduleRefresh(lifetime: UInt32, now: Double) {
+    let seconds = Double(lifetime)
+    refreshAt = now + max(seconds / 2, seconds - 60)
+  }
+
+  private func handleError(_ response: STUNMessage, _ transaction: Transaction, now: Double) {
+    let code = response.errorCode?.code ?? 0
+    // 401: first contact or wrong key; 438: the nonce went stale (RFC 8489 §9.2.4).
+    if code == 401 || code == 438, transaction.authAttempts < 2,
+      let realm = response.realm ?? self.realm, let nonce = response.nonce
+    {
+      if key == nil || realm != self.realm {
+        key = try? STUNIntegrityKey.longTerm(
+          username: server.username, realm: realm, password: server.password)
+      }
+      self.realm = realm
+      self.nonce = nonce
+      send(transaction.request, authAttempts: transaction.authAttempts + 1, now: now)
+      return
+    }
+    let reason = response.errorCode.map { "\($0.code) \($0.reason)" } ?? "error response"
+    switch transaction.request {
+    case .allocate, .refresh:
+      fail("\(transaction.request): \(reason)")
+    case .createPermission(let peer):
+      permissions[peer] = nil
+    }
+  }
+
+  private func fail(_ reason: String) {
+    failed = true
+    transactions.removeAll()
+    refreshAt = nil
+    permissions.removeAll()
+    events.append(.failed(reason))
+  }
+
+  private func send(_ request: Request, authAttempts: Int, now: Double) {
+    var attributes: [STUNAttribute]
+    let method: STUNMethod
+    switch request {
+    case .allocate:
+      method = .allocate
+      attributes = [.requestedTransport(17)]
+    case .refresh(let lifetime):
+      method = .refresh
+      attributes = [.lifetime(lifetime)]
+    case .createPermission(let peer):
+      method = .createPermission
+      attributes = [.xorPeerAddress(ICETransportAddress(ip: peer, port: 0))]
+    }
+    let signed = key != nil && realm != nil && nonce != nil
+    if signed, let realm, let nonce {
+      attributes += [.username(server.username), .realm(realm), .nonce(nonce)]
+    }
+    let message = STUNMessage(
+      type: STUNMessageType(method: method, messageClass: .request),
+      transactionID: .random(using: &random), attributes: attributes)
+    guard let bytes = try? message.encode(key: signed ? key : nil, fingerprint: true) else {
+      return
+    }
+    transactions[message.transactionID] = Transaction(
+      request: request, bytes: bytes, remaining: 6, timeout: 0.25, deadline: now + 0.25,
+      authAttempts: authAttempts)
+    datagrams.append(ICEDatagram(socket: socket, destination: server.address, bytes: bytes))
+  }
+}

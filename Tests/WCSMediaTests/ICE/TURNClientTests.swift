@@ -1,0 +1,163 @@
+import XCTest
+
+@testable import WCSMedia
+
+final class TURNClientTests: XCTestCase {
+  let server = ICETURNServer(
+    address: ICETransportAddress(ip: .v4(0xC000_0264), port: 3478), username: "user",
+    password: "secret")
+
+  private func onlyRequest(_ client: TURNClient) throws -> STUNMessage {
+    let datagrams = client.takeDatagrams()
+    XCTAssertEqual(datagrams.count, 1)
+    let datagram = try XCTUnwrap(datagrams.first)
+    XCTAssertEqual(datagram.destination, server.address)
+    XCTAssertEqual(datagram.socket, 3)
+    return try STUNMessage.decode(datagram.bytes)
+  }
+
+  private func response(
+    to request: STUNMessage, _ messageClass: STUNClass, _ attributes: [STUNAttribute],
+    key: STUNIntegrityKey?
+  ) throws -> [UInt8] {
+    try STUNMessage(
+      type: STUNMessageType(method: request.type.method, messageClass: messageClass),
+      transactionID: request.transactionID, attributes: attributes
+    ).encode(key: key, fingerprint: true)
+  }
+
+  func testAllocateChallengeStaleNonceAndSuccess() throws {
+    let client = TURNClient(server: server, socket: 3, randomSeed: 1)
+    client.start(now: 0)
+    let first = try onlyRequest(client)
+    XCTAssertEqual(first.type, STUNMessageType(method: .allocate, messageClass: .request))
+    XCTAssertEqual(first.attributes, [.requestedTransport(17)])
+    XCTAssertNil(first.messageIntegrity)
+
+    XCTAssertTrue(
+      client.receive(
+        try response(
+          to: first, .errorResponse,
+          [.errorCode(code: 401, reason: "Unauthorized"), .realm("wcs.test"), .nonce("n1")],
+          key: nil), now: 0.01))
+    let signed = try onlyRequest(client)
+    XCTAssertEqual(signed.username, "user")
+    XCTAssertEqual(signed.realm, "wcs.test")
+    XCTAssertEqual(signed.nonce, "n1")
+    let key = try STUNIntegrityKey.longTerm(username: "user", realm: "wcs.test", password: "secret")
+    XCTAssertNoThrow(try signed.verifyIntegrity(key: key))
+
+    // 438 Stale Nonce: retried with the new nonce.
+    client.receive(
+      try response(
+        to: signed, .errorResponse,
+        [.errorCode(code: 438, reason: "Stale Nonce"), .realm("wcs.test"), .nonce("n2")], key: key),
+      now: 0.02)
+    let retried = try onlyRequest(client)
+    XCTAssertEqual(retried.nonce, "n2")
+    XCTAssertNoThrow(try retried.verifyIntegrity(key: key))
+
+    let relayed = ICETransportAddress(ip: .v4(0xC000_0264), port: 50000)
+    let mapped = ICETransportAddress(ip: .v4(0xCB00_7105), port: 40000)
+    client.receive(
+      try response(
+        to: retried, .successResponse,
+        [.xorRelayedAddress(relayed), .xorMappedAddress(mapped), .lifetime(300)], key: key),
+      now: 0.03)
+    XCTAssertEqual(
+      client.takeEvents(), [.allocated(relayed: relayed, mapped: mapped, lifetime: 300)])
+    XCTAssertEqual(client.relayedAddress, relayed)
+    // Refresh at max(lifetime / 2, lifetime - 60) = 240 s after the allocation.
+    XCTAssertEqual(try XCTUnwrap(client.nextDeadline), 240.03, accuracy: 1e-9)
+
+    // Sending to a peer installs a permission first, then sends a Send indication.
+    let peer = ICETransportAddress(ip: .v4(0x0A00_0002), port: 6000)
+    client.send([1, 2, 3], to: peer, now: 1)
+    let out = client.takeDatagrams().compactMap { try? STUNMessage.decode($0.bytes) }
+    XCTAssertEqual(
+      out.map(\.type),
+      [
+        STUNMessageType(method: .createPermission, messageClass: .request),
+        STUNMessageType(method: .send, messageClass: .indication),
+      ])
+    XCTAssertEqual(out.first?.xorPeerAddress?.ip, peer.ip)
+    XCTAssertNoThrow(try out.first?.verifyIntegrity(key: key))
+    XCTAssertEqual(out.last?.xorPeerAddress, peer)
+    XCTAssertEqual(out.last?.data, [1, 2, 3])
+
+    // A Data indication from the server becomes a data event.
+    let data = try STUNMessage(
+      type: STUNMessageType(method: .data, messageClass: .indication),
+      attributes: [.xorPeerAddress(peer), .data([9, 8])]
+    ).encode(fingerprint: true)
+    XCTAssertTrue(client.receive(data, now: 2))
+    XCTAssertEqual(client.takeEvents(), [.data(peer: peer, bytes: [9, 8])])
+
+    client.handleTimeout(now: 240.03)
+    let refresh = client.takeDatagrams().compactMap { try? STUNMessage.decode($0.bytes) }
+      .filter { $0.type.method == .refresh }
+    XCTAssertEqual(refresh.first?.lifetime, 600)
+  }
+
+  func testAllocateRejectedOrUnansweredFails() throws {
+    let client = TURNClient(server: server, socket: 3, randomSeed: 2)
+    client.start(now: 0)
+    let first = try onlyRequest(client)
+    client.receive(
+      try response(to: first, .errorResponse, [.errorCode(code: 486, reason: "Quota")], key: nil),
+      now: 0.1)
+    XCTAssertEqual(client.takeEvents(), [.failed("allocate: 486 Quota")])
+    XCTAssertTrue(client.failed)
+    XCTAssertNil(client.nextDeadline)
+
+    let silent = TURNClient(server: server, socket: 3, randomSeed: 3)
+    silent.start(now: 0)
+    var now = 0.0
+    var sent = silent.takeDatagrams().count
+    while let deadline = silent.nextDeadline, now < 60 {
+      now = deadline
+      silent.handleTimeout(now: now)
+      sent += silent.takeDatagrams().count
+    }
+    XCTAssertEqual(sent, 7)
+    XCTAssertEqual(silent.takeEvents(), [.failed("allocate timed out")])
+  }
+
+  func testCRC32CheckValueAndChaining() {
+    // The CRC-32/ISO-HDLC check value.
+    XCTAssertEqual(CRC32.checksum(Array("123456789".utf8)), 0xCBF4_3926)
+    XCTAssertEqual(CRC32.checksum([]), 0)
+    let long = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    let whole = CRC32.checksum(long)
+    let chained = long.withUnsafeBytes {
+      CRC32.checksum(
+        UnsafeRawBufferPointer(rebasing: $0[13...]),
+        continuing: CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[..<13])))
+    }
+    XCTAssertEqual(whole, chained)
+  }
+
+  func testHostAddressesAndUDPSocketOnLoopback() throws {
+    let withLoopback = ICEHostAddresses.current(includeLoopback: true)
+    XCTAssertTrue(withLoopback.contains(.loopbackV4))
+    XCTAssertFalse(ICEHostAddresses.current().contains { $0.isLoopback })
+    let first = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
+    let second = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
+    XCTAssertNotEqual(first.localAddress.port, 0)
+    try first.send([1, 2, 3], to: second.localAddress)
+    let received = try XCTUnwrap(try second.receive(timeout: 2))
+    XCTAssertEqual(received.bytes, [1, 2, 3])
+    XCTAssertEqual(received.source, first.localAddress)
+    XCTAssertNil(try second.receive(timeout: 0))
+  }
+
+  func testIPAddressTextForms() {
+    XCTAssertEqual(ICEIPAddress("192.0.2.1"), .v4(0xC000_0201))
+    XCTAssertEqual(
+      ICEIPAddress("2001:db8::1")?.description, "2001:db8::1")
+    XCTAssertEqual(ICEIPAddress("fe80::1%eth0")?.isLinkLocal, true)
+    XCTAssertNil(ICEIPAddress("not an address"))
+    XCTAssertEqual(
+      ICETransportAddress("2001:db8::1", port: 3478)?.description, "[2001:db8::1]:3478")
+  }
+}
