@@ -12,6 +12,7 @@ let cLibraries: [LinkerSetting] = [
   .linkedLibrary("vpx"),
   .linkedLibrary("usrsctp"),
   .linkedLibrary("m"),
+  .linkedLibrary("yuv"),
 ]
 
 let strict: [SwiftSetting] = [
@@ -55,6 +56,14 @@ let package = Package(
   ]
 )
 
+// Codec and payload-format speed figures: `swift run -c release WCSMediaBench`.
+package.targets.append(
+  .executableTarget(name: "WCSMediaBench", dependencies: ["WCSMedia"], swiftSettings: strict))
+// Release-mode figures for the RTP/SRTP hot path: `swift run -c release RTPBench`.
+package.targets.append(
+  .executableTarget(
+    name: "RTPBench", dependencies: ["WCSMedia"], path: "Benchmarks/RTPBench",
+    swiftSettings: strict))
 // Speed of the STUN codec: `swift run -c release STUNBench`.
 package.targets.append(
   .executableTarget(

@@ -30,6 +30,9 @@
 
 #include <usrsctp.h>
 
+// libyuv: pixel format conversion and scaling (C API; its C++ parts are behind __cplusplus).
+#include <libyuv.h>
+
 // MARK: libwebsockets
 
 /// Bytes of headroom `lws_write` needs before the payload (`LWS_PRE`).

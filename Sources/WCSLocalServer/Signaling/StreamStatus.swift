@@ -1,0 +1,38 @@
+/// Stream statuses the server sends in `notifyStreamStatusEvent` (wcs-protocol.md §5.1).
+public enum WCSStreamStatus: String, Sendable, Equatable {
+  /// Accepted, media not up yet (internal; never sent by this server).
+  case pending = "PENDING"
+  /// A publisher's media is up.
+  case publishing = "PUBLISHING"
+  /// A player's media is up.
+  case playing = "PLAYING"
+  /// A publisher ended (terminal).
+  case unpublished = "UNPUBLISHED"
+  /// A player ended (terminal).
+  case stopped = "STOPPED"
+  /// Error (terminal); the reason is in `info`.
+  case failed = "FAILED"
+}
+
+/// The `info` strings of WCS (wcs-protocol.md §5.2, corpus `wcs-status-and-info-strings.json`),
+/// spelled exactly as the server sends them.
+public enum WCSStreamInfo {
+  /// `publishStream`/`playStream` without a `mediaSessionId`.
+  public static let mediaSessionIdNull = "MediaSessionId is null"
+  /// `mediaSessionId` already names a live stream.
+  public static let mediaSessionIdInUse = "MediaSessionId is already in use"
+  /// Publishing a name somebody already publishes.
+  public static let streamNameInUse = "Stream name is already in use"
+  /// Playing (or stopping) something that is not there.
+  public static let streamNotFound = "Stream not found"
+  /// The owner stopped the stream (`unPublishStream` / `stopStream`).
+  public static let stoppedByUser = "Stopped by user"
+  /// A player whose publisher stopped.
+  public static let stoppedByPublisherStop = "Stopped by publisher stop"
+  /// A player whose publisher's session went away.
+  public static let stoppedBySessionDisconnect = "Stopped by session disconnect"
+  /// A message that needs an established session arrived before `connection`.
+  public static let sessionNotReady = "Session not ready"
+  /// Generic failure.
+  public static let failedByError = "Failed by error"
+}

@@ -1,0 +1,22 @@
+/// Settings of the signalling core. Defaults follow WCS (wcs-protocol.md §7.1, §6).
+public struct WCSServerConfiguration: Sendable, Equatable {
+  /// `ping` interval in ms (`keep_alive.server_interval`, default 5000).
+  public var pingIntervalMillis: Int64 = 5000
+  /// Unanswered pings after which the session is dropped (`keep_alive.probes`, default 10).
+  public var maxUnansweredPings: Int = 10
+  /// How long (ms) a connection may stay open without sending `connection` before it is
+  /// closed; idle sockets would otherwise hold resources forever.
+  public var handshakeTimeoutMillis: Int64 = 30_000
+  /// The string sent in `getVersion` (§1.2 step 5). Starts with a WCS-like version so clients
+  /// that parse it see a 5.2 server.
+  public var serverVersion: String = "5.2.0-wcs-local-server-0.1"
+  /// The server's own `ip:port`, used in `authToken` (`/<client>/<server>`, §1.4).
+  public var serverAddress: String = "127.0.0.1:8080"
+  /// Record file name template (`stream_record_policy_template`, §6). See `RecordNaming`.
+  public var recordTemplate: String = RecordNaming.defaultTemplate
+  /// Extension appended to record names: we record VP8 + Opus, which goes into WebM (§6).
+  public var recordExtension: String = "webm"
+
+  /// All defaults.
+  public init() {}
+}

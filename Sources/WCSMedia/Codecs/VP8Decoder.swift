@@ -1,0 +1,88 @@
+import CWebRTCCore
+
+/// VP8 decoder (libvpx) producing I420 pictures, with corrupt-frame detection.
+///
+/// Not thread-safe: use one decoder from one thread (or behind the caller's lock).
+public final class VP8Decoder {
+  private let context: UnsafeMutablePointer<vpx_codec_ctx_t>
+
+  /// Creates a decoder (1 thread).
+  /// - Throws: `VP8Error.initialization` when `vpx_codec_dec_init` fails.
+  public init() throws(VP8Error) {
+    context = .allocate(capacity: 1)
+    context.initialize(to: vpx_codec_ctx_t())
+    var cfg = vpx_codec_dec_cfg_t(threads: 1, w: 0, h: 0)
+    let result = wcs_vpx_codec_dec_init(context, vpx_codec_vp8_dx(), &cfg, 0)
+    guard result == VPX_CODEC_OK else {
+      let error = VP8Error(.initialization, code: result, context: context)
+      context.deallocate()
+      throw error
+    }
+  }
+
+  deinit {
+    vpx_codec_destroy(context)
+    context.deallocate()
+  }
+
+  /// Decodes one complete VP8 frame (RFC 6386).
+  /// - Parameter frame: the frame bytes, e.g. from `VP8FrameAssembler` or an IVF file.
+  /// - Returns: the picture, or nil when the frame is not shown (`show_frame = 0`).
+  /// - Throws: `VP8Error` — `.invalidInput` for empty data, `.decode` when libvpx rejects the data
+  ///   (truncated, not VP8, a delta frame before any key frame), `.corruptFrame` when libvpx decoded
+  ///   it but flags the result corrupt. After either, ask the sender for a key frame.
+  public func decode(_ frame: [UInt8]) throws(VP8Error) -> I420Image? {
+    guard !frame.isEmpty else { throw VP8Error(.invalidInput, message: "empty frame") }
+    guard frame.count <= Int(UInt32.max) else {
+      throw VP8Error(.invalidInput, message: "frame too large")
+    }
+    let result = frame.withUnsafeBufferPointer { bytes in
+      vpx_codec_decode(context, bytes.baseAddress, UInt32(bytes.count), nil, 0)
+    }
+    guard result == VPX_CODEC_OK else { throw VP8Error(.decode, code: result, context: context) }
+    var corrupted: Int32 = 0
+    let query = wcs_vpx_decoder_frame_corrupted(context, &corrupted)
+    if query == VPX_CODEC_OK, corrupted != 0 {
+      // Drain the picture so the next call starts clean.
+      var drain: vpx_codec_iter_t? = nil
+      while vpx_codec_get_frame(context, &drain) != nil {}
+      throw VP8Error(.corruptFrame, message: "libvpx flagged the decoded frame corrupt")
+    }
+    var iterator: vpx_codec_iter_t? = nil
+    var picture: I420Image?
+    while let image = vpx_codec_get_frame(context, &iterator) {
+      picture = Self.copy(image.pointee)
+    }
+    return picture
+  }
+
+  private static func copy(_ image: vpx_image_t) -> I420Image? {
+    guard image.fmt == VPX_IMG_FMT_I420 || image.fmt == VPX_IMG_FMT_YV12 else { return nil }
+    let width = Int(image.d_w)
+    let height = Int(image.d_h)
+    guard width > 0, height > 0 else { return nil }
+    var out = I420Image(width: width, height: height)
+    let chromaWidth = out.chromaWidth
+    let chromaHeight = out.chromaHeight
+    let yv12 = image.fmt == VPX_IMG_FMT_YV12
+    func plane(_ pointer: UnsafeMutablePointer<UInt8>?, _ stride: Int32, _ w: Int, _ h: Int)
+      -> [UInt8]
+    {
+      guard let pointer else { return [UInt8](repeating: 128, count: w * h) }
+      var bytes = [UInt8](repeating: 0, count: w * h)
+      bytes.withUnsafeMutableBufferPointer { out in
+        guard let base = out.baseAddress else { return }
+        for row in 0..<h {
+          (base + row * w).update(from: pointer + row * Int(stride), count: w)
+        }
+      }
+      return bytes
+    }
+    out.y = plane(image.planes.0, image.stride.0, width, height)
+    let first = plane(image.planes.1, image.stride.1, chromaWidth, chromaHeight)
+    let second = plane(image.planes.2, image.stride.2, chromaWidth, chromaHeight)
+    out.u = yv12 ? second : first
+    out.v = yv12 ? first : second
+    return out
+  }
+}

@@ -1,0 +1,239 @@
+/// Reassembles VP8 frames from RTP packets that may arrive out of order or not at all, and hands on
+/// only frames the decoder can use (RFC 7741 §4.5).
+///
+/// A frame is complete when every sequence number from its first packet (S=1, PID=0) to its marker
+/// packet is present with the same timestamp. A complete frame is delivered when it follows the last
+/// delivered frame (next sequence number, or next PictureID modulo 2^15 or 2^7) or is a key frame.
+/// When a packet is still missing after `reorderWindow` later packets arrived, the loss is certain:
+/// the assembler drops frames until a key frame and reports `needsKeyFrame` so the receiver can send
+/// a PLI (RFC 4585 §6.3.1). It starts out waiting for a key frame.
+///
+/// Sans-I/O value type: feed packets, read the output. Not for concurrent use.
+public struct VP8FrameAssembler: Sendable {
+  /// One received RTP packet, as far as the assembler cares.
+  public struct Packet: Sendable, Equatable {
+    /// RTP sequence number (RFC 3550 §5.1).
+    public var sequenceNumber: UInt16
+    /// 90 kHz RTP timestamp.
+    public var timestamp: UInt32
+    /// RTP marker bit: last packet of the frame.
+    public var marker: Bool
+    /// RTP payload (VP8 payload descriptor + VP8 data).
+    public var payload: [UInt8]
+
+    /// A packet from its parts.
+    public init(sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8]) {
+      self.sequenceNumber = sequenceNumber
+      self.timestamp = timestamp
+      self.marker = marker
+      self.payload = payload
+    }
+  }
+
+  /// A complete, decodable frame.
+  public struct Frame: Sendable, Equatable {
+    /// The VP8 frame (`isKeyFrame` from the P bit of its first byte) and its RTP timestamp.
+    public var frame: EncodedVideoFrame
+    /// PictureID from the descriptor of its first packet, if present.
+    public var pictureID: UInt16?
+    /// Sequence numbers of its first and last packets.
+    public var firstSequenceNumber: UInt16
+    /// Sequence number of its marker packet.
+    public var lastSequenceNumber: UInt16
+  }
+
+  /// What one `insert` produced.
+  public struct Output: Sendable, Equatable {
+    /// Frames to decode, in decoding order.
+    public var frames: [Frame] = []
+    /// True when the receiver should ask the sender for a key frame now (PLI): a loss was detected,
+    /// or frames keep arriving while no key frame has been delivered.
+    public var needsKeyFrame = false
+    /// The packet was rejected: malformed descriptor or payload header (counted in `droppedPackets`).
+    public var dropped: VP8PayloadError?
+  }
+
+  private struct Stored {
+    var timestamp: UInt32
+    var marker: Bool
+    var startsFrame: Bool
+    var pictureID: UInt16?
+    var pictureIDModulus: UInt16
+    var data: ArraySlice<UInt8>
+  }
+
+  /// Packets a missing sequence number may lag behind the newest before it counts as lost.
+  public let reorderWindow: Int
+  /// Most packets buffered; older ones are discarded past this (bounds memory on a bad link).
+  public let maxBufferedPackets: Int
+  /// Packets rejected as malformed.
+  public private(set) var droppedPackets = 0
+  /// Packets ignored because they belong to frames already delivered or abandoned (late or
+  /// duplicate).
+  public private(set) var latePackets = 0
+  /// Frames thrown away because a packet before them was lost and they were not key frames.
+  public private(set) var discardedFrames = 0
+  /// True until the next key frame is delivered (at the start and after a loss).
+  public private(set) var isWaitingForKeyFrame = true
+
+  private var packets: [Int64: Stored] = [:]
+  private var highest: Int64?
+  private var lastDelivered: Int64?
+  private var lastPictureID: UInt16?
+  private var requestedAt: Int64?
+  private var waitingSince: Int64?
+
+  /// An assembler.
+  /// - Parameters:
+  ///   - reorderWindow: packets, at least 1 (default 30).
+  ///   - maxBufferedPackets: at least 64 (default 2048).
+  public init(reorderWindow: Int = 30, maxBufferedPackets: Int = 2048) {
+    self.reorderWindow = max(1, reorderWindow)
+    self.maxBufferedPackets = max(64, maxBufferedPackets)
+  }
+
+  /// Takes one packet and returns the frames that became decodable.
+  public mutating func insert(_ packet: Packet) -> Output {
+    var output = Output()
+    let parsed: VP8PayloadPacket
+    do {
+      parsed = try VP8Depacketizer.parse(packet.payload)
+    } catch {
+      droppedPackets += 1
+      output.dropped = error
+      return output
+    }
+    let sequence = extend(packet.sequenceNumber)
+    if let lastDelivered, sequence <= lastDelivered {
+      latePackets += 1
+      return output
+    }
+    if packets[sequence] != nil {
+      latePackets += 1
+      return output
+    }
+    packets[sequence] = Stored(
+      timestamp: packet.timestamp, marker: packet.marker,
+      startsFrame: parsed.descriptor.startsFrame, pictureID: parsed.descriptor.pictureID,
+      pictureIDModulus: parsed.descriptor.pictureIDModulus, data: parsed.data)
+    if highest.map({ sequence > $0 }) ?? true { highest = sequence }
+    trimBuffer()
+    drain(into: &output)
+    detectLoss(into: &output)
+    return output
+  }
+
+  private mutating func extend(_ sequence: UInt16) -> Int64 {
+    guard let highest else { return Int64(sequence) + 0x1_0000 }
+    var candidate = (highest & ~0xFFFF) | Int64(sequence)
+    if candidate - highest > 0x8000 {
+      candidate -= 0x1_0000
+    } else if highest - candidate > 0x8000 {
+      candidate += 0x1_0000
+    }
+    return candidate
+  }
+
+  /// First and last sequence numbers of the complete frame starting at `first`, if complete.
+  private func completeFrame(startingAt first: Int64) -> Int64? {
+    guard let head = packets[first], head.startsFrame else { return nil }
+    var sequence = first
+    while let packet = packets[sequence], packet.timestamp == head.timestamp {
+      if packet.marker { return sequence }
+      if sequence != first, packet.startsFrame { return nil }
+      sequence += 1
+    }
+    return nil
+  }
+
+  private func follows(first: Int64, pictureID: UInt16?, modulus: UInt16) -> Bool {
+    guard let lastDelivered else { return false }
+    if first == lastDelivered + 1 { return true }
+    if let pictureID, let lastPictureID {
+      return pictureID == (lastPictureID &+ 1) % modulus
+    }
+    return false
+  }
+
+  private mutating func drain(into output: inout Output) {
+    var progress = true
+    while progress {
+      progress = false
+      let starts = packets.filter { $0.value.startsFrame }.keys.sorted()
+      for first in starts {
+        guard let last = completeFrame(startingAt: first), let head = packets[first] else {
+          continue
+        }
+        let isKey = head.data.first.map { $0 & 0x01 == 0 } ?? false
+        let inOrder =
+          !isWaitingForKeyFrame
+          && follows(first: first, pictureID: head.pictureID, modulus: head.pictureIDModulus)
+        if isKey || inOrder {
+          deliver(first: first, last: last, isKey: isKey, into: &output)
+          progress = true
+          break
+        }
+      }
+    }
+  }
+
+  private mutating func deliver(first: Int64, last: Int64, isKey: Bool, into output: inout Output) {
+    guard let head = packets[first] else { return }
+    var data: [UInt8] = []
+    for sequence in first...last {
+      if let packet = packets[sequence] { data += packet.data }
+    }
+    // Everything up to the frame's end is now either in it or obsolete.
+    let obsolete = packets.keys.filter { $0 <= last }
+    let skippedFrames = obsolete.filter { $0 < first && packets[$0]?.startsFrame == true }.count
+    discardedFrames += skippedFrames
+    for sequence in obsolete { packets[sequence] = nil }
+    lastDelivered = last
+    lastPictureID = head.pictureID
+    if isKey {
+      isWaitingForKeyFrame = false
+      requestedAt = nil
+      waitingSince = nil
+    }
+    output.frames.append(
+      Frame(
+        frame: EncodedVideoFrame(data: data, isKeyFrame: isKey, timestamp: head.timestamp),
+        pictureID: head.pictureID, firstSequenceNumber: UInt16(truncatingIfNeeded: first),
+        lastSequenceNumber: UInt16(truncatingIfNeeded: last)))
+  }
+
+  private mutating func detectLoss(into output: inout Output) {
+    guard let highest else { return }
+    if !isWaitingForKeyFrame, let lastDelivered {
+      // The oldest sequence number still missing after the last delivered frame.
+      var missing = lastDelivered + 1
+      while packets[missing] != nil, missing < highest { missing += 1 }
+      if packets[missing] == nil, highest - missing > Int64(reorderWindow) {
+        isWaitingForKeyFrame = true
+        waitingSince = missing
+        requestKeyFrame(into: &output)
+      }
+      return
+    }
+    guard isWaitingForKeyFrame else { return }
+    let since = waitingSince ?? highest
+    waitingSince = since
+    // No whole key frame within the reorder window (at the start, or the one asked for was hit by
+    // loss too): ask (again), at most once per two windows.
+    if highest - since > Int64(reorderWindow) { requestKeyFrame(into: &output) }
+  }
+
+  private mutating func requestKeyFrame(into output: inout Output) {
+    if let requestedAt, let highest, highest - requestedAt <= Int64(reorderWindow) * 2 {
+      return
+    }
+    requestedAt = highest
+    output.needsKeyFrame = true
+  }
+
+  private mutating func trimBuffer() {
+    guard packets.count > maxBufferedPackets, let highest else { return }
+    let limit = highest - Int64(maxBufferedPackets)
+    for sequence in packets.keys where sequence <= limit { packets[sequence] = nil }
+  }
+}
