@@ -69,3 +69,8 @@ package.targets.append(
   .executableTarget(
     name: "STUNBench", dependencies: ["WCSMedia"], path: "Benchmarks/STUNBench",
     swiftSettings: strict))
+// Loopback PeerConnection connect time: `swift run -c release PeerConnectionBench`.
+package.targets.append(
+  .executableTarget(
+    name: "PeerConnectionBench", dependencies: ["WCSMedia"],
+    path: "Benchmarks/PeerConnectionBench", swiftSettings: strict))

@@ -249,6 +249,7 @@ public final class PeerConnection: @unchecked Sendable {
     iceConfiguration.turnServers = configuration.turnServers
     iceConfiguration.disconnectedTimeout = configuration.iceDisconnectedTimeout
     iceConfiguration.consentTimeout = configuration.iceConsentTimeout
+    iceConfiguration.pacingInterval = configuration.icePacingInterval
     let agent = ICEAgent(configuration: iceConfiguration)
     self.agent = agent
     try bindSockets()
