@@ -34,7 +34,7 @@ let package = Package(
       linkerSettings: cLibraries
     ),
     .target(name: "WCSTransport", dependencies: ["CWebRTCCore"], swiftSettings: strict),
-    .target(name: "WCSMedia", dependencies: ["CWebRTCCore"], swiftSettings: strict),
+    .target(name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg"], swiftSettings: strict),
     .target(name: "WCSApi2", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
     // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.
     .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
@@ -53,22 +53,30 @@ let package = Package(
     .testTarget(
       name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport"],
       swiftSettings: strict),
+
+    // C headers of FFmpeg (recording to WebM, reading media files) plus macro shims.
+    .target(
+      name: "CFFmpeg",
+      linkerSettings: [
+        .linkedLibrary("avformat"),
+        .linkedLibrary("avcodec"),
+        .linkedLibrary("swscale"),
+        .linkedLibrary("swresample"),
+        .linkedLibrary("avutil"),
+      ]
+    ),
   ]
 )
 
-// Codec and payload-format speed figures: `swift run -c release WCSMediaBench`.
-package.targets.append(
-  .executableTarget(name: "WCSMediaBench", dependencies: ["WCSMedia"], swiftSettings: strict))
-// Release-mode figures for the RTP/SRTP hot path: `swift run -c release RTPBench`.
-package.targets.append(
-  .executableTarget(
-    name: "RTPBench", dependencies: ["WCSMedia"], path: "Benchmarks/RTPBench",
-    swiftSettings: strict))
-// Speed of the STUN codec: `swift run -c release STUNBench`.
-package.targets.append(
-  .executableTarget(
-    name: "STUNBench", dependencies: ["WCSMedia"], path: "Benchmarks/STUNBench",
-    swiftSettings: strict))
+// Release-mode benchmarks that print figures: `swift run -c release <Name>`.
+// CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; SDPBench: SDP parse
+// and write; STUNBench: the STUN codec.
+for name in ["CodecBench", "RTPBench", "SDPBench", "STUNBench"] {
+  package.targets.append(
+    .executableTarget(
+      name: name, dependencies: ["WCSMedia", "CWebRTCCore"], path: "Benchmarks/\(name)",
+      swiftSettings: strict))
+}
 // Loopback PeerConnection connect time: `swift run -c release PeerConnectionBench`.
 package.targets.append(
   .executableTarget(

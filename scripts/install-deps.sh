@@ -7,8 +7,8 @@ what=${1:-test}
 
 apt_build=(pkg-config libwebsockets-dev libssl-dev libsrtp2-dev libopus-dev libvpx-dev libusrsctp-dev
   libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev libyuv-dev)
-apt_test=(ffmpeg openssl)
-apt_demo=(ffmpeg)
+apt_test=(ffmpeg openssl coturn forensics-samples-files)
+apt_demo=(ffmpeg forensics-samples-files)
 pip_test=(aiortc)
 
 packages=("${apt_build[@]}")

@@ -1,5 +1,6 @@
 #include "CWebRTCCore.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -45,6 +46,14 @@ long wcs_ssl_ctx_set_max_proto_version(SSL_CTX *ctx, int version) {
 }
 long wcs_ssl_set_tlsext_host_name(SSL *ssl, const char *name) {
   return SSL_set_tlsext_host_name(ssl, name);
+}
+
+static pthread_once_t wcs_srtp_once = PTHREAD_ONCE_INIT;
+static srtp_err_status_t wcs_srtp_init_status = srtp_err_status_fail;
+static void wcs_srtp_init_run(void) { wcs_srtp_init_status = srtp_init(); }
+srtp_err_status_t wcs_srtp_init_once(void) {
+  pthread_once(&wcs_srtp_once, wcs_srtp_init_run);
+  return wcs_srtp_init_status;
 }
 
 void wcs_srtp_policy_aes_cm_128_hmac_sha1_80(srtp_crypto_policy_t *policy) {

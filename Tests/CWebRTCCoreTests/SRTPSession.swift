@@ -2,7 +2,7 @@ import CWebRTCCore
 
 /// libsrtp2 needs one `srtp_init()` per process; a lazy global makes later calls no-ops.
 enum SRTPLibrary {
-  static let initStatus: srtp_err_status_t = srtp_init()
+  static let initStatus: srtp_err_status_t = wcs_srtp_init_once()
 }
 
 /// The libsrtp2 status a call returned, when it is not `srtp_err_status_ok`.

@@ -3,7 +3,8 @@
 
 Talks JSON lines: prints {"ufrag","pwd","candidates"} after gathering on 127.0.0.1, reads the
 same from stdin, connects, then echoes one datagram back prefixed with "pong:" and reports
-events. Usage: aioice_peer.py controlling|controlled
+events. Usage: aioice_peer.py controlling|controlled|controlling-lite (the last: the other side
+is ICE-lite).
 """
 import asyncio
 import json
@@ -25,10 +26,11 @@ async def read_line():
 
 
 async def main():
-    controlling = sys.argv[1] == "controlling"
+    controlling = sys.argv[1].startswith("controlling")
     # aioice skips loopback addresses on purpose; the test runs on 127.0.0.1 only.
     aioice.ice.get_host_addresses = lambda *a, **k: ["127.0.0.1"]
     conn = aioice.Connection(ice_controlling=controlling, components=1, use_ipv6=False)
+    conn.remote_is_lite = sys.argv[1] == "controlling-lite"
     await conn.gather_candidates()
     emit({
         "ufrag": conn.local_username,

@@ -67,7 +67,14 @@ long wcs_ssl_ctx_set_max_proto_version(SSL_CTX *ctx, int version);
 /// `SSL_set_tlsext_host_name` (a macro).
 long wcs_ssl_set_tlsext_host_name(SSL *ssl, const char *name);
 
-// MARK: libsrtp2 policy setters that are macros
+// MARK: libsrtp2
+
+/// `srtp_init()` exactly once per process (pthread_once); later calls return the first result.
+/// libsrtp refuses a second `srtp_init` (it re-registers its debug module), and several modules
+/// of one process need it.
+srtp_err_status_t wcs_srtp_init_once(void);
+
+// libsrtp2 policy setters that are macros
 
 void wcs_srtp_policy_aes_cm_128_hmac_sha1_80(srtp_crypto_policy_t *policy);
 void wcs_srtp_policy_aes_cm_128_hmac_sha1_32(srtp_crypto_policy_t *policy);

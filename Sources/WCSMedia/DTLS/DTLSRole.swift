@@ -1,5 +1,5 @@
 /// The SDP `a=setup` attribute value (RFC 4145 §4, used for DTLS by RFC 5763 §5 and RFC 8842).
-public enum DTLSSetup: String, Sendable, CaseIterable {
+public enum DTLSSetup: String, Hashable, Sendable, CaseIterable {
   /// This side opens the connection: the DTLS client.
   case active
   /// This side waits for the connection: the DTLS server.

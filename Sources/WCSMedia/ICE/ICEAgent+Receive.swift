@@ -130,6 +130,11 @@ extension ICEAgent {
   {
     if let known = remoteCandidates.first(where: { $0.address == address }) { return known }
     peerReflexiveCount += 1
+    // Beyond the limit the candidate is answered but not remembered (no pair will be formed).
+    guard remoteCandidates.count < Self.maximumPairs else {
+      return ICECandidate(
+        foundation: "prflx", priority: priority ?? 0, address: address, type: .peerReflexive)
+    }
     let candidate = ICECandidate(
       foundation: "prflx\(peerReflexiveCount)", priority: priority ?? 0, address: address,
       type: .peerReflexive)

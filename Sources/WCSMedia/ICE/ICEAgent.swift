@@ -69,6 +69,10 @@ public final class ICEAgent {
   var random: ICERandom
   var outputs: [ICEOutput] = []
 
+  /// Checklist size limit (RFC 8445 §6.1.2.5) and remote candidate limit: peer-reflexive
+  /// candidates come from the network, so their number is bounded.
+  static let maximumPairs = 100
+
   /// Creates an agent. A lite agent is always controlled; a full agent facing a lite peer is
   /// always controlling (RFC 8445 §6.1.1).
   public init(configuration: ICEAgentConfiguration) {
@@ -219,6 +223,8 @@ public final class ICEAgent {
     }
     let key = ICEPairKey(socket: id, remote: remote.address)
     if let existing = pairIndex(key) { return existing }
+    // RFC 8445 §6.1.2.5: a checklist is limited (100 pairs by default).
+    guard pairs.count < Self.maximumPairs else { return nil }
     let foundation = socket.host.foundation + "/" + remote.foundation
     let active = pairs.contains {
       $0.pair.local.foundation + "/" + $0.pair.remote.foundation == foundation

@@ -21,12 +21,10 @@ public enum ICEIPAddress: Hashable, Sendable, CustomStringConvertible {
       return
     }
     var v6 = in6_addr()
-    if inet_pton(AF_INET6, host, &v6) == 1 {
-      let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-      self = ICEIPAddress(octets: bytes) ?? .v4(0)
-      return
-    }
-    return nil
+    guard inet_pton(AF_INET6, host, &v6) == 1,
+      let address = ICEIPAddress(octets: withUnsafeBytes(of: &v6) { Array($0) })
+    else { return nil }
+    self = address
   }
 
   /// Builds an address from 4 or 16 octets in network order; `nil` for any other count.

@@ -1,20 +1,12 @@
 import CWebRTCCore
-import Synchronization
 
-/// Process-wide libsrtp2 initialization: `srtp_init()` runs once, on first use.
+/// Process-wide libsrtp2 initialization: `srtp_init()` runs once per process, shared with every
+/// other module that uses libsrtp (`wcs_srtp_init_once`).
 enum SRTPLibrary {
-  /// nil until initialized; then the status `srtp_init` returned.
-  private static let status = Mutex<UInt32?>(nil)
-
-  /// Calls `srtp_init()` the first time; later calls return its remembered result.
+  /// Initializes libsrtp the first time; later calls return the first result.
   /// Throws `SRTPError.library` when initialization failed.
   static func ensureInitialized() throws(SRTPError) {
-    let result = status.withLock { status -> UInt32 in
-      if let status { return status }
-      let value = srtp_init().rawValue
-      status = value
-      return value
-    }
+    let result = wcs_srtp_init_once().rawValue
     guard result == srtp_err_status_ok.rawValue else {
       throw .library(SRTPStatus(rawValue: result))
     }

@@ -118,7 +118,7 @@ final class VP8CodecTests: XCTestCase {
       let fresh = try VP8Decoder()
       do {
         _ = try fresh.decode(Array(key.prefix(length)))
-      } catch let error as VP8Error {
+      } catch {
         XCTAssertTrue([.decode, .corruptFrame].contains(error.reason), "\(error)")
         rejected += 1
       }

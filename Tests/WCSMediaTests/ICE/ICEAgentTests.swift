@@ -248,6 +248,21 @@ final class ICEAgentTests: XCTestCase {
   }
 
   func testUnreachablePeerFailsAfterEndOfCandidates() throws {
+    // Without end-of-candidates more candidates may come: the exhausted checklist does not fail.
+    let waiting = makeAgent(credentialsA, role: .controlling, tieBreaker: 1, seed: 16)
+    let quiet = VirtualNetwork()
+    quiet.add(waiting)
+    quiet.bind(0, socket: 0, address: addressA)
+    waiting.setRemoteCredentials(credentialsB, now: 0)
+    waiting.addRemoteCandidate(
+      ICECandidate(foundation: "9", priority: 1000, address: addressB, type: .host), now: 0)
+    quiet.run(until: 60)
+    XCTAssertEqual(waiting.state, .checking)
+    XCTAssertNil(waiting.nextDeadline)
+    // End-of-candidates then fails it at once.
+    waiting.setRemoteGatheringComplete(now: 60)
+    XCTAssertEqual(waiting.state, .failed)
+
     let a = makeAgent(credentialsA, role: .controlling, tieBreaker: 1, seed: 16)
     let network = VirtualNetwork()
     network.add(a)
@@ -267,7 +282,7 @@ final class ICEAgentTests: XCTestCase {
     let a = makeAgent(credentialsA, role: .controlling, tieBreaker: 1, seed: 17)
     let b = makeAgent(credentialsB, role: .controlled, tieBreaker: 2, seed: 18)
     let network = connect(a, b)
-    var generator = STUNSplitMix64(state: 99)
+    var generator = SplitMix64(state: 99)
     let attacker = ICETransportAddress(ip: .v4(0x0A00_0063), port: 666)
     // Garbage before and during the checks.
     for _ in 0..<200 {
@@ -366,5 +381,65 @@ extension ICEAgentTests {
     network.run(until: 700)
     XCTAssertTrue(turn.requests.contains { $0.method == .refresh })
     XCTAssertEqual(a.state, .completed)
+  }
+}
+
+extension ICEAgentTests {
+  /// Sends one request to a fresh controlling agent (tie-breaker 10) and returns its answer.
+  private func answer(to request: STUNMessage, key: STUNIntegrityKey?) throws -> STUNMessage {
+    let agent = makeAgent(credentialsA, role: .controlling, tieBreaker: 10, seed: 21)
+    agent.addLocalSocket(0, address: addressA, now: 0)
+    _ = agent.takeOutputs()
+    let bytes = try request.encode(key: key, fingerprint: true)
+    XCTAssertEqual(agent.receive(bytes, from: addressB, socket: 0, now: 0), .handled)
+    let sends = agent.takeOutputs().compactMap {
+      if case .send(let datagram) = $0 { datagram } else { nil }
+    }
+    XCTAssertEqual(sends.count, 1)
+    XCTAssertEqual(sends.first?.destination, addressB)
+    return try STUNMessage.decode(try XCTUnwrap(sends.first).bytes)
+  }
+
+  func testIncomingRequestsAreAnsweredAsRFC8445Says() throws {
+    let key = STUNIntegrityKey(shortTermPassword: credentialsA.pwd)
+    let username = STUNAttribute.username("ufA1:ufB2")
+    let agentKey = key
+
+    let success = try answer(
+      to: STUNMessage(
+        type: .bindingRequest, attributes: [username, .priority(7), .iceControlled(99)]),
+      key: key)
+    XCTAssertEqual(success.type, .bindingSuccess)
+    XCTAssertEqual(success.xorMappedAddress, addressB)
+    XCTAssertTrue(success.hasFingerprint)
+    XCTAssertNoThrow(try success.verifyIntegrity(key: agentKey))
+
+    let missingUsername = try answer(
+      to: STUNMessage(type: .bindingRequest, attributes: [.priority(7)]), key: key)
+    XCTAssertEqual(missingUsername.errorCode?.code, 400)
+
+    let wrongUfrag = try answer(
+      to: STUNMessage(type: .bindingRequest, attributes: [.username("nope:ufB2")]), key: key)
+    XCTAssertEqual(wrongUfrag.errorCode?.code, 401)
+
+    let unknown = try answer(
+      to: STUNMessage(
+        type: .bindingRequest,
+        attributes: [username, .unknown(type: 0x0031, value: [1, 2, 3, 4])]), key: key)
+    XCTAssertEqual(unknown.errorCode?.code, 420)
+    XCTAssertTrue(unknown.attributes.contains(.unknownAttributes([0x0031])))
+
+    // We are controlling with the larger tie-breaker: the other controlling agent gets 487.
+    let conflict = try answer(
+      to: STUNMessage(type: .bindingRequest, attributes: [username, .iceControlling(5)]),
+      key: key)
+    XCTAssertEqual(conflict.errorCode?.code, 487)
+    XCTAssertNoThrow(try conflict.verifyIntegrity(key: agentKey))
+
+    // With the smaller tie-breaker we switch to controlled and answer with success.
+    let yielded = try answer(
+      to: STUNMessage(type: .bindingRequest, attributes: [username, .iceControlling(50)]),
+      key: key)
+    XCTAssertEqual(yielded.type, .bindingSuccess)
   }
 }

@@ -17,10 +17,15 @@ final class ICEInteropTests: XCTestCase {
     try runInterop(ourRole: .controlled)
   }
 
-  private func runInterop(ourRole: ICERole) throws {
+  func testOurLiteAgentWithAioiceControlling() throws {
+    try runInterop(ourRole: .controlled, mode: .lite)
+  }
+
+  private func runInterop(ourRole: ICERole, mode: ICEMode = .full) throws {
     try skipUnlessAioiceIsInstalled()
-    let peer = try PythonPeer(
-      script: Self.scriptPath, arguments: [ourRole == .controlling ? "controlled" : "controlling"])
+    let peerRole =
+      mode == .lite ? "controlling-lite" : ourRole == .controlling ? "controlled" : "controlling"
+    let peer = try PythonPeer(script: Self.scriptPath, arguments: [peerRole])
     defer { peer.stop() }
     let clock = ContinuousClock()
     let start = clock.now
@@ -32,7 +37,8 @@ final class ICEInteropTests: XCTestCase {
     let socket = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
     let credentials = ICECredentials(ufrag: "wcsI", pwd: "wcs-interop-password-0123")
     let agent = ICEAgent(
-      configuration: ICEAgentConfiguration(role: ourRole, localCredentials: credentials))
+      configuration: ICEAgentConfiguration(
+        mode: mode, role: ourRole, localCredentials: credentials))
     agent.addLocalSocket(0, address: socket.localAddress, now: now())
 
     let offer = try XCTUnwrap(try peer.readLine(timeout: 10), "aioice sent no candidates")
@@ -66,6 +72,7 @@ final class ICEInteropTests: XCTestCase {
     agent.setRemoteGatheringComplete(now: now())
 
     var peerConnected = false
+    var sentTypes: [STUNMessageType] = []
     var applicationData: [[UInt8]] = []
     var peerEvents: [[String: Any]] = []
     func pump(until done: () -> Bool, timeout: Double) throws {
@@ -74,6 +81,7 @@ final class ICEInteropTests: XCTestCase {
         for output in agent.takeOutputs() {
           if case .send(let datagram) = output {
             try socket.send(datagram.bytes, to: datagram.destination)
+            sentTypes.append(try STUNMessage.decode(datagram.bytes).type)
           }
         }
         if let deadline = agent.nextDeadline, deadline <= now() {
@@ -102,6 +110,13 @@ final class ICEInteropTests: XCTestCase {
     let selected = try XCTUnwrap(agent.selectedPair, "our agent selected no pair")
     XCTAssertTrue([.connected, .completed].contains(agent.state))
     XCTAssertEqual(agent.role, ourRole)
+    if mode == .lite {
+      // A lite agent only answers.
+      XCTAssertFalse(sentTypes.isEmpty)
+      XCTAssertTrue(sentTypes.allSatisfy { $0 == .bindingSuccess })
+    } else {
+      XCTAssertTrue(sentTypes.contains(.bindingRequest))
+    }
     XCTAssertEqual(selected.local.address, socket.localAddress)
     XCTAssertTrue(candidates.contains { $0["port"] as? Int == Int(selected.remote.address.port) })
 

@@ -1,4 +1,4 @@
-// Prints codec and payload-format speed figures. Run: swift run -c release WCSMediaBench
+// Prints codec and payload-format speed figures. Run: swift run -c release CodecBench
 import Foundation
 import WCSMedia
 

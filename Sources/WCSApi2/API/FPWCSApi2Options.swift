@@ -1,0 +1,79 @@
+import Dispatch
+import WCSTransport
+
+/// Session options (`FPWCSApi2SessionOptions`, api-surface.md §2.3). Read once, when the session
+/// is created; later changes do not affect it.
+public final class FPWCSApi2SessionOptions {
+  /// WebSocket URL of the server, `ws://host:8080` or `wss://host:8443` (path ignored by WCS).
+  public var urlServer: String?
+  /// REST-hook application key; `nil` = `"defaultApp"`.
+  public var appKey: String?
+  /// Custom fields forwarded to the server's `connect` hook (JSON-compatible values).
+  public var custom: [String: Any]?
+  /// Ask the server to keep the session after the socket drops (resume with `authToken`).
+  public var keepAlive: Bool = false
+  /// Token of a kept-alive server session to re-attach to.
+  public var authToken: String?
+  /// Ask the server to REGISTER the SIP account (status Registered). Sent, SIP calls come later.
+  public var sipRegisterRequired: Bool = false
+  /// SIP user.
+  public var sipLogin: String?
+  /// SIP authentication name.
+  public var sipAuthenticationName: String?
+  /// SIP password.
+  public var sipPassword: String?
+  /// SIP display name.
+  public var sipVisibleName: String?
+  /// SIP domain.
+  public var sipDomain: String?
+  /// SIP outbound proxy.
+  public var sipOutboundProxy: String?
+  /// SIP port.
+  public var sipPort: Int?
+
+  // Linux additions.
+
+  /// Queue for every callback of this session and its streams; `nil` = a private serial queue.
+  public var callbackQueue: DispatchQueue?
+  /// Signalling transport to use; `nil` = `WCSApi2Environment.makeSignalingTransport()`.
+  public var signalingTransport: (any SignalingTransport)?
+  /// Media engine to use; `nil` = `WCSApi2Environment.sharedMediaBackend`.
+  public var mediaBackend: (any MediaBackend)?
+  /// WebSocket connect options: extra headers, timeout, TLS verification.
+  public var connectOptions = SignalingConnectOptions()
+  /// Missed-ping detection: after this many `probesInterval`s without a server `ping` the session
+  /// fails (wcs-protocol.md §7.1, `receiveProbes`); 0 (default) = off.
+  public var receiveProbes: Int = 0
+  /// Seconds between missed-ping probes (default 5, the server's default ping interval).
+  public var probesInterval: Double = 5
+  /// `clientVersion` sent in `connection`.
+  public var clientVersion: String = "2.0"
+
+  /// Empty options (`urlServer` must be set before creating a session).
+  public init() {}
+}
+
+/// Stream options (`FPWCSApi2StreamOptions`, api-surface.md §2.6).
+public final class FPWCSApi2StreamOptions {
+  /// Stream name to publish or play.
+  public var name: String?
+  /// Media to send/receive; `nil` = audio and video with defaults.
+  public var constraints: FPWCSApi2MediaConstraints?
+  /// Where local preview (publish) or remote video (play) is rendered.
+  public var display: (any VideoRenderer)?
+  /// Record the published stream on the server (file name from `getRecordName()`).
+  public var record: Bool = false
+  /// Republish to this RTMP URL (publish only).
+  public var rtmpUrl: String?
+  /// Custom fields sent with `publishStream`/`playStream`.
+  public var custom: [String: Any]?
+  /// WebRTC media transport.
+  public var transport: kFPWCSTransport = .fpwcsTransportUDP
+  /// Codec names to remove from the offer (`"H264"`); strings or substrings (iOS: `NSArray`).
+  public var stripCodecs: [Any]?
+  /// Ask for the RTP Coordination-of-Video-Orientation extension (`cvoExtension`).
+  public var cvoExtension: Bool = false
+
+  /// Empty options.
+  public init() {}
+}

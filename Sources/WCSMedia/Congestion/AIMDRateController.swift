@@ -1,0 +1,157 @@
+import Foundation
+
+/// The delay-based rate controller (draft-ietf-rmcat-gcc-02 §5.5, libwebrtc's AIMD): increases
+/// multiplicatively (8 %/s) far from the last known link capacity, additively (about one packet
+/// per response time) near it, and on overuse drops to β = 0.85 × the acknowledged throughput.
+public struct AIMDRateController: Sendable {
+  /// Controller state (§5.5).
+  public enum State: Sendable, Equatable {
+    /// Keep the rate (after a decrease, or while queues drain).
+    case hold
+    /// Grow the rate.
+    case increase
+    /// Cut the rate.
+    case decrease
+  }
+
+  /// Decrease factor applied to the acknowledged throughput on overuse.
+  public let beta: Double
+  /// Multiplicative increase per second.
+  public let multiplicativeIncreasePerSecond: Double
+
+  /// Current delay-based rate, bits per second.
+  public private(set) var bitrate: Double
+  /// Current state.
+  public private(set) var state: State = .increase
+  /// Lower/upper bounds applied to `bitrate`, bits per second.
+  public private(set) var bounds: ClosedRange<Double>
+
+  private var lastChange: Int64?
+  private var lastDecrease: Int64?
+  private var linkCapacity = LinkCapacityEstimate()
+
+  /// Creates a controller starting at `startBitrate` (bps) within `bounds` (bps).
+  public init(
+    startBitrate: Double, bounds: ClosedRange<Double>, beta: Double = 0.85,
+    multiplicativeIncreasePerSecond: Double = 1.08
+  ) {
+    self.bounds = bounds
+    self.bitrate = min(max(startBitrate, bounds.lowerBound), bounds.upperBound)
+    self.beta = beta
+    self.multiplicativeIncreasePerSecond = multiplicativeIncreasePerSecond
+  }
+
+  /// Whether the link capacity estimate is known (so increases are additive).
+  public var isNearConvergence: Bool { linkCapacity.estimate != nil }
+
+  /// Changes the bounds (bps) and clamps the current rate into them.
+  public mutating func setBounds(_ bounds: ClosedRange<Double>) {
+    self.bounds = bounds
+    bitrate = min(max(bitrate, bounds.lowerBound), bounds.upperBound)
+  }
+
+  /// Forces the rate (e.g. from a probe result), bps; `now` in microseconds.
+  public mutating func setEstimate(_ value: Double, now: Int64) {
+    bitrate = min(max(value, bounds.lowerBound), bounds.upperBound)
+    lastChange = now
+  }
+
+  /// Whether another decrease is allowed now: once per RTT (10…200 ms), or at once if the
+  /// acknowledged rate has fallen below half the current rate (libwebrtc `TimeToReduceFurther`).
+  public func canReduceFurther(now: Int64, rtt: Int64, ackedBitrate: Double?) -> Bool {
+    guard let lastDecrease else { return true }
+    let interval = min(max(rtt, 10_000), 200_000)
+    if now - lastDecrease >= interval { return true }
+    if let ackedBitrate, ackedBitrate < bitrate / 2 { return true }
+    return false
+  }
+
+  /// Applies one detector result. `ackedBitrate` in bps (nil until measured), `rtt` and `now` in
+  /// microseconds. Returns the new rate in bps.
+  @discardableResult
+  public mutating func update(
+    usage: TrendlineEstimator.BandwidthUsage, ackedBitrate: Double?, rtt: Int64, now: Int64
+  ) -> Double {
+    switch usage {
+    case .overusing: state = .decrease
+    case .underusing: state = .hold
+    case .normal: if state == .hold { state = .increase }
+    }
+    let elapsed = lastChange.map { Double(now - $0) / 1_000_000 } ?? 0
+    switch state {
+    case .hold:
+      break
+    case .increase:
+      if let ackedBitrate, let upper = linkCapacity.upperBound, ackedBitrate > upper {
+        linkCapacity.reset()
+      }
+      let step = min(max(elapsed, 0), 1)
+      var newRate: Double
+      if linkCapacity.estimate != nil {
+        newRate = bitrate + additiveIncreasePerSecond(rtt: rtt) * step
+      } else {
+        let factor = pow(multiplicativeIncreasePerSecond, step)
+        newRate = bitrate + max(bitrate * (factor - 1), 1000 * step)
+      }
+      // Never run far ahead of what the network has been shown to carry.
+      if let ackedBitrate {
+        let ceiling = 1.5 * ackedBitrate + 10_000
+        if newRate > ceiling { newRate = max(bitrate, ceiling) }
+      }
+      bitrate = newRate
+    case .decrease:
+      let measured = ackedBitrate ?? bitrate
+      var decreased = beta * measured
+      if decreased > bitrate, let capacity = linkCapacity.estimate { decreased = beta * capacity }
+      if decreased < bitrate { bitrate = decreased }
+      if let lower = linkCapacity.lowerBound, measured < lower { linkCapacity.reset() }
+      linkCapacity.onOveruse(measured)
+      lastDecrease = now
+      state = .hold
+    }
+    bitrate = min(max(bitrate, bounds.lowerBound), bounds.upperBound)
+    lastChange = now
+    return bitrate
+  }
+
+  /// About one average packet per response time (RTT + 100 ms), at least 4 kbps/s.
+  private func additiveIncreasePerSecond(rtt: Int64) -> Double {
+    let bitsPerFrame = bitrate / 30
+    let packetsPerFrame = max(1, (bitsPerFrame / (1200 * 8)).rounded(.up))
+    let averagePacketBits = bitsPerFrame / packetsPerFrame
+    let responseTime = Double(rtt + 100_000) / 1_000_000
+    return max(4_000, averagePacketBits / responseTime)
+  }
+}
+
+/// Running estimate of the link capacity seen at overuse events (libwebrtc
+/// `LinkCapacityEstimator`): mean and a normalised variance, in kbps.
+struct LinkCapacityEstimate: Sendable {
+  private(set) var estimateKbps: Double?
+  private var deviationKbps: Double = 0.4
+
+  var estimate: Double? { estimateKbps.map { $0 * 1000 } }
+
+  var upperBound: Double? {
+    estimateKbps.map { ($0 + 3 * deviation($0)) * 1000 }
+  }
+
+  var lowerBound: Double? {
+    estimateKbps.map { max(0, $0 - 3 * deviation($0)) * 1000 }
+  }
+
+  mutating func reset() { estimateKbps = nil }
+
+  mutating func onOveruse(_ bitrate: Double) {
+    let sampleKbps = bitrate / 1000
+    let alpha = 0.05
+    let mean = estimateKbps.map { (1 - alpha) * $0 + alpha * sampleKbps } ?? sampleKbps
+    let normalisation = max(mean, 1)
+    let error = mean - sampleKbps
+    deviationKbps = (1 - alpha) * deviationKbps + alpha * error * error / normalisation
+    deviationKbps = min(max(deviationKbps, 0.4), 2.5)
+    estimateKbps = mean
+  }
+
+  private func deviation(_ estimate: Double) -> Double { (deviationKbps * estimate).squareRoot() }
+}

@@ -1,0 +1,79 @@
+/// One media packet handed to the network, as the send-side bandwidth estimator needs it.
+///
+/// Times in this folder are microseconds on the caller's monotonic clock (any fixed origin,
+/// e.g. `ContinuousClock` converted by the driver); the estimators only look at differences.
+public struct PacketSent: Sendable, Equatable {
+  /// Transport-wide sequence number carried in the RTP header extension
+  /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2); wraps at 2^16.
+  public var transportSequenceNumber: UInt16
+  /// When the packet left the pacer, microseconds.
+  public var sendTime: Int64
+  /// Bytes on the wire counted for rate purposes (RTP packet incl. header; the driver may add
+  /// SRTP/UDP/IP overhead).
+  public var size: Int
+  /// The probe cluster the pacer sent this packet for (`PacerRelease.probeClusterID`), if any.
+  public var probeClusterID: Int?
+
+  /// Creates a sent-packet record; `sendTime` in microseconds, `size` in bytes.
+  public init(
+    transportSequenceNumber: UInt16, sendTime: Int64, size: Int, probeClusterID: Int? = nil
+  ) {
+    self.transportSequenceNumber = transportSequenceNumber
+    self.sendTime = sendTime
+    self.size = size
+    self.probeClusterID = probeClusterID
+  }
+}
+
+/// The fate of one packet as reported in a transport-wide congestion control feedback
+/// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §3.1).
+public struct PacketFeedback: Sendable, Equatable {
+  /// Transport-wide sequence number of the reported packet; wraps at 2^16.
+  public var transportSequenceNumber: UInt16
+  /// Arrival time on the receiver's clock in microseconds (reference time plus deltas), or
+  /// `nil` when the feedback reports the packet as not received.
+  public var arrivalTime: Int64?
+
+  /// Creates a feedback entry; `arrivalTime` in microseconds, `nil` = lost.
+  public init(transportSequenceNumber: UInt16, arrivalTime: Int64?) {
+    self.transportSequenceNumber = transportSequenceNumber
+    self.arrivalTime = arrivalTime
+  }
+}
+
+/// Receiver Estimated Maximum Bitrate as announced by the remote side
+/// (draft-alvestrand-rmcat-remb-03 §2); the estimator treats it as an upper cap.
+public struct REMBUpdate: Sendable, Equatable {
+  /// Announced maximum total bitrate, bits per second.
+  public var bitrate: Int
+
+  /// Creates a REMB input; `bitrate` in bits per second.
+  public init(bitrate: Int) { self.bitrate = bitrate }
+}
+
+/// Turns a wrapping 16-bit transport sequence number into a monotonically comparable 64-bit one,
+/// picking the unwrapped value closest to the previous one (so reordering across the wrap works).
+public struct TransportSequenceUnwrapper: Sendable {
+  private var last: Int64?
+
+  /// Creates an unwrapper with no history; the first number maps to itself.
+  public init() {}
+
+  /// Returns the 64-bit value for `sequenceNumber`; forward jumps of up to 2^15 count as forward.
+  public mutating func unwrap(_ sequenceNumber: UInt16) -> Int64 {
+    guard let last else {
+      self.last = Int64(sequenceNumber)
+      return Int64(sequenceNumber)
+    }
+    let delta = Int64(Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: last)))
+    let value = last + delta
+    self.last = value
+    return value
+  }
+
+  /// Returns the 64-bit value closest to the last unwrapped one without moving the history.
+  public func peek(_ sequenceNumber: UInt16) -> Int64 {
+    guard let last else { return Int64(sequenceNumber) }
+    return last + Int64(Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: last)))
+  }
+}
