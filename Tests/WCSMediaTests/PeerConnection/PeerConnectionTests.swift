@@ -66,6 +66,44 @@ final class PeerConnectionTests: XCTestCase {
     XCTAssertEqual(received.srtpDrops, 0)
   }
 
+  /// RTCP reaches the peer intact, and a receiver report about an SSRC we send gives the RTT
+  /// of RFC 3550 §6.4.1: arrival − LSR − DLSR. The report claims our SR left 300 ms ago and
+  /// the peer held it 200 ms, so the RTT is 100 ms plus the loopback transit.
+  func testRTCPIsDeliveredAndReportBlocksGiveTheRoundTripTime() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    let media = TestMedia.packets(ssrc: 0xABCD_0001, count: 3, seed: 4)
+    try peers.send(media, from: peers.offerer)
+    XCTAssertNil(peers.loop.submit { peers.offerer.stats.roundTripTime })
+
+    let lastSenderReport = PeerConnection.ntpMiddle32(Date().addingTimeInterval(-0.3))
+    let report = try RTCPPacket.serializeCompound([
+      .receiverReport(
+        RTCPReceiverReport(
+          ssrc: 0x0BAD_CAFE,
+          reports: [
+            RTCPReportBlock(
+              ssrc: 0xABCD_0001, highestSequence: 1002, lastSenderReport: lastSenderReport,
+              delaySinceLastSenderReport: 65_536 / 5),
+            // About an SSRC the offerer never sent: ignored.
+            RTCPReportBlock(
+              ssrc: 0x0000_0042, highestSequence: 1, lastSenderReport: lastSenderReport,
+              delaySinceLastSenderReport: 0),
+          ]))
+    ])
+    try peers.loop.submit { try peers.answerer.sendRTCP(report) }
+    XCTAssertTrue(waitUntil { peers.offererRecorder.rtcp.value.count == 1 })
+    XCTAssertEqual(peers.offererRecorder.rtcp.value, [report])
+    let rtt = try XCTUnwrap(peers.loop.submit { peers.offerer.stats.roundTripTime })
+    XCTAssertGreaterThanOrEqual(rtt, .milliseconds(99))
+    XCTAssertLessThan(rtt, .milliseconds(1100))
+    let (sent, received) = peers.loop.submit { (peers.answerer.stats, peers.offerer.stats) }
+    XCTAssertEqual(sent.rtcpPacketsSent, 1)
+    XCTAssertEqual(received.rtcpPacketsReceived, 1)
+  }
+
   func testTamperedAnswerFingerprintFailsBothSidesAndDeliversNoMedia() throws {
     let peers = LoopbackPeers()
     defer { peers.shutdown() }
