@@ -164,6 +164,40 @@ final class PeerConnectionTests: XCTestCase {
     }
   }
 
+  /// The peer vanishes without close_notify (its sockets closed): consent checks go
+  /// unanswered, so the state goes disconnected, then failed (RFC 7675), and media stops.
+  func testLostConsentGoesDisconnectedThenFailed() throws {
+    var configuration = PeerConnectionConfiguration.loopback
+    configuration.iceConsentInterval = 0.05
+    configuration.iceDisconnectedTimeout = 0.5
+    configuration.iceConsentTimeout = 1.0
+    let peers = LoopbackPeers(offererConfiguration: configuration)
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    // Consent answered for a while: still connected after several intervals.
+    usleep(300_000)
+    XCTAssertEqual(peers.offererRecorder.lastState, .connected)
+    peers.loop.submit {
+      for socket in peers.answerer.sockets { socket.close() }
+    }
+    XCTAssertTrue(
+      waitUntil {
+        if case .failed = peers.offererRecorder.lastState { return true }
+        return false
+      }, "\(peers.offererRecorder.states)")
+    XCTAssertEqual(
+      peers.offererRecorder.states, [.connecting, .connected, .disconnected, .failed(.iceFailed)])
+    try peers.loop.submit {
+      XCTAssertThrowsError(
+        try peers.offerer.sendRTP(TestMedia.packets(ssrc: 1, count: 1, seed: 0)[0].serialized())
+      ) {
+        XCTAssertEqual($0 as? PeerConnectionError, .notConnected)
+      }
+      XCTAssertTrue(peers.offerer.sockets.allSatisfy(\.isClosed))
+    }
+  }
+
   func testAnswerWithoutSetupIsTakenAsActiveAndConnects() throws {
     let peers = LoopbackPeers()
     defer { peers.shutdown() }
