@@ -198,6 +198,48 @@ final class PeerConnectionTests: XCTestCase {
     }
   }
 
+  /// Garbage in every RFC 7983 range, from the peer's own address and from a stranger, is
+  /// dropped and counted; the connection stays up and media still flows.
+  func testMalformedDatagramsAreDroppedWithoutHarm() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    var generator = SystemRandomNumberGenerator()
+    var garbage: [[UInt8]] = [
+      [], [0x00], [0x80], [0x80, 0x6F], [0x16, 0xFE, 0xFD], [0xFF, 0x00],
+    ]
+    for first: UInt8 in [0x00, 0x01, 0x14, 0x16, 0x17, 0x40, 0x80, 0x81, 0x90, 0xC8, 0xBF] {
+      for length in [2, 12, 20, 28, 100, 1200] {
+        garbage.append(
+          [first] + (1..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+      }
+    }
+    let stranger = try peers.loop.submit {
+      try EventLoopUDPSocket(
+        loop: peers.loop, bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)
+      ) { _, _ in }
+    }
+    try peers.loop.submit {
+      let target = try XCTUnwrap(peers.answerer.stats.selectedPair).local.address
+      let fromPeer = try XCTUnwrap(peers.offerer.stats.selectedPair).socket
+      for datagram in garbage {
+        try peers.offerer.sockets[fromPeer].send(datagram, to: target)
+        try stranger.send(datagram, to: target)
+      }
+    }
+    let media = TestMedia.packets(ssrc: 0x7777_0001, count: 5, seed: 7)
+    try peers.send(media, from: peers.offerer)
+    XCTAssertTrue(waitUntil { peers.answererRecorder.rtp.value.count == media.count })
+    XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), media)
+    let stats = peers.loop.submit { peers.answerer.stats }
+    XCTAssertEqual(stats.state, .connected)
+    XCTAssertGreaterThan(stats.srtpDrops, 0)
+    XCTAssertGreaterThan(stats.unexpectedDatagrams, 0)
+    XCTAssertEqual(peers.answererRecorder.lastState, .connected)
+    peers.loop.submit { stranger.close() }
+  }
+
   func testAnswerWithoutSetupIsTakenAsActiveAndConnects() throws {
     let peers = LoopbackPeers()
     defer { peers.shutdown() }
