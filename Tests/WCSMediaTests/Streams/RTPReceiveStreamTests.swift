@@ -286,6 +286,12 @@ final class RTPReceiveStreamTests: XCTestCase {
     // Everything is out by arrival + the 1 s maximum delay.
     let released = stream.poll(now: at(1.05)).packets.map(\.header.sequenceNumber)
     XCTAssertEqual(released, [1, 2, 3])
+    // The outlier did not move the playout schedule: a packet arriving on time (media time 1.2 s
+    // at 1.2 s) still waits for its playout delay.
+    _ = stream.receive(
+      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 4, timestamp: 108_000), now: at(1.2))
+    XCTAssertTrue(stream.poll(now: at(1.2)).packets.isEmpty)
+    XCTAssertEqual(stream.poll(now: at(2.3)).packets.map(\.header.sequenceNumber), [4])
   }
 
   func testGarbageVideoPayloadsAreCountedNotDecoded() throws {
