@@ -2,7 +2,7 @@ import XCTest
 
 @testable import WCSMedia
 
-/// Opus over a lossy, jittery link: playout every 20 ms with FEC and PLC, and A/V sync offsets.
+/// Opus over a lossy, jittery link: playout every 20 ms with FEC and PLC.
 final class AudioStreamTests: XCTestCase {
   private struct Run {
     var statistics: AudioReceiver.Statistics
@@ -120,35 +120,5 @@ final class AudioStreamTests: XCTestCase {
     XCTAssertEqual((restartAt - virtualTime(0.14)).streamSeconds, 0, accuracy: 1e-9)
     XCTAssertEqual(receiver.pull(now: restartAt).count, 1)
     XCTAssertEqual(receiver.statistics.decodedFrames, 2)
-  }
-
-  func testAVSyncOffsetFromSenderReports() {
-    var sync = AVSync(now: virtualTime(0))
-    XCTAssertNil(sync.offset)
-    // Both SRs name NTP 1000 s; audio RTP 48 000 ↔ that instant, video RTP 90 000.
-    sync.updateAudio(
-      senderReport: NTPTimestamp(seconds: 1000), rtpTimestamp: 48_000, clockRate: 48_000)
-    sync.updateVideo(
-      senderReport: NTPTimestamp(seconds: 1000), rtpTimestamp: 90_000, clockRate: 90_000)
-    // Audio captured at 1000.1 s plays at local 5.3 s; video captured at 1000.1 s shows at 5.45 s.
-    sync.audioPlayed(rtpTimestamp: 48_000 + 4800, at: virtualTime(5.3))
-    sync.videoRendered(rtpTimestamp: 90_000 + 9000, at: virtualTime(5.45))
-    XCTAssertEqual(try XCTUnwrap(sync.offset), 0.15, accuracy: 1e-6)
-    let delays = try? XCTUnwrap(sync.targetExtraDelay)
-    XCTAssertEqual(delays?.audio.streamSeconds ?? 0, 0.15, accuracy: 1e-6)
-    XCTAssertEqual(delays?.video, .zero)
-    // Video captured 0.2 s later than that audio shows 0.05 s after it: video 0.15 s early.
-    sync.videoRendered(rtpTimestamp: 90_000 + 27_000, at: virtualTime(5.35))
-    XCTAssertEqual(try XCTUnwrap(sync.offset), -0.15, accuracy: 1e-6)
-    XCTAssertEqual(sync.targetExtraDelay?.video.streamSeconds ?? 0, 0.15, accuracy: 1e-6)
-    // Timestamps that wrapped past 2^32 since the SR still map forward.
-    sync.updateAudio(
-      senderReport: NTPTimestamp(seconds: 2000), rtpTimestamp: 0xFFFF_FF00, clockRate: 48_000)
-    sync.audioPlayed(rtpTimestamp: 0x0000_0100 &+ 48_000, at: virtualTime(10))
-    sync.updateVideo(
-      senderReport: NTPTimestamp(seconds: 2000), rtpTimestamp: 5, clockRate: 90_000)
-    sync.videoRendered(rtpTimestamp: 5 + 90_000, at: virtualTime(10))
-    // Audio capture = 2000 + (512 + 48 000) / 48 000 s, video 2001 s, both played at 10 s.
-    XCTAssertEqual(try XCTUnwrap(sync.offset), 512.0 / 48_000, accuracy: 1e-6)
   }
 }
