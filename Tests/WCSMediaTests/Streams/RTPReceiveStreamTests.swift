@@ -337,4 +337,27 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertGreaterThan(stats.malformedPackets + stats.decodeErrors, 0)
     XCTAssertEqual(stats.framesDecoded, output.frames.count)
   }
+
+  /// RFC 3550 §A.1: a jump of thousands is dropped until the next packet confirms it; then the
+  /// stream starts over from the new numbering.
+  func testSequenceRestartIsConfirmedByASecondPacket() throws {
+    var stream = makeStream(buffers: false)
+    var delivered: [UInt16] = []
+    for (sequence, time) in [
+      (100, 0.0), (101, 0.02), (40_000, 0.04), (40_001, 0.06), (40_002, 0.08),
+    ] {
+      let output = try stream.receive(
+        streamTestPacketBytes(
+          ssrc: remoteSSRC, sequenceNumber: UInt16(sequence), timestamp: UInt32(time * 90_000)),
+        now: virtualTime(time)
+      ).get()
+      delivered += output.packets.map(\.header.sequenceNumber)
+    }
+    XCTAssertEqual(delivered, [100, 101, 40_001, 40_002])
+    XCTAssertEqual(stream.counters.outOfSequencePackets, 1)
+    XCTAssertEqual(stream.statistics.restarts, 1)
+    let block = try XCTUnwrap(stream.makeReportBlock(now: virtualTime(1)))
+    XCTAssertEqual(block.highestSequence, 40_002)
+    XCTAssertEqual(block.packetsLost, 0)
+  }
 }
