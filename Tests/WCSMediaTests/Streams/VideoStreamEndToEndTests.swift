@@ -146,11 +146,14 @@ final class VideoStreamEndToEndTests: XCTestCase {
   }
 
   /// 10 s at 30 fps, 10 % loss and 0...50 ms extra delay each way (seeded). 320x240 so the debug
-  /// build stays fast; `WCS_STREAMS_FULL_SIZE=1` runs 640x480 (about 4 × the CPU time).
+  /// build stays fast; `WCS_STREAMS_FULL_SIZE=1` runs 640x480 (about 4 × the CPU time),
+  /// `WCS_STREAMS_SEED=<n>` another loss and delay pattern.
   func testLossyJitteryLinkStillRendersNearlyEveryFrame() throws {
     let fullSize = ProcessInfo.processInfo.environment["WCS_STREAMS_FULL_SIZE"] == "1"
     let result = try run(
-      width: fullSize ? 640 : 320, height: fullSize ? 480 : 240, seconds: 10, seed: 0x5EED)
+      width: fullSize ? 640 : 320, height: fullSize ? 480 : 240, seconds: 10,
+      seed: ProcessInfo.processInfo.environment["WCS_STREAMS_SEED"].flatMap { UInt64($0) } ?? 0x5EED
+    )
     let share = Double(result.rendered.count) / Double(result.framesSent)
     print(
       "video e2e \(fullSize ? "640x480" : "320x240"): rendered \(result.rendered.count)/\(result.framesSent) "
