@@ -244,7 +244,7 @@ final class RTPReceiveStreamTests: XCTestCase {
   func testCorruptAndForeignPacketsAreCountedNotFatal() throws {
     let rtx = RTPReceiveStream.Retransmission(ssrc: 0xAAAA, payloadType: 97)
     var stream = makeStream(buffers: false, rtx: rtx)
-    var generator = CodecTestRandom(seed: 7)
+    var generator = SplitMix64(seed: 7)
     let good = streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0)
     var malformed = 0
     // Every truncation of a valid packet with the padding bit set, and random garbage.
@@ -314,7 +314,7 @@ final class RTPReceiveStreamTests: XCTestCase {
 
   func testGarbageVideoPayloadsAreCountedNotDecoded() throws {
     let video = try VideoReceiver()
-    var generator = CodecTestRandom(seed: 99)
+    var generator = SplitMix64(seed: 99)
     var packets: [ReceivedRTPPacket] = []
     for sequence in 0..<300 {
       let length = Int.random(in: 0...60, using: &generator)

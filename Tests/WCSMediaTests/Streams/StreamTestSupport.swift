@@ -24,7 +24,7 @@ func streamTestPacketBytes(
 /// A one-way in-memory link on a virtual clock: each packet is lost with `lossRate`, otherwise
 /// delivered after `baseDelay` plus a uniform random 0...`jitter` (which reorders). Seeded.
 struct StreamTestLink<Packet> {
-  private var generator: CodecTestRandom
+  private var generator: SplitMix64
   let lossRate: Double
   let baseDelay: Double
   let jitter: Double
@@ -34,7 +34,7 @@ struct StreamTestLink<Packet> {
   private(set) var dropped = 0
 
   init(seed: UInt64, lossRate: Double, baseDelay: Double, jitter: Double) {
-    generator = CodecTestRandom(seed: seed)
+    generator = SplitMix64(seed: seed)
     self.lossRate = lossRate
     self.baseDelay = baseDelay
     self.jitter = jitter
