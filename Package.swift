@@ -63,8 +63,21 @@ package.targets.append(
 package.targets.append(
   .executableTarget(
     name: "RTPBench", dependencies: ["WCSMedia"], path: "Benchmarks/RTPBench",
+    swiftSettings: strict))
 // Speed of the STUN codec: `swift run -c release STUNBench`.
 package.targets.append(
   .executableTarget(
     name: "STUNBench", dependencies: ["WCSMedia"], path: "Benchmarks/STUNBench",
     swiftSettings: strict))
+// Real devices: V4L2 cameras, PulseAudio/ALSA audio, X11 screen capture (xcb + MIT-SHM), MJPEG
+// decoding (libturbojpeg). Headers plus tiny shims only.
+package.targets.append(
+  .target(
+    name: "CMediaDevices",
+    linkerSettings: [
+      .linkedLibrary("pulse-simple"), .linkedLibrary("pulse"), .linkedLibrary("asound"),
+      .linkedLibrary("xcb"), .linkedLibrary("xcb-shm"), .linkedLibrary("turbojpeg"),
+    ]))
+for target in package.targets where target.name == "WCSMedia" || target.name == "WCSMediaTests" {
+  target.dependencies.append("CMediaDevices")
+}

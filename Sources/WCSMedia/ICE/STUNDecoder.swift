@@ -16,7 +16,7 @@ extension STUNMessage {
   /// `unknownComprehensionRequired`. Throws `STUNError` on any violation; never reads past the
   /// buffer.
   public static func decode(_ bytes: [UInt8]) throws -> STUNMessage {
-    let reader = ByteReader(bytes: bytes)
+    let reader = STUNByteReader(bytes: bytes)
     guard bytes.count >= 20 else { throw STUNError.truncated(needed: 20, available: bytes.count) }
     let rawType = try reader.uint16(at: 0)
     guard rawType & 0xC000 == 0 else { throw STUNError.notSTUN }
@@ -118,7 +118,7 @@ extension STUNMessage {
     } else {
       throw STUNError.integrityMissing
     }
-    let reader = ByteReader(bytes: rawBytes)
+    let reader = STUNByteReader(bytes: rawBytes)
     let valueLength = Int(try reader.uint16(at: offset + 2))
     guard offset >= 20, offset + 4 + valueLength <= rawBytes.count else {
       throw STUNError.integrityMissing
@@ -148,7 +148,7 @@ extension STUNMessage {
   }
 
   private static func decodeAttribute(
-    type: UInt16, value: Range<Int>, reader: ByteReader, transactionID: STUNTransactionID
+    type: UInt16, value: Range<Int>, reader: STUNByteReader, transactionID: STUNTransactionID
   ) throws -> STUNAttribute {
     let length = value.count
     func requireLength(_ expected: Int, _ name: String) throws {
@@ -232,7 +232,7 @@ extension STUNMessage {
   }
 
   private static func decodeAddress(
-    type: UInt16, value: Range<Int>, reader: ByteReader, xor transactionID: STUNTransactionID?
+    type: UInt16, value: Range<Int>, reader: STUNByteReader, xor transactionID: STUNTransactionID?
   ) throws -> ICETransportAddress {
     guard value.count >= 4 else {
       throw STUNError.malformedAttribute(type: type, reason: "address shorter than 4 bytes")
@@ -262,7 +262,7 @@ extension STUNMessage {
 
 /// Bounds-checked big-endian reads from a byte array; every read throws `STUNError.truncated`
 /// instead of trapping.
-struct ByteReader {
+struct STUNByteReader {
   let bytes: [UInt8]
 
   func uint8(at offset: Int) throws -> UInt8 {
