@@ -6,8 +6,9 @@ set -euo pipefail
 what=${1:-test}
 
 apt_build=(pkg-config libwebsockets-dev libssl-dev libsrtp2-dev libopus-dev libvpx-dev libusrsctp-dev
-  libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev libyuv-dev)
-apt_test=(ffmpeg openssl coturn)
+  libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev libyuv-dev
+  libpulse-dev libasound2-dev libxcb1-dev libxcb-shm0-dev libturbojpeg0-dev)
+apt_test=(ffmpeg openssl coturn pulseaudio pulseaudio-utils xvfb x11-xserver-utils)
 apt_demo=(ffmpeg)
 pip_test=(aiortc)
 
