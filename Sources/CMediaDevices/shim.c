@@ -27,3 +27,8 @@ int wcs_ioctl(int fd, unsigned long request, void *arg) {
 int wcs_open_video_device(const char *path) { return open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC); }
 
 void *wcs_map_failed(void) { return MAP_FAILED; }
+
+int wcs_xcb_shm_present(xcb_connection_t *connection) {
+  const xcb_query_extension_reply_t *reply = xcb_get_extension_data(connection, &xcb_shm_id);
+  return reply != NULL && reply->present;
+}

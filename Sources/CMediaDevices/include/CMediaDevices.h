@@ -51,4 +51,10 @@ int wcs_open_video_device(const char *path);
 /// `MAP_FAILED` as a pointer Swift can compare with.
 void *wcs_map_failed(void);
 
+// MARK: xcb
+
+/// Whether the X server offers MIT-SHM (`xcb_get_extension_data(c, &xcb_shm_id)->present`); the
+/// extension id is a C global Swift 6 cannot touch.
+int wcs_xcb_shm_present(xcb_connection_t *connection);
+
 #endif
