@@ -282,7 +282,7 @@ final class ICEAgentTests: XCTestCase {
     let a = makeAgent(credentialsA, role: .controlling, tieBreaker: 1, seed: 17)
     let b = makeAgent(credentialsB, role: .controlled, tieBreaker: 2, seed: 18)
     let network = connect(a, b)
-    var generator = SplitMix64(state: 99)
+    var generator = STUNSplitMix64(state: 99)
     let attacker = ICETransportAddress(ip: .v4(0x0A00_0063), port: 666)
     // Garbage before and during the checks.
     for _ in 0..<200 {

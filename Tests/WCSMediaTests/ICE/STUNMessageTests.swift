@@ -229,7 +229,7 @@ final class STUNMessageTests: XCTestCase {
 
   func testRandomCorruptionNeverCrashes() throws {
     let bytes = STUNTestSupport.bytes(hex: Self.sampleRequestHex)
-    var generator = SplitMix64(state: 42)
+    var generator = STUNSplitMix64(state: 42)
     var rejected = 0
     for _ in 0..<5000 {
       var mutated = bytes

@@ -27,8 +27,8 @@ enum STUNTestSupport {
   }
 }
 
-/// A deterministic generator (SplitMix64) so fuzz-style tests repeat exactly.
-struct SplitMix64: RandomNumberGenerator {
+/// A deterministic generator (STUNSplitMix64) so fuzz-style tests repeat exactly.
+struct STUNSplitMix64: RandomNumberGenerator {
   var state: UInt64
   mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15

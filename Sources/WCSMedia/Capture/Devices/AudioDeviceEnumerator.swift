@@ -1,7 +1,6 @@
 import CMediaDevices
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A microphone (source) or speaker (sink) of the sound system.
 public struct AudioDeviceInfo: Sendable, Equatable {
@@ -82,36 +81,28 @@ public enum AudioDeviceEnumerator {
     }
   }
 
-  /// Runs pactl with a bounded wait; stdout is read concurrently so a long listing cannot fill
-  /// the pipe and stall the child.
+  /// Runs pactl with a bounded wait. Its output goes to a temporary file rather than a pipe, so a
+  /// long listing can never fill a pipe buffer and stall the child.
   static func runPactl(_ arguments: [String], timeout: Double) throws(AudioDeviceError) -> Data {
-    let candidates = ["/usr/bin/pactl", "/bin/pactl", "/usr/local/bin/pactl"]
-    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-    else { throw .enumerationFailed(reason: "pactl not installed (package pulseaudio-utils)") }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let stdout = Pipe()
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    let exited = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in exited.signal() }
-    let reader = PipeReader(stdout.fileHandleForReading)
+    guard let executable = ChildProcess.find("pactl") else {
+      throw .enumerationFailed(reason: "pactl not installed (package pulseaudio-utils)")
+    }
+    let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "wcs-pactl-\(UUID().uuidString)"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    let child: ChildProcess
     do {
-      try process.run()
+      child = try ChildProcess(executable, arguments, outputPath: outputPath)
     } catch {
       throw .enumerationFailed(reason: "pactl: \(error)")
     }
-    if exited.wait(timeout: .now() + timeout) == .timedOut {
-      process.terminate()
-      _ = exited.wait(timeout: .now() + 1)
+    guard let status = child.waitForExit(timeout: timeout) else {
+      child.terminate(grace: 0.5)
       throw .enumerationFailed(reason: "pactl did not answer within \(timeout) s")
     }
-    let data = reader.finish(timeout: 1)
-    guard process.terminationStatus == 0 else {
-      throw .noSoundServer(reason: "pactl exited with \(process.terminationStatus)")
-    }
-    return data
+    guard status == 0 else { throw .noSoundServer(reason: "pactl exited with \(status)") }
+    return FileManager.default.contents(atPath: outputPath) ?? Data()
   }
 
   static func alsaDevices() -> (inputs: [AudioDeviceInfo], outputs: [AudioDeviceInfo]) {
@@ -137,24 +128,5 @@ public enum AudioDeviceEnumerator {
     guard let value = snd_device_name_get_hint(hint, key) else { return nil }
     defer { free(value) }
     return String(cString: value)
-  }
-}
-
-/// Drains a pipe on a background queue.
-private final class PipeReader: Sendable {
-  private let done = DispatchSemaphore(value: 0)
-  private let data = Mutex<Data>(Data())
-
-  init(_ handle: FileHandle) {
-    DispatchQueue.global().async { [self] in
-      let bytes = handle.readDataToEndOfFile()
-      data.withLock { $0 = bytes }
-      done.signal()
-    }
-  }
-
-  func finish(timeout: Double) -> Data {
-    _ = done.wait(timeout: .now() + timeout)
-    return data.withLock { $0 }
   }
 }
