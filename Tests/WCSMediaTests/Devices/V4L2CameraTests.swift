@@ -103,7 +103,9 @@ final class V4L2CameraTests: XCTestCase {
       },
       intervals: { _, _ throws(V4L2Error) in [] })
     XCTAssertEqual(
-      stepwise, V4L2CaptureMode(pixelFormat: .yuyv, size: V4L2Size(width: 1008, height: 704),
+      stepwise,
+      V4L2CaptureMode(
+        pixelFormat: .yuyv, size: V4L2Size(width: 1008, height: 704),
         interval: nil))
     XCTAssertNil(
       try V4L2CaptureMode.closest(

@@ -92,7 +92,11 @@ final class X11ScreenCapturerTests: XCTestCase {
     let got = DispatchSemaphore(value: 0)
     capturer.start(framesPerSecond: 20) { event in
       guard case .frame(let image, _) = event else { return }
-      if frames.withLock({ $0.append(image); return $0.count }) == 3 { got.signal() }
+      if frames.withLock({
+        $0.append(image); return $0.count
+      }) == 3 {
+        got.signal()
+      }
     }
     XCTAssertEqual(got.wait(timeout: .now() + 5), .success, "three frames within 5 s")
     capturer.stop()
@@ -101,6 +105,30 @@ final class X11ScreenCapturerTests: XCTestCase {
     if let last = frames.withLock({ $0.last }) {
       assertColour(last, y: 41, u: 240, v: 109.8, "blue")
     }
+  }
+
+  func testSixteenBitScreenIsRejected() throws {
+    let path = try XCTUnwrap(ChildProcess.find("Xvfb"))
+    let free = (190..<290).first { n in
+      !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)")
+        && !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
+    }
+    let other = ":\(try XCTUnwrap(free))"
+    let server = try ChildProcess(path, [other, "-screen", "0", "320x240x16", "-nolisten", "tcp"])
+    defer { server.terminate() }
+    var last: (any Error)?
+    let answered = waitUntil(timeout: 10) {
+      do throws(X11CaptureError) {
+        _ = try X11ScreenCapturer(display: other)
+        return true
+      } catch {
+        last = error
+        if case .connectionFailed = error { return false }
+        return true
+      }
+    }
+    XCTAssertTrue(answered, "Xvfb \(other) answered within 10 s")
+    XCTAssertEqual(last as? X11CaptureError, .unsupportedPixelFormat(depth: 16, bitsPerPixel: 16))
   }
 
   func testMissingDisplayAndDeadServerGiveTypedErrors() throws {

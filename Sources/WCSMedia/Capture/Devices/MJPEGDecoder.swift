@@ -40,7 +40,8 @@ public final class MJPEGDecoder {
     switch subsampling {
     case sampling(TJSAMP_420):
       var image = I420Image(width: w, height: h)
-      try decodePlanes(jpeg, into: &image.y, &image.u, &image.v, width: w, height: h,
+      try decodePlanes(
+        jpeg, into: &image.y, &image.u, &image.v, width: w, height: h,
         strides: [image.strideY, image.strideU, image.strideV])
       return image
     case sampling(TJSAMP_422), sampling(TJSAMP_444):
@@ -48,14 +49,16 @@ public final class MJPEGDecoder {
       var y = [UInt8](repeating: 0, count: w * h)
       var u = [UInt8](repeating: 0, count: chromaWidth * h)
       var v = [UInt8](repeating: 0, count: chromaWidth * h)
-      try decodePlanes(jpeg, into: &y, &u, &v, width: w, height: h,
+      try decodePlanes(
+        jpeg, into: &y, &u, &v, width: w, height: h,
         strides: [w, chromaWidth, chromaWidth])
       return try reduceChroma(y: y, u: u, v: v, chromaWidth: chromaWidth, width: w, height: h)
     case sampling(TJSAMP_GRAY):
       var image = I420Image(width: w, height: h)
       var unusedU: [UInt8] = []
       var unusedV: [UInt8] = []
-      try decodePlanes(jpeg, into: &image.y, &unusedU, &unusedV, width: w, height: h,
+      try decodePlanes(
+        jpeg, into: &image.y, &unusedU, &unusedV, width: w, height: h,
         strides: [image.strideY, 0, 0])
       return image
     default:

@@ -62,7 +62,8 @@ final class PulseSimpleStream: PCMDeviceStream {
     let frameBytes = UInt32(PCMAudioFrame.samplesPer20ms * 2 * Int(spec.channels))
     var attributes = pa_buffer_attr(
       maxlength: UInt32.max, tlength: direction == .playback ? 3 * frameBytes : UInt32.max,
-      prebuf: UInt32.max, minreq: UInt32.max, fragsize: direction == .capture ? frameBytes : UInt32.max)
+      prebuf: UInt32.max, minreq: UInt32.max,
+      fragsize: direction == .capture ? frameBytes : UInt32.max)
     var error: Int32 = 0
     let created = pa_simple_new(
       nil, applicationName, direction == .capture ? PA_STREAM_RECORD : PA_STREAM_PLAYBACK, device,

@@ -258,9 +258,10 @@ public final class V4L2KernelIO: V4L2DeviceIO {
   }
 
   public func bufferBytes(_ handle: Int32, index: Int, bytesUsed: Int) -> [UInt8] {
-    guard let buffer = mapped.withLock({ $0[handle] }).flatMap({ list in
-      list.indices.contains(index) ? list[index] : nil
-    }),
+    guard
+      let buffer = mapped.withLock({ $0[handle] }).flatMap({ list in
+        list.indices.contains(index) ? list[index] : nil
+      }),
       let base = UnsafeRawPointer(bitPattern: buffer.address)
     else { return [] }
     let count = max(0, min(bytesUsed, buffer.length))

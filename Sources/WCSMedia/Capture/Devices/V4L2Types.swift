@@ -133,8 +133,7 @@ public struct V4L2NegotiatedFormat: Sendable, Equatable {
   public var sizeImage: Int
 
   /// A negotiated format.
-  public init(pixelFormat: V4L2FourCC, width: Int, height: Int, bytesPerLine: Int, sizeImage: Int)
-  {
+  public init(pixelFormat: V4L2FourCC, width: Int, height: Int, bytesPerLine: Int, sizeImage: Int) {
     self.pixelFormat = pixelFormat
     self.width = width
     self.height = height

@@ -48,7 +48,7 @@ public final class AudioPlaybackDevice: Sendable {
   }
 
   /// Interleaved samples of `frame` with `channels` channels.
-  static func convert(_ frame: PCMAudioFrame, toChannels channels: Int) -> [Int16] {
+  package static func convert(_ frame: PCMAudioFrame, toChannels channels: Int) -> [Int16] {
     if frame.channels == channels { return frame.samples }
     let count = frame.samplesPerChannel
     if channels == 2 {
