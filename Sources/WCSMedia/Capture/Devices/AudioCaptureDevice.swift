@@ -73,6 +73,7 @@ public final class AudioCaptureDevice: Sendable {
   }
 
   /// Starts the capture thread; `onEvent` is called on it every 20 ms. Does nothing if running.
+  /// The thread keeps the device alive until `stop()` is called or capture fails.
   public func start(onEvent: @escaping @Sendable (Event) -> Void) {
     let alreadyRunning = state.withLock { s in
       if s.running { return true }

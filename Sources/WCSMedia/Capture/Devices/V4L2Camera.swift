@@ -97,7 +97,8 @@ public final class V4L2Camera: Sendable {
   /// Whether the capture thread is running.
   public var isRunning: Bool { state.withLock { $0.running } }
 
-  /// Starts streaming and the capture thread; `onEvent` is called on that thread.
+  /// Starts streaming and the capture thread; `onEvent` is called on that thread. The thread keeps
+  /// the camera alive until `stop()` is called or capture ends, so call `stop()` when done.
   /// - Parameter bufferCount: mmap buffers to ask the driver for (2...32).
   /// - Throws: `V4L2Error` from REQBUFS/QUERYBUF/mmap/QBUF/STREAMON (`.busy` if another program
   ///   streams from the device). Calling `start` while running does nothing.

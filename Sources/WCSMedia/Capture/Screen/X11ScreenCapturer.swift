@@ -63,7 +63,8 @@ public final class X11ScreenCapturer: Sendable {
   }
 
   /// Starts a thread capturing `framesPerSecond` pictures a second (1...120); `onEvent` is called
-  /// on it. Does nothing if running.
+  /// on it. Does nothing if running. The thread keeps the capturer alive until `stop()` is called
+  /// or capture fails.
   public func start(framesPerSecond: Double, onEvent: @escaping @Sendable (Event) -> Void) {
     let alreadyRunning = state.withLock { s in
       if s.running { return true }
