@@ -81,3 +81,8 @@ package.targets.append(
 for target in package.targets where target.name == "WCSMedia" || target.name == "WCSMediaTests" {
   target.dependencies.append("CMediaDevices")
 }
+// Per-frame cost of webcam/screen conversion: `swift run -c release DevicesBench`.
+package.targets.append(
+  .executableTarget(
+    name: "DevicesBench", dependencies: ["WCSMedia", "CMediaDevices"],
+    path: "Benchmarks/DevicesBench", swiftSettings: strict))
