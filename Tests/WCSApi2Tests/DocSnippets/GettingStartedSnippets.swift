@@ -1,7 +1,7 @@
-import FPWCSApi2Swift
-
 // Code of the "Getting Started" article (DocC/WCSApi2.docc/Articles/GettingStarted.md), verbatim;
 // scripts/check-doc-snippets.sh fails when an article's code is no longer found here.
+
+import FPWCSApi2Swift
 
 /// Connects, publishes the default camera and microphone as `name` and plays it back.
 func publishAndPlay(serverURL: String, name: String) async throws -> (WCSStream, WCSStream) {
