@@ -291,7 +291,11 @@ final class DocSnippetArchitectureTests: DocSnippetTestCase {
     let session = try FPWCSApi2.createSession(
       sessionOptions(serverURL: serverURL, transport: transport))
     session.connect()
-    transport.drain()
+    // The open event hops from the transport's queue to the session's; flush both, twice.
+    for _ in 0..<2 {
+      transport.drain()
+      session.work.sync {}
+    }
     XCTAssertEqual(transport.connectedURL, serverURL)
     XCTAssertEqual(transport.sentMessages.first?.name, "connection")
   }
