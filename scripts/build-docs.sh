@@ -4,13 +4,13 @@
 #   1. scripts/check-doc-snippets.sh: the articles' code is the compiled DocSnippets code.
 #   2. Symbol graphs of the public API (`swift package dump-symbol-graph`, which builds first).
 #   3. One archive per documented module: WCSApi2 with the catalog DocC/WCSApi2.docc (articles,
-#      tutorial), WCSMedia and WCSTransport from their doc comments alone; then `docc merge`
-#      combines them under one landing page.
+#      tutorial), WCSMedia, WCSTransport and WCSLocalServer from their doc comments alone; then
+#      `docc merge` combines them under one landing page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 DOCC=${DOCC:-$(command -v docc || echo /opt/swift/usr/bin/docc)}
-modules=(WCSApi2 WCSMedia WCSTransport)
+modules=(WCSApi2 WCSMedia WCSTransport WCSLocalServer)
 work=.build/docc-work
 output=.build/docs
 started=$(date +%s)
