@@ -64,6 +64,13 @@ final class DocSnippetGettingStartedTests: DocSnippetTestCase {
     XCTAssertEqual(session.getStatus(), .fpwcsSessionStatusDisconnected)
   }
 
+  func testMainConnectsToTheDefaultURL() async throws {
+    let (publisher, player) = try await runMyStreamer()
+    XCTAssertEqual(server.last?.connectedURL, "ws://127.0.0.1:8080")
+    XCTAssertEqual(publisher.getName(), "camera")
+    XCTAssertEqual(player.getStatus(), .fpwcsStreamStatusPlaying)
+  }
+
   func testManifestUsesThisPackagesProduct() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -25,6 +25,15 @@ func publishAndPlay(serverURL: String, name: String) async throws -> (WCSStream,
   return (publisher, player)
 }
 
+/// The app's `main.swift` (top-level code there, after `import FPWCSApi2Swift`).
+func runMyStreamer() async throws -> (WCSStream, WCSStream) {
+  let arguments = CommandLine.arguments.filter { $0.hasPrefix("ws") }
+  let serverURL = arguments.first ?? "ws://127.0.0.1:8080"
+  let (publisher, player) = try await publishAndPlay(serverURL: serverURL, name: "camera")
+  print("publishing \(publisher.getName()), playing \(player.getName())")
+  return (publisher, player)
+}
+
 /// Stops both streams and closes the session.
 func stopAndDisconnect(publisher: WCSStream, player: WCSStream, session: FPWCSApi2Session) throws {
   try player.stop()
