@@ -20,6 +20,7 @@ scripts/check-doc-snippets.sh
 "$SWIFT" package dump-symbol-graph --minimum-access-level public >"$work.log" 2>&1 ||
   { cat "$work.log"; exit 1; }
 graphs=$(sed -n 's/^Files written to //p' "$work.log" | tail -1)
+graphs_done=$(date +%s)
 [ -d "$graphs" ] || { cat "$work.log"; echo "build-docs: no symbol graph directory" >&2; exit 1; }
 
 rm -rf "$work" "$output"
@@ -39,8 +40,12 @@ for module in "${modules[@]}"; do
     --transform-for-static-hosting \
     --warnings-as-errors
   archives+=("$work/$module.doccarchive")
+  echo "build-docs: $module converted ($(($(date +%s) - graphs_done)) s since the symbol graphs)"
 done
 
 "$DOCC" merge "${archives[@]}" --output-path "$output" \
   --synthesized-landing-page-name "WCSApi2 for Linux"
-echo "build-docs: $output ready in $(($(date +%s) - started)) s (open $output/documentation/wcsapi2)"
+finished=$(date +%s)
+echo "build-docs: $output ready in $((finished - started)) s" \
+  "(symbol graphs $((graphs_done - started)) s, docc $((finished - graphs_done)) s);" \
+  "open $output/documentation/wcsapi2/index.html through a web server"
