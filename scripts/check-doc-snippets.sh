@@ -45,18 +45,50 @@ for path in sorted(glob.glob(f"{catalog}/**/*.md", recursive=True)):
             print(f"{path}:{line}: swift block not found verbatim in {snippet_dir}:")
             print("\n".join("    " + l for l in block.split("\n")[:6]))
 
-tutorial_lines = set()
+def without_plain_comments(text):
+    """Drops `//` comment lines (not `///` doc comments) and the blank line after a dropped run."""
+    out, dropped = [], False
+    for line in text.split("\n"):
+        if line.startswith("//") and not line.startswith("///"):
+            dropped = True
+            continue
+        if dropped and line == "" and (not out or out[-1] == ""):
+            continue
+        dropped = False
+        out.append(line)
+    return "\n".join(out).strip("\n")
+
+tutorial_lines, tutorial_files, tutorial_haystacks = set(), [], []
 for path in glob.glob(f"{snippet_dir}/Tutorial/*.swift"):
     with open(path, encoding="utf-8") as f:
-        tutorial_lines.update(l.strip() for l in f)
+        text = f.read()
+    tutorial_lines.update(l.strip() for l in text.split("\n"))
+    tutorial_files.append(without_plain_comments(text))
+    tutorial_haystacks.extend(indent_variants(text))
+
+# Steps show a file growing: `name-01.swift`, `name-02.swift`... Every line of every step must be
+# compiled code; the last step of each file must be a compiled file (or, for `main.swift` and the
+# manifest, whose code sits in a function or a string there, appear verbatim after its imports).
 code_files = sorted(glob.glob(f"{catalog}/Resources/*.swift"))
+finals = {}
 for path in code_files:
+    key = re.sub(r"-\d+\.swift$", "", path)
+    finals[key] = max(finals.get(key, path), path)
     with open(path, encoding="utf-8") as f:
         for number, raw in enumerate(f, 1):
             line = raw.strip()
             if line and line not in tutorial_lines:
                 failures += 1
                 print(f"{path}:{number}: line not in {snippet_dir}/Tutorial: {line}")
+for path in sorted(finals.values()):
+    with open(path, encoding="utf-8") as f:
+        text = f.read().strip("\n")
+    if text in tutorial_files:
+        continue
+    body = "\n".join(l for l in text.split("\n") if not l.startswith("import ")).strip("\n")
+    if not any(text in h or body in h for h in tutorial_haystacks):
+        failures += 1
+        print(f"{path}: last step is not the compiled code of {snippet_dir}/Tutorial")
 
 if failures:
     sys.exit(f"check-doc-snippets: {failures} snippet(s) out of date")
