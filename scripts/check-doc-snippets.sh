@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Keeps the documentation's code honest: every ```swift block of the DocC articles must appear
 # verbatim (up to a common indentation) in a Swift file under Tests/WCSApi2Tests/DocSnippets/,
-# where it is compiled and run by the DocSnippet* tests; every non-blank line of the tutorial's
-# code files (DocC/WCSApi2.docc/Resources/*.swift) must appear in the compiled tutorial program
-# (Tests/WCSApi2Tests/DocSnippets/Tutorial/). Prints each block that is not found; exit 1 then.
+# where it is compiled and run by the DocSnippet* tests. The tutorial's code files
+# (DocC/WCSApi2.docc/Resources/*.swift) are checked against the compiled tutorial program
+# (Tests/WCSApi2Tests/DocSnippets/Tutorial/): every line of every step must be found there, and the
+# last step of each file must be that file. Prints what is not found; exit 1 then.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec "${PYTHON:-python3}" - "$@" <<'PY'
