@@ -217,7 +217,22 @@ public struct CertificateFingerprint: Hashable, Sendable {
       }
     }
     guard valid else { return nil }
-    self.init(hashFunction: hash.string, bytes: bytes)
+    // Browsers write the name in lower-case ASCII; `lowercased()` (a new string) is then a no-op.
+    var upper = false
+    for i in 0..<hash.count {
+      let b = hash.byte(i)
+      if b >= 0x80 || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z")) { upper = true }
+    }
+    if upper {
+      self.init(hashFunction: hash.string, bytes: bytes)
+    } else {
+      self.init(lowercaseHashFunction: hash.token, bytes: bytes)
+    }
+  }
+
+  private init(lowercaseHashFunction: String, bytes: [UInt8]) {
+    hashFunction = lowercaseHashFunction
+    self.bytes = bytes
   }
 
   private static func nibble(_ b: UInt8) -> UInt8? {
