@@ -330,14 +330,22 @@ struct ByteWriter: ~Copyable {
   }
 
   mutating func hexPairs(_ data: [UInt8]) {
+    // Room for all of it up front, so the loop stores without a capacity check per byte.
     ensure(data.count * 3)
     let digits: StaticString = "0123456789ABCDEF"
     let p = digits.utf8Start
+    let out = base
+    var o = count
     for (i, b) in data.enumerated() {
-      if i > 0 { byte(UInt8(ascii: ":")) }
-      byte(p[Int(b >> 4)])
-      byte(p[Int(b & 0x0F)])
+      if i > 0 {
+        out[o] = UInt8(ascii: ":")
+        o += 1
+      }
+      out[o] = p[Int(b >> 4)]
+      out[o + 1] = p[Int(b & 0x0F)]
+      o += 2
     }
+    count = o
   }
 }
 
