@@ -77,3 +77,14 @@ for name in ["CodecBench", "RTPBench", "SDPBench", "STUNBench"] {
       name: name, dependencies: ["WCSMedia", "CWebRTCCore"], path: "Benchmarks/\(name)",
       swiftSettings: strict))
 }
+
+// Interop peer for the Chromium tests: run inside a network namespace, it serves
+// Tests/Interop/chromium, drives headless Chromium and plays the Swift side. The WCSMedia tests
+// depend on it so that building the tests builds it; they run it as a separate process.
+package.targets.append(
+  .executableTarget(
+    name: "InteropPeer", dependencies: ["WCSMedia", "WCSTransport", "WCSLocalServer"],
+    path: "Sources/InteropPeer", swiftSettings: strict))
+for index in package.targets.indices where package.targets[index].name == "WCSMediaTests" {
+  package.targets[index].dependencies.append("InteropPeer")
+}

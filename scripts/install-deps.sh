@@ -7,7 +7,7 @@ what=${1:-test}
 
 apt_build=(pkg-config libwebsockets-dev libssl-dev libsrtp2-dev libopus-dev libvpx-dev libusrsctp-dev
   libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev libyuv-dev)
-apt_test=(ffmpeg openssl coturn forensics-samples-files)
+apt_test=(ffmpeg openssl coturn forensics-samples-files chromium)
 apt_demo=(ffmpeg forensics-samples-files)
 pip_test=(aiortc)
 

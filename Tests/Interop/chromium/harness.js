@@ -1,0 +1,198 @@
+// Interop page driven by the InteropPeer executable (Sources/InteropPeer): it opens the
+// WebSocket given by `?ws=PORT`, runs the scenario given by `?scenario=NAME`, and sends one
+// `{type: "result", ...}` message. Every scenario is bounded by its own deadline, so the peer
+// always gets a result (with `ok: false` and an `error`) rather than a silent timeout.
+"use strict";
+
+const params = new URLSearchParams(location.search);
+const scenarioName = params.get("scenario") || "offer";
+const socket = new WebSocket("ws://127.0.0.1:" + params.get("ws") + "/interop");
+const inbox = [];
+const waiters = [];
+
+function send(message) {
+  socket.send(JSON.stringify(message));
+}
+
+function log(text) {
+  document.getElementById("status").textContent = text;
+  send({ type: "log", text: String(text) });
+}
+
+// Resolves with the next message from the peer whose `type` is `type`.
+function receive(type, timeoutMs) {
+  const index = inbox.findIndex((m) => m.type === type);
+  if (index >= 0) return Promise.resolve(inbox.splice(index, 1)[0]);
+  return new Promise((resolve, reject) => {
+    const waiter = { type, resolve };
+    waiters.push(waiter);
+    setTimeout(() => {
+      const at = waiters.indexOf(waiter);
+      if (at >= 0) {
+        waiters.splice(at, 1);
+        reject(new Error("no '" + type + "' message from the peer within " + timeoutMs + " ms"));
+      }
+    }, timeoutMs);
+  });
+}
+
+socket.onmessage = (event) => {
+  const message = JSON.parse(event.data);
+  const at = waiters.findIndex((w) => w.type === message.type);
+  if (at >= 0) waiters.splice(at, 1)[0].resolve(message);
+  else inbox.push(message);
+};
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// Polls `probe` (async, returns a value or null) every 250 ms until it returns non-null or the
+// deadline passes; returns the last value (null on timeout).
+async function poll(probe, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null && value !== undefined) return value;
+    if (Date.now() > deadline) return null;
+    await sleep(250);
+  }
+}
+
+function waitForIceGatheringComplete(pc, timeoutMs) {
+  if (pc.iceGatheringState === "complete") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      if (pc.iceGatheringState === "complete") resolve();
+    };
+    pc.addEventListener("icegatheringstatechange", done);
+    setTimeout(resolve, timeoutMs);
+  });
+}
+
+// The inbound-rtp / outbound-rtp / candidate-pair entries of a getStats() report, as plain JSON.
+async function summarizeStats(pc) {
+  const report = await pc.getStats();
+  const summary = { inbound: {}, outbound: {}, selectedPair: null };
+  const byId = new Map();
+  report.forEach((entry) => byId.set(entry.id, entry));
+  report.forEach((entry) => {
+    if (entry.type === "inbound-rtp") {
+      const codec = byId.get(entry.codecId);
+      summary.inbound[entry.kind] = {
+        packetsReceived: entry.packetsReceived || 0,
+        bytesReceived: entry.bytesReceived || 0,
+        packetsLost: entry.packetsLost || 0,
+        framesDecoded: entry.framesDecoded || 0,
+        frameWidth: entry.frameWidth || 0,
+        frameHeight: entry.frameHeight || 0,
+        totalSamplesReceived: entry.totalSamplesReceived || 0,
+        codec: codec ? codec.mimeType : null,
+        ssrc: entry.ssrc,
+      };
+    } else if (entry.type === "outbound-rtp") {
+      const codec = byId.get(entry.codecId);
+      summary.outbound[entry.kind] = {
+        packetsSent: entry.packetsSent || 0,
+        bytesSent: entry.bytesSent || 0,
+        framesEncoded: entry.framesEncoded || 0,
+        codec: codec ? codec.mimeType : null,
+        ssrc: entry.ssrc,
+      };
+    } else if (entry.type === "transport" && entry.selectedCandidatePairId) {
+      const pair = byId.get(entry.selectedCandidatePairId);
+      if (pair) {
+        const local = byId.get(pair.localCandidateId) || {};
+        const remote = byId.get(pair.remoteCandidateId) || {};
+        summary.selectedPair = {
+          local: local.address + ":" + local.port,
+          remote: remote.address + ":" + remote.port,
+          protocol: local.protocol,
+        };
+      }
+      summary.dtlsState = entry.dtlsState;
+      summary.srtpCipher = entry.srtpCipher;
+    }
+  });
+  return summary;
+}
+
+function fakeMedia() {
+  return navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
+}
+
+const scenarios = {};
+
+// getUserMedia with the fake devices, one RTCPeerConnection, one offer.
+scenarios.offer = async () => {
+  const stream = await fakeMedia();
+  const pc = new RTCPeerConnection();
+  stream.getTracks().forEach((track) => pc.addTrack(track, stream));
+  const offer = await pc.createOffer();
+  await pc.setLocalDescription(offer);
+  await waitForIceGatheringComplete(pc, 5000);
+  const sdp = pc.localDescription.sdp;
+  pc.close();
+  return {
+    ok: true,
+    tracks: stream.getTracks().map((t) => t.kind).sort(),
+    offerHasVP8: /a=rtpmap:\d+ VP8\/90000/.test(sdp),
+    offerHasOpus: /a=rtpmap:\d+ opus\/48000\/2/.test(sdp),
+    candidates: sdp.split(/\r?\n/).filter((l) => l.startsWith("a=candidate:")),
+    sdp,
+  };
+};
+
+// Two RTCPeerConnections inside the browser, fake camera and microphone from one to the other,
+// over loopback host candidates: proves fake media, VP8/Opus and loopback ICE work here.
+scenarios.loopback = async () => {
+  const stream = await fakeMedia();
+  const sender = new RTCPeerConnection();
+  const receiver = new RTCPeerConnection();
+  sender.onicecandidate = (e) => e.candidate && receiver.addIceCandidate(e.candidate);
+  receiver.onicecandidate = (e) => e.candidate && sender.addIceCandidate(e.candidate);
+  stream.getTracks().forEach((track) => sender.addTrack(track, stream));
+  await sender.setLocalDescription(await sender.createOffer());
+  await receiver.setRemoteDescription(sender.localDescription);
+  await receiver.setLocalDescription(await receiver.createAnswer());
+  await sender.setRemoteDescription(receiver.localDescription);
+  const stats = await poll(async () => {
+    const s = await summarizeStats(receiver);
+    const video = s.inbound.video;
+    const audio = s.inbound.audio;
+    return video && video.framesDecoded >= 10 && audio && audio.packetsReceived > 0 ? s : null;
+  }, 15000);
+  const last = stats || (await summarizeStats(receiver));
+  const result = {
+    ok: stats !== null,
+    connectionState: receiver.connectionState,
+    receiver: last,
+    sender: await summarizeStats(sender),
+  };
+  if (!stats) result.error = "no decoded video within 15 s";
+  sender.close();
+  receiver.close();
+  return result;
+};
+
+async function main() {
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = () => reject(new Error("WebSocket to the peer failed"));
+  });
+  send({ type: "hello", scenario: scenarioName, userAgent: navigator.userAgent });
+  const scenario = scenarios[scenarioName];
+  let result;
+  try {
+    if (!scenario) throw new Error("unknown scenario " + scenarioName);
+    result = await scenario();
+  } catch (error) {
+    result = { ok: false, error: String((error && error.stack) || error) };
+  }
+  result.type = "result";
+  result.scenario = scenarioName;
+  send(result);
+  document.getElementById("status").textContent = "done";
+}
+
+main().catch((error) => log("harness failed: " + error));
