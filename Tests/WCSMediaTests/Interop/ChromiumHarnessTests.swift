@@ -36,7 +36,9 @@ final class ChromiumHarnessTests: XCTestCase {
     let udp = offer.media.flatMap(\.candidates).filter { $0.transport.lowercased() == "udp" }
     XCTAssertFalse(udp.isEmpty, "no UDP candidates: loopback candidates not allowed?")
     XCTAssertEqual(Set(udp.map(\.address)), ["127.0.0.1"])
-    print("Chromium offer scenario: \(run.wallSeconds) s wall, \(run.summary["runSeconds"] ?? "?") s page")
+    print(
+      "Chromium offer scenario: \(run.wallSeconds) s wall, \(run.summary["runSeconds"] ?? "?") s page"
+    )
   }
 
   /// Two RTCPeerConnections inside the browser: VP8 frames decoded and Opus packets received
@@ -58,6 +60,8 @@ final class ChromiumHarnessTests: XCTestCase {
     let pair = try XCTUnwrap(receiver["selectedPair"] as? [String: Any])
     XCTAssertTrue((pair["local"] as? String)?.hasPrefix("127.0.0.1:") ?? false, run.text)
     XCTAssertTrue((pair["remote"] as? String)?.hasPrefix("127.0.0.1:") ?? false, run.text)
-    print("Chromium loopback scenario: \(run.wallSeconds) s wall, \(run.summary["runSeconds"] ?? "?") s page")
+    print(
+      "Chromium loopback scenario: \(run.wallSeconds) s wall, \(run.summary["runSeconds"] ?? "?") s page"
+    )
   }
 }

@@ -106,7 +106,10 @@ enum NamespaceProcess {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
     process.arguments =
-      ["-n", "-p", "-f", "--kill-child", "/bin/bash", "-c", "ip link set lo up && exec \"$0\" \"$@\""]
+      [
+        "-n", "-p", "-f", "--kill-child", "/bin/bash", "-c",
+        "ip link set lo up && exec \"$0\" \"$@\"",
+      ]
       + arguments
     let stdout = Pipe()
     let stderr = Pipe()
