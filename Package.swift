@@ -77,6 +77,11 @@ for name in ["CodecBench", "RTPBench", "SDPBench", "STUNBench"] {
       name: name, dependencies: ["WCSMedia", "CWebRTCCore"], path: "Benchmarks/\(name)",
       swiftSettings: strict))
 }
+// Loopback PeerConnection connect time: `swift run -c release PeerConnectionBench`.
+package.targets.append(
+  .executableTarget(
+    name: "PeerConnectionBench", dependencies: ["WCSMedia"],
+    path: "Benchmarks/PeerConnectionBench", swiftSettings: strict))
 
 // Interop peer for the Chromium tests: run inside a network namespace, it serves
 // Tests/Interop/chromium, drives headless Chromium and plays the Swift side. The WCSMedia tests
