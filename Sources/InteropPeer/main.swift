@@ -16,6 +16,8 @@ do {
 let scenario: any InteropScenario
 switch options.scenario {
 case "offer", "loopback": scenario = PageOnlyScenario()
+case "peer": scenario = PeerConnectionScenario(iceLite: false)
+case "peer-lite": scenario = PeerConnectionScenario(iceLite: true)
 default:
   FileHandle.standardError.write(Data("unknown scenario \(options.scenario)\n".utf8))
   exit(2)

@@ -175,6 +175,52 @@ scenarios.loopback = async () => {
   return result;
 };
 
+// The browser offers sendrecv audio+video (fake devices) to the Swift PeerConnection in
+// InteropPeer (full ICE for `peer`, ICE-lite for `peer-lite`), which answers and sends Opus and
+// VP8 back. Done when both sides have decoded each other's video and received audio.
+async function callSwiftPeer() {
+  const stream = await fakeMedia();
+  const pc = new RTCPeerConnection();
+  stream.getTracks().forEach((track) => pc.addTrack(track, stream));
+  const remoteTracks = [];
+  pc.ontrack = (event) => remoteTracks.push(event.track.kind);
+  await pc.setLocalDescription(await pc.createOffer());
+  await waitForIceGatheringComplete(pc, 5000);
+  send({ type: "offer", sdp: pc.localDescription.sdp });
+  const answer = await receive("answer", 10000);
+  if (answer.error) throw new Error("peer could not answer: " + answer.error);
+  await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
+  let peer = null;
+  const stats = await poll(async () => {
+    const s = await summarizeStats(pc);
+    send({ type: "peerStatus" });
+    peer = await receive("peerStatus", 2000);
+    const video = s.inbound.video;
+    const audio = s.inbound.audio;
+    const received = peer.received || {};
+    const browserDone =
+      video && video.framesDecoded >= 10 && audio && audio.packetsReceived >= 25;
+    const peerDone = received.vp8FramesDecoded >= 10 && received.opusFramesDecoded >= 25;
+    return browserDone && peerDone ? s : null;
+  }, 15000);
+  const last = stats || (await summarizeStats(pc));
+  const result = {
+    ok: stats !== null,
+    connectionState: pc.connectionState,
+    iceConnectionState: pc.iceConnectionState,
+    remoteTracks: remoteTracks.sort(),
+    browser: last,
+    peer,
+    answerHasIceLite: /a=ice-lite/.test(answer.sdp),
+  };
+  if (!stats) result.error = "media did not flow both ways within 15 s";
+  pc.close();
+  return result;
+}
+
+scenarios.peer = callSwiftPeer;
+scenarios["peer-lite"] = callSwiftPeer;
+
 async function main() {
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;
