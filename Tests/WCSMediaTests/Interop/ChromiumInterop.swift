@@ -25,6 +25,22 @@ enum ChromiumInterop {
     var page: [String: Any] { summary["page"] as? [String: Any] ?? [:] }
     /// Swift-side figures (`peer` in the summary).
     var peer: [String: Any] { summary["peer"] as? [String: Any] ?? [:] }
+    /// An integer anywhere in the summary, by key path (`["page", "peer", "sent", "audioSSRC"]`).
+    func int(_ path: String...) -> Int? {
+      var value: Any? = summary
+      for key in path { value = (value as? [String: Any])?[key] }
+      if let number = value as? Int { return number }
+      if let number = value as? Double, number == number.rounded() { return Int(number) }
+      return nil
+    }
+
+    /// A string anywhere in the summary, by key path.
+    func string(_ path: String...) -> String? {
+      var value: Any? = summary
+      for key in path { value = (value as? [String: Any])?[key] }
+      return value as? String
+    }
+
     /// Everything, for failure messages.
     var text: String {
       guard let data = try? JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys])
