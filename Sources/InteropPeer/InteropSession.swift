@@ -39,8 +39,22 @@ final class InteropSession: Sendable {
     guard let httpPort = server.httpPort else {
       return failure("the HTTP file server did not start", started: started)
     }
-    let url =
-      "http://127.0.0.1:\(httpPort)/harness.html?ws=\(server.port)&scenario=\(options.scenario)"
+    let pageParameters: [String: String]
+    do {
+      pageParameters = try scenario.prepare()
+    } catch {
+      return failure("scenario set-up failed: \(error)", started: started)
+    }
+    var query = URLComponents()
+    query.queryItems =
+      [
+        URLQueryItem(name: "ws", value: "\(server.port)"),
+        URLQueryItem(name: "scenario", value: options.scenario),
+      ]
+      + pageParameters.sorted { $0.key < $1.key }.map {
+        URLQueryItem(name: $0.key, value: $0.value)
+      }
+    let url = "http://127.0.0.1:\(httpPort)/harness.html?\(query.percentEncodedQuery ?? "")"
     let profile = FileManager.default.temporaryDirectory
       .appendingPathComponent("wcs-chromium-\(getpid())-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
@@ -93,7 +107,7 @@ final class InteropSession: Sendable {
   private func failure(_ reason: String, started: Date) -> JSONValue {
     .object([
       "scenario": .string(options.scenario), "ok": false, "outcome": "harness error",
-      "error": .string(reason),
+      "error": .string(reason), "peer": scenario.finish(),
       "totalSeconds": .number(Date().timeIntervalSince(started)),
     ])
   }

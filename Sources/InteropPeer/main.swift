@@ -18,6 +18,7 @@ switch options.scenario {
 case "offer", "loopback": scenario = PageOnlyScenario()
 case "peer": scenario = PeerConnectionScenario(iceLite: false)
 case "peer-lite": scenario = PeerConnectionScenario(iceLite: true)
+case "wcs": scenario = WCSServerScenario(recordsDirectory: options.recordsDirectory)
 default:
   FileHandle.standardError.write(Data("unknown scenario \(options.scenario)\n".utf8))
   exit(2)

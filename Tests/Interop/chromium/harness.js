@@ -221,6 +221,218 @@ async function callSwiftPeer() {
 scenarios.peer = callSwiftPeer;
 scenarios["peer-lite"] = callSwiftPeer;
 
+// A minimal WCS Web SDK stand-in: the JSON-over-WebSocket protocol of wcs-protocol.md, with
+// ping answered by pong and every stream status kept in order per mediaSessionId.
+async function openWcs(url) {
+  const ws = new WebSocket(url);
+  const pending = [];
+  const waiters = [];
+  const statuses = {};
+  const transcript = [];
+  ws.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.message === "ping") {
+      ws.send(JSON.stringify({ message: "pong", data: [null] }));
+      return;
+    }
+    const first = (message.data || [])[0];
+    if (message.message === "notifyStreamStatusEvent" && first) {
+      (statuses[first.mediaSessionId] = statuses[first.mediaSessionId] || []).push(first.status);
+      transcript.push(message.message + " " + first.status);
+    } else {
+      transcript.push(message.message);
+    }
+    const at = waiters.findIndex((w) => w.match(message));
+    if (at >= 0) waiters.splice(at, 1)[0].resolve(message);
+    else pending.push(message);
+  };
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = () => reject(new Error("WebSocket to the WCS server failed"));
+  });
+  return {
+    statuses,
+    transcript,
+    send(name, object) {
+      ws.send(JSON.stringify({ message: name, data: [object] }));
+    },
+    wait(match, timeoutMs, what) {
+      const at = pending.findIndex(match);
+      if (at >= 0) return Promise.resolve(pending.splice(at, 1)[0]);
+      return new Promise((resolve, reject) => {
+        const waiter = { match, resolve };
+        waiters.push(waiter);
+        setTimeout(() => {
+          const index = waiters.indexOf(waiter);
+          if (index >= 0) {
+            waiters.splice(index, 1);
+            reject(new Error("no " + what + " from the WCS server within " + timeoutMs + " ms"));
+          }
+        }, timeoutMs);
+      });
+    },
+    close() {
+      ws.close();
+    },
+  };
+}
+
+class StreamFailed extends Error {
+  constructor(id, info) {
+    super("stream " + id + " FAILED: " + info);
+    this.info = info;
+  }
+}
+
+// Waits for one of `wanted` statuses of stream `id`; FAILED (status or `fail` message) throws.
+async function waitForStatus(wcs, id, wanted, timeoutMs) {
+  const message = await wcs.wait(
+    (m) =>
+      (m.message === "notifyStreamStatusEvent" &&
+        m.data[0].mediaSessionId === id &&
+        (wanted.includes(m.data[0].status) || m.data[0].status === "FAILED")) ||
+      (m.message === "fail" && m.data[0] && m.data[0].id === id),
+    timeoutMs,
+    wanted.join("/") + " for " + id
+  );
+  const stream = message.data[0];
+  if (message.message === "fail" || (stream.status === "FAILED" && !wanted.includes("FAILED"))) {
+    throw new StreamFailed(id, stream.info);
+  }
+  return stream;
+}
+
+// Offer (already set locally) to the server with publishStream/playStream, apply the
+// setRemoteSDP answer, wait for PUBLISHING/PLAYING.
+async function negotiateWcsStream(wcs, pc, request, wanted) {
+  wcs.send(request.published ? "publishStream" : "playStream", request);
+  const id = request.mediaSessionId;
+  const message = await wcs.wait(
+    (m) =>
+      (m.message === "setRemoteSDP" && m.data[0] === id) ||
+      (m.message === "notifyStreamStatusEvent" &&
+        m.data[0].mediaSessionId === id &&
+        m.data[0].status === "FAILED") ||
+      (m.message === "fail" && m.data[0] && m.data[0].id === id),
+    10000,
+    "setRemoteSDP for " + id
+  );
+  if (message.message !== "setRemoteSDP") throw new StreamFailed(id, message.data[0].info);
+  await pc.setRemoteDescription({ type: "answer", sdp: message.data[1] });
+  return waitForStatus(wcs, id, [wanted], 10000);
+}
+
+// Publishes the fake camera and microphone to the WCS server (record: true), plays the stream
+// back on a second connection, checks the played video decodes, then unpublishes and collects
+// the record name. Mirrors what the Web SDK sends (wcs-protocol.md §3.1, §8).
+scenarios.wcs = async () => {
+  const wcs = await openWcs(params.get("wcs"));
+  const result = { ok: false };
+  let publisher = null;
+  let player = null;
+  try {
+    wcs.send("connection", {
+      appKey: "defaultApp",
+      mediaProviders: ["WebRTC"],
+      clientVersion: "2.0",
+      clientOSVersion: navigator.appVersion,
+      clientBrowserVersion: navigator.userAgent,
+      custom: { test: "chromium-interop" },
+    });
+    const userData = await wcs.wait((m) => m.message === "getUserData", 5000, "getUserData");
+    result.sessionStatus = userData.data[0].status;
+
+    const stream = await fakeMedia();
+    publisher = new RTCPeerConnection({ bundlePolicy: "max-compat" });
+    stream.getTracks().forEach((track) =>
+      publisher.addTransceiver(track, { direction: "sendonly", streams: [stream] })
+    );
+    await publisher.setLocalDescription(await publisher.createOffer());
+    const streamName = "chromium-" + Date.now();
+    const publishId = crypto.randomUUID();
+    result.streamName = streamName;
+    result.publishId = publishId;
+    const common = { name: streamName, hasVideo: true, hasAudio: true, status: "PENDING" };
+    const bitrates = { bitrate: 0, minBitrate: 0, maxBitrate: 0 };
+    await negotiateWcsStream(
+      wcs,
+      publisher,
+      Object.assign({ mediaSessionId: publishId, published: true, record: true }, common, bitrates, {
+        mediaProvider: "WebRTC",
+        sdp: publisher.localDescription.sdp,
+      }),
+      "PUBLISHING"
+    );
+    const publishingSince = performance.now();
+
+    player = new RTCPeerConnection({ bundlePolicy: "max-compat" });
+    player.addTransceiver("audio", { direction: "recvonly" });
+    player.addTransceiver("video", { direction: "recvonly" });
+    await player.setLocalDescription(await player.createOffer());
+    const playId = crypto.randomUUID();
+    result.playId = playId;
+    const playing = await negotiateWcsStream(
+      wcs,
+      player,
+      Object.assign({ mediaSessionId: playId, published: false, record: false }, common, bitrates, {
+        width: 0,
+        height: 0,
+        quality: 0,
+        mediaProvider: "WebRTC",
+        sdp: player.localDescription.sdp,
+      }),
+      "PLAYING"
+    );
+    result.playingCodecs = { audio: playing.audioCodec, video: playing.videoCodec };
+
+    const played = await poll(async () => {
+      const s = await summarizeStats(player);
+      const video = s.inbound.video;
+      const audio = s.inbound.audio;
+      return video && video.framesDecoded >= 20 && audio && audio.packetsReceived >= 25 ? s : null;
+    }, 15000);
+    result.player = played || (await summarizeStats(player));
+    result.publisher = await summarizeStats(publisher);
+    // Record at least 4 s so the file's duration means something.
+    const minimumMs = 4000;
+    const elapsed = performance.now() - publishingSince;
+    if (elapsed < minimumMs) await sleep(minimumMs - elapsed);
+
+    wcs.send("unPublishStream", {
+      mediaSessionId: publishId,
+      name: streamName,
+      published: true,
+      hasVideo: true,
+      hasAudio: true,
+      status: "PUBLISHING",
+      record: false,
+    });
+    result.publishSeconds = (performance.now() - publishingSince) / 1000;
+    publisher.close();
+    const unpublished = await waitForStatus(wcs, publishId, ["UNPUBLISHED"], 10000);
+    result.recordName = unpublished.recordName || null;
+    try {
+      const stopped = await waitForStatus(wcs, playId, ["STOPPED", "FAILED"], 5000);
+      result.playerEnd = { status: stopped.status, info: stopped.info };
+    } catch (error) {
+      result.playerEnd = { error: String(error) };
+    }
+    result.ok = played !== null && result.recordName !== null;
+    if (!played) result.error = "played video did not decode within 15 s";
+    else if (!result.recordName) result.error = "UNPUBLISHED without recordName";
+  } catch (error) {
+    result.error = String(error);
+    if (error instanceof StreamFailed) result.failedInfo = error.info;
+  } finally {
+    if (publisher) publisher.close();
+    if (player) player.close();
+    result.statuses = wcs.statuses;
+    result.transcript = wcs.transcript;
+    wcs.close();
+  }
+  return result;
+};
+
 async function main() {
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;

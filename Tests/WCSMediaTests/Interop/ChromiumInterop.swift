@@ -51,7 +51,9 @@ enum ChromiumInterop {
 
   /// Runs `scenario` with Chromium bounded by `timeout` seconds (the peer's own bound; the whole
   /// process gets 20 s more before it is killed).
-  static func run(scenario: String, timeout: Double = 30) throws -> Run {
+  static func run(
+    scenario: String, timeout: Double = 30, extraArguments: [String] = []
+  ) throws -> Run {
     try skipUnlessAvailable()
     let peer = try XCTUnwrap(peerExecutable(), "InteropPeer not built")
     let started = Date()
@@ -59,7 +61,7 @@ enum ChromiumInterop {
       arguments: [
         peer, "--pages", pagesDirectory, "--scenario", scenario, "--timeout", "\(timeout)",
         "--chromium", chromiumPath,
-      ],
+      ] + extraArguments,
       timeout: timeout + 20)
     let wallSeconds = Date().timeIntervalSince(started)
     let line = output.stdout.split(separator: "\n").last.map(String.init) ?? ""
