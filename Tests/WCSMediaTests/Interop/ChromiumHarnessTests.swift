@@ -1,7 +1,6 @@
 import Foundation
+import WCSMedia
 import XCTest
-
-@testable import WCSMedia
 
 /// The Chromium harness itself: headless Chromium runs in a namespace with only `lo`, loads the
 /// page from the peer's HTTP server, talks to the peer over the WebSocket, and gets media from
