@@ -9,6 +9,9 @@ final class MediaReceiveCounter {
   private(set) var packetsByPayloadType: [UInt8: Int] = [:]
   private(set) var ssrcs: Set<UInt32> = []
   private(set) var malformedPackets = 0
+  /// Packets whose payload is all padding (Chrome probes bandwidth with them on the media SSRC
+  /// when RTX is not negotiated).
+  private(set) var paddingOnlyPackets = 0
   private(set) var rtcpPackets = 0
   private(set) var keyFrameRequestsReceived = 0
   private(set) var opusFramesDecoded = 0
@@ -18,6 +21,12 @@ final class MediaReceiveCounter {
   private(set) var vp8KeyFrames = 0
   private(set) var vp8DecodeErrors = 0
   private(set) var lastVideoSize: (width: Int, height: Int)?
+  /// SSRC of the browser's VP8 stream, once seen (the media SSRC of our PLIs).
+  private(set) var videoSSRC: UInt32?
+  /// Set when the VP8 assembler asks for a key frame (loss, or no key frame yet); the scenario
+  /// sends a PLI and clears it.
+  var needsKeyFrame = false
+  private(set) var keyFrameRequestsSent = 0
   private var assembler = VP8FrameAssembler()
   private let vp8Decoder: VP8Decoder?
   private let opusDecoder: OpusDecoder?
@@ -39,9 +48,14 @@ final class MediaReceiveCounter {
     packetsByPayloadType[header.payloadType, default: 0] += 1
     ssrcs.insert(header.ssrc)
     let payload = Array(packet[parsed.payloadRange])
+    guard !payload.isEmpty else {
+      paddingOnlyPackets += 1
+      return
+    }
     if header.payloadType == vp8PayloadType {
+      videoSSRC = header.ssrc
       receiveVP8(header, payload)
-    } else if header.payloadType == opusPayloadType, !payload.isEmpty, let opusDecoder {
+    } else if header.payloadType == opusPayloadType, let opusDecoder {
       do {
         let frame = try opusDecoder.decode(payload, timestamp: header.timestamp)
         opusFramesDecoded += 1
@@ -74,6 +88,7 @@ final class MediaReceiveCounter {
       VP8FrameAssembler.Packet(
         sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, marker: header.marker,
         payload: payload))
+    if output.needsKeyFrame { needsKeyFrame = true }
     for frame in output.frames {
       if frame.frame.isKeyFrame { vp8KeyFrames += 1 }
       do {
@@ -87,6 +102,12 @@ final class MediaReceiveCounter {
     }
   }
 
+  /// Counts one PLI sent for `needsKeyFrame`.
+  func keyFrameRequested() {
+    needsKeyFrame = false
+    keyFrameRequestsSent += 1
+  }
+
   /// The counts as JSON for the page and the summary.
   var json: JSONValue {
     var byPayloadType: [String: JSONValue] = [:]
@@ -97,8 +118,10 @@ final class MediaReceiveCounter {
       "packetsByPayloadType": .object(byPayloadType),
       "ssrcCount": .number(Double(ssrcs.count)),
       "malformedPackets": .number(Double(malformedPackets)),
+      "paddingOnlyPackets": .number(Double(paddingOnlyPackets)),
       "rtcpPackets": .number(Double(rtcpPackets)),
       "keyFrameRequests": .number(Double(keyFrameRequestsReceived)),
+      "keyFrameRequestsSent": .number(Double(keyFrameRequestsSent)),
       "opusPayloadType": opusPayloadType.map { .number(Double($0)) } ?? .null,
       "opusFramesDecoded": .number(Double(opusFramesDecoded)),
       "opusDecodeErrors": .number(Double(opusDecodeErrors)),
@@ -107,6 +130,10 @@ final class MediaReceiveCounter {
       "vp8FramesDecoded": .number(Double(vp8FramesDecoded)),
       "vp8KeyFrames": .number(Double(vp8KeyFrames)),
       "vp8DecodeErrors": .number(Double(vp8DecodeErrors)),
+      "vp8AssemblerDroppedPackets": .number(Double(assembler.droppedPackets)),
+      "vp8AssemblerLatePackets": .number(Double(assembler.latePackets)),
+      "vp8AssemblerDiscardedFrames": .number(Double(assembler.discardedFrames)),
+      "vp8WaitingForKeyFrame": .bool(assembler.isWaitingForKeyFrame),
       "videoWidth": lastVideoSize.map { .number(Double($0.width)) } ?? .null,
       "videoHeight": lastVideoSize.map { .number(Double($0.height)) } ?? .null,
     ])

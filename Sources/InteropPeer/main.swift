@@ -16,8 +16,9 @@ do {
 let scenario: any InteropScenario
 switch options.scenario {
 case "offer", "loopback": scenario = PageOnlyScenario()
-case "peer": scenario = PeerConnectionScenario(iceLite: false)
-case "peer-lite": scenario = PeerConnectionScenario(iceLite: true)
+case "peer": scenario = PeerConnectionScenario(role: .answerer(iceLite: false))
+case "peer-lite": scenario = PeerConnectionScenario(role: .answerer(iceLite: true))
+case "peer-offer": scenario = PeerConnectionScenario(role: .offerer)
 case "wcs": scenario = WCSServerScenario(recordsDirectory: options.recordsDirectory)
 default:
   FileHandle.standardError.write(Data("unknown scenario \(options.scenario)\n".utf8))

@@ -175,21 +175,9 @@ scenarios.loopback = async () => {
   return result;
 };
 
-// The browser offers sendrecv audio+video (fake devices) to the Swift PeerConnection in
-// InteropPeer (full ICE for `peer`, ICE-lite for `peer-lite`), which answers and sends Opus and
-// VP8 back. Done when both sides have decoded each other's video and received audio.
-async function callSwiftPeer() {
-  const stream = await fakeMedia();
-  const pc = new RTCPeerConnection();
-  stream.getTracks().forEach((track) => pc.addTrack(track, stream));
-  const remoteTracks = [];
-  pc.ontrack = (event) => remoteTracks.push(event.track.kind);
-  await pc.setLocalDescription(await pc.createOffer());
-  await waitForIceGatheringComplete(pc, 5000);
-  send({ type: "offer", sdp: pc.localDescription.sdp });
-  const answer = await receive("answer", 10000);
-  if (answer.error) throw new Error("peer could not answer: " + answer.error);
-  await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
+// Polls until both sides have decoded each other's video (10 frames) and received audio (25
+// packets), at most 15 s; the Swift side's counts come from `peerStatus` replies.
+async function exchangeMediaWithPeer(pc, remoteTracks, extra) {
   let peer = null;
   const stats = await poll(async () => {
     const s = await summarizeStats(pc);
@@ -204,19 +192,71 @@ async function callSwiftPeer() {
     return browserDone && peerDone ? s : null;
   }, 15000);
   const last = stats || (await summarizeStats(pc));
-  const result = {
-    ok: stats !== null,
-    connectionState: pc.connectionState,
-    iceConnectionState: pc.iceConnectionState,
-    remoteTracks: remoteTracks.sort(),
-    browser: last,
-    peer,
-    answerHasIceLite: /a=ice-lite/.test(answer.sdp),
-  };
+  const result = Object.assign(
+    {
+      ok: stats !== null,
+      connectionState: pc.connectionState,
+      iceConnectionState: pc.iceConnectionState,
+      remoteTracks: remoteTracks.sort(),
+      browser: last,
+      peer,
+    },
+    extra
+  );
   if (!stats) result.error = "media did not flow both ways within 15 s";
   pc.close();
   return result;
 }
+
+// The browser offers sendrecv audio+video (fake devices) to the Swift PeerConnection in
+// InteropPeer (full ICE for `peer`, ICE-lite for `peer-lite`), which answers and sends Opus and
+// VP8 back.
+async function callSwiftPeer() {
+  const stream = await fakeMedia();
+  const pc = new RTCPeerConnection();
+  stream.getTracks().forEach((track) => pc.addTrack(track, stream));
+  const remoteTracks = [];
+  pc.ontrack = (event) => remoteTracks.push(event.track.kind);
+  await pc.setLocalDescription(await pc.createOffer());
+  await waitForIceGatheringComplete(pc, 5000);
+  send({ type: "offer", sdp: pc.localDescription.sdp });
+  const answer = await receive("answer", 10000);
+  if (answer.error) throw new Error("peer could not answer: " + answer.error);
+  await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
+  return exchangeMediaWithPeer(pc, remoteTracks, {
+    answerHasIceLite: /a=ice-lite/.test(answer.sdp),
+  });
+}
+
+// The Swift PeerConnection offers sendrecv Opus + VP8 (SDPOfferBuilder); the browser answers
+// with its fake camera and microphone on the offered transceivers.
+scenarios["peer-offer"] = async () => {
+  const stream = await fakeMedia();
+  const pc = new RTCPeerConnection();
+  const remoteTracks = [];
+  pc.ontrack = (event) => remoteTracks.push(event.track.kind);
+  send({ type: "ready" });
+  const offer = await receive("offer", 10000);
+  if (offer.error) throw new Error("peer could not offer: " + offer.error);
+  await pc.setRemoteDescription({ type: "offer", sdp: offer.sdp });
+  for (const transceiver of pc.getTransceivers()) {
+    const track = stream.getTracks().find((t) => t.kind === transceiver.receiver.track.kind);
+    if (!track) continue;
+    await transceiver.sender.replaceTrack(track);
+    transceiver.sender.setStreams(stream);
+    transceiver.direction = "sendrecv";
+  }
+  await pc.setLocalDescription(await pc.createAnswer());
+  await waitForIceGatheringComplete(pc, 5000);
+  const answerSdp = pc.localDescription.sdp;
+  send({ type: "answer", sdp: answerSdp });
+  const applied = await receive("answerApplied", 5000);
+  if (applied.error) throw new Error("peer rejected the answer: " + applied.error);
+  return exchangeMediaWithPeer(pc, remoteTracks, {
+    offerSdp: offer.sdp,
+    answerSdp,
+  });
+};
 
 scenarios.peer = callSwiftPeer;
 scenarios["peer-lite"] = callSwiftPeer;

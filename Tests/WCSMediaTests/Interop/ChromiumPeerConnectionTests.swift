@@ -1,23 +1,41 @@
 import Foundation
+import WCSMedia
 import XCTest
 
-/// Our `PeerConnection` against Chromium: the browser offers sendrecv audio+video from its fake
-/// camera and microphone, InteropPeer answers (full ICE or ICE-lite) with Opus and VP8 only,
-/// sends Opus (440 Hz tone) and VP8 (VirtualCamera, 320x240) back, and decodes what arrives.
+/// Our `PeerConnection` against Chromium, sendrecv audio+video both ways: the browser sends its
+/// fake camera and microphone, InteropPeer sends Opus (440 Hz tone) and VP8 (VirtualCamera,
+/// 320x240) and decodes what arrives. Either the browser offers and InteropPeer answers (full
+/// ICE or ICE-lite, Opus and VP8 only), or InteropPeer offers (`SDPOfferBuilder`) and the
+/// browser answers.
 final class ChromiumPeerConnectionTests: XCTestCase {
   func testChromiumOffersSwiftAnswersFullICE() throws {
-    try checkCall(scenario: "peer", iceLite: false)
+    let run = try checkCall(scenario: "peer", ourDTLSRole: "client")
+    XCTAssertEqual(run.page["answerHasIceLite"] as? Bool, false)
   }
 
   func testChromiumOffersSwiftAnswersICELite() throws {
-    try checkCall(scenario: "peer-lite", iceLite: true)
+    let run = try checkCall(scenario: "peer-lite", ourDTLSRole: "client")
+    XCTAssertEqual(run.page["answerHasIceLite"] as? Bool, true)
   }
 
-  private func checkCall(scenario: String, iceLite: Bool) throws {
+  /// Our offer is accepted by Chromium as is: its answer keeps Opus 111 and VP8 96, BUNDLE,
+  /// and `a=setup:active` (we are the DTLS server).
+  func testSwiftOffersChromiumAnswers() throws {
+    let run = try checkCall(scenario: "peer-offer", ourDTLSRole: "server")
+    XCTAssertEqual(run.string("page", "peer", "signalingRole"), "offerer")
+    let answer = try SDPParser.parse(try XCTUnwrap(run.page["answerSdp"] as? String)).description
+    XCTAssertEqual(answer.media.map(\.media), ["audio", "video"])
+    XCTAssertEqual(answer.media.first?.payloadTypes(forCodec: "opus"), [111])
+    XCTAssertEqual(answer.media.last?.payloadTypes(forCodec: "VP8"), [96])
+    XCTAssertEqual(answer.bundleGroup?.mids, ["0", "1"])
+    XCTAssertEqual(answer.media.map(\.direction), [.sendrecv, .sendrecv])
+  }
+
+  @discardableResult
+  private func checkCall(scenario: String, ourDTLSRole: String) throws -> ChromiumInterop.Run {
     let run = try ChromiumInterop.run(scenario: scenario)
     XCTAssertEqual(run.summary["outcome"] as? String, "result", run.text)
     XCTAssertEqual(run.page["ok"] as? Bool, true, run.text)
-    XCTAssertEqual(run.page["answerHasIceLite"] as? Bool, iceLite)
     XCTAssertEqual(run.page["remoteTracks"] as? [String], ["audio", "video"])
     XCTAssertEqual(run.peer["errors"] as? [String], [], run.text)
 
@@ -40,9 +58,9 @@ final class ChromiumPeerConnectionTests: XCTestCase {
     XCTAssertTrue((browserPair["local"] as? String)?.hasPrefix("127.0.0.1:") ?? false)
     XCTAssertTrue((browserPair["remote"] as? String)?.hasPrefix("127.0.0.1:") ?? false)
 
-    // Our side: DTLS client (answer to actpass), the browser's SRTP cipher, and only the payload
+    // Our side: the DTLS role the setup attributes give, the browser's SRTP cipher, and only the payload
     // types our answer kept, decoded without errors.
-    XCTAssertEqual(run.string("page", "peer", "transport", "dtlsRole"), "client")
+    XCTAssertEqual(run.string("page", "peer", "transport", "dtlsRole"), ourDTLSRole)
     XCTAssertEqual(
       run.string("page", "peer", "transport", "protectionProfile"),
       run.string("page", "browser", "srtpCipher"))
@@ -63,10 +81,13 @@ final class ChromiumPeerConnectionTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(run.int("page", "peer", "received", "vp8KeyFrames") ?? 0, 1)
     XCTAssertEqual(run.int("page", "peer", "received", "vp8DecodeErrors"), 0)
     XCTAssertEqual(run.int("page", "peer", "received", "malformedPackets"), 0)
+    // Chrome's padding-only probes are set aside; every other VP8 payload must parse.
+    XCTAssertEqual(run.int("page", "peer", "received", "vp8AssemblerDroppedPackets"), 0)
     XCTAssertEqual(run.int("page", "peer", "received", "videoWidth"), 320)
     XCTAssertEqual(run.int("page", "peer", "received", "videoHeight"), 240)
     print(
       "Chromium \(scenario): \(run.wallSeconds) s wall, \(run.summary["runSeconds"] ?? "?") s "
         + "page, connected in \(run.peer["secondsToConnect"] ?? "?") s after the answer")
+    return run
   }
 }
