@@ -175,9 +175,68 @@ scenarios.loopback = async () => {
   return result;
 };
 
+// The frame number InteropPeer's VirtualCamera stamps into its top rows (WCSMedia
+// VirtualCamera.decodeFrameNumber): 32 blocks of `blockSize` pixels, white = 1, black = 0,
+// most significant bit first; read from the inner half of each block. Null when a block is
+// ambiguous (not one of our pictures, or damaged).
+function decodeFrameNumber(rgba, width) {
+  const size = Math.max(2, Math.min(16, Math.floor(width / 32)));
+  const inset = Math.floor(size / 4);
+  let number = 0;
+  for (let bit = 0; bit < 32; bit++) {
+    let sum = 0;
+    let count = 0;
+    for (let row = inset; row < size - inset; row++) {
+      for (let x = bit * size + inset; x < (bit + 1) * size - inset; x++) {
+        const at = (row * width + x) * 4;
+        sum += 0.299 * rgba[at] + 0.587 * rgba[at + 1] + 0.114 * rgba[at + 2];
+        count++;
+      }
+    }
+    const mean = sum / count;
+    if (Math.abs(mean - 128) <= 40) return null;
+    number = number * 2 + (mean > 128 ? 1 : 0);
+  }
+  return number;
+}
+
+// Renders the received video and reads the stamped frame number `samples` times, 100 ms apart.
+async function readFrameNumbers(video, samples) {
+  const numbers = [];
+  const canvas = document.createElement("canvas");
+  for (let i = 0; i < samples; i++) {
+    if (video.videoWidth > 0) {
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      const context = canvas.getContext("2d", { willReadFrequently: true });
+      context.drawImage(video, 0, 0);
+      const rows = Math.max(2, Math.min(16, Math.floor(canvas.width / 32)));
+      numbers.push(decodeFrameNumber(context.getImageData(0, 0, canvas.width, rows).data, canvas.width));
+    }
+    await sleep(100);
+  }
+  return numbers;
+}
+
+// Plays received video tracks in a muted <video> so the page can look at the pixels.
+function renderRemoteVideo(pc, remoteTracks) {
+  const video = document.createElement("video");
+  video.muted = true;
+  video.autoplay = true;
+  document.body.appendChild(video);
+  pc.ontrack = (event) => {
+    remoteTracks.push(event.track.kind);
+    if (event.track.kind === "video") {
+      video.srcObject = new MediaStream([event.track]);
+      video.play().catch(() => {});
+    }
+  };
+  return video;
+}
+
 // Polls until both sides have decoded each other's video (10 frames) and received audio (25
 // packets), at most 15 s; the Swift side's counts come from `peerStatus` replies.
-async function exchangeMediaWithPeer(pc, remoteTracks, extra) {
+async function exchangeMediaWithPeer(pc, remoteTracks, video, extra) {
   let peer = null;
   const stats = await poll(async () => {
     const s = await summarizeStats(pc);
@@ -191,10 +250,12 @@ async function exchangeMediaWithPeer(pc, remoteTracks, extra) {
     const peerDone = received.vp8FramesDecoded >= 10 && received.opusFramesDecoded >= 25;
     return browserDone && peerDone ? s : null;
   }, 15000);
+  const frameNumbers = stats ? await readFrameNumbers(video, 10) : [];
   const last = stats || (await summarizeStats(pc));
   const result = Object.assign(
     {
       ok: stats !== null,
+      frameNumbers,
       connectionState: pc.connectionState,
       iceConnectionState: pc.iceConnectionState,
       remoteTracks: remoteTracks.sort(),
@@ -216,14 +277,14 @@ async function callSwiftPeer() {
   const pc = new RTCPeerConnection();
   stream.getTracks().forEach((track) => pc.addTrack(track, stream));
   const remoteTracks = [];
-  pc.ontrack = (event) => remoteTracks.push(event.track.kind);
+  const video = renderRemoteVideo(pc, remoteTracks);
   await pc.setLocalDescription(await pc.createOffer());
   await waitForIceGatheringComplete(pc, 5000);
   send({ type: "offer", sdp: pc.localDescription.sdp });
   const answer = await receive("answer", 10000);
   if (answer.error) throw new Error("peer could not answer: " + answer.error);
   await pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
-  return exchangeMediaWithPeer(pc, remoteTracks, {
+  return exchangeMediaWithPeer(pc, remoteTracks, video, {
     answerHasIceLite: /a=ice-lite/.test(answer.sdp),
   });
 }
@@ -234,7 +295,7 @@ scenarios["peer-offer"] = async () => {
   const stream = await fakeMedia();
   const pc = new RTCPeerConnection();
   const remoteTracks = [];
-  pc.ontrack = (event) => remoteTracks.push(event.track.kind);
+  const video = renderRemoteVideo(pc, remoteTracks);
   send({ type: "ready" });
   const offer = await receive("offer", 10000);
   if (offer.error) throw new Error("peer could not offer: " + offer.error);
@@ -252,7 +313,7 @@ scenarios["peer-offer"] = async () => {
   send({ type: "answer", sdp: answerSdp });
   const applied = await receive("answerApplied", 5000);
   if (applied.error) throw new Error("peer rejected the answer: " + applied.error);
-  return exchangeMediaWithPeer(pc, remoteTracks, {
+  return exchangeMediaWithPeer(pc, remoteTracks, video, {
     offerSdp: offer.sdp,
     answerSdp,
   });

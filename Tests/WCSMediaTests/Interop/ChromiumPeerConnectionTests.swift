@@ -53,6 +53,14 @@ final class ChromiumPeerConnectionTests: XCTestCase {
     let sentAudioSSRC = try XCTUnwrap(run.int("page", "peer", "sent", "audioSSRC"))
     XCTAssertEqual(run.int("page", "browser", "inbound", "video", "ssrc"), sentVideoSSRC)
     XCTAssertEqual(run.int("page", "browser", "inbound", "audio", "ssrc"), sentAudioSSRC)
+    // The pixels Chromium renders are our pictures: the frame numbers VirtualCamera stamps into
+    // the top rows read back in order, advancing, and below the count we encoded.
+    let frameNumbers = (run.page["frameNumbers"] as? [Any] ?? []).compactMap { $0 as? Int }
+    XCTAssertGreaterThanOrEqual(frameNumbers.count, 5, run.text)
+    XCTAssertEqual(frameNumbers, frameNumbers.sorted(), run.text)
+    XCTAssertGreaterThan(frameNumbers.last ?? 0, frameNumbers.first ?? 0, run.text)
+    let encoded = try XCTUnwrap(run.int("peer", "sent", "videoFramesEncoded"))
+    XCTAssertLessThan(frameNumbers.last ?? .max, encoded)
     let browserPair = try XCTUnwrap(
       (run.page["browser"] as? [String: Any])?["selectedPair"] as? [String: Any], run.text)
     XCTAssertTrue((browserPair["local"] as? String)?.hasPrefix("127.0.0.1:") ?? false)
