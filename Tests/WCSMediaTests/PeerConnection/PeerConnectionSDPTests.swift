@@ -34,9 +34,28 @@ final class PeerConnectionSDPTests: XCTestCase {
 
       let media = TestMedia.packets(ssrc: Self.audio.ssrc, count: 10, seed: 9)
       try peers.send(media, from: peers.offerer)
-      XCTAssertTrue(waitUntil { peers.answererRecorder.rtp.value.count == media.count })
+      XCTAssertTrue(eventually { peers.answererRecorder.rtp.value.count == media.count })
       XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), media)
     }
+  }
+
+  /// As WCS clients do: an offer without candidates; the ICE-lite answerer learns our address
+  /// from our checks (peer-reflexive, RFC 8445 §7.3.1.3).
+  func testOfferWithoutCandidatesConnectsToALiteAnswerer() throws {
+    let peers = LoopbackPeers(answererLite: true)
+    defer { peers.shutdown() }
+    let offer = try peers.loop.submit {
+      let offer = try peers.offerer.createOffer(
+        audio: Self.audio, video: nil, mode: .publish, includeCandidates: false)
+      try peers.answerer.setRemoteDescription(offer: offer)
+      try peers.offerer.setRemoteDescription(answer: try peers.answerer.createAnswer())
+      return offer
+    }
+    XCTAssertFalse(offer.contains("a=candidate"))
+    XCTAssertTrue(offer.contains("a=sendonly"))
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    let pair = try XCTUnwrap(peers.loop.submit { peers.answerer.stats.selectedPair })
+    XCTAssertEqual(pair.remote.type, .peerReflexive)
   }
 
   func testTamperedFingerprintInTheSDPAnswerFails() throws {
@@ -49,7 +68,7 @@ final class PeerConnectionSDPTests: XCTestCase {
       try peers.offerer.setRemoteDescription(answer: SDPTampering.flipFingerprints(answer))
     }
     XCTAssertTrue(
-      waitUntil {
+      eventually {
         if case .failed(.dtls(.fingerprintMismatch)) = peers.offererRecorder.lastState {
           return true
         }
