@@ -52,9 +52,14 @@ final class ChromiumWCSServerTests: XCTestCase {
     XCTAssertEqual(probe.height, 240)
     XCTAssertEqual(probe.audioCodec, "opus")
     XCTAssertEqual(probe.duration, publishSeconds, accuracy: 1.5, run.text)
+    // Whole media, not just headers: the fake camera gives 15-30 fps, Opus one packet per 20 ms;
+    // a third of those rates still proves the relay kept recording all along.
+    XCTAssertGreaterThanOrEqual(Double(probe.videoFrames), 5 * publishSeconds)
+    XCTAssertGreaterThanOrEqual(Double(probe.audioFrames), 16 * publishSeconds)
     print(
       "Chromium wcs: \(run.wallSeconds) s wall, \(run.summary["runSeconds"] ?? "?") s page, "
-        + "published \(publishSeconds) s, recorded \(probe.duration) s")
+        + "published \(publishSeconds) s, recorded \(probe.duration) s, "
+        + "\(probe.videoFrames) video frames, \(probe.audioFrames) Opus packets")
   }
 }
 
@@ -66,6 +71,9 @@ struct FFprobe {
   var audioCodec: String?
   var width: Int?
   var height: Int?
+  /// Frames (video) and packets (audio) ffprobe decoded (`-count_frames`).
+  var videoFrames = 0
+  var audioFrames = 0
 
   /// Runs `ffprobe -show_format -show_streams -of json`; skips when ffprobe is not installed.
   static func probe(_ path: String) throws -> FFprobe {
@@ -75,7 +83,9 @@ struct FFprobe {
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["-v", "error", "-show_format", "-show_streams", "-of", "json", path]
+    process.arguments = [
+      "-v", "error", "-count_frames", "-show_format", "-show_streams", "-of", "json", path,
+    ]
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
@@ -94,7 +104,10 @@ struct FFprobe {
         result.videoCodec = stream["codec_name"] as? String
         result.width = stream["width"] as? Int
         result.height = stream["height"] as? Int
-      case "audio": result.audioCodec = stream["codec_name"] as? String
+        result.videoFrames = Int(stream["nb_read_frames"] as? String ?? "") ?? 0
+      case "audio":
+        result.audioCodec = stream["codec_name"] as? String
+        result.audioFrames = Int(stream["nb_read_frames"] as? String ?? "") ?? 0
       default: break
       }
     }
