@@ -56,7 +56,7 @@ final class InteropSession: Sendable {
       }
     let url = "http://127.0.0.1:\(httpPort)/harness.html?\(query.percentEncodedQuery ?? "")"
     let profile = FileManager.default.temporaryDirectory
-      .appendingPathComponent("wcs-chromium-\(getpid())-\(UUID().uuidString)")
+      .appendingPathComponent("wcs-chromium-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: profile) }
     let chromium: ChromiumProcess

@@ -24,6 +24,9 @@ final class WCSServerScenario: InteropScenario, @unchecked Sendable {
   let serverPath: String
   let recordsDirectory: String
   let logPath: String
+  /// Holds the server log (and the records when no directory was given); the PID is always 1
+  /// inside the namespace, hence the UUID.
+  let temporaryDirectory: URL
   private var process: Process?
   private var wsURL: String?
   private var recordsURL: String?
@@ -34,7 +37,8 @@ final class WCSServerScenario: InteropScenario, @unchecked Sendable {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     serverPath = directory.appendingPathComponent("wcs-local-server").path
     let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "wcs-interop-\(getpid())")
+      "wcs-interop-\(UUID().uuidString)")
+    temporaryDirectory = temporary
     self.recordsDirectory = recordsDirectory ?? temporary.appendingPathComponent("records").path
     logPath = temporary.appendingPathComponent("wcs-local-server.log").path
   }
@@ -105,13 +109,19 @@ final class WCSServerScenario: InteropScenario, @unchecked Sendable {
       let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
       return .object(["name": .string(name), "size": .number(Double(size))])
     }
+    let log = logTail(60)
+    if !recordsDirectory.hasPrefix(temporaryDirectory.path) {
+      try? FileManager.default.removeItem(at: temporaryDirectory)
+    } else {
+      try? FileManager.default.removeItem(atPath: logPath)
+    }
     return .object([
       "wsURL": wsURL.map { .string($0) } ?? .null,
       "recordsURL": recordsURL.map { .string($0) } ?? .null,
       "recordsDirectory": .string(recordsDirectory),
       "records": .array(records),
       "serverExitStatus": exitStatus.map { .number(Double($0)) } ?? .null,
-      "serverLog": .array(logTail(60).map { .string($0) }),
+      "serverLog": .array(log.map { .string($0) }),
       "errors": .array(errors.map { .string($0) }),
     ])
   }
