@@ -77,3 +77,8 @@ for name in ["CodecBench", "RTPBench", "SDPBench", "STUNBench"] {
       name: name, dependencies: ["WCSMedia", "CWebRTCCore"], path: "Benchmarks/\(name)",
       swiftSettings: strict))
 }
+// Loopback PeerConnection connect time: `swift run -c release PeerConnectionBench`.
+package.targets.append(
+  .executableTarget(
+    name: "PeerConnectionBench", dependencies: ["WCSMedia"],
+    path: "Benchmarks/PeerConnectionBench", swiftSettings: strict))
