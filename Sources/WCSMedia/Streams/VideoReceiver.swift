@@ -58,14 +58,21 @@ public final class VideoReceiver {
   private var waitingForKeyFrame = false
   private var firstRenderAt: ContinuousClock.Instant?
   private var lastRenderAt: ContinuousClock.Instant?
+  private var lastProgressAt: ContinuousClock.Instant?
+  private let stallTimeout: Duration
 
   /// Creates a receiver.
   ///
   /// - Parameter reorderWindow: packets the assembler waits past a gap before declaring the
   ///   picture lost; the jitter buffer already orders packets, so this covers late
   ///   retransmissions (default 64).
+  /// - Parameter stallTimeout: packets keep arriving but no frame decodes for this long (a
+  ///   receiver that joined after the key frame, or loss NACK could not repair): ask for a key
+  ///   frame, and again after each further `stallTimeout` (default 500 ms).
   /// - Throws: `VP8Error` when libvpx cannot create a decoder.
-  public init(reorderWindow: Int = 64) throws(VP8Error) {
+  public init(reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500)) throws(VP8Error)
+  {
+    self.stallTimeout = stallTimeout
     assembler = VP8FrameAssembler(reorderWindow: reorderWindow)
     decoder = try VP8Decoder()
   }
@@ -84,6 +91,16 @@ public final class VideoReceiver {
       if assembled.needsKeyFrame { output.needsKeyFrame = true }
       for frame in assembled.frames {
         decode(frame.frame, now: now, into: &output)
+      }
+    }
+    if !output.frames.isEmpty {
+      lastProgressAt = now
+    } else if !packets.isEmpty {
+      let since = lastProgressAt ?? now
+      lastProgressAt = since
+      if now - since > stallTimeout {
+        output.needsKeyFrame = true
+        lastProgressAt = now
       }
     }
     return output

@@ -97,7 +97,8 @@ final class RTPSendStreamTests: XCTestCase {
 
   func testPLIAndFIRRaiseARateLimitedKeyFrameRequest() {
     var stream = makeStream()
-    let pli = RTCPPacket.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: ssrc))
+    let pli = RTCPPacket.pictureLossIndication(
+      RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: ssrc))
     XCTAssertEqual(stream.handle(pli, now: at(1.0)).events, [.keyFrameRequested])
     XCTAssertEqual(stream.handle(pli, now: at(1.2)).events, [], "within 300 ms")
     let fir = RTCPPacket.fullIntraRequest(
