@@ -222,9 +222,11 @@ public struct RTPReceiveStream: Sendable {
       case .late: output.packets.append(media)
       }
     } else {
+      // Reordered packets go out as they come: the consumer orders them.
       switch jitterBuffer.insert(media, sequence: sequence, arrival: arrival) {
       case .duplicate: break
-      case .buffered, .late: output.packets += jitterBuffer.release(now: .infinity)
+      case .buffered: output.packets += jitterBuffer.release(now: .infinity)
+      case .late: output.packets.append(media)
       }
     }
     return .success(output)
