@@ -73,6 +73,11 @@ public final class AudioReceiver {
     packets[sequence] = packet
   }
 
+  /// Takes one packet from `RTPReceiveStream.Output.packets`, at its arrival time.
+  public func insert(_ received: ReceivedRTPPacket) {
+    insert(received.packet, now: received.arrival)
+  }
+
   /// Plays every frame due at or before `now`, in order.
   public func pull(now: ContinuousClock.Instant) -> [PCMAudioFrame] {
     var out: [PCMAudioFrame] = []

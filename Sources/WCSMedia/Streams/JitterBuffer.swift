@@ -1,7 +1,9 @@
 /// Holds received RTP packets until their playout time and releases them in sequence order.
 ///
-/// The playout time of a packet with timestamp `ts` is `ts / clockRate + minimum transit + delay`:
-/// the minimum transit is the smallest `arrival − ts / clockRate` seen (the fastest packet), and the
+/// The playout time of a packet with timestamp `ts` is `ts / clockRate + minimum transit + delay`,
+/// but never later than its arrival + `maxDelay` (a bogus timestamp cannot hold the buffer up):
+/// the minimum transit is the smallest `arrival − ts / clockRate` seen (the fastest packet), let
+/// rise by `transitDrift` per packet so one outlier or clock drift does not fix it forever; the
 /// delay follows `jitterFactor × jitter + extraDelay` (the RFC 3550 §A.8 jitter measured by the
 /// stream, the extra covering retransmissions), clamped to `minDelay...maxDelay`, moving a tenth of
 /// the way towards that target per packet so playout does not jump.
@@ -54,7 +56,11 @@ public struct JitterBuffer: Sendable {
   /// Packets that arrived after a later packet had been released.
   public private(set) var latePackets = 0
 
-  private var packets: [Int64: (packet: RTPPacket, playoutTimestamp: Int64)] = [:]
+  /// Rise of the minimum-transit estimate per packet, seconds.
+  static let transitDrift = 0.000_1
+
+  private var packets: [Int64: (packet: ReceivedRTPPacket, playoutTimestamp: Int64)] = [:]
+  private var arrivals: [Int64: Double] = [:]
   private var lastReleased: Int64?
   private var released: Set<Int64> = []
   private var releasedOrder: [Int64] = []
@@ -81,39 +87,44 @@ public struct JitterBuffer: Sendable {
   }
 
   /// Offers `packet` (extended sequence number `sequence`) that arrived at `arrival` seconds.
-  public mutating func insert(_ packet: RTPPacket, sequence: Int64, arrival: Double)
+  public mutating func insert(_ packet: ReceivedRTPPacket, sequence: Int64, arrival: Double)
     -> InsertResult
   {
     if packets[sequence] != nil || released.contains(sequence) {
       duplicates += 1
       return .duplicate
     }
-    let timestamp = unwrap(packet.header.timestamp)
+    let timestamp = unwrap(packet.packet.header.timestamp)
     if let lastReleased, sequence < lastReleased {
       latePackets += 1
       markReleased(sequence)
       return .late
     }
     let transit = arrival - Double(timestamp) / Double(clockRate)
-    minimumTransit = min(minimumTransit ?? transit, transit)
+    minimumTransit = min(minimumTransit.map { $0 + Self.transitDrift } ?? transit, transit)
     packets[sequence] = (packet, timestamp)
+    arrivals[sequence] = arrival
     return .buffered
   }
 
-  /// The playout time in seconds of a packet with unwrapped timestamp `timestamp`.
-  private func playoutTime(_ timestamp: Int64) -> Double {
-    Double(timestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
+  /// The playout time in seconds of the held packet `sequence`.
+  private func playoutTime(_ sequence: Int64, timestamp: Int64) -> Double {
+    let scheduled = Double(timestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
+    guard let arrival = arrivals[sequence] else { return scheduled }
+    return min(scheduled, arrival + configuration.maxDelay.streamSeconds)
   }
 
   /// Releases, in sequence order, the packets whose playout time is at or before `now` (and the
   /// oldest ones beyond `maxPackets`). A gap does not hold back later packets that are due.
-  public mutating func release(now: Double) -> [RTPPacket] {
-    var out: [RTPPacket] = []
+  public mutating func release(now: Double) -> [ReceivedRTPPacket] {
+    var out: [ReceivedRTPPacket] = []
     let overflow = packets.count - configuration.maxPackets
     for (index, sequence) in packets.keys.sorted().enumerated() {
       guard let entry = packets[sequence] else { continue }
-      guard index < overflow || playoutTime(entry.playoutTimestamp) <= now else { break }
+      guard index < overflow || playoutTime(sequence, timestamp: entry.playoutTimestamp) <= now
+      else { break }
       packets[sequence] = nil
+      arrivals[sequence] = nil
       markReleased(sequence)
       lastReleased = max(lastReleased ?? sequence, sequence)
       out.append(entry.packet)
@@ -124,7 +135,7 @@ public struct JitterBuffer: Sendable {
   /// When the oldest held packet becomes due, in seconds, or nil when empty.
   public var nextDeadline: Double? {
     guard let first = packets.keys.min(), let entry = packets[first] else { return nil }
-    return playoutTime(entry.playoutTimestamp)
+    return playoutTime(first, timestamp: entry.playoutTimestamp)
   }
 
   private mutating func markReleased(_ sequence: Int64) {
@@ -147,4 +158,21 @@ public struct JitterBuffer: Sendable {
     if value > lastTimestamp { self.lastTimestamp = value }
     return value
   }
+}
+
+/// A media packet with the time it arrived (for the frame's arrival time and playout).
+public struct ReceivedRTPPacket: Sendable, Equatable {
+  /// The packet (RTX already unwrapped).
+  public var packet: RTPPacket
+  /// When it arrived, on the driver's clock.
+  public var arrival: ContinuousClock.Instant
+
+  /// Pairs a packet with its arrival time.
+  public init(packet: RTPPacket, arrival: ContinuousClock.Instant) {
+    self.packet = packet
+    self.arrival = arrival
+  }
+
+  /// The RTP header of the packet.
+  public var header: RTPHeader { packet.header }
 }

@@ -84,8 +84,8 @@ public struct RTPReceiveStream: Sendable {
   /// RTCP to send (NACK, PLI, RR; the caller bundles them into a compound or sends them
   /// reduced-size, RFC 5506).
   public struct Output: Sendable, Equatable {
-    /// Media packets, RTX already unwrapped.
-    public var packets: [RTPPacket] = []
+    /// Media packets with their arrival times, RTX already unwrapped.
+    public var packets: [ReceivedRTPPacket] = []
     /// Feedback and reports to send.
     public var rtcp: [RTCPPacket] = []
 
@@ -217,16 +217,18 @@ public struct RTPReceiveStream: Sendable {
         jitterSeconds: statistics.jitter / Double(configuration.clockRate),
         extraDelay: configuration.nackEnabled
           ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
-      switch jitterBuffer.insert(media, sequence: sequence, arrival: arrival) {
+      let received = ReceivedRTPPacket(packet: media, arrival: now)
+      switch jitterBuffer.insert(received, sequence: sequence, arrival: arrival) {
       case .buffered, .duplicate: break
-      case .late: output.packets.append(media)
+      case .late: output.packets.append(received)
       }
     } else {
       // Reordered packets go out as they come: the consumer orders them.
-      switch jitterBuffer.insert(media, sequence: sequence, arrival: arrival) {
+      let received = ReceivedRTPPacket(packet: media, arrival: now)
+      switch jitterBuffer.insert(received, sequence: sequence, arrival: arrival) {
       case .duplicate: break
       case .buffered: output.packets += jitterBuffer.release(now: .infinity)
-      case .late: output.packets.append(media)
+      case .late: output.packets.append(received)
       }
     }
     return .success(output)

@@ -6,10 +6,10 @@ public struct DecodedVideoFrame: Sendable, Equatable {
   public var rtpTimestamp: UInt32
   /// Whether the frame was a key frame.
   public var isKeyFrame: Bool
-  /// When the frame's last packet left the jitter buffer and the frame was assembled.
+  /// When the packet that completed the frame arrived from the network.
   public var arrivalTime: ContinuousClock.Instant
-  /// When the frame should be shown: the jitter buffer already released it at its playout time,
-  /// so this is the decode time.
+  /// When the frame should be shown: the jitter buffer released it at its playout time, so this
+  /// is the `now` of the call that decoded it.
   public var renderTime: ContinuousClock.Instant
 }
 
@@ -78,9 +78,10 @@ public final class VideoReceiver {
   }
 
   /// Takes packets released by the receive stream at `now` and decodes every frame they complete.
-  public func handle(_ packets: [RTPPacket], now: ContinuousClock.Instant) -> Output {
+  public func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
     var output = Output()
-    for packet in packets {
+    for received in packets {
+      let packet = received.packet
       let dropsBefore = assembler.discardedFrames
       let assembled = assembler.insert(
         VP8FrameAssembler.Packet(
@@ -90,7 +91,7 @@ public final class VideoReceiver {
       if assembled.dropped != nil { statistics.malformedPackets += 1 }
       if assembled.needsKeyFrame { output.needsKeyFrame = true }
       for frame in assembled.frames {
-        decode(frame.frame, now: now, into: &output)
+        decode(frame.frame, arrival: received.arrival, now: now, into: &output)
       }
     }
     if !output.frames.isEmpty {
@@ -107,7 +108,8 @@ public final class VideoReceiver {
   }
 
   private func decode(
-    _ frame: EncodedVideoFrame, now: ContinuousClock.Instant, into output: inout Output
+    _ frame: EncodedVideoFrame, arrival: ContinuousClock.Instant, now: ContinuousClock.Instant,
+    into output: inout Output
   ) {
     if waitingForKeyFrame && !frame.isKeyFrame {
       statistics.framesDropped += 1
@@ -132,7 +134,7 @@ public final class VideoReceiver {
       output.frames.append(
         DecodedVideoFrame(
           image: image, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
-          arrivalTime: now, renderTime: now))
+          arrivalTime: arrival, renderTime: now))
     } catch {
       // The reference chain is broken: later delta frames would decode to garbage.
       statistics.decodeErrors += 1

@@ -50,7 +50,7 @@ final class AudioStreamTests: XCTestCase {
       for (arrival, bytes) in link.deliver(upTo: now) {
         if bytes.count == 6 { garbageDelivered += 1 }
         guard case .success(let output) = stream.receive(bytes, now: at(arrival)) else { continue }
-        for packet in output.packets { receiver.insert(packet, now: at(arrival)) }
+        for packet in output.packets { receiver.insert(packet) }
       }
       // Stop with the last source frame so the statistics hold no concealment of the silence after.
       if played.count < frames { played += receiver.pull(now: at(now)) }

@@ -113,7 +113,8 @@ final class RTPReceiveStreamTests: XCTestCase {
     // Packet 0's playout: its transit 10 ms + delay.
     XCTAssertTrue(stream.poll(now: at(0.010 + delay - 0.001)).packets.isEmpty)
     var released: [UInt16] = []
-    released += stream.poll(now: at(0.010 + delay)).packets.map(\.header.sequenceNumber)
+    // (The minimum transit estimate rises 0.1 ms per packet until a faster packet pulls it down.)
+    released += stream.poll(now: at(0.010 + delay + 0.000_3)).packets.map(\.header.sequenceNumber)
     XCTAssertEqual(released, [10])
     released += stream.poll(now: at(0.5)).packets.map(\.header.sequenceNumber)
     XCTAssertEqual(released, [10, 11, 12, 13])
@@ -272,5 +273,44 @@ final class RTPReceiveStreamTests: XCTestCase {
       rtpBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0), now: at(0.1)
     ).get()
     XCTAssertEqual(output.packets.map(\.header.sequenceNumber), [2])
+  }
+
+  func testABogusTimestampDoesNotHoldTheBufferUp() throws {
+    var stream = makeStream()
+    _ = stream.receive(rtpBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0), now: at(0))
+    // A packet claiming a time 6 hours ahead, then ordinary ones.
+    _ = stream.receive(
+      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0x7000_0000), now: at(0.02))
+    _ = stream.receive(
+      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 3, timestamp: 1800), now: at(0.04))
+    // Everything is out by arrival + the 1 s maximum delay.
+    let released = stream.poll(now: at(1.05)).packets.map(\.header.sequenceNumber)
+    XCTAssertEqual(released, [1, 2, 3])
+  }
+
+  func testGarbageVideoPayloadsAreCountedNotDecoded() throws {
+    let video = try VideoReceiver()
+    var generator = CodecTestRandom(seed: 99)
+    var packets: [ReceivedRTPPacket] = []
+    for sequence in 0..<300 {
+      let length = Int.random(in: 0...60, using: &generator)
+      var payload = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      // Half of them claim to start a key frame so they reach the decoder.
+      if sequence % 2 == 0, payload.count > 4 {
+        payload[0] = 0x10
+        payload[1] &= 0xFE
+      }
+      packets.append(
+        ReceivedRTPPacket(
+          packet: RTPPacket(
+            header: RTPHeader(
+              marker: true, payloadType: 96, sequenceNumber: UInt16(sequence),
+              timestamp: UInt32(sequence * 3000), ssrc: remoteSSRC), payload: payload),
+          arrival: at(0)))
+    }
+    let output = video.handle(packets, now: at(0))
+    let stats = video.statistics
+    XCTAssertGreaterThan(stats.malformedPackets + stats.decodeErrors, 0)
+    XCTAssertEqual(stats.framesDecoded, output.frames.count)
   }
 }

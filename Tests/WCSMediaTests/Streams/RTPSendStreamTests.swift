@@ -163,4 +163,32 @@ final class RTPSendStreamTests: XCTestCase {
     stream.targetBitrate = 640_000
     XCTAssertEqual(stream.targetBitrate, 640_000)
   }
+
+  func testSenderReportCarriesTheReceiveSideReportBlock() throws {
+    var sender = makeStream()
+    var receiver = RTPReceiveStream(
+      configuration: .init(
+        ssrc: 0xCAFE, localSSRC: ssrc, clockRate: 48_000, sendsReceiverReports: false),
+      now: at(0))
+    for sequence: UInt16 in [1, 2, 4] {
+      _ = receiver.receive(
+        rtpBytes(ssrc: 0xCAFE, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960),
+        now: at(0.02 * Double(sequence)))
+    }
+    XCTAssertFalse(
+      receiver.poll(now: at(1)).rtcp.contains {
+        if case .receiverReport = $0 { true } else { false }
+      }, "no RR of its own")
+    _ = sender.send(PacketizedPayload(payload: [1], marker: true, timestamp: 0), now: at(0))
+    let block = try XCTUnwrap(receiver.makeReportBlock(now: at(1)))
+    let output = sender.poll(now: at(1), reportBlocks: [block])
+    guard case .senderReport(let report) = output.rtcp.first else { return XCTFail("no SR") }
+    XCTAssertEqual(report.reports, [block])
+    XCTAssertEqual(block.ssrc, 0xCAFE)
+    XCTAssertEqual(block.packetsLost, 1)
+    XCTAssertEqual(block.fractionLost, 64)  // 1 of 4: (1 << 8) / 4
+    // The compound goes on the wire and parses back the same.
+    let bytes = try RTCPPacket.serializeCompound(output.rtcp)
+    XCTAssertEqual(try RTCPPacket.parseCompound(bytes), output.rtcp)
+  }
 }

@@ -61,6 +61,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
     func render(_ output: VideoReceiver.Output, now: Double) {
       if output.needsKeyFrame { receiver.requestKeyFrame() }
       for frame in output.frames {
+        XCTAssertLessThanOrEqual(frame.arrivalTime, frame.renderTime)
         guard let number = VirtualCamera.decodeFrameNumber(from: frame.image) else {
           result.wrongNumbers += 1
           continue
