@@ -25,6 +25,8 @@ public final class AudioReceiver {
     public var latePackets = 0
     /// Packets libopus could not decode.
     public var decodeErrors = 0
+    /// Times playout started afresh because a packet was more than `maxConcealedRun` frames ahead.
+    public var restarts = 0
   }
 
   /// Samples per channel of one frame: 20 ms at 48 kHz.
@@ -64,6 +66,13 @@ public final class AudioReceiver {
     if let nextSequence, sequence < nextSequence {
       statistics.latePackets += 1
       return
+    }
+    if let nextSequence, sequence - nextSequence > Int64(Self.maxConcealedRun) {
+      // Far ahead of playout: the sender restarted its numbering (or the packet is bogus). Start
+      // over from it rather than hold it for seconds.
+      statistics.restarts += 1
+      packets.removeAll()
+      nextPlayoutAt = nil
     }
     if nextPlayoutAt == nil {
       nextPlayoutAt = now + playoutDelay

@@ -101,8 +101,8 @@ public struct RTPSendStream: Sendable {
     public var payloadOctets: UInt32 = 0
     /// Packets retransmitted.
     public var retransmissions = 0
-    /// NACKed sequence numbers not retransmitted (unknown, too old, or within one RTT of the last
-    /// resend).
+    /// NACKed sequence numbers not retransmitted (unknown, too old, or within 0.8 × RTT of the
+    /// last resend; 100 ms stands in for the RTT before the first measurement).
     public var retransmissionsSkipped = 0
     /// Key frame request events raised.
     public var keyFrameRequests = 0
@@ -276,7 +276,8 @@ public struct RTPSendStream: Sendable {
       counters.retransmissionsSkipped += 1
       return nil
     }
-    // Not twice within one RTT: the first resend may still be on its way.
+    // Not twice within one RTT: the first resend may still be on its way. 0.8 × RTT, so a receiver
+    // that re-asks once per RTT is not refused because the two RTT estimates differ slightly.
     let minimumInterval = roundTripTime ?? 0.1
     if let last = entry.lastRetransmittedAt, now - last < minimumInterval * 0.8 {
       counters.retransmissionsSkipped += 1

@@ -110,6 +110,13 @@ final class AudioStreamTests: XCTestCase {
     XCTAssertEqual(receiver.statistics.latePackets, 1)
     XCTAssertEqual(receiver.statistics.decodedFrames, 1)
     XCTAssertEqual(receiver.statistics.concealedFrames, 2)
+    // A packet far ahead (the sender restarted its numbering) restarts playout from it.
+    receiver.insert(try packet(1000), now: at(0.1))
+    XCTAssertEqual(receiver.statistics.restarts, 1)
+    let restartAt = try XCTUnwrap(receiver.nextDeadline)
+    XCTAssertEqual((restartAt - at(0.14)).streamSeconds, 0, accuracy: 1e-9)
+    XCTAssertEqual(receiver.pull(now: restartAt).count, 1)
+    XCTAssertEqual(receiver.statistics.decodedFrames, 2)
   }
 
   func testAVSyncOffsetFromSenderReports() {
