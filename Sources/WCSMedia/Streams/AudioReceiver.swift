@@ -1,0 +1,180 @@
+import CWebRTCCore
+
+/// The audio receive pipeline: Opus packets (RFC 7587) → playout every 20 ms, pulled by the audio
+/// device at `now`.
+///
+/// The receiver schedules playout itself (configure its `RTPReceiveStream` with
+/// `buffersPackets: false` so packets arrive here at once): the first packet is played
+/// `playoutDelay` after it arrived, each following 20 ms frame 20 ms later. A frame whose packet is
+/// missing at its playout time is rebuilt from the in-band FEC of the next packet if that has
+/// arrived (RFC 6716 §2.1.7, LBRR), else concealed by the decoder (PLC). Packets arriving after
+/// their frame was played are late and dropped. Assumes 20 ms packets, the size `OpusEncoder`
+/// produces.
+///
+/// Not thread-safe: owned by the track's decode queue.
+public final class AudioReceiver {
+  /// Playout statistics.
+  public struct Statistics: Sendable, Equatable {
+    /// Frames decoded from their own packet.
+    public var decodedFrames = 0
+    /// Frames rebuilt from the next packet's FEC data.
+    public var fecRecoveredFrames = 0
+    /// Frames concealed by PLC (packet and its successor both missing, or undecodable).
+    public var concealedFrames = 0
+    /// Packets that arrived after their frame was played.
+    public var latePackets = 0
+    /// Packets libopus could not decode.
+    public var decodeErrors = 0
+    /// Times playout started afresh because a packet was more than `maxConcealedRun` frames ahead.
+    public var restarts = 0
+  }
+
+  /// Samples per channel of one frame: 20 ms at 48 kHz.
+  public static let frameSamples = PCMAudioFrame.samplesPer20ms
+  /// Playout stops after this many frames in a row with no packet (the sender paused); the next
+  /// packet starts playout afresh.
+  public static let maxConcealedRun = 50
+
+  /// Statistics so far.
+  public private(set) var statistics = Statistics()
+  /// Delay between the first packet's arrival and its playout.
+  public let playoutDelay: Duration
+
+  private let decoder: OpusDecoder
+  private var packets: [Int64: RTPPacket] = [:]
+  private var highest: Int64?
+  private var nextSequence: Int64?
+  private var nextPlayoutAt: ContinuousClock.Instant?
+  private var concealedRun = 0
+
+  /// Creates a receiver.
+  ///
+  /// - Parameters:
+  ///   - channels: 1 or 2 (the Opus decoder output).
+  ///   - playoutDelay: arrival-to-playout delay of the first packet; it must cover the network
+  ///     jitter plus one packet so the next packet's FEC is there when a packet is missing
+  ///     (default 100 ms).
+  /// - Throws: `OpusError` when the decoder cannot be created.
+  public init(channels: Int = 1, playoutDelay: Duration = .milliseconds(100)) throws(OpusError) {
+    decoder = try OpusDecoder(channels: channels)
+    self.playoutDelay = playoutDelay
+  }
+
+  /// Takes one packet released by the receive stream at `now`.
+  public func insert(_ packet: RTPPacket, now: ContinuousClock.Instant) {
+    let sequence = extend(packet.header.sequenceNumber)
+    if let nextSequence, sequence < nextSequence {
+      statistics.latePackets += 1
+      return
+    }
+    if let nextSequence, sequence - nextSequence > Int64(Self.maxConcealedRun) {
+      // Far ahead of playout: the sender restarted its numbering (or the packet is bogus). Start
+      // over from it rather than hold it for seconds.
+      statistics.restarts += 1
+      packets.removeAll()
+      nextPlayoutAt = nil
+    }
+    if nextPlayoutAt == nil {
+      nextPlayoutAt = now + playoutDelay
+      nextSequence = sequence
+    }
+    if let nextSequence, sequence < nextSequence { self.nextSequence = sequence }
+    packets[sequence] = packet
+  }
+
+  /// Takes one packet from `RTPReceiveStream.Output.packets`, at its arrival time.
+  public func insert(_ received: ReceivedRTPPacket) {
+    insert(received.packet, now: received.arrival)
+  }
+
+  /// Plays every frame due at or before `now`, in order.
+  public func pull(now: ContinuousClock.Instant) -> [PCMAudioFrame] {
+    var out: [PCMAudioFrame] = []
+    while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
+      out.append(play(sequence))
+      packets = packets.filter { $0.key > sequence }
+      nextSequence = sequence + 1
+      nextPlayoutAt = due + .milliseconds(20)
+      if concealedRun >= Self.maxConcealedRun && packets.isEmpty {
+        // The sender went quiet: stop until a packet restarts playout.
+        nextPlayoutAt = nil
+        concealedRun = 0
+      }
+    }
+    return out
+  }
+
+  /// When the next frame is due, or nil when playout is stopped.
+  public var nextDeadline: ContinuousClock.Instant? { nextPlayoutAt }
+
+  private func play(_ sequence: Int64) -> PCMAudioFrame {
+    if let packet = packets[sequence] {
+      do {
+        let frame = try decoder.decode(packet.payload, timestamp: packet.header.timestamp)
+        statistics.decodedFrames += 1
+        concealedRun = 0
+        return frame
+      } catch {
+        statistics.decodeErrors += 1
+      }
+    } else if let next = packets[sequence + 1], Self.carriesFEC(next.payload) {
+      do {
+        let frame = try decoder.decodeFEC(
+          from: next.payload, frameSize: Self.frameSamples,
+          timestamp: next.header.timestamp &- UInt32(Self.frameSamples))
+        statistics.fecRecoveredFrames += 1
+        concealedRun = 0
+        return frame
+      } catch {
+        statistics.decodeErrors += 1
+      }
+    }
+    statistics.concealedFrames += 1
+    concealedRun += 1
+    if let frame = try? decoder.decode(nil, lostSamples: Self.frameSamples) { return frame }
+    return PCMAudioFrame(
+      samples: Array(repeating: 0, count: Self.frameSamples * decoder.channels),
+      channels: decoder.channels)
+  }
+
+  /// Whether an Opus packet carries LBRR (FEC) data for the frame before it: SILK or hybrid mode
+  /// (TOC config < 16) and the LBRR flag of the first SILK frame set. The flag is the bit after the
+  /// VAD flags of the frames in the packet (RFC 6716 §4.2.3, §4.2.4); the frame boundaries come
+  /// from `opus_packet_parse`. Without this check libopus would run PLC and call it FEC.
+  static func carriesFEC(_ packet: [UInt8]) -> Bool {
+    guard let toc = packet.first, toc >> 3 < 16 else { return false }
+    let parsed = packet.withUnsafeBufferPointer { bytes -> (samples: Int32, first: UInt8?) in
+      guard let base = bytes.baseAddress else { return (0, nil) }
+      let samples = opus_packet_get_samples_per_frame(base, Int32(PCMAudioFrame.sampleRate))
+      var frames = [UnsafePointer<UInt8>?](repeating: nil, count: 48)
+      var sizes = [Int16](repeating: 0, count: 48)
+      var tocOut: UInt8 = 0
+      let count = frames.withUnsafeMutableBufferPointer { framePointers in
+        sizes.withUnsafeMutableBufferPointer { sizePointers -> Int32 in
+          guard let frameBase = framePointers.baseAddress, let sizeBase = sizePointers.baseAddress
+          else { return -1 }
+          return opus_packet_parse(base, Int32(bytes.count), &tocOut, frameBase, sizeBase, nil)
+        }
+      }
+      guard count > 0, sizes[0] > 0, let frame = frames[0] else { return (samples, nil) }
+      return (samples, frame.pointee)
+    }
+    let silkFrames = max(1, Int(parsed.samples) / PCMAudioFrame.samplesPer20ms)
+    let first = parsed.first
+    guard let first, silkFrames <= 3 else { return false }
+    return (first >> (6 - silkFrames)) & 1 == 1
+  }
+
+  private func extend(_ sequenceNumber: UInt16) -> Int64 {
+    guard let highest else {
+      highest = Int64(sequenceNumber) + 0x1_0000
+      return Int64(sequenceNumber) + 0x1_0000
+    }
+    let value =
+      highest
+      + Int64(
+        RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: highest), to: sequenceNumber))
+    if value > highest { self.highest = value }
+    return value
+  }
+}

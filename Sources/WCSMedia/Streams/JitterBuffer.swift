@@ -1,0 +1,178 @@
+/// Holds received RTP packets until their playout time and releases them in sequence order.
+///
+/// The playout time of a packet with timestamp `ts` is `ts / clockRate + minimum transit + delay`,
+/// but never later than its arrival + `maxDelay` (a bogus timestamp cannot hold the buffer up):
+/// the minimum transit is the smallest `arrival − ts / clockRate` seen (the fastest packet), let
+/// rise by `transitDrift` per packet so one outlier or clock drift does not fix it forever; the
+/// delay follows `jitterFactor × jitter + extraDelay` (the RFC 3550 §A.8 jitter measured by the
+/// stream, the extra covering retransmissions), clamped to `minDelay...maxDelay`, moving a tenth of
+/// the way towards that target per packet so playout does not jump.
+///
+/// A packet arriving after a later one has been released is "late": counted and handed out at once
+/// (a frame assembler that is still waiting for it can use it). A sequence number already buffered
+/// or released recently is a duplicate and dropped.
+public struct JitterBuffer: Sendable {
+  /// Tuning of the buffer.
+  public struct Configuration: Sendable, Equatable {
+    /// Lower bound of the playout delay.
+    public var minDelay: Duration
+    /// Upper bound of the playout delay.
+    public var maxDelay: Duration
+    /// Multiplier of the measured jitter.
+    public var jitterFactor: Double
+    /// Packets held at most; the oldest are released early beyond this.
+    public var maxPackets: Int
+
+    /// Creates a configuration (defaults: 10...1000 ms, 4 × jitter, 2000 packets).
+    public init(
+      minDelay: Duration = .milliseconds(10), maxDelay: Duration = .seconds(1),
+      jitterFactor: Double = 4, maxPackets: Int = 2000
+    ) {
+      self.minDelay = minDelay
+      self.maxDelay = maxDelay
+      self.jitterFactor = jitterFactor
+      self.maxPackets = max(16, maxPackets)
+    }
+  }
+
+  /// What `insert` did with a packet.
+  public enum InsertResult: Equatable, Sendable {
+    /// Held until its playout time.
+    case buffered
+    /// Already buffered or released: dropped.
+    case duplicate
+    /// Older than a released packet: hand it on at once.
+    case late
+  }
+
+  /// The configuration in use.
+  public let configuration: Configuration
+  /// RTP clock rate in Hz.
+  public let clockRate: Int
+  /// Current playout delay in seconds (added to the minimum transit).
+  public private(set) var delay: Double
+  /// Packets dropped as duplicates.
+  public private(set) var duplicates = 0
+  /// Packets that arrived after a later packet had been released.
+  public private(set) var latePackets = 0
+
+  /// Rise of the minimum-transit estimate per packet, seconds.
+  static let transitDrift = 0.000_1
+
+  private var packets: [Int64: (packet: ReceivedRTPPacket, playoutTimestamp: Int64)] = [:]
+  private var arrivals: [Int64: Double] = [:]
+  private var lastReleased: Int64?
+  private var released: Set<Int64> = []
+  private var releasedOrder: [Int64] = []
+  private var minimumTransit: Double?
+  private var lastTimestamp: Int64?
+
+  /// Creates an empty buffer for a source with RTP clock `clockRate` Hz.
+  public init(clockRate: Int, configuration: Configuration = Configuration()) {
+    self.clockRate = max(1, clockRate)
+    self.configuration = configuration
+    delay = configuration.minDelay.streamSeconds
+  }
+
+  /// Packets held now.
+  public var count: Int { packets.count }
+
+  /// Moves the delay a tenth of the way to `jitterFactor × jitterSeconds + extraDelay`, clamped.
+  public mutating func updateTargetDelay(jitterSeconds: Double, extraDelay: Double) {
+    let target = min(
+      max(
+        configuration.jitterFactor * jitterSeconds + extraDelay,
+        configuration.minDelay.streamSeconds), configuration.maxDelay.streamSeconds)
+    delay += (target - delay) * 0.1
+  }
+
+  /// Offers `packet` (extended sequence number `sequence`) that arrived at `arrival` seconds.
+  public mutating func insert(_ packet: ReceivedRTPPacket, sequence: Int64, arrival: Double)
+    -> InsertResult
+  {
+    if packets[sequence] != nil || released.contains(sequence) {
+      duplicates += 1
+      return .duplicate
+    }
+    let timestamp = unwrap(packet.packet.header.timestamp)
+    if let lastReleased, sequence < lastReleased {
+      latePackets += 1
+      markReleased(sequence)
+      return .late
+    }
+    let transit = arrival - Double(timestamp) / Double(clockRate)
+    minimumTransit = min(minimumTransit.map { $0 + Self.transitDrift } ?? transit, transit)
+    packets[sequence] = (packet, timestamp)
+    arrivals[sequence] = arrival
+    return .buffered
+  }
+
+  /// The playout time in seconds of the held packet `sequence`.
+  private func playoutTime(_ sequence: Int64, timestamp: Int64) -> Double {
+    let scheduled = Double(timestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
+    guard let arrival = arrivals[sequence] else { return scheduled }
+    return min(scheduled, arrival + configuration.maxDelay.streamSeconds)
+  }
+
+  /// Releases, in sequence order, the packets whose playout time is at or before `now` (and the
+  /// oldest ones beyond `maxPackets`). A gap does not hold back later packets that are due.
+  public mutating func release(now: Double) -> [ReceivedRTPPacket] {
+    var out: [ReceivedRTPPacket] = []
+    let overflow = packets.count - configuration.maxPackets
+    for (index, sequence) in packets.keys.sorted().enumerated() {
+      guard let entry = packets[sequence] else { continue }
+      guard index < overflow || playoutTime(sequence, timestamp: entry.playoutTimestamp) <= now
+      else { break }
+      packets[sequence] = nil
+      arrivals[sequence] = nil
+      markReleased(sequence)
+      lastReleased = max(lastReleased ?? sequence, sequence)
+      out.append(entry.packet)
+    }
+    return out
+  }
+
+  /// When the oldest held packet becomes due, in seconds, or nil when empty.
+  public var nextDeadline: Double? {
+    guard let first = packets.keys.min(), let entry = packets[first] else { return nil }
+    return playoutTime(first, timestamp: entry.playoutTimestamp)
+  }
+
+  private mutating func markReleased(_ sequence: Int64) {
+    released.insert(sequence)
+    releasedOrder.append(sequence)
+    if releasedOrder.count > 4096 {
+      for old in releasedOrder.prefix(1024) { released.remove(old) }
+      releasedOrder.removeFirst(1024)
+    }
+  }
+
+  /// Extends the 32-bit timestamp to 64 bits around the previous one (wrap-aware).
+  private mutating func unwrap(_ timestamp: UInt32) -> Int64 {
+    guard let lastTimestamp else {
+      lastTimestamp = Int64(timestamp)
+      return Int64(timestamp)
+    }
+    let delta = Int64(Int32(bitPattern: timestamp &- UInt32(truncatingIfNeeded: lastTimestamp)))
+    let value = lastTimestamp + delta
+    if value > lastTimestamp { self.lastTimestamp = value }
+    return value
+  }
+}
+
+/// A media packet with the time it arrived (for the frame's arrival time and playout).
+public struct ReceivedRTPPacket: Sendable, Equatable {
+  /// The packet (RTX already unwrapped).
+  public var packet: RTPPacket
+  /// When it arrived, on the driver's clock.
+  public var arrival: ContinuousClock.Instant
+
+  /// Pairs a packet with its arrival time.
+  public init(packet: RTPPacket, arrival: ContinuousClock.Instant) {
+    self.packet = packet
+    self.arrival = arrival
+  }
+
+  /// The RTP header of the packet.
+  public var header: RTPHeader { packet.header }
+}

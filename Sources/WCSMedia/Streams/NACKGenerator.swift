@@ -1,0 +1,145 @@
+/// Decides which missing sequence numbers to ask for in generic NACKs (RFC 4585 §6.2.1).
+///
+/// A gap in the sequence numbers makes its packets "missing". A missing packet is first requested
+/// once it has been missing for `reorderTolerance` (it may only be reordered), then again each
+/// `retryInterval(rtt)` (a retransmission lost too), at most `maxRetries` times; it is given up
+/// once older than `maxAge` or after the last retry. A gap wider than `maxMissing` is not
+/// requested at all: it is cheaper to ask for a key frame (`needsKeyFrame`).
+public struct NACKGenerator: Sendable {
+  /// Tuning of the generator.
+  public struct Configuration: Sendable, Equatable {
+    /// How long a gap may be mere reordering before the first request.
+    public var reorderTolerance: Duration
+    /// Requests per missing packet, the first included (default 10).
+    public var maxRetries: Int
+    /// A packet missing this long is given up (default 1 s).
+    public var maxAge: Duration
+    /// Lower bound of the re-request interval when the RTT is small or unknown.
+    public var minRetryInterval: Duration
+    /// A gap of more packets than this is abandoned in favour of a key frame request.
+    public var maxMissing: Int
+
+    /// Creates a configuration; the defaults suit 30 fps video with up to ~100 ms of jitter.
+    public init(
+      reorderTolerance: Duration = .milliseconds(20), maxRetries: Int = 10,
+      maxAge: Duration = .seconds(1), minRetryInterval: Duration = .milliseconds(20),
+      maxMissing: Int = 500
+    ) {
+      self.reorderTolerance = reorderTolerance
+      self.maxRetries = max(1, maxRetries)
+      self.maxAge = maxAge
+      self.minRetryInterval = minRetryInterval
+      self.maxMissing = max(1, maxMissing)
+    }
+  }
+
+  struct Missing: Sendable {
+    var detectedAt: Double
+    var lastRequestedAt: Double?
+    var requests: Int
+  }
+
+  /// The configuration in use.
+  public let configuration: Configuration
+  /// Missing packets given up without arriving.
+  public private(set) var givenUp = 0
+  /// Sequence numbers requested so far, retries included.
+  public private(set) var requestsSent = 0
+  /// Missing packets that arrived after all (reordered or retransmitted).
+  public private(set) var recovered = 0
+  /// Set when a gap was too wide to request; cleared by `takeKeyFrameRequest()`.
+  public private(set) var needsKeyFrame = false
+
+  private var missing: [Int64: Missing] = [:]
+  private var highest: Int64?
+
+  /// Creates a generator that has seen no packet.
+  public init(configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+  }
+
+  /// Sequence numbers (extended) currently missing, oldest first.
+  public var missingSequenceNumbers: [Int64] { missing.keys.sorted() }
+
+  /// Records the arrival of the packet with extended sequence number `sequence` at `now` seconds.
+  public mutating func packetArrived(_ sequence: Int64, now: Double) {
+    guard let highest else {
+      highest = sequence
+      return
+    }
+    if sequence > highest {
+      let gap = sequence - highest - 1
+      if gap > Int64(configuration.maxMissing) {
+        missing.removeAll()
+        needsKeyFrame = true
+      } else if gap > 0 {
+        for lost in (highest + 1)..<sequence {
+          missing[lost] = Missing(detectedAt: now, lastRequestedAt: nil, requests: 0)
+        }
+      }
+      self.highest = sequence
+    } else if missing.removeValue(forKey: sequence) != nil {
+      recovered += 1
+    }
+  }
+
+  /// Clears and returns the key frame request raised by a gap too wide to repair.
+  public mutating func takeKeyFrameRequest() -> Bool {
+    defer { needsKeyFrame = false }
+    return needsKeyFrame
+  }
+
+  /// The interval between requests for the same packet: the RTT, or `minRetryInterval`.
+  public func retryInterval(roundTripTime: Double?) -> Double {
+    max(configuration.minRetryInterval.streamSeconds, roundTripTime ?? 0.1)
+  }
+
+  /// The missing sequence numbers due for a (re)request at `now` seconds, oldest first; marks them
+  /// requested and gives up those past `maxAge` or `maxRetries`.
+  public mutating func due(now: Double, roundTripTime: Double?) -> [Int64] {
+    let tolerance = configuration.reorderTolerance.streamSeconds
+    let maxAge = configuration.maxAge.streamSeconds
+    let interval = retryInterval(roundTripTime: roundTripTime)
+    var out: [Int64] = []
+    for sequence in missing.keys.sorted() {
+      guard var entry = missing[sequence] else { continue }
+      if now - entry.detectedAt > maxAge
+        || (entry.requests >= configuration.maxRetries
+          && now - (entry.lastRequestedAt ?? entry.detectedAt) >= interval)
+      {
+        missing[sequence] = nil
+        givenUp += 1
+        continue
+      }
+      guard entry.requests < configuration.maxRetries else { continue }
+      let ready =
+        entry.lastRequestedAt.map { now - $0 >= interval } ?? (now - entry.detectedAt >= tolerance)
+      guard ready else { continue }
+      entry.lastRequestedAt = now
+      entry.requests += 1
+      missing[sequence] = entry
+      requestsSent += 1
+      out.append(sequence)
+    }
+    return out
+  }
+
+  /// The earliest time in seconds at which `due` has something to do, or nil when nothing is
+  /// missing.
+  public func nextDeadline(roundTripTime: Double?) -> Double? {
+    let tolerance = configuration.reorderTolerance.streamSeconds
+    let maxAge = configuration.maxAge.streamSeconds
+    let interval = retryInterval(roundTripTime: roundTripTime)
+    var earliest: Double?
+    for entry in missing.values {
+      let next: Double
+      if let last = entry.lastRequestedAt {
+        next = min(last + interval, entry.detectedAt + maxAge)
+      } else {
+        next = entry.detectedAt + tolerance
+      }
+      earliest = min(earliest ?? next, next)
+    }
+    return earliest
+  }
+}

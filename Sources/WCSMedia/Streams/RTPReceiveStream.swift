@@ -1,0 +1,337 @@
+/// The receive side of one remote RTP source (one SSRC, plus its RTX repair stream when
+/// negotiated): validates packets, keeps RFC 3550 statistics, buffers for jitter, asks for missing
+/// packets with generic NACKs (RFC 4585 §6.2.1) and for key frames with PLI (RFC 4585 §6.3.1), and
+/// sends receiver reports (RFC 3550 §6.4.2).
+///
+/// Sans-I/O: the driver calls `receive(_:now:)` for each SRTP-unprotected packet routed to this
+/// stream's SSRCs, `handleSenderReport(_:now:)` for the source's SRs, and `poll(now:)` at
+/// `nextDeadline`; it sends the returned RTCP and hands the returned packets to the depacketizer.
+public struct RTPReceiveStream: Sendable {
+  /// The RTX stream repairing this source (RFC 4588 §8: `a=ssrc-group:FID`, `apt`).
+  public struct Retransmission: Sendable, Equatable {
+    /// SSRC of the RTX stream.
+    public var ssrc: UInt32
+    /// RTX payload type.
+    public var payloadType: UInt8
+
+    /// Creates an RTX description.
+    public init(ssrc: UInt32, payloadType: UInt8) {
+      self.ssrc = ssrc
+      self.payloadType = payloadType
+    }
+  }
+
+  /// What the stream is and how it behaves.
+  public struct Configuration: Sendable, Equatable {
+    /// SSRC of the remote media source.
+    public var ssrc: UInt32
+    /// Our SSRC, the sender SSRC of the RTCP we emit.
+    public var localSSRC: UInt32
+    /// Media payload type; packets of another type (but RTX) are dropped. nil accepts any.
+    public var payloadType: UInt8?
+    /// RTP clock rate in Hz (90 000 video, 48 000 Opus).
+    public var clockRate: Int
+    /// The RTX stream, when negotiated.
+    public var retransmission: Retransmission?
+    /// Whether to send generic NACKs (`a=rtcp-fb:<pt> nack`).
+    public var nackEnabled: Bool
+    /// Whether packets wait in the jitter buffer until playout (video). When false they are handed
+    /// out on arrival and the consumer schedules playout itself (the audio receiver does).
+    public var buffersPackets: Bool
+    /// Whether `poll` emits RR packets itself; false when the report block goes into our own SR.
+    public var sendsReceiverReports: Bool
+    /// Interval between receiver reports (RFC 3550 §6.2 suggests ≥ 5 s for large sessions; WebRTC
+    /// uses ~1 s).
+    public var reportInterval: Duration
+    /// At most one PLI per this interval; further requests wait for it to pass (default 500 ms,
+    /// longer than a typical RTT so a key frame already on its way is not asked for twice).
+    public var keyFrameRequestInterval: Duration
+    /// Extra playout delay per RTT when NACK is on, so a retransmission (and one retry) can arrive.
+    public var retransmissionDelayFactor: Double
+    /// Jitter buffer tuning.
+    public var jitterBuffer: JitterBuffer.Configuration
+    /// NACK tuning.
+    public var nack: NACKGenerator.Configuration
+
+    /// Creates a configuration.
+    public init(
+      ssrc: UInt32, localSSRC: UInt32, payloadType: UInt8? = nil, clockRate: Int,
+      retransmission: Retransmission? = nil, nackEnabled: Bool = true,
+      buffersPackets: Bool = true, sendsReceiverReports: Bool = true,
+      reportInterval: Duration = .seconds(1),
+      keyFrameRequestInterval: Duration = .milliseconds(500),
+      retransmissionDelayFactor: Double = 2,
+      jitterBuffer: JitterBuffer.Configuration = JitterBuffer.Configuration(),
+      nack: NACKGenerator.Configuration = NACKGenerator.Configuration()
+    ) {
+      self.ssrc = ssrc
+      self.localSSRC = localSSRC
+      self.payloadType = payloadType
+      self.clockRate = clockRate
+      self.retransmission = retransmission
+      self.nackEnabled = nackEnabled
+      self.buffersPackets = buffersPackets
+      self.sendsReceiverReports = sendsReceiverReports
+      self.reportInterval = reportInterval
+      self.keyFrameRequestInterval = keyFrameRequestInterval
+      self.retransmissionDelayFactor = retransmissionDelayFactor
+      self.jitterBuffer = jitterBuffer
+      self.nack = nack
+    }
+  }
+
+  /// Results of one call: packets for the depacketizer (in sequence order, late ones at once) and
+  /// RTCP to send (NACK, PLI, RR; the caller bundles them into a compound or sends them
+  /// reduced-size, RFC 5506).
+  public struct Output: Sendable, Equatable {
+    /// Media packets with their arrival times, RTX already unwrapped.
+    public var packets: [ReceivedRTPPacket] = []
+    /// Feedback and reports to send.
+    public var rtcp: [RTCPPacket] = []
+
+    /// Creates an empty output.
+    public init() {}
+  }
+
+  /// Counters of the stream.
+  public struct Counters: Sendable, Equatable {
+    /// Packets accepted from the media SSRC.
+    public var packets = 0
+    /// Packets restored from RTX.
+    public var retransmittedPackets = 0
+    /// Packets that did not parse, had a wrong SSRC / payload type, or a truncated RTX payload.
+    public var malformedPackets = 0
+    /// Packets rejected by RFC 3550 §A.1 sequence validation.
+    public var outOfSequencePackets = 0
+    /// NACK packets sent.
+    public var nacksSent = 0
+    /// PLI packets sent.
+    public var plisSent = 0
+    /// RR packets sent.
+    public var receiverReportsSent = 0
+  }
+
+  /// The configuration in use.
+  public let configuration: Configuration
+  /// RFC 3550 reception statistics of the media SSRC.
+  public private(set) var statistics: RTPReceiveStatistics
+  /// The jitter buffer (its delay, duplicate and late counts).
+  public private(set) var jitterBuffer: JitterBuffer
+  /// The NACK generator (its request, recovery and give-up counts).
+  public private(set) var nackGenerator: NACKGenerator
+  /// Counters.
+  public private(set) var counters = Counters()
+  /// Round-trip time in seconds, set by the driver from the send side's SR/RR exchange
+  /// (`RTPSendStream.roundTripTime`) or from `handleSenderReport` report blocks.
+  public var roundTripTime: Double?
+  /// The source's last SR as (NTP, RTP timestamp): the wall-clock mapping for A/V sync.
+  public private(set) var lastSenderReport: (ntp: NTPTimestamp, rtpTimestamp: UInt32)?
+
+  private let clock: StreamClock
+  private var highestSequence: Int64?
+  private var nextReportAt: Double
+  private var keyFrameRequested = false
+  private var lastKeyFrameRequestAt: Double?
+
+  /// Creates the stream at `now` (its clock origin).
+  public init(configuration: Configuration, now: ContinuousClock.Instant) {
+    self.configuration = configuration
+    clock = StreamClock(origin: now)
+    statistics = RTPReceiveStatistics(ssrc: configuration.ssrc, clockRate: configuration.clockRate)
+    jitterBuffer = JitterBuffer(
+      clockRate: configuration.clockRate, configuration: configuration.jitterBuffer)
+    nackGenerator = NACKGenerator(configuration: configuration.nack)
+    nextReportAt = configuration.reportInterval.streamSeconds
+  }
+
+  /// Takes one RTP packet (media or RTX) that arrived at `now`.
+  ///
+  /// Never throws: a packet that does not parse, belongs to another SSRC or payload type, or is a
+  /// truncated RTX packet is counted in `counters.malformedPackets` and dropped, and the error is
+  /// returned in `Result` form for logging.
+  @discardableResult
+  public mutating func receive(_ bytes: [UInt8], now: ContinuousClock.Instant) -> Result<
+    Output, RTPStreamError
+  > {
+    let packet: RTPPacket
+    do {
+      packet = try RTPPacket.parse(bytes)
+    } catch let error as RTPParseError {
+      counters.malformedPackets += 1
+      return .failure(.malformed(error))
+    } catch {
+      counters.malformedPackets += 1
+      return .failure(.malformed(.truncatedFixedHeader(available: bytes.count)))
+    }
+    return receive(packet, now: now)
+  }
+
+  /// Takes one parsed RTP packet (media or RTX) that arrived at `now`; see `receive(_:now:)`.
+  public mutating func receive(_ packet: RTPPacket, now: ContinuousClock.Instant) -> Result<
+    Output, RTPStreamError
+  > {
+    let arrival = clock.seconds(now)
+    var media = packet
+    var isRetransmission = false
+    if let rtx = configuration.retransmission, packet.header.ssrc == rtx.ssrc {
+      guard packet.header.payloadType == rtx.payloadType else {
+        counters.malformedPackets += 1
+        return .failure(.unexpectedPayloadType(packet.header.payloadType))
+      }
+      do {
+        guard
+          let restored = try RTXPacketFormat.unwrap(
+            packet, ssrc: configuration.ssrc,
+            payloadType: configuration.payloadType ?? packet.header.payloadType)
+        else { return .success(Output()) }
+        media = restored
+        isRetransmission = true
+      } catch {
+        counters.malformedPackets += 1
+        return .failure(error)
+      }
+    } else if packet.header.ssrc != configuration.ssrc {
+      counters.malformedPackets += 1
+      return .failure(.unknownSSRC(packet.header.ssrc))
+    } else if let payloadType = configuration.payloadType, packet.header.payloadType != payloadType
+    {
+      counters.malformedPackets += 1
+      return .failure(.unexpectedPayloadType(packet.header.payloadType))
+    }
+
+    guard
+      statistics.record(
+        sequenceNumber: media.header.sequenceNumber, timestamp: media.header.timestamp,
+        arrival: arrival, isRetransmission: isRetransmission)
+    else {
+      counters.outOfSequencePackets += 1
+      return .success(Output())
+    }
+    if isRetransmission { counters.retransmittedPackets += 1 } else { counters.packets += 1 }
+    let sequence = extend(media.header.sequenceNumber)
+    if configuration.nackEnabled { nackGenerator.packetArrived(sequence, now: arrival) }
+
+    var output = Output()
+    if configuration.buffersPackets {
+      jitterBuffer.updateTargetDelay(
+        jitterSeconds: statistics.jitter / Double(configuration.clockRate),
+        extraDelay: configuration.nackEnabled
+          ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
+      let received = ReceivedRTPPacket(packet: media, arrival: now)
+      switch jitterBuffer.insert(received, sequence: sequence, arrival: arrival) {
+      case .buffered, .duplicate: break
+      case .late: output.packets.append(received)
+      }
+    } else {
+      // Reordered packets go out as they come: the consumer orders them.
+      let received = ReceivedRTPPacket(packet: media, arrival: now)
+      switch jitterBuffer.insert(received, sequence: sequence, arrival: arrival) {
+      case .duplicate: break
+      case .buffered: output.packets += jitterBuffer.release(now: .infinity)
+      case .late: output.packets.append(received)
+      }
+    }
+    return .success(output)
+  }
+
+  /// Extends to 64 bits around the highest so far; starting one cycle up keeps a packet reordered
+  /// before the first one positive and older.
+  private mutating func extend(_ sequenceNumber: UInt16) -> Int64 {
+    guard let highestSequence else {
+      highestSequence = Int64(sequenceNumber) + 0x1_0000
+      return Int64(sequenceNumber) + 0x1_0000
+    }
+    let value =
+      highestSequence
+      + Int64(
+        RTPSequenceNumber.distance(
+          from: UInt16(truncatingIfNeeded: highestSequence), to: sequenceNumber))
+    if value > highestSequence { self.highestSequence = value }
+    return value
+  }
+
+  /// Records an SR from the source: LSR/DLSR for our reports, the NTP↔RTP mapping for A/V sync.
+  public mutating func handleSenderReport(_ report: RTCPSenderReport, now: ContinuousClock.Instant)
+  {
+    guard report.ssrc == configuration.ssrc else { return }
+    let ntp = NTPTimestamp(value: report.ntpTimestamp)
+    statistics.recordSenderReport(ntp, arrival: clock.seconds(now))
+    lastSenderReport = (ntp, report.rtpTimestamp)
+  }
+
+  /// Asks for a key frame (the frame assembler or decoder lost the picture). The PLI goes out from
+  /// `poll` no sooner than `keyFrameRequestInterval` after the previous one.
+  public mutating func requestKeyFrame() {
+    keyFrameRequested = true
+  }
+
+  /// Releases due packets and emits due feedback and reports.
+  public mutating func poll(now: ContinuousClock.Instant) -> Output {
+    let seconds = clock.seconds(now)
+    var output = Output()
+    if configuration.buffersPackets {
+      output.packets = jitterBuffer.release(now: seconds)
+    }
+    if configuration.nackEnabled {
+      if nackGenerator.takeKeyFrameRequest() { keyFrameRequested = true }
+      let due = nackGenerator.due(now: seconds, roundTripTime: roundTripTime)
+      if !due.isEmpty {
+        output.rtcp.append(
+          .genericNACK(
+            RTCPGenericNACK(
+              senderSSRC: configuration.localSSRC, mediaSSRC: configuration.ssrc,
+              lost: due.map { UInt16(truncatingIfNeeded: $0) })))
+        counters.nacksSent += 1
+      }
+    }
+    if keyFrameRequested,
+      lastKeyFrameRequestAt.map({
+        seconds - $0 >= configuration.keyFrameRequestInterval.streamSeconds
+      }) ?? true
+    {
+      keyFrameRequested = false
+      lastKeyFrameRequestAt = seconds
+      counters.plisSent += 1
+      output.rtcp.append(
+        .pictureLossIndication(
+          RTCPPictureLossIndication(
+            senderSSRC: configuration.localSSRC, mediaSSRC: configuration.ssrc)))
+    }
+    if configuration.sendsReceiverReports, seconds >= nextReportAt {
+      nextReportAt = seconds + configuration.reportInterval.streamSeconds
+      if statistics.packetsReceived > 0 {
+        counters.receiverReportsSent += 1
+        output.rtcp.insert(
+          .receiverReport(
+            RTCPReceiverReport(
+              ssrc: configuration.localSSRC,
+              reports: [statistics.makeReportBlock(now: seconds)])), at: 0)
+      }
+    }
+    return output
+  }
+
+  /// The report block on this source for our own SR (starts a new reporting interval).
+  public mutating func makeReportBlock(now: ContinuousClock.Instant) -> RTCPReportBlock? {
+    guard statistics.packetsReceived > 0 else { return nil }
+    return statistics.makeReportBlock(now: clock.seconds(now))
+  }
+
+  /// When `poll` must run next.
+  public var nextDeadline: ContinuousClock.Instant {
+    var next = configuration.sendsReceiverReports ? nextReportAt : Double.infinity
+    if configuration.buffersPackets, let due = jitterBuffer.nextDeadline { next = min(next, due) }
+    if configuration.nackEnabled, let due = nackGenerator.nextDeadline(roundTripTime: roundTripTime)
+    {
+      next = min(next, due)
+    }
+    if keyFrameRequested {
+      let allowed =
+        (lastKeyFrameRequestAt ?? -Double.infinity)
+        + configuration.keyFrameRequestInterval.streamSeconds
+      next = min(next, max(allowed, 0))
+    }
+    if !next.isFinite { next = nextReportAt }
+    return clock.instant(next)
+  }
+}

@@ -1,0 +1,146 @@
+/// A decoded picture with its timing.
+public struct DecodedVideoFrame: Sendable, Equatable {
+  /// The picture.
+  public var image: I420Image
+  /// RTP timestamp of the frame (90 kHz, RFC 7741 §4.1).
+  public var rtpTimestamp: UInt32
+  /// Whether the frame was a key frame.
+  public var isKeyFrame: Bool
+  /// When the packet that completed the frame arrived from the network.
+  public var arrivalTime: ContinuousClock.Instant
+  /// When the frame should be shown: the jitter buffer released it at its playout time, so this
+  /// is the `now` of the call that decoded it.
+  public var renderTime: ContinuousClock.Instant
+}
+
+/// The video receive pipeline after the jitter buffer: RTP packets → VP8 frame assembly (RFC 7741)
+/// → libvpx decoding → pictures, with render statistics.
+///
+/// Not thread-safe: owned by the track's decode queue. Feed it `RTPReceiveStream.Output.packets`;
+/// when an output says `needsKeyFrame`, call `RTPReceiveStream.requestKeyFrame()`.
+public final class VideoReceiver {
+  /// What one call produced.
+  public struct Output: Sendable {
+    /// Decoded frames, in decode order.
+    public var frames: [DecodedVideoFrame] = []
+    /// The picture is lost (loss the assembler cannot bridge, or a decode error): send a PLI.
+    public var needsKeyFrame = false
+  }
+
+  /// Render statistics.
+  public struct Statistics: Sendable, Equatable {
+    /// Frames decoded and handed out.
+    public var framesDecoded = 0
+    /// Key frames decoded.
+    public var keyFramesDecoded = 0
+    /// Frames skipped by the assembler (incomplete) or that failed to decode.
+    public var framesDropped = 0
+    /// Decode errors (libvpx rejected or flagged a frame corrupt).
+    public var decodeErrors = 0
+    /// Gaps of more than `freezeThreshold` between two rendered frames.
+    public var freezes = 0
+    /// Longest gap between two rendered frames, seconds.
+    public var longestGap: Double = 0
+    /// Packets the VP8 payload parser rejected.
+    public var malformedPackets = 0
+    /// Rendered frames per second from the first to the last frame.
+    public var framesPerSecond: Double = 0
+  }
+
+  /// A gap between rendered frames longer than this counts as a freeze (500 ms, as WebRTC stats).
+  public static let freezeThreshold: Double = 0.5
+
+  /// Statistics so far.
+  public private(set) var statistics = Statistics()
+
+  private var assembler: VP8FrameAssembler
+  private let decoder: VP8Decoder
+  private var waitingForKeyFrame = false
+  private var firstRenderAt: ContinuousClock.Instant?
+  private var lastRenderAt: ContinuousClock.Instant?
+  private var lastProgressAt: ContinuousClock.Instant?
+  private let stallTimeout: Duration
+
+  /// Creates a receiver.
+  ///
+  /// - Parameter reorderWindow: packets the assembler waits past a gap before declaring the
+  ///   picture lost; the jitter buffer already orders packets, so this covers late
+  ///   retransmissions (default 64).
+  /// - Parameter stallTimeout: packets keep arriving but no frame decodes for this long (a
+  ///   receiver that joined after the key frame, or loss NACK could not repair): ask for a key
+  ///   frame, and again after each further `stallTimeout` (default 500 ms).
+  /// - Throws: `VP8Error` when libvpx cannot create a decoder.
+  public init(reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500)) throws(VP8Error)
+  {
+    self.stallTimeout = stallTimeout
+    assembler = VP8FrameAssembler(reorderWindow: reorderWindow)
+    decoder = try VP8Decoder()
+  }
+
+  /// Takes packets released by the receive stream at `now` and decodes every frame they complete.
+  public func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
+    var output = Output()
+    for received in packets {
+      let packet = received.packet
+      let dropsBefore = assembler.discardedFrames
+      let assembled = assembler.insert(
+        VP8FrameAssembler.Packet(
+          sequenceNumber: packet.header.sequenceNumber, timestamp: packet.header.timestamp,
+          marker: packet.header.marker, payload: packet.payload))
+      statistics.framesDropped += assembler.discardedFrames - dropsBefore
+      if assembled.dropped != nil { statistics.malformedPackets += 1 }
+      if assembled.needsKeyFrame { output.needsKeyFrame = true }
+      for frame in assembled.frames {
+        decode(frame.frame, arrival: received.arrival, now: now, into: &output)
+      }
+    }
+    if !output.frames.isEmpty {
+      lastProgressAt = now
+    } else if !packets.isEmpty {
+      let since = lastProgressAt ?? now
+      lastProgressAt = since
+      if now - since > stallTimeout {
+        output.needsKeyFrame = true
+        lastProgressAt = now
+      }
+    }
+    return output
+  }
+
+  private func decode(
+    _ frame: EncodedVideoFrame, arrival: ContinuousClock.Instant, now: ContinuousClock.Instant,
+    into output: inout Output
+  ) {
+    if waitingForKeyFrame && !frame.isKeyFrame {
+      statistics.framesDropped += 1
+      return
+    }
+    do {
+      guard let image = try decoder.decode(frame.data) else { return }
+      waitingForKeyFrame = false
+      statistics.framesDecoded += 1
+      if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
+      if let lastRenderAt {
+        let gap = (now - lastRenderAt).streamSeconds
+        statistics.longestGap = max(statistics.longestGap, gap)
+        if gap > Self.freezeThreshold { statistics.freezes += 1 }
+      }
+      firstRenderAt = firstRenderAt ?? now
+      lastRenderAt = now
+      if let firstRenderAt, statistics.framesDecoded > 1 {
+        let span = (now - firstRenderAt).streamSeconds
+        if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
+      }
+      output.frames.append(
+        DecodedVideoFrame(
+          image: image, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
+          arrivalTime: arrival, renderTime: now))
+    } catch {
+      // The reference chain is broken: later delta frames would decode to garbage.
+      statistics.decodeErrors += 1
+      statistics.framesDropped += 1
+      waitingForKeyFrame = true
+      output.needsKeyFrame = true
+    }
+  }
+}

@@ -1,0 +1,316 @@
+import XCTest
+
+@testable import WCSMedia
+
+/// Receive statistics, receiver reports, NACK and PLI generation of `RTPReceiveStream`, with values
+/// worked out by hand from RFC 3550 §A.3 / §A.8 and RFC 4585 §6.2.1.
+final class RTPReceiveStreamTests: XCTestCase {
+  private let remoteSSRC: UInt32 = 0x1122_3344
+  private let localSSRC: UInt32 = 0x5566_7788
+
+  private func makeStream(
+    nack: Bool = false, buffers: Bool = true, rtx: RTPReceiveStream.Retransmission? = nil
+  ) -> RTPReceiveStream {
+    RTPReceiveStream(
+      configuration: .init(
+        ssrc: remoteSSRC, localSSRC: localSSRC, payloadType: 96, clockRate: 90_000,
+        retransmission: rtx, nackEnabled: nack, buffersPackets: buffers),
+      now: at(0))
+  }
+
+  /// Packets every 20 ms (1800 ticks at 90 kHz) starting at sequence 65530 so the sequence wraps;
+  /// indices 2 and 5 are lost; each packet gets the extra network delay listed (ms).
+  func testReceiverReportMatchesHandComputedRFC3550Values() throws {
+    var stream = makeStream()
+    let extraDelayMs: [Int: Double] = [0: 0, 1: 5, 3: 2, 4: 10, 6: 0, 7: 7, 8: 3, 9: 3]
+    for index in 0..<10 {
+      guard let extra = extraDelayMs[index] else { continue }
+      let arrival = 0.1 + Double(index) * 0.020 + extra / 1000
+      let bytes = rtpBytes(
+        ssrc: remoteSSRC, sequenceNumber: UInt16(truncatingIfNeeded: 65_530 + index),
+        timestamp: UInt32(5000 + index * 1800))
+      XCTAssertNoThrow(try stream.receive(bytes, now: at(arrival)).get())
+    }
+    // §A.8 by hand: the transit differences |D| in ms between consecutive arrivals are
+    // 5, 3, 8, 10, 7, 4, 0; J += (|D| − J) / 16 gives J = 1.868072468787432 ms = 168.1265 ticks.
+    var expectedJitter = 0.0
+    for d in [5.0, 3, 8, 10, 7, 4, 0] { expectedJitter += (d * 90 - expectedJitter) / 16 }
+    XCTAssertEqual(expectedJitter, 168.126_522_190_868_9, accuracy: 1e-6)
+    XCTAssertEqual(stream.statistics.jitter, expectedJitter, accuracy: 1e-4)
+
+    // An SR from the source at 0.5 s, the report at 1.0 s: DLSR = 0.5 s = 32768 / 65536 s.
+    let ntp = NTPTimestamp(value: 0xE1A2_B3C4_8000_0000)
+    stream.handleSenderReport(
+      RTCPSenderReport(
+        ssrc: remoteSSRC, ntpTimestamp: ntp.value, rtpTimestamp: 123, packetCount: 8,
+        octetCount: 32), now: at(0.5))
+
+    let output = stream.poll(now: at(1.0))
+    guard case .receiverReport(let report) = output.rtcp.first else {
+      return XCTFail("no RR in \(output.rtcp)")
+    }
+    XCTAssertEqual(report.ssrc, localSSRC)
+    XCTAssertEqual(
+      report.reports,
+      [
+        RTCPReportBlock(
+          ssrc: remoteSSRC,
+          // §A.3: expected 10, received 8, lost 2 → fraction (2 << 8) / 10 = 51.
+          fractionLost: 51, packetsLost: 2,
+          // 65530 + 9 wraps once: cycles 1 << 16, highest 3.
+          highestSequence: 0x1_0003, jitter: 168, lastSenderReport: 0xB3C4_8000,
+          delaySinceLastSenderReport: 32_768)
+      ])
+
+    // Second interval: 10 more packets, one lost → fraction (1 << 8) / 10 = 25, cumulative 3.
+    for index in 10..<20 where index != 11 {
+      let bytes = rtpBytes(
+        ssrc: remoteSSRC, sequenceNumber: UInt16(truncatingIfNeeded: 65_530 + index),
+        timestamp: UInt32(5000 + index * 1800))
+      _ = stream.receive(bytes, now: at(1.0 + Double(index) * 0.02))
+    }
+    let second = stream.poll(now: at(2.0))
+    guard case .receiverReport(let next) = second.rtcp.first, let block = next.reports.first else {
+      return XCTFail("no second RR")
+    }
+    XCTAssertEqual(block.fractionLost, 25)
+    XCTAssertEqual(block.packetsLost, 3)
+    XCTAssertEqual(block.highestSequence, 0x1_000D)
+    XCTAssertEqual(stream.counters.receiverReportsSent, 2)
+  }
+
+  func testDuplicatesCountAsReceivedAndAreDroppedByTheJitterBuffer() throws {
+    var stream = makeStream(buffers: false)
+    var delivered: [UInt16] = []
+    for sequence: UInt16 in [10, 11, 11, 12, 12, 13] {
+      let output = try stream.receive(
+        rtpBytes(ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000),
+        now: at(0.01 * Double(sequence))
+      ).get()
+      delivered += output.packets.map(\.header.sequenceNumber)
+    }
+    XCTAssertEqual(delivered, [10, 11, 12, 13])
+    XCTAssertEqual(stream.jitterBuffer.duplicates, 2)
+    // RFC 3550 §A.3: duplicates make the cumulative loss negative.
+    XCTAssertEqual(stream.statistics.cumulativeLost, -2)
+    XCTAssertEqual(stream.makeReportBlock(now: at(1))?.fractionLost, 0)
+  }
+
+  func testJitterBufferReordersAndHoldsUntilPlayout() throws {
+    var stream = makeStream()
+    // Sequence 3 overtakes 2; all sent 20 ms apart, 1800 ticks apart.
+    let arrivals: [(UInt16, Double)] = [(10, 0.010), (11, 0.030), (13, 0.070), (12, 0.075)]
+    for (sequence, arrival) in arrivals {
+      let output = try stream.receive(
+        rtpBytes(
+          ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence - 10) * 1800),
+        now: at(arrival)
+      ).get()
+      XCTAssertTrue(output.packets.isEmpty, "released on arrival")
+    }
+    let delay = stream.jitterBuffer.delay
+    XCTAssertGreaterThanOrEqual(delay, 0.010)
+    // Packet 0's playout: its transit 10 ms + delay.
+    XCTAssertTrue(stream.poll(now: at(0.010 + delay - 0.001)).packets.isEmpty)
+    var released: [UInt16] = []
+    // (The minimum transit estimate rises 0.1 ms per packet until a faster packet pulls it down.)
+    released += stream.poll(now: at(0.010 + delay + 0.000_3)).packets.map(\.header.sequenceNumber)
+    XCTAssertEqual(released, [10])
+    released += stream.poll(now: at(0.5)).packets.map(\.header.sequenceNumber)
+    XCTAssertEqual(released, [10, 11, 12, 13])
+
+    // A packet older than released ones is late: counted and handed on at once.
+    let late = try stream.receive(
+      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 9, timestamp: 0), now: at(0.6)
+    ).get()
+    XCTAssertEqual(late.packets.map(\.header.sequenceNumber), [9])
+    XCTAssertEqual(stream.jitterBuffer.latePackets, 1)
+  }
+
+  func testPlayoutDelayFollowsMeasuredJitter() {
+    var quiet = JitterBuffer(clockRate: 90_000)
+    var noisy = JitterBuffer(clockRate: 90_000)
+    for _ in 0..<100 {
+      quiet.updateTargetDelay(jitterSeconds: 0.001, extraDelay: 0)
+      noisy.updateTargetDelay(jitterSeconds: 0.030, extraDelay: 0.1)
+    }
+    // Targets: max(10 ms, 4 × 1 ms) = 10 ms; 4 × 30 ms + 100 ms = 220 ms (approached geometrically).
+    XCTAssertEqual(quiet.delay, 0.010, accuracy: 0.0005)
+    XCTAssertEqual(noisy.delay, 0.220, accuracy: 0.001)
+  }
+
+  func testNACKForAGapRetriesEveryRTTAndGivesUp() throws {
+    var stream = makeStream(nack: true)
+    stream.roundTripTime = 0.1
+    for sequence: UInt16 in [100, 101, 105] {
+      _ = stream.receive(
+        rtpBytes(ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000),
+        now: at(0))
+    }
+    func nacked(_ output: RTPReceiveStream.Output) -> [UInt16] {
+      output.rtcp.flatMap { packet -> [UInt16] in
+        if case .genericNACK(let nack) = packet {
+          XCTAssertEqual(nack.senderSSRC, localSSRC)
+          XCTAssertEqual(nack.mediaSSRC, remoteSSRC)
+          return nack.lostSequenceNumbers
+        }
+        return []
+      }
+    }
+    // Reorder tolerance 20 ms: nothing at 10 ms, then 102...104 in one item (PID 102, BLP 0b11).
+    XCTAssertEqual(nacked(stream.poll(now: at(0.010))), [])
+    let first = stream.poll(now: at(0.020))
+    XCTAssertEqual(nacked(first), [102, 103, 104])
+    if case .genericNACK(let nack) = first.rtcp.first {
+      XCTAssertEqual(nack.items, [RTCPNACKItem(packetID: 102, lostBitmask: 0b11)])
+    }
+    // 103 arrives (retransmitted); the others are asked again one RTT later, not before.
+    _ = stream.receive(
+      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 103, timestamp: 309_000), now: at(0.05))
+    XCTAssertEqual(nacked(stream.poll(now: at(0.110))), [])
+    XCTAssertEqual(nacked(stream.poll(now: at(0.120))), [102, 104])
+    XCTAssertEqual(stream.nackGenerator.recovered, 1)
+    // Up to 10 requests in all, at least one RTT apart, then given up.
+    var requests = 2
+    for step in 25...300 {
+      let time = Double(step) * 0.005
+      let sequences = nacked(stream.poll(now: at(time)))
+      if !sequences.isEmpty {
+        XCTAssertEqual(sequences, [102, 104])
+        requests += 1
+      }
+    }
+    XCTAssertEqual(requests, 10)
+    XCTAssertEqual(stream.nackGenerator.givenUp, 2)
+    XCTAssertTrue(stream.nackGenerator.missingSequenceNumbers.isEmpty)
+  }
+
+  func testNACKGivesUpAfterMaxAge() {
+    var generator = NACKGenerator(
+      configuration: .init(maxRetries: 100, maxAge: .milliseconds(300)))
+    generator.packetArrived(1, now: 0)
+    generator.packetArrived(3, now: 0)
+    var requested = 0
+    var time = 0.0
+    while time < 0.5 {
+      time += 0.01
+      requested += generator.due(now: time, roundTripTime: 0.05).count
+    }
+    // Requests at 20, 70, ..., 270 ms (every 50 ms), then gone at 300 ms.
+    XCTAssertEqual(requested, 6)
+    XCTAssertEqual(generator.givenUp, 1)
+  }
+
+  func testAWideGapAsksForAKeyFrameInsteadOfNACKs() {
+    var stream = makeStream(nack: true)
+    _ = stream.receive(rtpBytes(ssrc: remoteSSRC, sequenceNumber: 0, timestamp: 0), now: at(0))
+    _ = stream.receive(rtpBytes(ssrc: remoteSSRC, sequenceNumber: 900, timestamp: 0), now: at(0))
+    let output = stream.poll(now: at(0.05))
+    XCTAssertEqual(
+      output.rtcp.filter {
+        if case .pictureLossIndication = $0 { return true } else { return false }
+      }.count, 1)
+    XCTAssertFalse(output.rtcp.contains { if case .genericNACK = $0 { true } else { false } })
+  }
+
+  func testPLIIsRateLimited() {
+    var stream = makeStream()
+    func plis(_ output: RTPReceiveStream.Output) -> Int {
+      output.rtcp.filter {
+        if case .pictureLossIndication(let pli) = $0 {
+          return pli.mediaSSRC == remoteSSRC && pli.senderSSRC == localSSRC
+        }
+        return false
+      }.count
+    }
+    stream.requestKeyFrame()
+    XCTAssertEqual(plis(stream.poll(now: at(0.1))), 1)
+    stream.requestKeyFrame()
+    XCTAssertEqual(plis(stream.poll(now: at(0.3))), 0, "within 500 ms")
+    XCTAssertEqual(stream.nextDeadline, at(0.6))
+    XCTAssertEqual(plis(stream.poll(now: at(0.6))), 1, "the deferred request goes out")
+    XCTAssertEqual(plis(stream.poll(now: at(1.5))), 0, "nothing pending")
+    XCTAssertEqual(stream.counters.plisSent, 2)
+  }
+
+  func testCorruptAndForeignPacketsAreCountedNotFatal() throws {
+    let rtx = RTPReceiveStream.Retransmission(ssrc: 0xAAAA, payloadType: 97)
+    var stream = makeStream(buffers: false, rtx: rtx)
+    var generator = CodecTestRandom(seed: 7)
+    let good = rtpBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0)
+    var malformed = 0
+    // Every truncation of a valid packet with the padding bit set, and random garbage.
+    var padded = good
+    padded[0] |= 0x20
+    for length in 0..<padded.count {
+      if case .failure = stream.receive(Array(padded.prefix(length)), now: at(0)) { malformed += 1 }
+    }
+    for _ in 0..<200 {
+      let length = Int.random(in: 0...40, using: &generator)
+      var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      if !bytes.isEmpty {
+        bytes[0] = (bytes[0] & 0x3F) | (Bool.random(using: &generator) ? 0x80 : 0)
+      }
+      if case .failure = stream.receive(bytes, now: at(0)) { malformed += 1 }
+    }
+    XCTAssertEqual(stream.counters.malformedPackets, malformed)
+    XCTAssertGreaterThan(malformed, 200)
+    // Foreign SSRC, wrong payload type, RTX without a whole OSN.
+    XCTAssertEqual(
+      stream.receive(rtpBytes(ssrc: 1, sequenceNumber: 1, timestamp: 0), now: at(0)),
+      .failure(.unknownSSRC(1)))
+    XCTAssertEqual(
+      stream.receive(
+        rtpBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0, payloadType: 100), now: at(0)),
+      .failure(.unexpectedPayloadType(100)))
+    XCTAssertEqual(
+      stream.receive(
+        rtpBytes(ssrc: 0xAAAA, sequenceNumber: 1, timestamp: 0, payloadType: 97, payload: [7]),
+        now: at(0)),
+      .failure(.truncatedRetransmission(length: 1)))
+    // The stream still works.
+    let output = try stream.receive(
+      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0), now: at(0.1)
+    ).get()
+    XCTAssertEqual(output.packets.map(\.header.sequenceNumber), [2])
+  }
+
+  func testABogusTimestampDoesNotHoldTheBufferUp() throws {
+    var stream = makeStream()
+    _ = stream.receive(rtpBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0), now: at(0))
+    // A packet claiming a time 6 hours ahead, then ordinary ones.
+    _ = stream.receive(
+      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0x7000_0000), now: at(0.02))
+    _ = stream.receive(
+      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 3, timestamp: 1800), now: at(0.04))
+    // Everything is out by arrival + the 1 s maximum delay.
+    let released = stream.poll(now: at(1.05)).packets.map(\.header.sequenceNumber)
+    XCTAssertEqual(released, [1, 2, 3])
+  }
+
+  func testGarbageVideoPayloadsAreCountedNotDecoded() throws {
+    let video = try VideoReceiver()
+    var generator = CodecTestRandom(seed: 99)
+    var packets: [ReceivedRTPPacket] = []
+    for sequence in 0..<300 {
+      let length = Int.random(in: 0...60, using: &generator)
+      var payload = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      // Half of them claim to start a key frame so they reach the decoder.
+      if sequence % 2 == 0, payload.count > 4 {
+        payload[0] = 0x10
+        payload[1] &= 0xFE
+      }
+      packets.append(
+        ReceivedRTPPacket(
+          packet: RTPPacket(
+            header: RTPHeader(
+              marker: true, payloadType: 96, sequenceNumber: UInt16(sequence),
+              timestamp: UInt32(sequence * 3000), ssrc: remoteSSRC), payload: payload),
+          arrival: at(0)))
+    }
+    let output = video.handle(packets, now: at(0))
+    let stats = video.statistics
+    XCTAssertGreaterThan(stats.malformedPackets + stats.decodeErrors, 0)
+    XCTAssertEqual(stats.framesDecoded, output.frames.count)
+  }
+}

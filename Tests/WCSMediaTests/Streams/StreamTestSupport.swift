@@ -1,0 +1,58 @@
+@testable import WCSMedia
+
+/// A fixed origin for virtual time: tests add offsets to it and never read the real clock again.
+let streamTestOrigin = ContinuousClock.now
+
+/// The instant `seconds` after `streamTestOrigin`.
+func at(_ seconds: Double) -> ContinuousClock.Instant { streamTestOrigin + .seconds(seconds) }
+
+/// Serializes a packet with the given header fields, for feeding a receive stream.
+func rtpBytes(
+  ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8 = 96,
+  marker: Bool = false, payload: [UInt8] = [1, 2, 3, 4]
+) -> [UInt8] {
+  let packet = RTPPacket(
+    header: RTPHeader(
+      marker: marker, payloadType: payloadType, sequenceNumber: sequenceNumber,
+      timestamp: timestamp, ssrc: ssrc),
+    payload: payload)
+  return (try? packet.serialized()) ?? []
+}
+
+/// A one-way in-memory link on a virtual clock: each packet is lost with `lossRate`, otherwise
+/// delivered after `baseDelay` plus a uniform random 0...`jitter` (which reorders). Seeded.
+struct VirtualLink<Packet> {
+  private var generator: CodecTestRandom
+  let lossRate: Double
+  let baseDelay: Double
+  let jitter: Double
+  private var inFlight: [(due: Double, order: Int, packet: Packet)] = []
+  private var order = 0
+  private(set) var sent = 0
+  private(set) var dropped = 0
+
+  init(seed: UInt64, lossRate: Double, baseDelay: Double, jitter: Double) {
+    generator = CodecTestRandom(seed: seed)
+    self.lossRate = lossRate
+    self.baseDelay = baseDelay
+    self.jitter = jitter
+  }
+
+  mutating func send(_ packet: Packet, now: Double) {
+    sent += 1
+    if Double.random(in: 0..<1, using: &generator) < lossRate {
+      dropped += 1
+      return
+    }
+    let delay = baseDelay + Double.random(in: 0...jitter, using: &generator)
+    inFlight.append((now + delay, order, packet))
+    order += 1
+  }
+
+  /// Packets due at or before `now`, in arrival order, with their arrival times.
+  mutating func deliver(upTo now: Double) -> [(arrival: Double, packet: Packet)] {
+    let due = inFlight.filter { $0.due <= now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
+    inFlight.removeAll { $0.due <= now }
+    return due.map { ($0.due, $0.packet) }
+  }
+}
