@@ -64,6 +64,14 @@ public final class PeerConnection: @unchecked Sendable {
   /// Receives unprotected RTCP.
   public var onRTCP: RTCPHandler?
 
+  /// The negotiated sections of the answer, after `setRemoteDescription(answer:)`: accepted
+  /// codecs and payload types per m-section, for the media pipeline.
+  public internal(set) var remoteAnswer: SDPAnswerAnalysis?
+  /// The peer's offer, after `setRemoteDescription(offer:)`.
+  public internal(set) var remoteOffer: SessionDescription?
+  /// The offer or answer we made, once made.
+  public internal(set) var localSessionDescription: SessionDescription?
+
   var sockets: [EventLoopUDPSocket] = []
   var certificate: DTLSCertificate?
   var agent: ICEAgent?
