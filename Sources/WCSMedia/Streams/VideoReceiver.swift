@@ -1,5 +1,5 @@
 /// A decoded picture with its timing.
-public struct DecodedVideoFrame: Sendable, Equatable {
+public struct ReceivedVideoFrame: Sendable, Equatable {
   /// The picture.
   public var image: I420Image
   /// RTP timestamp of the frame (90 kHz, RFC 7741 §4.1).
@@ -22,7 +22,7 @@ public final class VideoReceiver {
   /// What one call produced.
   public struct Output: Sendable {
     /// Decoded frames, in decode order.
-    public var frames: [DecodedVideoFrame] = []
+    public var frames: [ReceivedVideoFrame] = []
     /// The picture is lost (loss the assembler cannot bridge, or a decode error): send a PLI.
     public var needsKeyFrame = false
   }
@@ -132,7 +132,7 @@ public final class VideoReceiver {
         if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
       }
       output.frames.append(
-        DecodedVideoFrame(
+        ReceivedVideoFrame(
           image: image, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
           arrivalTime: arrival, renderTime: now))
     } catch {
