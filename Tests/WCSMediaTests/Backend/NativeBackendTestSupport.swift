@@ -27,6 +27,11 @@ final class LoopbackRelay: @unchecked Sendable {
   private var playerSide: PeerConnection?
   let relayedRTP = BackendTestBox(0)
   let relayedRTCP = BackendTestBox(0)
+  /// Publisher SSRCs seen, by payload type.
+  let ssrcsByPayloadType = BackendTestBox<[UInt8: UInt32]>([:])
+  /// Decides whether a publisher RTP packet reaches the player (`true`: drop it); on the loop.
+  var dropFilter: (@Sendable (_ payloadType: UInt8, _ sequenceNumber: UInt16) -> Bool)?
+  let dropped = BackendTestBox(0)
 
   init(loop: EventLoop) { self.loop = loop }
 
@@ -38,8 +43,15 @@ final class LoopbackRelay: @unchecked Sendable {
     try loop.submit {
       let connection = PeerConnection(configuration: Self.configuration, loop: loop)
       try connection.setRemoteDescription(offer: offer)
-      connection.onRTP = { [weak self] _, packet in
-        guard let self else { return }
+      connection.onRTP = { [weak self] ssrc, packet in
+        guard let self, packet.count >= 12 else { return }
+        let payloadType = packet[1] & 0x7F
+        let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
+        self.ssrcsByPayloadType.mutate { $0[payloadType] = ssrc }
+        if let drop = self.dropFilter, drop(payloadType, sequenceNumber) {
+          _ = self.dropped.mutate { $0 += 1 }
+          return
+        }
         _ = self.relayedRTP.mutate { $0 += 1 }
         try? self.playerSide?.sendRTP(packet)
       }
@@ -64,6 +76,12 @@ final class LoopbackRelay: @unchecked Sendable {
       playerSide = connection
       return try connection.createAnswer()
     }
+  }
+
+  /// Sends RTCP to the publisher as if the player had sent it.
+  func sendToPublisher(_ packets: [RTCPPacket]) throws {
+    let bytes = try RTCPPacket.serializeCompound(packets)
+    try loop.submit { try publisherSide?.sendRTCP(bytes) }
   }
 
   func close() {
@@ -107,6 +125,83 @@ extension XCTestCase {
     connection.setRemoteAnswer(answer) { value in result.mutate { $0 = value } }
     waitForBackend("answer", timeout: 10) { result.value != nil }
     try XCTUnwrap(result.value).get()
+  }
+}
+
+/// A publisher and a player of one `NativeMediaBackend` joined through a `LoopbackRelay` on
+/// 127.0.0.1, with the pictures and sound the player renders.
+final class LoopbackCall: Sendable {
+  let loop = EventLoop(label: "LoopbackCall")
+  let backend: NativeMediaBackend
+  let relay: LoopbackRelay
+  let publisher: NativeMediaConnection
+  let player: NativeMediaConnection
+  let publishStates = BackendTestBox<[MediaConnectionState]>([])
+  let playStates = BackendTestBox<[MediaConnectionState]>([])
+  let frames = BackendTestBox<[VideoFrame]>([])
+  let audio = BackendTestBox<[AudioFrame]>([])
+
+  init(
+    publish request: MediaConnectionRequest,
+    backend makeBackend: (NativeMediaBackend.Configuration) -> NativeMediaBackend = {
+      NativeMediaBackend(configuration: $0)
+    }
+  ) throws {
+    backend = makeBackend(NativeMediaBackend.Configuration(loop: loop, peerConnection: .loopback))
+    relay = LoopbackRelay(loop: loop)
+    let publishStates = publishStates
+    let playStates = playStates
+    let frames = frames
+    let audio = audio
+    guard
+      let publisher = try backend.makeConnection(
+        request,
+        onStateChange: { state in
+          publishStates.mutate { $0.append(state) }
+        }) as? NativeMediaConnection,
+      let player = try backend.makeConnection(
+        MediaConnectionRequest(
+          direction: .play, audio: request.audio.map { _ in .init() },
+          video: request.video.map { _ in .init() },
+          renderer: VideoFrameCallbackRenderer { frame in frames.mutate { $0.append(frame) } }),
+        onStateChange: { state in playStates.mutate { $0.append(state) } })
+        as? NativeMediaConnection
+    else { throw MediaBackendError.unavailable("not a NativeMediaConnection") }
+    self.publisher = publisher
+    self.player = player
+    player.setPlayoutSink(PlayoutAudioCallbackSink { frame in audio.mutate { $0.append(frame) } })
+  }
+
+  /// Offer/answer for the publisher, through the relay.
+  func connectPublisher(_ test: XCTestCase) throws {
+    let offer = try test.offer(of: publisher)
+    try test.apply(answer: try relay.answerPublisher(offer), to: publisher)
+  }
+
+  /// Offer/answer for the player, through the relay.
+  func connectPlayer(_ test: XCTestCase) throws {
+    let offer = try test.offer(of: player)
+    try test.apply(answer: try relay.answerPlayer(offer), to: player)
+  }
+
+  /// The frame numbers of the pictures rendered so far (unreadable ones left out).
+  var frameNumbers: [UInt32] {
+    frames.value.compactMap { I420Image($0).flatMap { VirtualCamera.decodeFrameNumber(from: $0) } }
+  }
+
+  func statistics(of connection: NativeMediaConnection, _ test: XCTestCase)
+    -> NativeMediaConnection.DetailedStatistics?
+  {
+    let box = BackendTestBox<NativeMediaConnection.DetailedStatistics?>(nil)
+    connection.detailedStatistics { value in box.mutate { $0 = value } }
+    test.waitForBackend("statistics") { box.value != nil }
+    return box.value
+  }
+
+  func close() {
+    publisher.close()
+    player.close()
+    relay.close()
   }
 }
 
