@@ -25,6 +25,11 @@ final class QueueTicker: @unchecked Sendable {
     queue.setSpecific(key: key, value: 1)
   }
 
+  deinit {
+    // A resumed Dispatch source lives until cancelled.
+    lock.withLock { $0?.cancel() }
+  }
+
   /// Starts ticking; `tick` runs on the queue.
   func start(_ tick: @escaping @Sendable () -> Void) {
     lock.withLock { timer in
