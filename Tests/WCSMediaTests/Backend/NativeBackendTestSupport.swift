@@ -78,6 +78,14 @@ final class LoopbackRelay: @unchecked Sendable {
     }
   }
 
+  /// Sends raw RTP and RTCP to the player as if the publisher had sent them.
+  func sendToPlayer(rtp: [[UInt8]], rtcp: [[UInt8]]) throws {
+    try loop.submit {
+      for packet in rtp { try playerSide?.sendRTP(packet) }
+      for packet in rtcp { try? playerSide?.sendRTCP(packet) }
+    }
+  }
+
   /// Sends RTCP to the publisher as if the player had sent it.
   func sendToPublisher(_ packets: [RTCPPacket]) throws {
     let bytes = try RTCPPacket.serializeCompound(packets)

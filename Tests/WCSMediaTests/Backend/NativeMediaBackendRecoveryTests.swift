@@ -119,3 +119,39 @@ final class NativeMediaBackendRecoveryTests: XCTestCase {
     waitForBackend("virtual camera again") { (call.frameNumbers.last ?? .max) < 1000 }
   }
 }
+
+/// Garbage on the wire never takes the player down.
+final class NativeMediaBackendMalformedInputTests: XCTestCase {
+  /// Packets of unknown payload types, junk VP8/Opus payloads under strange SSRCs and
+  /// truncated RTCP reach the player between real media: they are counted and dropped, the
+  /// real stream keeps rendering in order.
+  func testGarbagePacketsAreDroppedWithoutDisturbingTheStream() throws {
+    let call = try LoopbackCall(
+      publish: MediaConnectionRequest(
+        direction: .publish, audio: .init(),
+        video: .init(maxWidth: 320, maxHeight: 240, maxFrameRate: 30)))
+    defer { call.close() }
+    try call.connectPublisher(self)
+    try call.connectPlayer(self)
+    waitForBackend("first frames") { call.frames.value.count >= 5 }
+    var generator = SystemRandomNumberGenerator()
+    var garbage: [[UInt8]] = []
+    for index in 0..<60 {
+      let payloadType: UInt8 = [96, 111, 35, 96][index % 4]
+      var packet: [UInt8] = [0x80, payloadType, UInt8(index), 0, 0, 0, 0, UInt8(index)]
+      packet += [0xDE, 0xAD, UInt8(index), 0x01]  // SSRC no real source uses
+      packet += (0..<(index % 30)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      garbage.append(packet)
+    }
+    try call.relay.sendToPlayer(
+      rtp: garbage,
+      rtcp: [[0x81, 0xCD, 0x00, 0x09, 0, 0, 0, 1], [0x80, 0xC9, 0x00, 0x07, 1, 2, 3, 4]])
+    let before = call.frames.value.count
+    waitForBackend("frames after the garbage") { call.frames.value.count >= before + 20 }
+    let numbers = call.frameNumbers
+    XCTAssertEqual(numbers, numbers.sorted())
+    let got = try XCTUnwrap(call.statistics(of: call.player, self))
+    XCTAssertGreaterThanOrEqual(got.malformedPackets, 60)
+    XCTAssertEqual(call.playStates.value.last, .connected)
+  }
+}

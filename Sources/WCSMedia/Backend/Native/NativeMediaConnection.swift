@@ -54,7 +54,12 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   struct ReceiveEntry {
     var stream: RTPReceiveStream
     let isVideo: Bool
+    var lastPacketAt: ContinuousClock.Instant
   }
+
+  /// A second source of the same kind replaces the current one only after the current one was
+  /// silent this long (a sender restart), so stray packets cannot hijack the decoder.
+  static let sourceTakeoverSilence: Duration = .seconds(2)
 
   /// The request this connection serves.
   public let request: MediaConnectionRequest
@@ -88,6 +93,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   private var audioPayloadType: UInt8 = 111
   private var rtxPayloadType: UInt8?
   private var receivers: [UInt32: ReceiveEntry] = [:]
+  private var rtxSource: (ssrc: UInt32, lastPacketAt: ContinuousClock.Instant)?
   private var videoReceiveTrack: VideoReceiveTrack?
   private var audioReceiveTrack: AudioReceiveTrack?
   private var pollTimer: EventLoopTimer?
@@ -573,11 +579,22 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     }
     if let rtx = rtxPayloadType, payloadType == rtx {
       // RTX (RFC 4588): the answer of a relay may carry no ssrc-group, so the repaired
-      // stream is the one video source seen.
+      // stream is the one video source seen, and its RTX stream the first RTX SSRC seen
+      // (taken over like a media source after a silence).
+      if let current = rtxSource, current.ssrc != ssrc,
+        now - current.lastPacketAt < Self.sourceTakeoverSilence
+      {
+        extra.malformedPackets += 1
+        return
+      }
+      rtxSource = (ssrc, now)
       guard let video = receivers.first(where: { $0.value.isVideo })?.key,
         let restored = try? RTXPacketFormat.unwrap(
           packet, ssrc: video, payloadType: videoPayloadType)
-      else { return }
+      else {
+        extra.malformedPackets += 1
+        return
+      }
       packet = restored
       mediaSSRC = video
     }
@@ -591,6 +608,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
       receivers[mediaSSRC] = entry
     }
     guard var entry = receivers[mediaSSRC] else { return }
+    entry.lastPacketAt = now
     let result = entry.stream.receive(packet, now: now)
     receivers[mediaSSRC] = entry
     if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
@@ -607,11 +625,16 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     } else {
       return nil
     }
+    if let current = receivers.first(where: { $0.value.isVideo == isVideo }) {
+      guard now - current.value.lastPacketAt >= Self.sourceTakeoverSilence else { return nil }
+      receivers[current.key] = nil
+    }
     let configuration = RTPReceiveStream.Configuration(
       ssrc: ssrc, localSSRC: localSSRC, payloadType: payloadType,
       clockRate: isVideo ? 90_000 : 48_000, nackEnabled: isVideo, buffersPackets: isVideo)
     return ReceiveEntry(
-      stream: RTPReceiveStream(configuration: configuration, now: now), isVideo: isVideo)
+      stream: RTPReceiveStream(configuration: configuration, now: now), isVideo: isVideo,
+      lastPacketAt: now)
   }
 
   private func deliver(
