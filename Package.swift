@@ -94,3 +94,9 @@ package.targets.append(
   .executableTarget(
     name: "PeerConnectionBench", dependencies: ["WCSMedia"],
     path: "Benchmarks/PeerConnectionBench", swiftSettings: strict))
+
+// `swift run wcs-local-server --help`: the local WCS-compatible server as a program.
+package.targets.append(
+  .executableTarget(
+    name: "wcs-local-server", dependencies: ["WCSLocalServer"], swiftSettings: strict))
+package.products.append(.executable(name: "wcs-local-server", targets: ["wcs-local-server"]))
