@@ -77,6 +77,11 @@ for name in ["CodecBench", "RTPBench", "SDPBench", "STUNBench"] {
       name: name, dependencies: ["WCSMedia", "CWebRTCCore"], path: "Benchmarks/\(name)",
       swiftSettings: strict))
 }
+// Loopback PeerConnection connect time: `swift run -c release PeerConnectionBench`.
+package.targets.append(
+  .executableTarget(
+    name: "PeerConnectionBench", dependencies: ["WCSMedia"],
+    path: "Benchmarks/PeerConnectionBench", swiftSettings: strict))
 
 // `swift run wcs-local-server --help`: the local WCS-compatible server as a program.
 package.targets.append(

@@ -1,0 +1,103 @@
+// Loopback PeerConnection ↔ PeerConnection connect time (ICE checks + DTLS handshake + SRTP
+// keys), both on one event loop, 127.0.0.1. Run: `swift run -c release PeerConnectionBench`.
+import Dispatch
+import Foundation
+import Synchronization
+import WCSMedia
+
+/// Connected instants of both sides of one run, written on the loop.
+final class Run: Sendable {
+  let done = DispatchSemaphore(value: 0)
+  let connected = Mutex<Int>(0)
+  let failed = Mutex<String?>(nil)
+
+  func handler() -> PeerConnection.EventHandler {
+    { [self] event in
+      switch event {
+      case .stateChanged(.connected):
+        if connected.withLock({ count in
+          count += 1
+          return count
+        }) == 2 {
+          done.signal()
+        }
+      case .stateChanged(.failed(let error)):
+        failed.withLock { $0 = "\(error)" }
+        done.signal()
+      default: break
+      }
+    }
+  }
+}
+
+func connectOnce(loop: EventLoop, lite: Bool, pacing: Double = 0.05) -> Duration? {
+  let run = Run()
+  var offerConfiguration = PeerConnectionConfiguration.loopback
+  offerConfiguration.icePacingInterval = pacing
+  var answerConfiguration = offerConfiguration
+  answerConfiguration.iceLite = lite
+  let offerer = PeerConnection(configuration: offerConfiguration, loop: loop)
+  let answerer = PeerConnection(configuration: answerConfiguration, loop: loop)
+  let start = loop.submit { () -> ContinuousClock.Instant in
+    offerer.onEvent = run.handler()
+    answerer.onEvent = run.handler()
+    let start = loop.now()
+    do {
+      let offer = try offerer.localDescriptionForOffer()
+      let answer = try answerer.setRemoteOffer(offer)
+      try offerer.setRemoteAnswer(answer)
+    } catch {
+      run.failed.withLock { $0 = "\(error)" }
+      run.done.signal()
+    }
+    return start
+  }
+  let finished = run.done.wait(timeout: .now() + 10) == .success
+  let end = loop.now()
+  loop.submit {
+    offerer.close()
+    answerer.close()
+  }
+  if let failure = run.failed.withLock({ $0 }) {
+    print("run failed: \(failure)")
+    return nil
+  }
+  return finished ? start.duration(to: end) : nil
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+  let (seconds, attoseconds) = duration.components
+  return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+}
+
+func report(_ label: String, lite: Bool, pacing: Double = 0.05, runs: Int, loop: EventLoop) {
+  var samples: [Double] = []
+  for _ in 0..<runs {
+    if let duration = connectOnce(loop: loop, lite: lite, pacing: pacing) {
+      samples.append(milliseconds(duration))
+    }
+  }
+  samples.sort()
+  guard !samples.isEmpty else {
+    print("\(label): no run connected")
+    return
+  }
+  func percentile(_ p: Double) -> Double {
+    samples[min(samples.count - 1, Int(Double(samples.count - 1) * p + 0.5))]
+  }
+  print(
+    String(
+      format: "%@: %d/%d connected, min %.2f ms, median %.2f ms, p90 %.2f ms, max %.2f ms",
+      label, samples.count, runs, samples[0], percentile(0.5), percentile(0.9),
+      samples[samples.count - 1]))
+}
+
+let loop = EventLoop(label: "PeerConnectionBench")
+// Warm-up: makes the shared certificate and the OpenSSL/libsrtp contexts once.
+_ = connectOnce(loop: loop, lite: false)
+report("full ICE offerer ↔ full ICE answerer", lite: false, runs: 50, loop: loop)
+report("full ICE offerer ↔ ICE-lite answerer", lite: true, runs: 50, loop: loop)
+report("full ↔ full, Ta 5 ms", lite: false, pacing: 0.005, runs: 50, loop: loop)
+report("full ↔ lite, Ta 5 ms", lite: true, pacing: 0.005, runs: 50, loop: loop)
+print("goal: connect (ICE + DTLS) ≤ 30 ms")
+loop.shutdown()

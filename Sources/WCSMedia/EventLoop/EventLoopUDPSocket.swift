@@ -1,0 +1,215 @@
+import Dispatch
+import Foundation
+
+/// A non-blocking UDP socket (IPv4 or IPv6) served by an `EventLoop`: datagrams are read on the
+/// loop as they arrive and handed to `onDatagram`, sends go out at once.
+///
+/// Not the ICE module's blocking `UDPSocket` (a test driver); this one is for the event loop.
+///
+/// Thread safety: create, use and close it on its loop. `@unchecked Sendable` only so an
+/// owner can hold it in a closure submitted to the loop; it must still be touched only there.
+public final class EventLoopUDPSocket: @unchecked Sendable {
+  // @unchecked Sendable: all mutable state is read and written on `loop` only (asserted).
+
+  /// Called on the loop for each datagram: the bytes (valid only during the call; copy what
+  /// you keep) and the sender's address.
+  public typealias DatagramHandler = (UnsafeRawBufferPointer, ICETransportAddress) -> Void
+
+  /// The loop that serves this socket.
+  public let loop: EventLoop
+  /// The bound local address (the real port when bound to port 0).
+  public let localAddress: ICETransportAddress
+  /// Datagrams and payload bytes received so far.
+  public private(set) var datagramsReceived = 0
+  /// Payload bytes received so far.
+  public private(set) var bytesReceived = 0
+  /// Datagrams handed to the kernel so far.
+  public private(set) var datagramsSent = 0
+  /// Payload bytes handed to the kernel so far.
+  public private(set) var bytesSent = 0
+  /// Datagrams dropped because the send buffer was full (`EAGAIN`/`ENOBUFS`).
+  public private(set) var sendDrops = 0
+  /// `true` after `close()`.
+  public private(set) var isClosed = false
+
+  private let descriptor: Int32
+  private let readSource: any DispatchSourceRead
+  private var onDatagram: DatagramHandler?
+  /// Datagrams read per readiness event before yielding to timers and other sockets.
+  private static let readBudget = 64
+
+  /// Binds a socket to `address` and starts reading on `loop`. Call on the loop.
+  ///
+  /// - Parameters:
+  ///   - loop: the loop that serves it.
+  ///   - address: the local address; port 0 picks a free port.
+  ///   - portRange: when given and `address.port` is 0, the first free port of this range is
+  ///     used instead of any port.
+  ///   - receiveBufferBytes: `SO_RCVBUF` request (the kernel may cap it); video bursts need
+  ///     more than the default.
+  ///   - onDatagram: called on the loop for each datagram received.
+  /// - Throws: `EventLoopError.socketCreationFailed`, `.socketOptionFailed` or `.bindFailed`.
+  public init(
+    loop: EventLoop, bindingTo address: ICETransportAddress,
+    portRange: ClosedRange<UInt16>? = nil, receiveBufferBytes: Int = 1 << 20,
+    onDatagram: @escaping DatagramHandler
+  ) throws(EventLoopError) {
+    loop.assertInEventLoop()
+    let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
+    let type =
+      Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+      | Int32(SOCK_CLOEXEC.rawValue)
+    let descriptor = socket(family, type, 0)
+    guard descriptor >= 0 else { throw .socketCreationFailed(errno: errno) }
+    do throws(EventLoopError) {
+      if family == AF_INET6 {
+        try Self.setOption(
+          descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1, name: "IPV6_V6ONLY")
+      }
+      var bufferSize = Int32(clamping: receiveBufferBytes)
+      // Best effort: an unprivileged process gets at most net.core.rmem_max.
+      _ = setsockopt(
+        descriptor, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
+      localAddress = try Self.bind(descriptor, address: address, portRange: portRange)
+    } catch {
+      Glibc.close(descriptor)
+      throw error
+    }
+    self.loop = loop
+    self.descriptor = descriptor
+    self.onDatagram = onDatagram
+    readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: loop.queue)
+    readSource.setEventHandler { [weak self] in self?.readAvailable() }
+    // Closing the descriptor only after Dispatch stopped watching it avoids a reused number
+    // being watched by a stale source.
+    readSource.setCancelHandler { Glibc.close(descriptor) }
+    readSource.resume()
+  }
+
+  deinit {
+    if !isClosed { readSource.cancel() }
+  }
+
+  /// Sends one datagram to `destination`. Call on the loop.
+  ///
+  /// - Returns: `false` when the kernel's send buffer was full and the datagram was dropped
+  ///   (UDP may drop; counted in `sendDrops`).
+  /// - Throws: `EventLoopError.socketClosed`, `.datagramTooLarge`, `.addressFamilyMismatch` or
+  ///   `.sendFailed` with the `errno` of `sendto`.
+  @discardableResult
+  public func send(_ bytes: UnsafeRawBufferPointer, to destination: ICETransportAddress)
+    throws(EventLoopError) -> Bool
+  {
+    loop.assertInEventLoop()
+    guard !isClosed else { throw .socketClosed }
+    guard bytes.count <= EventLoop.maximumDatagramSize else {
+      throw .datagramTooLarge(bytes: bytes.count)
+    }
+    guard destination.ip.isIPv6 == localAddress.ip.isIPv6 else {
+      throw .addressFamilyMismatch(local: localAddress, destination: destination)
+    }
+    while true {
+      let sent = SocketAddress.with(destination) { address, length in
+        sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), address, length)
+      }
+      if sent >= 0 {
+        datagramsSent += 1
+        bytesSent += sent
+        return true
+      }
+      switch errno {
+      case EINTR: continue
+      case EAGAIN, EWOULDBLOCK, ENOBUFS:
+        sendDrops += 1
+        return false
+      case let code: throw .sendFailed(destination: destination, errno: code)
+      }
+    }
+  }
+
+  /// Sends one datagram given as an array; see `send(_:to:)`.
+  @discardableResult
+  public func send(_ bytes: [UInt8], to destination: ICETransportAddress)
+    throws(EventLoopError) -> Bool
+  {
+    let result: Result<Bool, EventLoopError> = bytes.withUnsafeBytes { raw in
+      do throws(EventLoopError) {
+        return .success(try send(raw, to: destination))
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try result.get()
+  }
+
+  /// Stops reading and closes the socket; later sends throw `socketClosed`. Call on the loop;
+  /// calling it twice is harmless.
+  public func close() {
+    loop.assertInEventLoop()
+    guard !isClosed else { return }
+    isClosed = true
+    onDatagram = nil
+    readSource.cancel()
+  }
+
+  private func readAvailable() {
+    var storage = sockaddr_storage()
+    let buffer = loop.receiveBuffer
+    for _ in 0..<Self.readBudget {
+      guard !isClosed else { return }
+      var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+      let count = withUnsafeMutablePointer(to: &storage) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          recvfrom(descriptor, buffer.baseAddress, buffer.count, 0, $0, &length)
+        }
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        // EAGAIN: drained. Other errors (an ICMP error queued on the socket) are not fatal
+        // for UDP; the read source calls again when more arrives.
+        return
+      }
+      guard let source = withUnsafePointer(to: &storage, { SocketAddress.decode($0) }) else {
+        continue
+      }
+      datagramsReceived += 1
+      bytesReceived += count
+      onDatagram?(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), source)
+    }
+  }
+
+  private static func setOption(
+    _ descriptor: Int32, _ level: Int32, _ option: Int32, _ value: Int32, name: String
+  ) throws(EventLoopError) {
+    var value = value
+    guard setsockopt(descriptor, level, option, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
+    else { throw .socketOptionFailed(option: name, errno: errno) }
+  }
+
+  private static func bind(
+    _ descriptor: Int32, address: ICETransportAddress, portRange: ClosedRange<UInt16>?
+  ) throws(EventLoopError) -> ICETransportAddress {
+    let ports: [UInt16] = address.port == 0 ? portRange.map(Array.init) ?? [0] : [address.port]
+    var lastError: Int32 = EADDRINUSE
+    for port in ports {
+      let candidate = ICETransportAddress(ip: address.ip, port: port)
+      let result = SocketAddress.with(candidate) { Glibc.bind(descriptor, $0, $1) }
+      if result == 0 {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) { pointer in
+          pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            getsockname(descriptor, $0, &length)
+          }
+        }
+        guard named == 0, let bound = withUnsafePointer(to: &storage, SocketAddress.decode) else {
+          throw .bindFailed(address: candidate, errno: errno)
+        }
+        return bound
+      }
+      lastError = errno
+      if lastError != EADDRINUSE && lastError != EACCES { break }
+    }
+    throw .bindFailed(address: address, errno: lastError)
+  }
+}

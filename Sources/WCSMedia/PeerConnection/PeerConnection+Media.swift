@@ -1,0 +1,111 @@
+import Foundation
+
+extension PeerConnection {
+  /// Protects one RTP packet (header + payload, RFC 3550 §5.1) with SRTP and sends it on the
+  /// selected pair. Call on the loop.
+  ///
+  /// - Throws: `.notConnected` before `.connected` or after close/failure,
+  ///   `.packetTooLarge` when it cannot fit a datagram with the SRTP tag, `.srtp` when libsrtp
+  ///   refuses it (e.g. shorter than an RTP header).
+  public func sendRTP(_ packet: UnsafeRawBufferPointer) throws(PeerConnectionError) {
+    try sendProtected(packet, isRTCP: false)
+  }
+
+  /// `sendRTP` for an array.
+  public func sendRTP(_ packet: [UInt8]) throws(PeerConnectionError) {
+    let result: Result<Void, PeerConnectionError> = packet.withUnsafeBytes { raw in
+      do throws(PeerConnectionError) {
+        return .success(try sendProtected(raw, isRTCP: false))
+      } catch {
+        return .failure(error)
+      }
+    }
+    try result.get()
+  }
+
+  /// Protects one compound RTCP packet (RFC 3550 §6.1) with SRTCP and sends it on the
+  /// selected pair (rtcp-mux, RFC 5761). Errors as `sendRTP`.
+  public func sendRTCP(_ packet: UnsafeRawBufferPointer) throws(PeerConnectionError) {
+    try sendProtected(packet, isRTCP: true)
+  }
+
+  /// `sendRTCP` for an array.
+  public func sendRTCP(_ packet: [UInt8]) throws(PeerConnectionError) {
+    let result: Result<Void, PeerConnectionError> = packet.withUnsafeBytes { raw in
+      do throws(PeerConnectionError) {
+        return .success(try sendProtected(raw, isRTCP: true))
+      } catch {
+        return .failure(error)
+      }
+    }
+    try result.get()
+  }
+
+  private func sendProtected(_ packet: UnsafeRawBufferPointer, isRTCP: Bool)
+    throws(PeerConnectionError)
+  {
+    loop.assertInEventLoop()
+    guard state == .connected, let outbound = srtpOutbound, let pair = selectedPair,
+      sockets.indices.contains(pair.socket), let source = packet.baseAddress
+    else { throw .notConnected }
+    let trailer = isRTCP ? outbound.profile.rtcpTrailerLength : outbound.profile.rtpTrailerLength
+    guard packet.count + trailer <= sendBuffer.count else {
+      throw .packetTooLarge(bytes: packet.count)
+    }
+    sendBuffer.baseAddress?.copyMemory(from: source, byteCount: packet.count)
+    let length: Int
+    do {
+      length =
+        isRTCP
+        ? try outbound.protectRTCP(sendBuffer, length: packet.count)
+        : try outbound.protectRTP(sendBuffer, length: packet.count)
+    } catch {
+      throw .srtp(error)
+    }
+    do {
+      try sockets[pair.socket].send(
+        UnsafeRawBufferPointer(rebasing: sendBuffer[0..<length]), to: pair.remote.address)
+    } catch {
+      throw .socket(error)
+    }
+    if isRTCP {
+      counters.rtcpPacketsSent += 1
+    } else {
+      counters.rtpPacketsSent += 1
+      counters.rtpBytesSent += packet.count
+      localSendSSRCs.insert(Self.ssrc(ofRTP: packet))
+    }
+  }
+
+  /// RTT from report blocks about our SSRCs (RFC 3550 §6.4.1): A − LSR − DLSR in 1/65536 s,
+  /// A the arrival time as the middle 32 bits of an NTP timestamp. Valid when our sender
+  /// reports carry wall-clock NTP time.
+  func updateRoundTripTime(_ packet: UnsafeRawBufferPointer) {
+    guard !localSendSSRCs.isEmpty, let packets = try? RTCPPacket.parseCompound(packet) else {
+      return
+    }
+    let arrival = Self.ntpMiddle32(Date())
+    for item in packets {
+      let blocks: [RTCPReportBlock]
+      switch item {
+      case .senderReport(let report): blocks = report.reports
+      case .receiverReport(let report): blocks = report.reports
+      default: continue
+      }
+      for block in blocks where localSendSSRCs.contains(block.ssrc) && block.lastSenderReport != 0 {
+        let rtt = arrival &- block.lastSenderReport &- block.delaySinceLastSenderReport
+        // A negative result (clock skew or a bogus block) wraps to a huge value: ignore it.
+        guard rtt < 0x8000_0000 else { continue }
+        counters.roundTripTime = .nanoseconds(Int64(rtt) * 1_000_000_000 / 65_536)
+      }
+    }
+  }
+
+  /// The middle 32 bits of the NTP timestamp of `date` (RFC 3550 §4): 16.16 fixed point
+  /// seconds since 1900.
+  static func ntpMiddle32(_ date: Date) -> UInt32 {
+    let seconds = date.timeIntervalSince1970 + 2_208_988_800
+    let fixed = UInt64(seconds * 65_536)
+    return UInt32(truncatingIfNeeded: fixed)
+  }
+}

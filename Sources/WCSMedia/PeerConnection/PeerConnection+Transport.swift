@@ -1,0 +1,241 @@
+import Foundation
+
+extension PeerConnection {
+  // MARK: - Incoming datagrams (RFC 7983)
+
+  /// One datagram from a socket, demultiplexed by its first byte. The bytes live in the
+  /// loop's shared receive buffer, so SRTP is unprotected in place there.
+  func receive(_ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: Int) {
+    guard !state.isFinal else { return }
+    switch RFC7983Demultiplexer.classify(bytes) {
+    case .stun:
+      receiveSTUN(Array(bytes), from: source, socket: socket)
+    case .dtls:
+      receiveDTLS(Array(bytes), from: source, socket: socket)
+    case .rtp:
+      receiveSRTP(bytes, from: source, socket: socket, isRTCP: false)
+    case .rtcp:
+      receiveSRTP(bytes, from: source, socket: socket, isRTCP: true)
+    case .turnChannel, .zrtp, .drop:
+      counters.unexpectedDatagrams += 1
+    }
+  }
+
+  private func receiveSTUN(_ bytes: [UInt8], from source: ICETransportAddress, socket: Int) {
+    guard let agent else { return }
+    let result = agent.receive(bytes, from: source, socket: socket, now: iceNow())
+    if case .relayedData(let data, let peer) = result {
+      // Data unwrapped from a TURN relay: DTLS or SRTP from the peer behind it.
+      switch RFC7983Demultiplexer.classify(data) {
+      case .dtls: receiveDTLS(data, from: peer, socket: socket)
+      case .rtp, .rtcp:
+        data.withUnsafeBytes {
+          receiveSRTP(
+            $0, from: peer, socket: socket, isRTCP: RFC7983Demultiplexer.classify($0) == .rtcp)
+        }
+      default: counters.unexpectedDatagrams += 1
+      }
+    }
+    serviceICE()
+  }
+
+  private func receiveDTLS(_ bytes: [UInt8], from source: ICETransportAddress, socket: Int) {
+    guard let dtls else {
+      counters.unexpectedDatagrams += 1
+      return
+    }
+    if selectedPair == nil { dtlsFallbackDestination = (socket, source) }
+    handleDTLS(dtls.receive(bytes, now: loop.now()))
+  }
+
+  private func receiveSRTP(
+    _ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: Int, isRTCP: Bool
+  ) {
+    guard let inbound = srtpInbound, let pair = selectedPair, pair.remote.address == source,
+      !peerClosedDTLS, state == .connected || state == .disconnected
+    else {
+      counters.unexpectedDatagrams += 1
+      return
+    }
+    guard let base = bytes.baseAddress else { return }
+    // The bytes are the loop's receive buffer, free for in-place work during this call.
+    let buffer = UnsafeMutableRawBufferPointer(
+      mutating: UnsafeRawBufferPointer(start: base, count: bytes.count))
+    if isRTCP {
+      let length: Int
+      do {
+        length = try inbound.unprotectRTCP(buffer, length: bytes.count)
+      } catch {
+        counters.srtpDrops += 1
+        return
+      }
+      let packet = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
+      counters.rtcpPacketsReceived += 1
+      updateRoundTripTime(packet)
+      onRTCP?(packet)
+    } else {
+      let length: Int
+      do {
+        length = try inbound.unprotectRTP(buffer, length: bytes.count)
+      } catch {
+        counters.srtpDrops += 1
+        return
+      }
+      guard length >= RTPHeader.fixedHeaderLength else {
+        counters.srtpDrops += 1
+        return
+      }
+      let packet = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
+      counters.rtpPacketsReceived += 1
+      counters.rtpBytesReceived += length
+      onRTP?(Self.ssrc(ofRTP: packet), packet)
+    }
+  }
+
+  /// Bytes 8..<12 of an RTP packet at least 12 bytes long (RFC 3550 §5.1).
+  static func ssrc(ofRTP packet: UnsafeRawBufferPointer) -> UInt32 {
+    packet.count >= 12
+      ? UInt32(bigEndian: packet.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) : 0
+  }
+
+  // MARK: - ICE
+
+  /// Sends what the agent produced, reports its events, moves DTLS along and re-arms the timer.
+  func serviceICE() {
+    guard let agent else { return }
+    for output in agent.takeOutputs() {
+      switch output {
+      case .send(let datagram):
+        send(datagram.bytes, socket: datagram.socket, to: datagram.destination)
+      case .stateChanged:
+        updateState()
+      case .localCandidate(let candidate):
+        onEvent?(.localCandidate(candidate))
+      case .gatheringComplete:
+        onEvent?(.gatheringComplete)
+      case .selectedPair(let pair):
+        selectedPair = pair
+        onEvent?(.selectedPair(pair))
+        startDTLSIfNeeded()
+      case .roleChanged:
+        break
+      }
+      if state.isFinal { return }
+    }
+    updateState()
+    rearmTimer()
+  }
+
+  // MARK: - DTLS
+
+  private func startDTLSIfNeeded() {
+    guard let dtls, dtls.state == .new else { return }
+    handleDTLS(dtls.start(now: loop.now()))
+  }
+
+  func handleDTLS(_ output: DTLSOutput) {
+    sendDTLS(output.datagrams)
+    for event in output.events {
+      switch event {
+      case .connected(let profile, let keyingMaterial):
+        installSRTP(profile: profile, keyingMaterial: keyingMaterial)
+      case .failed(let error):
+        fail(.dtls(error))
+      case .closed:
+        peerClosedDTLS = true
+        srtpInbound = nil
+        srtpOutbound = nil
+        onEvent?(.remoteClosed)
+        updateState()
+      case .applicationData:
+        // No data channels on this transport; SCTP records are dropped.
+        break
+      }
+      if state.isFinal { return }
+    }
+    rearmTimer()
+  }
+
+  func sendDTLS(_ datagrams: [[UInt8]]) {
+    guard !datagrams.isEmpty else { return }
+    let target: (socket: ICESocketID, address: ICETransportAddress)? =
+      selectedPair.map { ($0.socket, $0.remote.address) } ?? dtlsFallbackDestination
+    guard let target else { return }
+    for datagram in datagrams { send(datagram, socket: target.socket, to: target.address) }
+  }
+
+  /// Keys SRTP from the exporter output (RFC 5764 §4.2), split by our DTLS role.
+  private func installSRTP(profile: DTLSSRTPProfile, keyingMaterial: [UInt8]) {
+    guard let role = dtls?.role else { return }
+    guard let srtpProfile = SRTPProtectionProfile(rawValue: profile.rawValue) else {
+      fail(.srtp(.invalidKeyingMaterialLength(expected: 0, actual: keyingMaterial.count)))
+      return
+    }
+    do {
+      let material = try DTLSSRTPKeyingMaterial(profile: profile, bytes: keyingMaterial)
+      let outbound = material.outbound(for: role)
+      let inbound = material.inbound(for: role)
+      srtpOutbound = try SRTPSession(
+        profile: srtpProfile, masterKey: SRTPMasterKey(key: outbound.key, salt: outbound.salt),
+        direction: .outbound)
+      srtpInbound = try SRTPSession(
+        profile: srtpProfile, masterKey: SRTPMasterKey(key: inbound.key, salt: inbound.salt),
+        direction: .inbound)
+    } catch let error as SRTPError {
+      fail(.srtp(error))
+      return
+    } catch {
+      fail(
+        .srtp(
+          .invalidKeyingMaterialLength(
+            expected: profile.keyingMaterialLength, actual: keyingMaterial.count)))
+      return
+    }
+    dtlsRole = role
+    onEvent?(.dtlsConnected(role: role, profile: profile))
+    updateState()
+  }
+
+  // MARK: - Sending
+
+  /// Sends one datagram from socket `socket`; a full send buffer drops it (UDP), other errors
+  /// are not fatal to the connection (ICE consent decides about the path).
+  func send(_ bytes: [UInt8], socket: ICESocketID, to destination: ICETransportAddress) {
+    guard sockets.indices.contains(socket) else { return }
+    _ = try? sockets[socket].send(bytes, to: destination)
+  }
+
+  // MARK: - Timer
+
+  /// Keeps one loop timer at the earliest deadline of ICE and DTLS; a later deadline waits for
+  /// the armed timer, which re-arms.
+  func rearmTimer() {
+    guard !state.isFinal else { return }
+    var deadline: ContinuousClock.Instant?
+    if let ice = agent?.nextDeadline { deadline = instant(iceTime: ice) }
+    if let dtlsDeadline = dtls?.nextDeadline {
+      deadline = deadline.map { min($0, dtlsDeadline) } ?? dtlsDeadline
+    }
+    guard let deadline else { return }
+    if let armed = timerDeadline, armed <= deadline, timer != nil { return }
+    if let timer { loop.cancel(timer) }
+    timerDeadline = deadline
+    timer = loop.schedule(at: deadline) { [weak self] in self?.timerFired() }
+  }
+
+  private func timerFired() {
+    timer = nil
+    timerDeadline = nil
+    guard !state.isFinal else { return }
+    let now = loop.now()
+    if let dtls, let deadline = dtls.nextDeadline, deadline <= now {
+      handleDTLS(dtls.handleTimeout(now: now))
+      if state.isFinal { return }
+    }
+    if let agent {
+      agent.handleTimeout(now: iceNow(now))
+      serviceICE()
+    }
+    rearmTimer()
+  }
+}

@@ -1,0 +1,385 @@
+import Foundation
+
+/// A WebRTC transport for one peer: ICE over UDP sockets, DTLS on the selected pair, SRTP
+/// keyed from DTLS, with BUNDLE (every m-section on one 5-tuple) and rtcp-mux, as WCS and
+/// browsers use them (RFC 8829, RFC 8843, RFC 5764, RFC 5761).
+///
+/// The driver of the Sans-I/O cores: it owns the sockets and the single timer on its
+/// `EventLoop`, feeds datagrams to the ICE agent, the DTLS endpoint or SRTP by their first
+/// byte (RFC 7983), and sends what they produce.
+///
+/// Signalling, two ways:
+/// - offerer: `createOffer(...)`/`localDescriptionForOffer()`, then `setRemoteDescription` /
+///   `setRemoteAnswer(_:)`. Full ICE, controlling; DTLS role from the answer's `a=setup`.
+/// - answerer: `setRemoteOffer`, then `createAnswer()`/`localDescriptionForAnswer()`. Full
+///   ICE (controlled) or, with `configuration.iceLite`, ICE-lite as a server is.
+///
+/// Media: nothing is sent or delivered before `.connected` (DTLS verified the peer's
+/// certificate against its SDP fingerprint). `sendRTP`/`sendRTCP` protect and send;
+/// `onRTP`/`onRTCP` get unprotected packets.
+///
+/// Threading: every method and property must be used on `loop` (use `loop.execute` or
+/// `loop.submit` from elsewhere). Every handler (`onEvent`, `onRTP`, `onRTCP`) is called on
+/// the loop thread; it must not block — hop to your own queue for slow work.
+public final class PeerConnection: @unchecked Sendable {
+  // @unchecked Sendable: all mutable state is used on `loop` only (asserted in debug builds),
+  // which serializes it; the class is Sendable so owners can hand it to `loop.execute`.
+
+  /// Called on the loop for each event.
+  public typealias EventHandler = @Sendable (PeerConnectionEvent) -> Void
+  /// Called on the loop for each RTP packet after SRTP unprotect: its SSRC and the whole RTP
+  /// packet (header + payload), valid only during the call.
+  public typealias RTPHandler = (_ ssrc: UInt32, _ packet: UnsafeRawBufferPointer) -> Void
+  /// Called on the loop for each compound RTCP packet after SRTCP unprotect, valid only
+  /// during the call.
+  public typealias RTCPHandler = (_ packet: UnsafeRawBufferPointer) -> Void
+
+  /// Which side of offer/answer this connection plays.
+  public enum SignalingRole: Sendable, Equatable {
+    /// Sent the offer (ICE controlling, `a=setup:actpass`).
+    case offerer
+    /// Answers an offer (ICE controlled or lite).
+    case answerer
+  }
+
+  /// The loop everything runs on.
+  public let loop: EventLoop
+  /// The configuration given at creation.
+  public let configuration: PeerConnectionConfiguration
+  /// Our ICE credentials (random per connection).
+  public let localCredentials: ICECredentials
+  /// The current state.
+  public internal(set) var state: PeerConnectionState = .new
+  /// Offerer or answerer, once a description was made or received.
+  public internal(set) var signalingRole: SignalingRole?
+  /// Our `a=setup` once decided.
+  public internal(set) var localSetup: DTLSSetup?
+  /// The peer's transport description once set.
+  public internal(set) var remoteDescription: PeerConnectionTransportDescription?
+
+  /// Receives events; set it on the loop before signalling starts.
+  public var onEvent: EventHandler?
+  /// Receives unprotected RTP.
+  public var onRTP: RTPHandler?
+  /// Receives unprotected RTCP.
+  public var onRTCP: RTCPHandler?
+
+  /// The negotiated sections of the answer, after `setRemoteDescription(answer:)`: accepted
+  /// codecs and payload types per m-section, for the media pipeline.
+  public internal(set) var remoteAnswer: SDPAnswerAnalysis?
+  /// The peer's offer, after `setRemoteDescription(offer:)`.
+  public internal(set) var remoteOffer: SessionDescription?
+  /// The offer or answer we made, once made.
+  public internal(set) var localSessionDescription: SessionDescription?
+
+  var sockets: [EventLoopUDPSocket] = []
+  var certificate: DTLSCertificate?
+  var agent: ICEAgent?
+  var dtls: DTLSEndpoint?
+  var dtlsRole: DTLSRole?
+  var srtpOutbound: SRTPSession?
+  var srtpInbound: SRTPSession?
+  var selectedPair: ICECandidatePair?
+  /// Where DTLS goes before ICE selected a pair: the source of the last DTLS datagram.
+  var dtlsFallbackDestination: (socket: ICESocketID, address: ICETransportAddress)?
+  var peerClosedDTLS = false
+  var counters = PeerConnectionStats()
+  var localSendSSRCs: Set<UInt32> = []
+  /// Scratch space for protecting outgoing packets in place (allocated once).
+  let sendBuffer: UnsafeMutableRawBufferPointer
+  let epoch: ContinuousClock.Instant
+  var timer: EventLoopTimer?
+  var timerDeadline: ContinuousClock.Instant?
+
+  /// Creates a connection; no socket is bound until a description is made. Callable from any
+  /// thread.
+  ///
+  /// - Parameters:
+  ///   - configuration: servers, ICE mode, addresses, DTLS settings.
+  ///   - loop: the event loop; `EventLoop.shared` by default.
+  public init(
+    configuration: PeerConnectionConfiguration = PeerConnectionConfiguration(),
+    loop: EventLoop = .shared
+  ) {
+    self.configuration = configuration
+    self.loop = loop
+    var generator = SystemRandomNumberGenerator()
+    localCredentials = ICECredentials.random(using: &generator)
+    sendBuffer = .allocate(byteCount: EventLoop.maximumDatagramSize, alignment: 16)
+    epoch = loop.now()
+  }
+
+  deinit {
+    // Owners call close(); this only frees what no loop work can touch any more (the socket
+    // handlers and the timer hold this object weakly).
+    for socket in sockets where !socket.isClosed {
+      let socket = socket
+      loop.execute { socket.close() }
+    }
+    sendBuffer.deallocate()
+  }
+
+  /// Our transport description as an offerer: binds the sockets, creates the controlling
+  /// full ICE agent and starts gathering; `a=setup:actpass`. Call on the loop, once.
+  ///
+  /// - Throws: `PeerConnectionError.invalidState` when a description was already made, or
+  ///   `.socket` when no host address could be bound.
+  public func localDescriptionForOffer() throws(PeerConnectionError)
+    -> PeerConnectionTransportDescription
+  {
+    loop.assertInEventLoop()
+    guard signalingRole == nil, !state.isFinal else {
+      throw .invalidState(reason: "a local description was already made")
+    }
+    signalingRole = .offerer
+    localSetup = .actpass
+    try startTransport(mode: .full, role: .controlling, remoteIsLite: false)
+    return try localDescription()
+  }
+
+  /// Applies the answer's transport description (offerer side): ICE credentials and
+  /// candidates (checks start), DTLS role from our `actpass` and its `a=setup`
+  /// (`DTLSRole.from`), its fingerprint. Call on the loop, once, after
+  /// `localDescriptionForOffer()`.
+  ///
+  /// - Throws: `.invalidState` out of order, `.incompatibleSetup` for an answer with
+  ///   `holdconn`, `.dtls` when the endpoint cannot be made.
+  public func setRemoteAnswer(_ answer: PeerConnectionTransportDescription)
+    throws(PeerConnectionError)
+  {
+    loop.assertInEventLoop()
+    guard signalingRole == .offerer, remoteDescription == nil, !state.isFinal else {
+      throw .invalidState(reason: "setRemoteAnswer needs an offer made and no answer yet")
+    }
+    try applyRemote(answer, localSetup: .actpass)
+  }
+
+  /// Applies an offer's transport description (answerer side): binds the sockets, creates the
+  /// ICE agent (lite when `configuration.iceLite`, else full and controlled — controlling if
+  /// the offerer is lite), picks our `a=setup` with `DTLSSetup.answer(toOffer:)` and the DTLS
+  /// role. Returns our description for the answer. Call on the loop, once.
+  ///
+  /// - Throws: `.invalidState` out of order, `.socket`, `.incompatibleSetup`, `.dtls`.
+  public func setRemoteOffer(_ offer: PeerConnectionTransportDescription)
+    throws(PeerConnectionError) -> PeerConnectionTransportDescription
+  {
+    loop.assertInEventLoop()
+    guard signalingRole == nil, !state.isFinal else {
+      throw .invalidState(reason: "a local description was already made")
+    }
+    signalingRole = .answerer
+    let setup = DTLSSetup.answer(toOffer: offer.setup)
+    localSetup = setup
+    let lite = configuration.iceLite
+    try startTransport(
+      mode: lite ? .lite : .full, role: offer.iceLite && !lite ? .controlling : .controlled,
+      remoteIsLite: offer.iceLite)
+    try applyRemote(offer, localSetup: setup)
+    return try localDescription()
+  }
+
+  /// Adds a trickled remote candidate. Call on the loop after the remote description.
+  public func addRemoteCandidate(_ candidate: ICECandidate) {
+    loop.assertInEventLoop()
+    guard let agent, !state.isFinal else { return }
+    agent.addRemoteCandidate(candidate, now: iceNow())
+    serviceICE()
+  }
+
+  /// The peer finished trickling (RFC 8838 §8): ICE may fail once every pair failed.
+  public func setRemoteEndOfCandidates() {
+    loop.assertInEventLoop()
+    guard let agent, !state.isFinal else { return }
+    agent.setRemoteGatheringComplete(now: iceNow())
+    serviceICE()
+  }
+
+  /// Our local candidates so far (host candidates right after the description was made).
+  public var localCandidates: [ICECandidate] { agent?.localCandidates ?? [] }
+
+  /// The addresses our sockets are bound to.
+  public var localAddresses: [ICETransportAddress] { sockets.map(\.localAddress) }
+
+  /// Counters and negotiated parameters now. Call on the loop.
+  public var stats: PeerConnectionStats {
+    loop.assertInEventLoop()
+    var result = counters
+    result.state = state
+    result.selectedPair = selectedPair
+    result.iceRole = agent?.role
+    result.dtlsRole = dtlsRole
+    result.protectionProfile = dtls?.negotiatedProfile
+    return result
+  }
+
+  /// Closes the connection: DTLS close_notify to the peer (when DTLS finished), ICE stopped,
+  /// sockets closed, timer cancelled, SRTP keys dropped; state `.closed`. Call on the loop;
+  /// calling it again is harmless.
+  public func close() {
+    loop.assertInEventLoop()
+    guard state != .closed else { return }
+    if let dtls {
+      let output = dtls.close(now: loop.now())
+      sendDTLS(output.datagrams)
+    }
+    agent?.close()
+    _ = agent?.takeOutputs()
+    tearDown()
+    setState(.closed)
+  }
+
+  // MARK: - Setup
+
+  func localDescription() throws(PeerConnectionError) -> PeerConnectionTransportDescription {
+    guard let certificate else { throw .invalidState(reason: "no certificate") }
+    return PeerConnectionTransportDescription(
+      iceCredentials: localCredentials,
+      iceLite: configuration.iceLite && signalingRole == .answerer,
+      candidates: agent?.localCandidates ?? [], endOfCandidates: true,
+      fingerprint: certificate.fingerprint, setup: localSetup)
+  }
+
+  private func startTransport(mode: ICEMode, role: ICERole, remoteIsLite: Bool)
+    throws(PeerConnectionError)
+  {
+    if let given = configuration.certificate {
+      certificate = given
+    } else {
+      do {
+        certificate = try DTLSCertificate.shared
+      } catch {
+        throw .dtls(error)
+      }
+    }
+    var iceConfiguration = ICEAgentConfiguration(
+      mode: mode, role: role, remoteIsLite: remoteIsLite, localCredentials: localCredentials,
+      stunServers: configuration.stunServers)
+    iceConfiguration.turnServers = configuration.turnServers
+    iceConfiguration.disconnectedTimeout = configuration.iceDisconnectedTimeout
+    iceConfiguration.consentTimeout = configuration.iceConsentTimeout
+    iceConfiguration.pacingInterval = configuration.icePacingInterval
+    let agent = ICEAgent(configuration: iceConfiguration)
+    self.agent = agent
+    try bindSockets()
+    let now = iceNow()
+    for (index, socket) in sockets.enumerated() {
+      agent.addLocalSocket(index, address: socket.localAddress, now: now)
+    }
+    agent.startGathering(now: now)
+    serviceICE()
+  }
+
+  private func bindSockets() throws(PeerConnectionError) {
+    var addresses =
+      configuration.hostAddresses
+      ?? ICEHostAddresses.current(includeLoopback: configuration.allowLoopback)
+    if addresses.isEmpty && configuration.allowLoopback { addresses = [.loopbackV4] }
+    if !configuration.allowLoopback { addresses.removeAll { $0.isLoopback } }
+    var lastError = EventLoopError.bindFailed(
+      address: ICETransportAddress(ip: .loopbackV4, port: 0), errno: EADDRNOTAVAIL)
+    for ip in addresses {
+      let index = sockets.count
+      do {
+        let socket = try EventLoopUDPSocket(
+          loop: loop, bindingTo: ICETransportAddress(ip: ip, port: 0),
+          portRange: configuration.portRange
+        ) { [weak self] bytes, source in
+          self?.receive(bytes, from: source, socket: index)
+        }
+        sockets.append(socket)
+      } catch {
+        lastError = error
+      }
+    }
+    guard !sockets.isEmpty else { throw .socket(lastError) }
+  }
+
+  private func applyRemote(_ remote: PeerConnectionTransportDescription, localSetup: DTLSSetup)
+    throws(PeerConnectionError)
+  {
+    let role: DTLSRole
+    do {
+      role = try DTLSRole.from(localSetup: localSetup, remoteSetup: remote.setup)
+    } catch {
+      throw .incompatibleSetup(
+        reason: "local \(localSetup.rawValue), remote \(remote.setup?.rawValue ?? "none")")
+    }
+    let guessed = DTLSRole.isGuessed(localSetup: localSetup, remoteSetup: remote.setup)
+    guard let certificate else { throw .invalidState(reason: "no certificate") }
+    do {
+      dtls = try DTLSEndpoint(
+        role: role, certificate: certificate,
+        remoteFingerprint: remote.fingerprint, profiles: configuration.srtpProfiles,
+        fallbackToClientAfter: guessed ? configuration.dtlsClientFallback : nil,
+        handshakeTimeout: configuration.dtlsHandshakeTimeout)
+    } catch {
+      throw .dtls(error)
+    }
+    dtlsRole = role
+    remoteDescription = remote
+    guard let agent else { return }
+    let now = iceNow()
+    agent.setRemoteCredentials(remote.iceCredentials, now: now)
+    for candidate in remote.candidates { agent.addRemoteCandidate(candidate, now: now) }
+    if remote.endOfCandidates { agent.setRemoteGatheringComplete(now: now) }
+    setState(.connecting)
+    serviceICE()
+  }
+
+  /// Releases sockets, the timer and the cores' keys; used by `close()` and on failure.
+  func tearDown() {
+    if let timer { loop.cancel(timer) }
+    timer = nil
+    timerDeadline = nil
+    for socket in sockets { socket.close() }
+    srtpOutbound = nil
+    srtpInbound = nil
+  }
+
+  // MARK: - State
+
+  func setState(_ newState: PeerConnectionState) {
+    guard newState != state, !state.isFinal else { return }
+    state = newState
+    onEvent?(.stateChanged(newState))
+  }
+
+  func fail(_ error: PeerConnectionError) {
+    guard !state.isFinal else { return }
+    agent?.close()
+    _ = agent?.takeOutputs()
+    tearDown()
+    setState(.failed(error))
+  }
+
+  /// Derives the state from ICE and DTLS after either changed.
+  func updateState() {
+    guard !state.isFinal, let agent else { return }
+    switch agent.state {
+    case .failed:
+      fail(.iceFailed)
+    case .disconnected:
+      if state != .new { setState(.disconnected) }
+    case .connected, .completed:
+      if peerClosedDTLS {
+        setState(.disconnected)
+      } else {
+        setState(srtpInbound != nil ? .connected : .connecting)
+      }
+    case .checking:
+      setState(peerClosedDTLS ? .disconnected : .connecting)
+    case .new, .closed:
+      break
+    }
+  }
+
+  /// Seconds since creation: the ICE agent's clock.
+  func iceNow(_ instant: ContinuousClock.Instant? = nil) -> Double {
+    let (seconds, attoseconds) = epoch.duration(to: instant ?? loop.now()).components
+    return Double(seconds) + Double(attoseconds) * 1e-18
+  }
+
+  func instant(iceTime: Double) -> ContinuousClock.Instant {
+    epoch + .nanoseconds(Int64(max(0, min(iceTime, 1e9)) * 1e9))
+  }
+}

@@ -1,0 +1,67 @@
+/// Settings of a `PeerConnection`.
+public struct PeerConnectionConfiguration: Sendable {
+  /// STUN servers for server-reflexive candidates (RFC 8445 §5.1.1.2); empty for none.
+  public var stunServers: [ICETransportAddress]
+  /// TURN servers for relayed candidates (RFC 8656); empty for none.
+  public var turnServers: [ICETURNServer]
+  /// Answer as an ICE-lite agent (RFC 8445 §2.5): only answer checks, never send them. For the
+  /// local server, which has public (or loopback) addresses. Only used by the answerer.
+  public var iceLite: Bool
+  /// Also use loopback addresses as host candidates (tests and the local server on one machine).
+  public var allowLoopback: Bool
+  /// The host addresses to bind, one UDP socket each; `nil` means every address of every
+  /// interface that is up (plus loopback when `allowLoopback`).
+  public var hostAddresses: [ICEIPAddress]?
+  /// Bind sockets to the first free port of this range; `nil` lets the kernel pick.
+  public var portRange: ClosedRange<UInt16>?
+  /// Our DTLS identity, its SHA-256 fingerprint goes into our SDP; `nil` uses
+  /// `DTLSCertificate.shared` (made on first use).
+  public var certificate: DTLSCertificate?
+  /// SRTP protection profiles offered in DTLS `use_srtp`, preferred first (RFC 5764 §4.1.1).
+  public var srtpProfiles: [DTLSSRTPProfile]
+  /// Give up (state `.failed`) when DTLS has not connected this long after it started.
+  public var dtlsHandshakeTimeout: Duration
+  /// When our DTLS role was guessed (an answer without `a=setup`, taken as `active`), turn into
+  /// the DTLS client if no ClientHello arrived this long after ICE connected.
+  public var dtlsClientFallback: Duration
+  /// ICE consent (RFC 7675): without responses for this long the state becomes `.disconnected`,
+  /// in seconds.
+  public var iceDisconnectedTimeout: Double
+  /// ICE consent lost after this long without responses: `.failed`, in seconds (RFC 7675: 30).
+  public var iceConsentTimeout: Double
+  /// ICE pacing interval Ta between new checks, in seconds (RFC 8445 §14.2: 50 ms by default;
+  /// nomination waits for the next slot, so it bounds how fast ICE completes).
+  public var icePacingInterval: Double
+
+  /// A configuration with the defaults: no STUN/TURN servers, full ICE, no loopback, every
+  /// interface, any port, the shared certificate, `DTLSSRTPProfile.defaultOffer`, a 10 s
+  /// DTLS handshake timeout, 1 s client fallback, 10 s/30 s consent timeouts, Ta 50 ms.
+  public init(
+    stunServers: [ICETransportAddress] = [], turnServers: [ICETURNServer] = [],
+    iceLite: Bool = false, allowLoopback: Bool = false, hostAddresses: [ICEIPAddress]? = nil,
+    portRange: ClosedRange<UInt16>? = nil, certificate: DTLSCertificate? = nil,
+    srtpProfiles: [DTLSSRTPProfile] = DTLSSRTPProfile.defaultOffer,
+    dtlsHandshakeTimeout: Duration = .seconds(10), dtlsClientFallback: Duration = .seconds(1),
+    iceDisconnectedTimeout: Double = 10, iceConsentTimeout: Double = 30,
+    icePacingInterval: Double = 0.05
+  ) {
+    self.stunServers = stunServers
+    self.turnServers = turnServers
+    self.iceLite = iceLite
+    self.allowLoopback = allowLoopback
+    self.hostAddresses = hostAddresses
+    self.portRange = portRange
+    self.certificate = certificate
+    self.srtpProfiles = srtpProfiles
+    self.dtlsHandshakeTimeout = dtlsHandshakeTimeout
+    self.dtlsClientFallback = dtlsClientFallback
+    self.iceDisconnectedTimeout = iceDisconnectedTimeout
+    self.iceConsentTimeout = iceConsentTimeout
+    self.icePacingInterval = icePacingInterval
+  }
+
+  /// For tests and local use: loopback allowed and only 127.0.0.1 bound.
+  public static var loopback: PeerConnectionConfiguration {
+    PeerConnectionConfiguration(allowLoopback: true, hostAddresses: [.loopbackV4])
+  }
+}

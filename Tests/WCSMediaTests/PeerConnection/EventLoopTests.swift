@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+@testable import WCSMedia
+
+final class EventLoopTests: XCTestCase {
+  private var loop = EventLoop(label: "EventLoopTests")
+
+  override func tearDown() {
+    loop.shutdown()
+    super.tearDown()
+  }
+
+  func testExecuteRunsOnTheLoopAndSubmitReturnsItsResult() {
+    XCTAssertFalse(loop.inEventLoop)
+    let ran = expectation(description: "execute ran")
+    let onLoop = Locked<Bool?>(nil)
+    let other = EventLoop(label: "other")
+    loop.execute { [loop] in
+      onLoop.mutate { $0 = loop.inEventLoop && !other.inEventLoop }
+      ran.fulfill()
+    }
+    wait(for: [ran], timeout: 5)
+    XCTAssertEqual(onLoop.value, true)
+    XCTAssertEqual(loop.submit { loop.inEventLoop ? 42 : 0 }, 42)
+    // Inline when already on the loop instead of deadlocking.
+    XCTAssertEqual(loop.submit { loop.submit { 7 } }, 7)
+    other.shutdown()
+  }
+
+  func testTimersFireInDeadlineOrderNotBeforeTheirDeadlineAndCancelledOnesNever() {
+    let fired = Locked<[String]>([])
+    let early = Locked<[String]>([])
+    let done = expectation(description: "last timer")
+    loop.submit {
+      let start = loop.now()
+      func add(_ name: String, _ offset: Duration) -> EventLoopTimer {
+        let deadline = start + offset
+        return loop.schedule(at: deadline) { [loop] in
+          if loop.now() < deadline { early.mutate { $0.append(name) } }
+          fired.mutate { $0.append(name) }
+          if name == "d" { done.fulfill() }
+        }
+      }
+      _ = add("c", .milliseconds(30))
+      _ = add("a", .milliseconds(5))
+      let cancelled = add("x", .milliseconds(15))
+      _ = add("b1", .milliseconds(20))
+      _ = add("b2", .milliseconds(20))
+      _ = add("d", .milliseconds(40))
+      loop.cancel(cancelled)
+      loop.cancel(cancelled)
+    }
+    wait(for: [done], timeout: 5)
+    XCTAssertEqual(fired.value, ["a", "b1", "b2", "c", "d"])
+    XCTAssertEqual(early.value, [])
+    XCTAssertEqual(loop.submit { loop.pendingTimerCount }, 0)
+  }
+
+  func testTimerScheduledFromATimerAndPastDeadlinesRun() {
+    let fired = Locked<[Int]>([])
+    let done = expectation(description: "chain")
+    loop.execute { [loop] in
+      loop.schedule(at: loop.now() - .seconds(1)) {
+        fired.mutate { $0.append(1) }
+        loop.schedule(after: .milliseconds(1)) {
+          fired.mutate { $0.append(2) }
+          done.fulfill()
+        }
+      }
+    }
+    wait(for: [done], timeout: 5)
+    XCTAssertEqual(fired.value, [1, 2])
+  }
+
+  func testManyCancelledTimersAreCompactedAndTheRestStillFire() {
+    let fired = Locked<Int>(0)
+    let done = expectation(description: "survivors")
+    done.expectedFulfillmentCount = 10
+    loop.submit {
+      for index in 0..<1000 {
+        let timer = loop.schedule(after: .milliseconds(1 + index % 7)) {
+          fired.mutate { $0 += 1 }
+          done.fulfill()
+        }
+        if index % 100 != 0 { loop.cancel(timer) }
+      }
+      XCTAssertEqual(loop.pendingTimerCount, 10)
+    }
+    wait(for: [done], timeout: 5)
+    XCTAssertEqual(fired.value, 10)
+  }
+}

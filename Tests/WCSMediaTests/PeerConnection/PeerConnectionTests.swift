@@ -1,0 +1,197 @@
+import Foundation
+import XCTest
+
+@testable import WCSMedia
+
+/// PeerConnection ↔ PeerConnection over real UDP sockets on 127.0.0.1, one process.
+final class PeerConnectionTests: XCTestCase {
+  func testFullICEOffererAndAnswererConnectAndCarryRTPBothWays() throws {
+    try connectAndExchange(answererLite: false)
+  }
+
+  func testICELiteAnswererConnectsAndCarriesRTPBothWays() throws {
+    try connectAndExchange(answererLite: true)
+  }
+
+  private func connectAndExchange(answererLite: Bool) throws {
+    let peers = LoopbackPeers(answererLite: answererLite)
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(
+      peers.waitForBoth { $0 == .connected },
+      "states: \(peers.offererRecorder.states) / \(peers.answererRecorder.states)")
+    XCTAssertEqual(peers.offererRecorder.states, [.connecting, .connected])
+    XCTAssertEqual(peers.answererRecorder.states, [.connecting, .connected])
+
+    let (offererStats, answererStats) = peers.loop.submit {
+      (peers.offerer.stats, peers.answerer.stats)
+    }
+    // The answerer answered actpass with active (RFC 8842 §5.3): it is the DTLS client.
+    XCTAssertEqual(offererStats.dtlsRole, .server)
+    XCTAssertEqual(answererStats.dtlsRole, .client)
+    XCTAssertEqual(offererStats.protectionProfile, .aeadAES128GCM)
+    XCTAssertEqual(answererStats.protectionProfile, .aeadAES128GCM)
+    XCTAssertEqual(offererStats.iceRole, .controlling)
+    XCTAssertEqual(answererStats.iceRole, .controlled)
+    let offererPair = try XCTUnwrap(offererStats.selectedPair)
+    let answererPair = try XCTUnwrap(answererStats.selectedPair)
+    XCTAssertEqual(offererPair.local.address, answererPair.remote.address)
+    XCTAssertEqual(offererPair.remote.address, answererPair.local.address)
+    XCTAssertEqual(offererPair.local.address.ip, .loopbackV4)
+    XCTAssertTrue(
+      peers.offererRecorder.events.value.contains(
+        .dtlsConnected(role: .server, profile: .aeadAES128GCM)))
+
+    let toAnswerer = TestMedia.packets(ssrc: 0x1111_2222, count: 40, seed: 1)
+    let toOfferer = TestMedia.packets(ssrc: 0x3333_4444, count: 25, seed: 2)
+    try peers.send(toAnswerer, from: peers.offerer)
+    try peers.send(toOfferer, from: peers.answerer)
+    XCTAssertTrue(
+      waitUntil {
+        peers.answererRecorder.rtp.value.count == toAnswerer.count
+          && peers.offererRecorder.rtp.value.count == toOfferer.count
+      })
+    XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), toAnswerer)
+    XCTAssertEqual(peers.offererRecorder.rtp.value.map(\.packet), toOfferer)
+    XCTAssertEqual(Set(peers.answererRecorder.rtp.value.map(\.ssrc)), [0x1111_2222])
+    XCTAssertEqual(Set(peers.offererRecorder.rtp.value.map(\.ssrc)), [0x3333_4444])
+    XCTAssertEqual(peers.offererRecorder.offLoopCallbacks.value, 0)
+
+    let bytesToAnswerer = try toAnswerer.reduce(0) { $0 + (try $1.serialized()).count }
+    let (sent, received) = peers.loop.submit { (peers.offerer.stats, peers.answerer.stats) }
+    XCTAssertEqual(sent.rtpPacketsSent, toAnswerer.count)
+    XCTAssertEqual(sent.rtpBytesSent, bytesToAnswerer)
+    XCTAssertEqual(received.rtpPacketsReceived, toAnswerer.count)
+    XCTAssertEqual(received.rtpBytesReceived, bytesToAnswerer)
+    XCTAssertEqual(received.srtpDrops, 0)
+  }
+
+  /// RTCP reaches the peer intact, and a receiver report about an SSRC we send gives the RTT
+  /// of RFC 3550 §6.4.1: arrival − LSR − DLSR. The report claims our SR left 300 ms ago and
+  /// the peer held it 200 ms, so the RTT is 100 ms plus the loopback transit.
+  func testRTCPIsDeliveredAndReportBlocksGiveTheRoundTripTime() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    let media = TestMedia.packets(ssrc: 0xABCD_0001, count: 3, seed: 4)
+    try peers.send(media, from: peers.offerer)
+    XCTAssertNil(peers.loop.submit { peers.offerer.stats.roundTripTime })
+
+    let lastSenderReport = PeerConnection.ntpMiddle32(Date().addingTimeInterval(-0.3))
+    let report = try RTCPPacket.serializeCompound([
+      .receiverReport(
+        RTCPReceiverReport(
+          ssrc: 0x0BAD_CAFE,
+          reports: [
+            RTCPReportBlock(
+              ssrc: 0xABCD_0001, highestSequence: 1002, lastSenderReport: lastSenderReport,
+              delaySinceLastSenderReport: 65_536 / 5),
+            // About an SSRC the offerer never sent: ignored.
+            RTCPReportBlock(
+              ssrc: 0x0000_0042, highestSequence: 1, lastSenderReport: lastSenderReport,
+              delaySinceLastSenderReport: 0),
+          ]))
+    ])
+    try peers.loop.submit { try peers.answerer.sendRTCP(report) }
+    XCTAssertTrue(waitUntil { peers.offererRecorder.rtcp.value.count == 1 })
+    XCTAssertEqual(peers.offererRecorder.rtcp.value, [report])
+    let rtt = try XCTUnwrap(peers.loop.submit { peers.offerer.stats.roundTripTime })
+    XCTAssertGreaterThanOrEqual(rtt, .milliseconds(99))
+    XCTAssertLessThan(rtt, .milliseconds(1100))
+    let (sent, received) = peers.loop.submit { (peers.answerer.stats, peers.offerer.stats) }
+    XCTAssertEqual(sent.rtcpPacketsSent, 1)
+    XCTAssertEqual(received.rtcpPacketsReceived, 1)
+  }
+
+  func testTamperedAnswerFingerprintFailsBothSidesAndDeliversNoMedia() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    try peers.negotiate { answer in
+      var bytes = answer.fingerprint.bytes
+      bytes[0] ^= 0x01
+      answer.fingerprint =
+        (try? DTLSFingerprint(algorithm: .sha256, bytes: bytes)) ?? answer.fingerprint
+    }
+    XCTAssertTrue(
+      peers.waitForBoth {
+        if case .failed = $0 { return true }
+        return false
+      }, "states: \(peers.offererRecorder.states) / \(peers.answererRecorder.states)")
+    guard case .failed(.dtls(.fingerprintMismatch)) = peers.offererRecorder.lastState else {
+      return XCTFail("offerer: \(peers.offererRecorder.states)")
+    }
+    XCTAssertFalse(peers.offererRecorder.states.contains(.connected))
+    XCTAssertFalse(peers.answererRecorder.states.contains(.connected))
+    try peers.loop.submit {
+      XCTAssertThrowsError(
+        try peers.offerer.sendRTP(TestMedia.packets(ssrc: 1, count: 1, seed: 0)[0].serialized())
+      ) {
+        XCTAssertEqual($0 as? PeerConnectionError, .notConnected)
+      }
+      XCTAssertThrowsError(
+        try peers.answerer.sendRTP(TestMedia.packets(ssrc: 2, count: 1, seed: 0)[0].serialized())
+      ) {
+        XCTAssertEqual($0 as? PeerConnectionError, .notConnected)
+      }
+    }
+    XCTAssertEqual(
+      peers.offererRecorder.rtp.value.count + peers.answererRecorder.rtp.value.count, 0)
+  }
+
+  func testCloseSendsCloseNotifyAndThePeerGoesDisconnected() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    peers.loop.submit { peers.offerer.close() }
+    XCTAssertTrue(waitUntil { peers.answererRecorder.lastState == .disconnected })
+    XCTAssertEqual(peers.offererRecorder.states, [.connecting, .connected, .closed])
+    XCTAssertTrue(peers.answererRecorder.events.value.contains(.remoteClosed))
+    try peers.loop.submit {
+      XCTAssertEqual(peers.offerer.sockets.allSatisfy(\.isClosed), true)
+      XCTAssertEqual(peers.loop.pendingTimerCount, peers.answerer.timer == nil ? 0 : 1)
+      XCTAssertThrowsError(
+        try peers.answerer.sendRTP(TestMedia.packets(ssrc: 2, count: 1, seed: 0)[0].serialized())
+      ) {
+        XCTAssertEqual($0 as? PeerConnectionError, .notConnected)
+      }
+      XCTAssertThrowsError(
+        try peers.offerer.sendRTP(TestMedia.packets(ssrc: 1, count: 1, seed: 0)[0].serialized())
+      ) {
+        XCTAssertEqual($0 as? PeerConnectionError, .notConnected)
+      }
+    }
+  }
+
+  func testAnswerWithoutSetupIsTakenAsActiveAndConnects() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    try peers.negotiate { $0.setup = nil }
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    let role = peers.loop.submit { peers.offerer.stats.dtlsRole }
+    XCTAssertEqual(role, .server)
+  }
+
+  func testSignallingOutOfOrderIsRejected() throws {
+    let loop = EventLoop(label: "order")
+    defer { loop.shutdown() }
+    let connection = PeerConnection(configuration: .loopback, loop: loop)
+    try loop.submit {
+      let offer = try connection.localDescriptionForOffer()
+      XCTAssertEqual(offer.setup, .actpass)
+      XCTAssertEqual(offer.candidates.map(\.address.ip), [.loopbackV4])
+      XCTAssertThrowsError(try connection.localDescriptionForOffer())
+      XCTAssertThrowsError(try connection.setRemoteOffer(offer))
+      var holding = offer
+      holding.setup = .holdconn
+      XCTAssertThrowsError(try connection.setRemoteAnswer(holding)) {
+        guard case .incompatibleSetup = $0 as? PeerConnectionError else {
+          return XCTFail("\($0)")
+        }
+      }
+      connection.close()
+      XCTAssertEqual(connection.state, .closed)
+    }
+  }
+}
