@@ -81,7 +81,12 @@ public final class WCSLocalServer: @unchecked Sendable {
     let parts = try LocalServerListeners.open(configuration)
     var signaling = configuration.signaling
     signaling.serverAddress = parts.serverAddress
-    let engine = configuration.mediaEngine ?? UnavailableMediaEngine()
+    let engine =
+      configuration.mediaEngine
+      ?? LocalServerRelayEngine(
+        configuration: .init(
+          recordsDirectory: configuration.recordsDirectory,
+          bindAddress: configuration.bindAddress))
     let server = WCSLocalServer(
       parts: parts, core: WCSServerCore(configuration: signaling),
       configuration: configuration, engine: engine)
