@@ -27,6 +27,7 @@ final class LocalServerRelayTests: XCTestCase {
     var engineConfiguration = LocalServerRelayEngine.Configuration(recordsDirectory: records.path)
     // Every PLI goes through here, so the test sees both (the limit has its own unit test).
     engineConfiguration.keyFrameRequestIntervalMillis = 0
+    engineConfiguration.reportIntervalMillis = 100
     let engine = LocalServerRelayEngine(configuration: engineConfiguration)
     let server = try WCSLocalServer.start(
       testConfiguration(engine: engine, records: records, logs: logs))
@@ -95,7 +96,9 @@ final class LocalServerRelayTests: XCTestCase {
     // Player: other payload types (Opus 109, VP8 120), recvonly.
     let playerPC = PeerConnection(configuration: .loopback, loop: loop)
     let received = Collector<Received>()
+    let downstreamRTCP = Collector<[RTCPPacket]>()
     let playerOffer = try loop.submit {
+      playerPC.onRTCP = { downstreamRTCP.append((try? RTCPPacket.parseCompound($0)) ?? []) }
       playerPC.onRTP = { _, raw in
         guard let parsed = try? RTPHeader.parse(raw) else { return }
         let bytes = [UInt8](raw)
@@ -174,6 +177,27 @@ final class LocalServerRelayTests: XCTestCase {
     try loop.submit { try playerPC.sendRTCP(pli) }
     upstreamRTCP.wait { Self.pictureLossCount($0) >= 2 }
 
+    // RTCP is terminated per leg: the publisher gets our RR about its video (every packet it
+    // sent, none lost), the player gets our SR for the SSRC it receives.
+    let reports = upstreamRTCP.wait { compounds in
+      Self.reportBlock(compounds, for: Self.publisherVideoSSRC).map {
+        $0.highestSequence == UInt32(65_530 + videoPackets.count - 1)
+      } ?? false
+    }
+    let block = try XCTUnwrap(Self.reportBlock(reports, for: Self.publisherVideoSSRC))
+    XCTAssertEqual(block.packetsLost, 0)
+    let senderReports = downstreamRTCP.wait { compounds in
+      compounds.joined().contains {
+        if case .senderReport(let report) = $0 { return report.ssrc == videoSSRC }
+        return false
+      }
+    }
+    let senderReport = senderReports.joined().compactMap { packet -> RTCPSenderReport? in
+      if case .senderReport(let report) = packet, report.ssrc == videoSSRC { return report }
+      return nil
+    }.last
+    XCTAssertEqual(senderReport?.packetCount, UInt32(videoPackets.count - early))
+
     // Unpublish: the player stops, the recording is finished under the record name.
     publisher.send("unPublishStream", ["mediaSessionId": "pub-1", "name": "cam"])
     let unpublished = publisher.waitForStatus("pub-1", "UNPUBLISHED")
@@ -204,6 +228,16 @@ final class LocalServerRelayTests: XCTestCase {
       }
       return false
     }.count
+  }
+
+  /// The newest report block about `ssrc` in the RRs received.
+  static func reportBlock(_ compounds: [[RTCPPacket]], for ssrc: UInt32) -> RTCPReportBlock? {
+    compounds.joined().compactMap { packet -> RTCPReportBlock? in
+      if case .receiverReport(let report) = packet {
+        return report.reports.first { $0.ssrc == ssrc }
+      }
+      return nil
+    }.last
   }
 
   static func stream(
