@@ -26,6 +26,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     public var keyFrameRequestIntervalMillis: Int64 = 1000
     /// RTP packets kept per publisher SSRC for NACK retransmission.
     public var packetCacheSize = 1024
+    /// Receives media log lines (failed connections, recordings that could not be written),
+    /// on the engine's loop. Default: none.
+    public var log: @Sendable (String) -> Void = { _ in }
 
     /// Records into `recordsDirectory`; media on the host addresses of `bindAddress`
     /// (`127.0.0.1` → loopback only; `0.0.0.0` → every interface).
@@ -165,6 +168,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       emit(.answerReady(mediaSessionId: id, sdp: answer))
     } catch {
       connection.close()
+      configuration.log("media \(id): offer refused: \(error)")
       emit(.failed(mediaSessionId: id, reason: Self.reason(error)))
     }
   }
@@ -194,6 +198,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       emit(.answerReady(mediaSessionId: id, sdp: answer))
     } catch {
       connection.close()
+      configuration.log("media \(id): offer refused: \(error)")
       emit(.failed(mediaSessionId: id, reason: Self.reason(error)))
     }
   }
@@ -209,6 +214,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         {
           emit(.recordingFinished(mediaSessionId: id, recordName: recordName))
         } else {
+          configuration.log(
+            "media \(id): recording not kept: \(recording.lastError ?? "no record name")")
           recording.discard()
         }
       }
@@ -231,6 +238,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       }
     case .failed(let error):
       guard publishers[id] != nil || players[id] != nil else { return }
+      configuration.log("media \(id): connection failed: \(error)")
       emit(.failed(mediaSessionId: id, reason: Self.reason(error)))
     default: break
     }

@@ -220,6 +220,29 @@ final class LocalServerRelayTests: XCTestCase {
     player.closeAndWait()
   }
 
+  func testTheDefaultEngineRefusesAnOfferWithoutOpusOrVP8() throws {
+    let records = try makeTemporaryDirectory("wcs-relay-default")
+    defer { try? FileManager.default.removeItem(at: records) }
+    let logs = Collector<String>()
+    var configuration = testConfiguration(
+      engine: UnavailableMediaEngine(), records: records, logs: logs)
+    configuration.mediaEngine = nil
+    let server = try WCSLocalServer.start(configuration)
+    defer { server.stop() }
+    let h264Only = [
+      "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "m=video 9 UDP/TLS/RTP/SAVPF 102",
+      "c=IN IP4 0.0.0.0", "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
+      "a=setup:actpass", "a=rtpmap:102 H264/90000", "a=sendonly", "",
+    ].joined(separator: "\r\n")
+    let client = TestClient(server.wsURL)
+    client.establish()
+    client.send("publishStream", Self.stream("pub-h264", name: "h", published: true, sdp: h264Only))
+    let failed = client.waitForStatus("pub-h264", "FAILED")
+    XCTAssertEqual(failed?.object["info"], "No common codecs")
+    logs.wait { $0.contains { $0.contains("media pub-h264: offer refused") } }
+    client.closeAndWait()
+  }
+
   /// PLIs for the publisher's video SSRC among the RTCP it received.
   static func pictureLossCount(_ compounds: [[RTCPPacket]]) -> Int {
     compounds.joined().filter {
