@@ -70,7 +70,7 @@ final class EventLoopUDPSocketTests: XCTestCase {
     try loop.submit {
       for payload in payloads { XCTAssertTrue(try a.send(payload, to: b.localAddress)) }
     }
-    XCTAssertTrue(waitUntil { atA.value.count == payloads.count })
+    XCTAssertTrue(eventually { atA.value.count == payloads.count })
     XCTAssertEqual(atB.value.map(\.bytes), payloads)
     XCTAssertEqual(atA.value.map(\.bytes), payloads)
     XCTAssertEqual(Set(atB.value.map(\.source)), [a.localAddress])

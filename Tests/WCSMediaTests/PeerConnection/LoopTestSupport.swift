@@ -19,7 +19,7 @@ final class Locked<Value: Sendable>: Sendable {
 
 /// Waits on the calling (test) thread until `condition` holds, checking every millisecond, at
 /// most `timeout` seconds. Returns whether it held. For conditions set by the loop's work.
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
   let deadline = Date().addingTimeInterval(timeout)
   while Date() < deadline {
     if condition() { return true }

@@ -93,7 +93,7 @@ final class LoopbackPeers {
   func waitForBoth(_ predicate: @escaping (PeerConnectionState?) -> Bool, timeout: Double = 10)
     -> Bool
   {
-    waitUntil(timeout: timeout) {
+    eventually(timeout: timeout) {
       predicate(offererRecorder.lastState) && predicate(answererRecorder.lastState)
     }
   }
