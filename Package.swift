@@ -34,7 +34,9 @@ let package = Package(
       linkerSettings: cLibraries
     ),
     .target(name: "WCSTransport", dependencies: ["CWebRTCCore"], swiftSettings: strict),
-    .target(name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg"], swiftSettings: strict),
+    .target(
+      name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg", "CMediaDevices"],
+      swiftSettings: strict),
     .target(name: "WCSApi2", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
     // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.
     .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
@@ -46,7 +48,9 @@ let package = Package(
     .testTarget(
       name: "WCSTransportTests", dependencies: ["WCSTransport", "CWebRTCCore"],
       swiftSettings: strict),
-    .testTarget(name: "WCSMediaTests", dependencies: ["WCSMedia"], swiftSettings: strict),
+    .testTarget(
+      name: "WCSMediaTests", dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
+      swiftSettings: strict),
     .testTarget(
       name: "WCSApi2Tests", dependencies: ["WCSApi2", "WCSTransport", "FPWCSApi2Swift"],
       swiftSettings: strict),
@@ -54,6 +58,14 @@ let package = Package(
       name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport"],
       swiftSettings: strict),
 
+    // Real devices: V4L2 cameras, PulseAudio/ALSA audio, X11 screen capture (xcb + MIT-SHM), MJPEG
+    // decoding (libturbojpeg). Headers plus tiny shims only.
+    .target(
+      name: "CMediaDevices",
+      linkerSettings: [
+        .linkedLibrary("pulse-simple"), .linkedLibrary("pulse"), .linkedLibrary("asound"),
+        .linkedLibrary("xcb"), .linkedLibrary("xcb-shm"), .linkedLibrary("turbojpeg"),
+      ]),
     // C headers of FFmpeg (recording to WebM, reading media files) plus macro shims.
     .target(
       name: "CFFmpeg",
@@ -70,12 +82,12 @@ let package = Package(
 
 // Release-mode benchmarks that print figures: `swift run -c release <Name>`.
 // CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; SDPBench: SDP parse
-// and write; STUNBench: the STUN codec.
-for name in ["CodecBench", "RTPBench", "SDPBench", "STUNBench"] {
+// and write; STUNBench: the STUN codec; DevicesBench: webcam/screen frame conversion.
+for name in ["CodecBench", "DevicesBench", "RTPBench", "SDPBench", "STUNBench"] {
   package.targets.append(
     .executableTarget(
-      name: name, dependencies: ["WCSMedia", "CWebRTCCore"], path: "Benchmarks/\(name)",
-      swiftSettings: strict))
+      name: name, dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
+      path: "Benchmarks/\(name)", swiftSettings: strict))
 }
 // Loopback PeerConnection connect time: `swift run -c release PeerConnectionBench`.
 package.targets.append(

@@ -3,8 +3,8 @@
 /// The playout time of a packet with timestamp `ts` is `ts / clockRate + minimum transit + delay`,
 /// but never later than its arrival + `maxDelay` (a bogus timestamp cannot hold the buffer up):
 /// the minimum transit is the smallest `arrival − ts / clockRate` seen (the fastest packet), let
-/// rise by `transitDrift` per packet so one outlier or clock drift does not fix it forever; the
-/// delay follows `jitterFactor × jitter + extraDelay` (the RFC 3550 §A.8 jitter measured by the
+/// rise by `transitDrift` per packet so clock drift does not fix it forever, and deaf to a single
+/// packet claiming a transit far below it (a bogus timestamp); the delay follows `jitterFactor × jitter + extraDelay` (the RFC 3550 §A.8 jitter measured by the
 /// stream, the extra covering retransmissions), clamped to `minDelay...maxDelay`, moving a tenth of
 /// the way towards that target per packet so playout does not jump.
 ///
@@ -65,6 +65,9 @@ public struct JitterBuffer: Sendable {
   private var released: Set<Int64> = []
   private var releasedOrder: [Int64] = []
   private var minimumTransit: Double?
+  private var outliers = 0
+  /// Consecutive outlying transits that move the minimum.
+  static let outlierRun = 10
   private var lastTimestamp: Int64?
 
   /// Creates an empty buffer for a source with RTP clock `clockRate` Hz.
@@ -101,10 +104,30 @@ public struct JitterBuffer: Sendable {
       return .late
     }
     let transit = arrival - Double(timestamp) / Double(clockRate)
-    minimumTransit = min(minimumTransit.map { $0 + Self.transitDrift } ?? transit, transit)
+    updateMinimumTransit(transit)
     packets[sequence] = (packet, timestamp)
     arrivals[sequence] = arrival
     return .buffered
+  }
+
+  /// A transit more than `maxDelay` below the minimum is an outlier (a bogus timestamp) unless
+  /// `outlierRun` packets in a row say so (the sender's timestamps jumped): then it is the new
+  /// minimum.
+  private mutating func updateMinimumTransit(_ transit: Double) {
+    guard let current = minimumTransit else {
+      minimumTransit = transit
+      return
+    }
+    if transit < current - configuration.maxDelay.streamSeconds {
+      outliers += 1
+      if outliers >= Self.outlierRun {
+        minimumTransit = transit
+        outliers = 0
+      }
+      return
+    }
+    outliers = 0
+    minimumTransit = min(current + Self.transitDrift, transit)
   }
 
   /// The playout time in seconds of the held packet `sequence`.

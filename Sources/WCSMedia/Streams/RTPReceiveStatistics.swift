@@ -16,6 +16,8 @@ public struct RTPReceiveStatistics: Sendable {
   public private(set) var packetsReceived: UInt32 = 0
   /// Interarrival jitter in RTP timestamp units, unrounded (RFC 3550 §A.8 `J`).
   public private(set) var jitter: Double = 0
+  /// Times the source restarted its sequence numbering (a confirmed jump, RFC 3550 §A.1).
+  public private(set) var restarts = 0
   /// The NTP timestamp of the last SR received from this source, if any.
   public private(set) var lastSenderReportNTP: NTPTimestamp?
 
@@ -74,6 +76,7 @@ public struct RTPReceiveStatistics: Sendable {
       // A very large jump: accept only when the next packet confirms it (source restarted).
       if UInt32(sequenceNumber) == badSequence {
         restart(at: sequenceNumber)
+        restarts += 1
         packetsReceived = 0
         lastTransit = nil
       } else {

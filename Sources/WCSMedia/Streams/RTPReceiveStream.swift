@@ -199,6 +199,7 @@ public struct RTPReceiveStream: Sendable {
       return .failure(.unexpectedPayloadType(packet.header.payloadType))
     }
 
+    let restartsBefore = statistics.restarts
     guard
       statistics.record(
         sequenceNumber: media.header.sequenceNumber, timestamp: media.header.timestamp,
@@ -206,6 +207,13 @@ public struct RTPReceiveStream: Sendable {
     else {
       counters.outOfSequencePackets += 1
       return .success(Output())
+    }
+    if statistics.restarts != restartsBefore {
+      // The source renumbered: sequence state from before means nothing now.
+      highestSequence = nil
+      jitterBuffer = JitterBuffer(
+        clockRate: configuration.clockRate, configuration: configuration.jitterBuffer)
+      nackGenerator = NACKGenerator(configuration: configuration.nack)
     }
     if isRetransmission { counters.retransmittedPackets += 1 } else { counters.packets += 1 }
     let sequence = extend(media.header.sequenceNumber)

@@ -9,6 +9,10 @@
 /// Sans-I/O: the driver calls `send(_:now:)` per packetized payload, `handle(_:now:)` for each
 /// RTCP packet about this SSRC, `poll(now:)` at `nextDeadline`, and sends the returned bytes.
 public struct RTPSendStream: Sendable {
+  /// The RTX stream (SSRC, payload type) this stream retransmits on; the same shape as the
+  /// receive side's.
+  public typealias Retransmission = RTPReceiveStream.Retransmission
+
   /// What the stream is and how it behaves.
   public struct Configuration: Sendable, Equatable {
     /// Our media SSRC.
@@ -18,7 +22,7 @@ public struct RTPSendStream: Sendable {
     /// RTP clock rate in Hz (90 000 video, 48 000 Opus).
     public var clockRate: Int
     /// The RTX stream (its SSRC and payload type) when negotiated; nil resends the packet as is.
-    public var retransmission: RTPReceiveStream.Retransmission?
+    public var retransmission: Retransmission?
     /// SDES CNAME sent with every SR (RFC 3550 §6.5.1).
     public var cname: String
     /// Lowest bitrate the stream will use, bits per second.
@@ -44,7 +48,7 @@ public struct RTPSendStream: Sendable {
     /// Creates a configuration.
     public init(
       ssrc: UInt32, payloadType: UInt8, clockRate: Int,
-      retransmission: RTPReceiveStream.Retransmission? = nil, cname: String,
+      retransmission: Retransmission? = nil, cname: String,
       minBitrate: Int = 30_000, maxBitrate: Int = 2_500_000, startBitrate: Int = 1_000_000,
       historyCapacity: Int = 1024, historyMaxAge: Duration = .seconds(2),
       reportInterval: Duration = .seconds(1),

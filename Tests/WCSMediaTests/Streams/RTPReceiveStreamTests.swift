@@ -15,7 +15,7 @@ final class RTPReceiveStreamTests: XCTestCase {
       configuration: .init(
         ssrc: remoteSSRC, localSSRC: localSSRC, payloadType: 96, clockRate: 90_000,
         retransmission: rtx, nackEnabled: nack, buffersPackets: buffers),
-      now: at(0))
+      now: virtualTime(0))
   }
 
   /// Packets every 20 ms (1800 ticks at 90 kHz) starting at sequence 65530 so the sequence wraps;
@@ -26,10 +26,10 @@ final class RTPReceiveStreamTests: XCTestCase {
     for index in 0..<10 {
       guard let extra = extraDelayMs[index] else { continue }
       let arrival = 0.1 + Double(index) * 0.020 + extra / 1000
-      let bytes = rtpBytes(
+      let bytes = streamTestPacketBytes(
         ssrc: remoteSSRC, sequenceNumber: UInt16(truncatingIfNeeded: 65_530 + index),
         timestamp: UInt32(5000 + index * 1800))
-      XCTAssertNoThrow(try stream.receive(bytes, now: at(arrival)).get())
+      XCTAssertNoThrow(try stream.receive(bytes, now: virtualTime(arrival)).get())
     }
     // §A.8 by hand: the transit differences |D| in ms between consecutive arrivals are
     // 5, 3, 8, 10, 7, 4, 0; J += (|D| − J) / 16 gives J = 1.868072468787432 ms = 168.1265 ticks.
@@ -43,9 +43,9 @@ final class RTPReceiveStreamTests: XCTestCase {
     stream.handleSenderReport(
       RTCPSenderReport(
         ssrc: remoteSSRC, ntpTimestamp: ntp.value, rtpTimestamp: 123, packetCount: 8,
-        octetCount: 32), now: at(0.5))
+        octetCount: 32), now: virtualTime(0.5))
 
-    let output = stream.poll(now: at(1.0))
+    let output = stream.poll(now: virtualTime(1.0))
     guard case .receiverReport(let report) = output.rtcp.first else {
       return XCTFail("no RR in \(output.rtcp)")
     }
@@ -64,12 +64,12 @@ final class RTPReceiveStreamTests: XCTestCase {
 
     // Second interval: 10 more packets, one lost → fraction (1 << 8) / 10 = 25, cumulative 3.
     for index in 10..<20 where index != 11 {
-      let bytes = rtpBytes(
+      let bytes = streamTestPacketBytes(
         ssrc: remoteSSRC, sequenceNumber: UInt16(truncatingIfNeeded: 65_530 + index),
         timestamp: UInt32(5000 + index * 1800))
-      _ = stream.receive(bytes, now: at(1.0 + Double(index) * 0.02))
+      _ = stream.receive(bytes, now: virtualTime(1.0 + Double(index) * 0.02))
     }
-    let second = stream.poll(now: at(2.0))
+    let second = stream.poll(now: virtualTime(2.0))
     guard case .receiverReport(let next) = second.rtcp.first, let block = next.reports.first else {
       return XCTFail("no second RR")
     }
@@ -84,8 +84,9 @@ final class RTPReceiveStreamTests: XCTestCase {
     var delivered: [UInt16] = []
     for sequence: UInt16 in [10, 11, 11, 12, 12, 13] {
       let output = try stream.receive(
-        rtpBytes(ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000),
-        now: at(0.01 * Double(sequence))
+        streamTestPacketBytes(
+          ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000),
+        now: virtualTime(0.01 * Double(sequence))
       ).get()
       delivered += output.packets.map(\.header.sequenceNumber)
     }
@@ -93,7 +94,7 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(stream.jitterBuffer.duplicates, 2)
     // RFC 3550 §A.3: duplicates make the cumulative loss negative.
     XCTAssertEqual(stream.statistics.cumulativeLost, -2)
-    XCTAssertEqual(stream.makeReportBlock(now: at(1))?.fractionLost, 0)
+    XCTAssertEqual(stream.makeReportBlock(now: virtualTime(1))?.fractionLost, 0)
   }
 
   func testJitterBufferReordersAndHoldsUntilPlayout() throws {
@@ -102,26 +103,28 @@ final class RTPReceiveStreamTests: XCTestCase {
     let arrivals: [(UInt16, Double)] = [(10, 0.010), (11, 0.030), (13, 0.070), (12, 0.075)]
     for (sequence, arrival) in arrivals {
       let output = try stream.receive(
-        rtpBytes(
+        streamTestPacketBytes(
           ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence - 10) * 1800),
-        now: at(arrival)
+        now: virtualTime(arrival)
       ).get()
       XCTAssertTrue(output.packets.isEmpty, "released on arrival")
     }
     let delay = stream.jitterBuffer.delay
     XCTAssertGreaterThanOrEqual(delay, 0.010)
     // Packet 0's playout: its transit 10 ms + delay.
-    XCTAssertTrue(stream.poll(now: at(0.010 + delay - 0.001)).packets.isEmpty)
+    XCTAssertTrue(stream.poll(now: virtualTime(0.010 + delay - 0.001)).packets.isEmpty)
     var released: [UInt16] = []
     // (The minimum transit estimate rises 0.1 ms per packet until a faster packet pulls it down.)
-    released += stream.poll(now: at(0.010 + delay + 0.000_3)).packets.map(\.header.sequenceNumber)
+    released += stream.poll(now: virtualTime(0.010 + delay + 0.000_3)).packets.map(
+      \.header.sequenceNumber)
     XCTAssertEqual(released, [10])
-    released += stream.poll(now: at(0.5)).packets.map(\.header.sequenceNumber)
+    released += stream.poll(now: virtualTime(0.5)).packets.map(\.header.sequenceNumber)
     XCTAssertEqual(released, [10, 11, 12, 13])
 
     // A packet older than released ones is late: counted and handed on at once.
     let late = try stream.receive(
-      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 9, timestamp: 0), now: at(0.6)
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 9, timestamp: 0),
+      now: virtualTime(0.6)
     ).get()
     XCTAssertEqual(late.packets.map(\.header.sequenceNumber), [9])
     XCTAssertEqual(stream.jitterBuffer.latePackets, 1)
@@ -144,8 +147,9 @@ final class RTPReceiveStreamTests: XCTestCase {
     stream.roundTripTime = 0.1
     for sequence: UInt16 in [100, 101, 105] {
       _ = stream.receive(
-        rtpBytes(ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000),
-        now: at(0))
+        streamTestPacketBytes(
+          ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000),
+        now: virtualTime(0))
     }
     func nacked(_ output: RTPReceiveStream.Output) -> [UInt16] {
       output.rtcp.flatMap { packet -> [UInt16] in
@@ -158,23 +162,24 @@ final class RTPReceiveStreamTests: XCTestCase {
       }
     }
     // Reorder tolerance 20 ms: nothing at 10 ms, then 102...104 in one item (PID 102, BLP 0b11).
-    XCTAssertEqual(nacked(stream.poll(now: at(0.010))), [])
-    let first = stream.poll(now: at(0.020))
+    XCTAssertEqual(nacked(stream.poll(now: virtualTime(0.010))), [])
+    let first = stream.poll(now: virtualTime(0.020))
     XCTAssertEqual(nacked(first), [102, 103, 104])
     if case .genericNACK(let nack) = first.rtcp.first {
       XCTAssertEqual(nack.items, [RTCPNACKItem(packetID: 102, lostBitmask: 0b11)])
     }
     // 103 arrives (retransmitted); the others are asked again one RTT later, not before.
     _ = stream.receive(
-      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 103, timestamp: 309_000), now: at(0.05))
-    XCTAssertEqual(nacked(stream.poll(now: at(0.110))), [])
-    XCTAssertEqual(nacked(stream.poll(now: at(0.120))), [102, 104])
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 103, timestamp: 309_000),
+      now: virtualTime(0.05))
+    XCTAssertEqual(nacked(stream.poll(now: virtualTime(0.110))), [])
+    XCTAssertEqual(nacked(stream.poll(now: virtualTime(0.120))), [102, 104])
     XCTAssertEqual(stream.nackGenerator.recovered, 1)
     // Up to 10 requests in all, at least one RTT apart, then given up.
     var requests = 2
     for step in 25...300 {
       let time = Double(step) * 0.005
-      let sequences = nacked(stream.poll(now: at(time)))
+      let sequences = nacked(stream.poll(now: virtualTime(time)))
       if !sequences.isEmpty {
         XCTAssertEqual(sequences, [102, 104])
         requests += 1
@@ -203,9 +208,12 @@ final class RTPReceiveStreamTests: XCTestCase {
 
   func testAWideGapAsksForAKeyFrameInsteadOfNACKs() {
     var stream = makeStream(nack: true)
-    _ = stream.receive(rtpBytes(ssrc: remoteSSRC, sequenceNumber: 0, timestamp: 0), now: at(0))
-    _ = stream.receive(rtpBytes(ssrc: remoteSSRC, sequenceNumber: 900, timestamp: 0), now: at(0))
-    let output = stream.poll(now: at(0.05))
+    _ = stream.receive(
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 0, timestamp: 0), now: virtualTime(0))
+    _ = stream.receive(
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 900, timestamp: 0),
+      now: virtualTime(0))
+    let output = stream.poll(now: virtualTime(0.05))
     XCTAssertEqual(
       output.rtcp.filter {
         if case .pictureLossIndication = $0 { return true } else { return false }
@@ -224,26 +232,28 @@ final class RTPReceiveStreamTests: XCTestCase {
       }.count
     }
     stream.requestKeyFrame()
-    XCTAssertEqual(plis(stream.poll(now: at(0.1))), 1)
+    XCTAssertEqual(plis(stream.poll(now: virtualTime(0.1))), 1)
     stream.requestKeyFrame()
-    XCTAssertEqual(plis(stream.poll(now: at(0.3))), 0, "within 500 ms")
-    XCTAssertEqual(stream.nextDeadline, at(0.6))
-    XCTAssertEqual(plis(stream.poll(now: at(0.6))), 1, "the deferred request goes out")
-    XCTAssertEqual(plis(stream.poll(now: at(1.5))), 0, "nothing pending")
+    XCTAssertEqual(plis(stream.poll(now: virtualTime(0.3))), 0, "within 500 ms")
+    XCTAssertEqual(stream.nextDeadline, virtualTime(0.6))
+    XCTAssertEqual(plis(stream.poll(now: virtualTime(0.6))), 1, "the deferred request goes out")
+    XCTAssertEqual(plis(stream.poll(now: virtualTime(1.5))), 0, "nothing pending")
     XCTAssertEqual(stream.counters.plisSent, 2)
   }
 
   func testCorruptAndForeignPacketsAreCountedNotFatal() throws {
     let rtx = RTPReceiveStream.Retransmission(ssrc: 0xAAAA, payloadType: 97)
     var stream = makeStream(buffers: false, rtx: rtx)
-    var generator = CodecTestRandom(seed: 7)
-    let good = rtpBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0)
+    var generator = SplitMix64(seed: 7)
+    let good = streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0)
     var malformed = 0
     // Every truncation of a valid packet with the padding bit set, and random garbage.
     var padded = good
     padded[0] |= 0x20
     for length in 0..<padded.count {
-      if case .failure = stream.receive(Array(padded.prefix(length)), now: at(0)) { malformed += 1 }
+      if case .failure = stream.receive(Array(padded.prefix(length)), now: virtualTime(0)) {
+        malformed += 1
+      }
     }
     for _ in 0..<200 {
       let length = Int.random(in: 0...40, using: &generator)
@@ -251,46 +261,60 @@ final class RTPReceiveStreamTests: XCTestCase {
       if !bytes.isEmpty {
         bytes[0] = (bytes[0] & 0x3F) | (Bool.random(using: &generator) ? 0x80 : 0)
       }
-      if case .failure = stream.receive(bytes, now: at(0)) { malformed += 1 }
+      if case .failure = stream.receive(bytes, now: virtualTime(0)) { malformed += 1 }
     }
     XCTAssertEqual(stream.counters.malformedPackets, malformed)
     XCTAssertGreaterThan(malformed, 200)
     // Foreign SSRC, wrong payload type, RTX without a whole OSN.
     XCTAssertEqual(
-      stream.receive(rtpBytes(ssrc: 1, sequenceNumber: 1, timestamp: 0), now: at(0)),
+      stream.receive(
+        streamTestPacketBytes(ssrc: 1, sequenceNumber: 1, timestamp: 0), now: virtualTime(0)),
       .failure(.unknownSSRC(1)))
     XCTAssertEqual(
       stream.receive(
-        rtpBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0, payloadType: 100), now: at(0)),
+        streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0, payloadType: 100),
+        now: virtualTime(0)),
       .failure(.unexpectedPayloadType(100)))
     XCTAssertEqual(
       stream.receive(
-        rtpBytes(ssrc: 0xAAAA, sequenceNumber: 1, timestamp: 0, payloadType: 97, payload: [7]),
-        now: at(0)),
+        streamTestPacketBytes(
+          ssrc: 0xAAAA, sequenceNumber: 1, timestamp: 0, payloadType: 97, payload: [7]),
+        now: virtualTime(0)),
       .failure(.truncatedRetransmission(length: 1)))
     // The stream still works.
     let output = try stream.receive(
-      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0), now: at(0.1)
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0),
+      now: virtualTime(0.1)
     ).get()
     XCTAssertEqual(output.packets.map(\.header.sequenceNumber), [2])
   }
 
   func testABogusTimestampDoesNotHoldTheBufferUp() throws {
     var stream = makeStream()
-    _ = stream.receive(rtpBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0), now: at(0))
+    _ = stream.receive(
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0), now: virtualTime(0))
     // A packet claiming a time 6 hours ahead, then ordinary ones.
     _ = stream.receive(
-      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0x7000_0000), now: at(0.02))
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0x7000_0000),
+      now: virtualTime(0.02))
     _ = stream.receive(
-      rtpBytes(ssrc: remoteSSRC, sequenceNumber: 3, timestamp: 1800), now: at(0.04))
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 3, timestamp: 1800),
+      now: virtualTime(0.04))
     // Everything is out by arrival + the 1 s maximum delay.
-    let released = stream.poll(now: at(1.05)).packets.map(\.header.sequenceNumber)
+    let released = stream.poll(now: virtualTime(1.05)).packets.map(\.header.sequenceNumber)
     XCTAssertEqual(released, [1, 2, 3])
+    // The outlier did not move the playout schedule: a packet arriving on time (media time 1.2 s
+    // at 1.2 s) still waits for its playout delay.
+    _ = stream.receive(
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 4, timestamp: 108_000),
+      now: virtualTime(1.2))
+    XCTAssertTrue(stream.poll(now: virtualTime(1.2)).packets.isEmpty)
+    XCTAssertEqual(stream.poll(now: virtualTime(2.3)).packets.map(\.header.sequenceNumber), [4])
   }
 
   func testGarbageVideoPayloadsAreCountedNotDecoded() throws {
     let video = try VideoReceiver()
-    var generator = CodecTestRandom(seed: 99)
+    var generator = SplitMix64(seed: 99)
     var packets: [ReceivedRTPPacket] = []
     for sequence in 0..<300 {
       let length = Int.random(in: 0...60, using: &generator)
@@ -306,11 +330,34 @@ final class RTPReceiveStreamTests: XCTestCase {
             header: RTPHeader(
               marker: true, payloadType: 96, sequenceNumber: UInt16(sequence),
               timestamp: UInt32(sequence * 3000), ssrc: remoteSSRC), payload: payload),
-          arrival: at(0)))
+          arrival: virtualTime(0)))
     }
-    let output = video.handle(packets, now: at(0))
+    let output = video.handle(packets, now: virtualTime(0))
     let stats = video.statistics
     XCTAssertGreaterThan(stats.malformedPackets + stats.decodeErrors, 0)
     XCTAssertEqual(stats.framesDecoded, output.frames.count)
+  }
+
+  /// RFC 3550 §A.1: a jump of thousands is dropped until the next packet confirms it; then the
+  /// stream starts over from the new numbering.
+  func testSequenceRestartIsConfirmedByASecondPacket() throws {
+    var stream = makeStream(buffers: false)
+    var delivered: [UInt16] = []
+    for (sequence, time) in [
+      (100, 0.0), (101, 0.02), (40_000, 0.04), (40_001, 0.06), (40_002, 0.08),
+    ] {
+      let output = try stream.receive(
+        streamTestPacketBytes(
+          ssrc: remoteSSRC, sequenceNumber: UInt16(sequence), timestamp: UInt32(time * 90_000)),
+        now: virtualTime(time)
+      ).get()
+      delivered += output.packets.map(\.header.sequenceNumber)
+    }
+    XCTAssertEqual(delivered, [100, 101, 40_001, 40_002])
+    XCTAssertEqual(stream.counters.outOfSequencePackets, 1)
+    XCTAssertEqual(stream.statistics.restarts, 1)
+    let block = try XCTUnwrap(stream.makeReportBlock(now: virtualTime(1)))
+    XCTAssertEqual(block.highestSequence, 40_002)
+    XCTAssertEqual(block.packetsLost, 0)
   }
 }

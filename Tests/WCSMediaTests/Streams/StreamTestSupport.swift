@@ -1,13 +1,15 @@
 @testable import WCSMedia
 
 /// A fixed origin for virtual time: tests add offsets to it and never read the real clock again.
-let streamTestOrigin = ContinuousClock.now
+let streamTestClockOrigin = ContinuousClock.now
 
-/// The instant `seconds` after `streamTestOrigin`.
-func at(_ seconds: Double) -> ContinuousClock.Instant { streamTestOrigin + .seconds(seconds) }
+/// The instant `seconds` after `streamTestClockOrigin`.
+func virtualTime(_ seconds: Double) -> ContinuousClock.Instant {
+  streamTestClockOrigin + .seconds(seconds)
+}
 
 /// Serializes a packet with the given header fields, for feeding a receive stream.
-func rtpBytes(
+func streamTestPacketBytes(
   ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8 = 96,
   marker: Bool = false, payload: [UInt8] = [1, 2, 3, 4]
 ) -> [UInt8] {
@@ -21,8 +23,8 @@ func rtpBytes(
 
 /// A one-way in-memory link on a virtual clock: each packet is lost with `lossRate`, otherwise
 /// delivered after `baseDelay` plus a uniform random 0...`jitter` (which reorders). Seeded.
-struct VirtualLink<Packet> {
-  private var generator: CodecTestRandom
+struct StreamTestLink<Packet> {
+  private var generator: SplitMix64
   let lossRate: Double
   let baseDelay: Double
   let jitter: Double
@@ -32,7 +34,7 @@ struct VirtualLink<Packet> {
   private(set) var dropped = 0
 
   init(seed: UInt64, lossRate: Double, baseDelay: Double, jitter: Double) {
-    generator = CodecTestRandom(seed: seed)
+    generator = SplitMix64(seed: seed)
     self.lossRate = lossRate
     self.baseDelay = baseDelay
     self.jitter = jitter

@@ -41,16 +41,16 @@ final class VideoStreamEndToEndTests: XCTestCase {
       configuration: .init(
         ssrc: mediaSSRC, payloadType: 96, clockRate: 90_000, retransmission: rtx,
         cname: "sender", initialSequenceNumber: 65_000, timestampOffset: 0xFFFF_0000),
-      now: at(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
+      now: virtualTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
     var receiver = RTPReceiveStream(
       configuration: .init(
         ssrc: mediaSSRC, localSSRC: receiverSSRC, payloadType: 96, clockRate: 90_000,
         retransmission: rtx),
-      now: at(0))
+      now: virtualTime(0))
     let video = try VideoReceiver()
-    var forward = VirtualLink<Datagram>(
+    var forward = StreamTestLink<Datagram>(
       seed: seed, lossRate: 0.10, baseDelay: 0.020, jitter: 0.050)
-    var backward = VirtualLink<[UInt8]>(
+    var backward = StreamTestLink<[UInt8]>(
       seed: seed &+ 1, lossRate: 0.10, baseDelay: 0.020, jitter: 0.050)
 
     var result = Result(
@@ -91,13 +91,14 @@ final class VideoStreamEndToEndTests: XCTestCase {
         let timestamp = camera.rtpTimestamp(frameIndex: nextFrame)
         for frame in try encoder.encode(camera.frame(nextFrame), timestamp: timestamp) {
           for payload in packetizer.packetize(frame) {
-            forward.send(.rtp(try sender.send(payload, now: at(now)).serialized()), now: now)
+            forward.send(
+              .rtp(try sender.send(payload, now: virtualTime(now)).serialized()), now: now)
           }
         }
         nextFrame += 1
         result.framesSent = nextFrame
       }
-      let report = sender.poll(now: at(now))
+      let report = sender.poll(now: virtualTime(now))
       if !report.rtcp.isEmpty {
         forward.send(.rtcp(try RTCPPacket.serializeCompound(report.rtcp)), now: now)
       }
@@ -106,16 +107,16 @@ final class VideoStreamEndToEndTests: XCTestCase {
       for (arrival, datagram) in forward.deliver(upTo: now) where arrival >= joinAt {
         switch datagram {
         case .rtp(let bytes):
-          let output = try receiver.receive(bytes, now: at(arrival)).get()
-          render(video.handle(output.packets, now: at(arrival)), now: arrival)
+          let output = try receiver.receive(bytes, now: virtualTime(arrival)).get()
+          render(video.handle(output.packets, now: virtualTime(arrival)), now: arrival)
         case .rtcp(let bytes):
           for case .senderReport(let sr) in try RTCPPacket.parseCompound(bytes) {
-            receiver.handleSenderReport(sr, now: at(arrival))
+            receiver.handleSenderReport(sr, now: virtualTime(arrival))
           }
         }
       }
-      let output = receiver.poll(now: at(now))
-      render(video.handle(output.packets, now: at(now)), now: now)
+      let output = receiver.poll(now: virtualTime(now))
+      render(video.handle(output.packets, now: virtualTime(now)), now: now)
       if !output.rtcp.isEmpty {
         backward.send(try RTCPPacket.serializeCompound(output.rtcp), now: now)
       }
@@ -123,7 +124,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
       // Sender side: feedback.
       for (arrival, bytes) in backward.deliver(upTo: now) {
         for packet in try RTCPPacket.parseCompound(bytes) {
-          let reaction = sender.handle(packet, now: at(arrival))
+          let reaction = sender.handle(packet, now: virtualTime(arrival))
           for retransmission in reaction.packets { forward.send(.rtp(retransmission), now: now) }
           for event in reaction.events {
             switch event {
@@ -145,11 +146,14 @@ final class VideoStreamEndToEndTests: XCTestCase {
   }
 
   /// 10 s at 30 fps, 10 % loss and 0...50 ms extra delay each way (seeded). 320x240 so the debug
-  /// build stays fast; `WCS_STREAMS_FULL_SIZE=1` runs 640x480 (about 4 × the CPU time).
+  /// build stays fast; `WCS_STREAMS_FULL_SIZE=1` runs 640x480 (about 4 × the CPU time),
+  /// `WCS_STREAMS_SEED=<n>` another loss and delay pattern.
   func testLossyJitteryLinkStillRendersNearlyEveryFrame() throws {
     let fullSize = ProcessInfo.processInfo.environment["WCS_STREAMS_FULL_SIZE"] == "1"
     let result = try run(
-      width: fullSize ? 640 : 320, height: fullSize ? 480 : 240, seconds: 10, seed: 0x5EED)
+      width: fullSize ? 640 : 320, height: fullSize ? 480 : 240, seconds: 10,
+      seed: ProcessInfo.processInfo.environment["WCS_STREAMS_SEED"].flatMap { UInt64($0) } ?? 0x5EED
+    )
     let share = Double(result.rendered.count) / Double(result.framesSent)
     print(
       "video e2e \(fullSize ? "640x480" : "320x240"): rendered \(result.rendered.count)/\(result.framesSent) "
