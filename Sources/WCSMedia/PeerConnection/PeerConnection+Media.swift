@@ -4,7 +4,8 @@ extension PeerConnection {
   /// Protects one RTP packet (header + payload, RFC 3550 §5.1) with SRTP and sends it on the
   /// selected pair. Call on the loop.
   ///
-  /// - Throws: `.notConnected` before `.connected` or after close/failure,
+  /// - Throws: `.notConnected` before `.connected`, after close/failure or the peer's DTLS
+  ///   close,
   ///   `.packetTooLarge` when it cannot fit a datagram with the SRTP tag, `.srtp` when libsrtp
   ///   refuses it (e.g. shorter than an RTP header).
   public func sendRTP(_ packet: UnsafeRawBufferPointer) throws(PeerConnectionError) {
@@ -45,7 +46,10 @@ extension PeerConnection {
     throws(PeerConnectionError)
   {
     loop.assertInEventLoop()
-    guard state == .connected, let outbound = srtpOutbound, let pair = selectedPair,
+    // While consent is merely late (`.disconnected`) media keeps going, as in WebRTC; the
+    // keys are gone after a failure, a close or the peer's close_notify.
+    guard state == .connected || state == .disconnected, let outbound = srtpOutbound,
+      let pair = selectedPair,
       sockets.indices.contains(pair.socket), let source = packet.baseAddress
     else { throw .notConnected }
     let trailer = isRTCP ? outbound.profile.rtcpTrailerLength : outbound.profile.rtpTrailerLength

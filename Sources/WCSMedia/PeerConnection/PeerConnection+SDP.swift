@@ -22,11 +22,14 @@ extension PeerConnection {
   ///   - mode: publish (`sendonly`), play (`recvonly`) or the given directions.
   ///   - cname: RTCP CNAME; random when `nil`.
   ///   - streamId: `a=msid` stream id; random when `nil`.
+  ///   - includeCandidates: write our host candidates and `a=end-of-candidates`; without them
+  ///     an ICE-lite peer (WCS) learns our address from our checks (peer-reflexive).
   /// - Returns: the SDP text, CRLF line ends.
   /// - Throws: `PeerConnectionError.invalidState`, `.socket` (see `localDescriptionForOffer`).
   public func createOffer(
     audio: SDPOfferParameters.Audio?, video: SDPOfferParameters.Video?,
-    mode: OfferMode = .asGiven, cname: String? = nil, streamId: String? = nil
+    mode: OfferMode = .asGiven, cname: String? = nil, streamId: String? = nil,
+    includeCandidates: Bool = true
   ) throws(PeerConnectionError) -> String {
     let local = try localDescriptionForOffer()
     var generator = SystemRandomNumberGenerator()
@@ -36,7 +39,8 @@ extension PeerConnection {
       cname: cname ?? Self.randomToken(16), streamId: streamId ?? Self.randomToken(16),
       iceUfrag: local.iceCredentials.ufrag, icePwd: local.iceCredentials.pwd,
       fingerprint: Self.sdpFingerprint(local.fingerprint), setup: .actpass,
-      candidates: local.candidates.compactMap(Self.sdpCandidate), endOfCandidates: true)
+      candidates: includeCandidates ? local.candidates.compactMap(Self.sdpCandidate) : [],
+      endOfCandidates: includeCandidates)
     let offer: SessionDescription
     switch mode {
     case .publish: offer = SDPOfferBuilder.publishOffer(parameters)

@@ -258,6 +258,7 @@ public final class PeerConnection: @unchecked Sendable {
     iceConfiguration.disconnectedTimeout = configuration.iceDisconnectedTimeout
     iceConfiguration.consentTimeout = configuration.iceConsentTimeout
     iceConfiguration.pacingInterval = configuration.icePacingInterval
+    iceConfiguration.consentInterval = configuration.iceConsentInterval
     let agent = ICEAgent(configuration: iceConfiguration)
     self.agent = agent
     try bindSockets()

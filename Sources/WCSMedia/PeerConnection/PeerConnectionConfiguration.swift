@@ -29,13 +29,16 @@ public struct PeerConnectionConfiguration: Sendable {
   public var iceDisconnectedTimeout: Double
   /// ICE consent lost after this long without responses: `.failed`, in seconds (RFC 7675: 30).
   public var iceConsentTimeout: Double
+  /// Seconds between ICE consent checks on the selected pair (RFC 7675 §5.1: 5 s, ±20 %
+  /// jitter); keep it below `iceDisconnectedTimeout`.
+  public var iceConsentInterval: Double
   /// ICE pacing interval Ta between new checks, in seconds (RFC 8445 §14.2: 50 ms by default;
   /// nomination waits for the next slot, so it bounds how fast ICE completes).
   public var icePacingInterval: Double
 
   /// A configuration with the defaults: no STUN/TURN servers, full ICE, no loopback, every
   /// interface, any port, the shared certificate, `DTLSSRTPProfile.defaultOffer`, a 10 s
-  /// DTLS handshake timeout, 1 s client fallback, 10 s/30 s consent timeouts, Ta 50 ms.
+  /// DTLS handshake timeout, 1 s client fallback, consent checks every 5 s with 10 s/30 s timeouts, Ta 50 ms.
   public init(
     stunServers: [ICETransportAddress] = [], turnServers: [ICETURNServer] = [],
     iceLite: Bool = false, allowLoopback: Bool = false, hostAddresses: [ICEIPAddress]? = nil,
@@ -43,7 +46,7 @@ public struct PeerConnectionConfiguration: Sendable {
     srtpProfiles: [DTLSSRTPProfile] = DTLSSRTPProfile.defaultOffer,
     dtlsHandshakeTimeout: Duration = .seconds(10), dtlsClientFallback: Duration = .seconds(1),
     iceDisconnectedTimeout: Double = 10, iceConsentTimeout: Double = 30,
-    icePacingInterval: Double = 0.05
+    iceConsentInterval: Double = 5, icePacingInterval: Double = 0.05
   ) {
     self.stunServers = stunServers
     self.turnServers = turnServers
@@ -57,6 +60,7 @@ public struct PeerConnectionConfiguration: Sendable {
     self.dtlsClientFallback = dtlsClientFallback
     self.iceDisconnectedTimeout = iceDisconnectedTimeout
     self.iceConsentTimeout = iceConsentTimeout
+    self.iceConsentInterval = iceConsentInterval
     self.icePacingInterval = icePacingInterval
   }
 

@@ -39,6 +39,25 @@ final class PeerConnectionSDPTests: XCTestCase {
     }
   }
 
+  /// As WCS clients do: an offer without candidates; the ICE-lite answerer learns our address
+  /// from our checks (peer-reflexive, RFC 8445 §7.3.1.3).
+  func testOfferWithoutCandidatesConnectsToALiteAnswerer() throws {
+    let peers = LoopbackPeers(answererLite: true)
+    defer { peers.shutdown() }
+    let offer = try peers.loop.submit {
+      let offer = try peers.offerer.createOffer(
+        audio: Self.audio, video: nil, mode: .publish, includeCandidates: false)
+      try peers.answerer.setRemoteDescription(offer: offer)
+      try peers.offerer.setRemoteDescription(answer: try peers.answerer.createAnswer())
+      return offer
+    }
+    XCTAssertFalse(offer.contains("a=candidate"))
+    XCTAssertTrue(offer.contains("a=sendonly"))
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    let pair = try XCTUnwrap(peers.loop.submit { peers.answerer.stats.selectedPair })
+    XCTAssertEqual(pair.remote.type, .peerReflexive)
+  }
+
   func testTamperedFingerprintInTheSDPAnswerFails() throws {
     let peers = LoopbackPeers()
     defer { peers.shutdown() }

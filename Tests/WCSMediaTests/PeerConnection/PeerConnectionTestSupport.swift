@@ -67,8 +67,8 @@ final class LoopbackPeers {
   let offererRecorder = PeerRecorder()
   let answererRecorder = PeerRecorder()
 
-  init(answererLite: Bool = false) {
-    offerer = PeerConnection(configuration: .loopback, loop: loop)
+  init(answererLite: Bool = false, offererConfiguration: PeerConnectionConfiguration = .loopback) {
+    offerer = PeerConnection(configuration: offererConfiguration, loop: loop)
     var answerConfiguration = PeerConnectionConfiguration.loopback
     answerConfiguration.iceLite = answererLite
     answerer = PeerConnection(configuration: answerConfiguration, loop: loop)

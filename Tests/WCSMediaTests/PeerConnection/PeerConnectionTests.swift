@@ -66,6 +66,44 @@ final class PeerConnectionTests: XCTestCase {
     XCTAssertEqual(received.srtpDrops, 0)
   }
 
+  /// RTCP reaches the peer intact, and a receiver report about an SSRC we send gives the RTT
+  /// of RFC 3550 §6.4.1: arrival − LSR − DLSR. The report claims our SR left 300 ms ago and
+  /// the peer held it 200 ms, so the RTT is 100 ms plus the loopback transit.
+  func testRTCPIsDeliveredAndReportBlocksGiveTheRoundTripTime() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    let media = TestMedia.packets(ssrc: 0xABCD_0001, count: 3, seed: 4)
+    try peers.send(media, from: peers.offerer)
+    XCTAssertNil(peers.loop.submit { peers.offerer.stats.roundTripTime })
+
+    let lastSenderReport = PeerConnection.ntpMiddle32(Date().addingTimeInterval(-0.3))
+    let report = try RTCPPacket.serializeCompound([
+      .receiverReport(
+        RTCPReceiverReport(
+          ssrc: 0x0BAD_CAFE,
+          reports: [
+            RTCPReportBlock(
+              ssrc: 0xABCD_0001, highestSequence: 1002, lastSenderReport: lastSenderReport,
+              delaySinceLastSenderReport: 65_536 / 5),
+            // About an SSRC the offerer never sent: ignored.
+            RTCPReportBlock(
+              ssrc: 0x0000_0042, highestSequence: 1, lastSenderReport: lastSenderReport,
+              delaySinceLastSenderReport: 0),
+          ]))
+    ])
+    try peers.loop.submit { try peers.answerer.sendRTCP(report) }
+    XCTAssertTrue(waitUntil { peers.offererRecorder.rtcp.value.count == 1 })
+    XCTAssertEqual(peers.offererRecorder.rtcp.value, [report])
+    let rtt = try XCTUnwrap(peers.loop.submit { peers.offerer.stats.roundTripTime })
+    XCTAssertGreaterThanOrEqual(rtt, .milliseconds(99))
+    XCTAssertLessThan(rtt, .milliseconds(1100))
+    let (sent, received) = peers.loop.submit { (peers.answerer.stats, peers.offerer.stats) }
+    XCTAssertEqual(sent.rtcpPacketsSent, 1)
+    XCTAssertEqual(received.rtcpPacketsReceived, 1)
+  }
+
   func testTamperedAnswerFingerprintFailsBothSidesAndDeliversNoMedia() throws {
     let peers = LoopbackPeers()
     defer { peers.shutdown() }
@@ -124,6 +162,82 @@ final class PeerConnectionTests: XCTestCase {
         XCTAssertEqual($0 as? PeerConnectionError, .notConnected)
       }
     }
+  }
+
+  /// The peer vanishes without close_notify (its sockets closed): consent checks go
+  /// unanswered, so the state goes disconnected, then failed (RFC 7675), and media stops.
+  func testLostConsentGoesDisconnectedThenFailed() throws {
+    var configuration = PeerConnectionConfiguration.loopback
+    configuration.iceConsentInterval = 0.05
+    configuration.iceDisconnectedTimeout = 0.5
+    configuration.iceConsentTimeout = 1.0
+    let peers = LoopbackPeers(offererConfiguration: configuration)
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    // Consent answered for a while: still connected after several intervals.
+    usleep(300_000)
+    XCTAssertEqual(peers.offererRecorder.lastState, .connected)
+    peers.loop.submit {
+      for socket in peers.answerer.sockets { socket.close() }
+    }
+    XCTAssertTrue(
+      waitUntil {
+        if case .failed = peers.offererRecorder.lastState { return true }
+        return false
+      }, "\(peers.offererRecorder.states)")
+    XCTAssertEqual(
+      peers.offererRecorder.states, [.connecting, .connected, .disconnected, .failed(.iceFailed)])
+    try peers.loop.submit {
+      XCTAssertThrowsError(
+        try peers.offerer.sendRTP(TestMedia.packets(ssrc: 1, count: 1, seed: 0)[0].serialized())
+      ) {
+        XCTAssertEqual($0 as? PeerConnectionError, .notConnected)
+      }
+      XCTAssertTrue(peers.offerer.sockets.allSatisfy(\.isClosed))
+    }
+  }
+
+  /// Garbage in every RFC 7983 range, from the peer's own address and from a stranger, is
+  /// dropped and counted; the connection stays up and media still flows.
+  func testMalformedDatagramsAreDroppedWithoutHarm() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    var generator = SystemRandomNumberGenerator()
+    var garbage: [[UInt8]] = [
+      [], [0x00], [0x80], [0x80, 0x6F], [0x16, 0xFE, 0xFD], [0xFF, 0x00],
+    ]
+    for first: UInt8 in [0x00, 0x01, 0x14, 0x16, 0x17, 0x40, 0x80, 0x81, 0x90, 0xC8, 0xBF] {
+      for length in [2, 12, 20, 28, 100, 1200] {
+        garbage.append(
+          [first] + (1..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+      }
+    }
+    let stranger = try peers.loop.submit {
+      try EventLoopUDPSocket(
+        loop: peers.loop, bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)
+      ) { _, _ in }
+    }
+    try peers.loop.submit {
+      let target = try XCTUnwrap(peers.answerer.stats.selectedPair).local.address
+      let fromPeer = try XCTUnwrap(peers.offerer.stats.selectedPair).socket
+      for datagram in garbage {
+        try peers.offerer.sockets[fromPeer].send(datagram, to: target)
+        try stranger.send(datagram, to: target)
+      }
+    }
+    let media = TestMedia.packets(ssrc: 0x7777_0001, count: 5, seed: 7)
+    try peers.send(media, from: peers.offerer)
+    XCTAssertTrue(waitUntil { peers.answererRecorder.rtp.value.count == media.count })
+    XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), media)
+    let stats = peers.loop.submit { peers.answerer.stats }
+    XCTAssertEqual(stats.state, .connected)
+    XCTAssertGreaterThan(stats.srtpDrops, 0)
+    XCTAssertGreaterThan(stats.unexpectedDatagrams, 0)
+    XCTAssertEqual(peers.answererRecorder.lastState, .connected)
+    peers.loop.submit { stranger.close() }
   }
 
   func testAnswerWithoutSetupIsTakenAsActiveAndConnects() throws {
