@@ -100,3 +100,27 @@ package.targets.append(
   .executableTarget(
     name: "wcs-local-server", dependencies: ["WCSLocalServer"], swiftSettings: strict))
 package.products.append(.executable(name: "wcs-local-server", targets: ["wcs-local-server"]))
+
+// The iOS SDK's examples on Linux (`swift run TwoWayStreaming --help`), their shared code, and
+// the demo (`make demo`: publish real media through the local server, play it back, record it).
+package.targets.append(
+  .target(
+    name: "ExampleSupport", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
+    path: "Examples/ExampleSupport", swiftSettings: strict))
+for name in [
+  "MediaDevices", "Player", "ScreenCapturer", "StreamRecording", "Streamer", "TwoWayStreaming",
+] {
+  package.targets.append(
+    .executableTarget(
+      name: name, dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "ExampleSupport"],
+      path: "Examples/\(name)", swiftSettings: strict))
+}
+package.targets.append(
+  .executableTarget(
+    name: "wcs-demo", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "ExampleSupport"],
+    path: "Examples/Demo", swiftSettings: strict))
+package.products.append(.executable(name: "wcs-demo", targets: ["wcs-demo"]))
+package.targets.append(
+  .testTarget(
+    name: "ExamplesTests", dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift"],
+    swiftSettings: strict))
