@@ -325,7 +325,10 @@ func runDemo(_ argv: [String]) -> Int32 {
   }
   if let audioDelay {
     summary.add(
-      "Audio delay", String(format: "%+.0f ms (audio behind video; correlation %.2f)", audioDelay.delay * 1000, audioDelay.correlation))
+      "Audio delay",
+      String(
+        format: "%+.0f ms (audio %@ video; correlation %.2f)", audioDelay.delay * 1000,
+        audioDelay.delay >= 0 ? "behind" : "ahead of", audioDelay.correlation))
     summary.add("Audio delay method", audioDelay.method)
   } else {
     summary.add("Audio delay", "n/a (\(audioCaptured ? "needs a file source with sound" : "not the native engine"))")

@@ -1,5 +1,6 @@
 import FPWCSApi2Swift
 import Foundation
+import Synchronization
 
 extension ExampleLog {
   /// Prints and marks a session status: `session ESTABLISHED` (event `"session ESTABLISHED"`).
@@ -67,9 +68,21 @@ public enum ExampleStats {
   /// The stream's statistics, or `nil` when it has no connection or they take over 2 s.
   public static func read(_ stream: FPWCSApi2Stream?) -> FPWCSApi2StreamStats? {
     guard let stream else { return nil }
+    return read { stream.getStats($0) }
+  }
+
+  /// The statistics of a Swift-wrapper stream (see `read(_:)`).
+  public static func read(_ stream: WCSStream?) -> FPWCSApi2StreamStats? {
+    guard let stream else { return nil }
+    return read { stream.getStats($0) }
+  }
+
+  static func read(
+    _ getStats: (@escaping (FPWCSApi2StreamStats?) -> Void) -> Void
+  ) -> FPWCSApi2StreamStats? {
     let box = StatsBox()
     let done = DispatchSemaphore(value: 0)
-    stream.getStats { stats in
+    getStats { stats in
       box.set(stats)
       done.signal()
     }
@@ -77,8 +90,6 @@ public enum ExampleStats {
     return box.get()
   }
 }
-
-import Synchronization
 
 private final class StatsBox: Sendable {
   private let value = Mutex<FPWCSApi2StreamStats?>(nil)

@@ -104,7 +104,20 @@ public struct VideoQualityReport: Sendable {
         bestStart = start
       }
     }
-    let startPTS = frames[bestStart].pts
+    // The start frame fixes the offset to within a frame; the median of the best matches of
+    // the first second centres it, so rounding to the nearest frame follows the timestamps.
+    var startPTS = frames[bestStart].pts
+    var deltas: [Double] = []
+    for kept in played.prefix(30) {
+      let predicted = nearest(startPTS + relative(kept))
+      let window = [predicted - 1, predicted, predicted + 1].filter { frames.indices.contains($0) }
+      let best = window.min {
+        coarseDistance(kept.picture, frames[$0].picture)
+          < coarseDistance(kept.picture, frames[$1].picture)
+      }
+      if let best { deltas.append(frames[best].pts - relative(kept)) }
+    }
+    startPTS = median(deltas) ?? startPTS
     var values: [Double] = []
     var atTimestamp = 0
     var offsets: [Double] = []

@@ -9,8 +9,8 @@ let usage = """
 
     --publish NAME       stream to publish (default: a random name)
     --play NAME          stream to play (default: the published one)
-    --file PATH          publish this media file instead of the virtual camera; also listed
-                         as a second camera for the switch
+    --file PATH          list this media file as a second camera (the virtual camera is the
+                         first), so switching camera moves to it
     --width W --height H --fps F   published video (iPad constraints; default 640x480, 15 fps)
     --duration S         seconds to stream before stopping (default 6)
     --switch-camera-at S seconds after PUBLISHING to switch camera (default: duration / 2;
@@ -98,10 +98,6 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     options.display = localDisplay
     options.constraints = FPWCSApi2MediaConstraints(
       audio: true, videoWidth: width, videoHeight: height, videoFps: fps)
-    if let file {
-      options.constraints?.video?.deviceID = ExampleMedia.fileDeviceID(file)
-      options.constraints?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
-    }
     let stream: FPWCSApi2Stream
     do {
       stream = try session.createStream(options)
