@@ -44,8 +44,8 @@ final class EventLoopUDPSocketTests: XCTestCase {
       [0x01], Array(0..<200), [UInt8](repeating: 0xAB, count: 1200),
       [UInt8](repeating: 0x5A, count: 9000), (0..<64).map { UInt8($0 * 3 & 0xFF) },
     ]
-    let atB = Locked<[Received]>([])
-    let atA = Locked<[Received]>([])
+    let atB = LoopShared<[Received]>([])
+    let atA = LoopShared<[Received]>([])
     let sockets = try loop.submit { () throws -> [EventLoopUDPSocket] in
       let any = ICETransportAddress(ip: ip, port: 0)
       let a = try EventLoopUDPSocket(loop: loop, bindingTo: any) { [loop] bytes, source in

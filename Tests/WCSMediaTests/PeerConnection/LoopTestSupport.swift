@@ -5,7 +5,7 @@ import XCTest
 @testable import WCSMedia
 
 /// A value shared between the loop (writers) and the test thread (reader), behind a mutex.
-final class Locked<Value: Sendable>: Sendable {
+final class LoopShared<Value: Sendable>: Sendable {
   private let storage: Mutex<Value>
 
   init(_ value: Value) { storage = Mutex(value) }
