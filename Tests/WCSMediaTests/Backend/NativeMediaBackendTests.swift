@@ -164,6 +164,7 @@ final class NativeMediaBackendTests: XCTestCase {
     XCTAssertGreaterThan(sent.audioFramesEncoded, 50)
     XCTAssertGreaterThan(sent.summary.currentVideoBitrate, 0)
     XCTAssertGreaterThan(got.summary.packetsReceived, 30)
+    XCTAssertGreaterThan(got.summary.currentVideoBitrate, 50_000)
     XCTAssertGreaterThan(got.summary.bytesReceived, 10_000)
     XCTAssertGreaterThanOrEqual(got.framesDecoded, 30)
     XCTAssertGreaterThan(got.audioFramesDecoded, 50)

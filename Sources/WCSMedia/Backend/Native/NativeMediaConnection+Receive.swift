@@ -52,6 +52,7 @@ extension NativeMediaConnection {
     }
     guard var entry = receivers[mediaSSRC] else { return }
     entry.lastPacketAt = now
+    if entry.isVideo { videoBytes += UInt64(bytes.count) }
     let result = entry.stream.receive(packet, now: now)
     receivers[mediaSSRC] = entry
     if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }

@@ -21,6 +21,7 @@ extension NativeMediaConnection {
       }
       guard let bytes = try? packet.serialized() else { continue }
       sendRTP(bytes)
+      if video { videoBytes += UInt64(bytes.count) }
     }
   }
 
@@ -35,10 +36,16 @@ extension NativeMediaConnection {
     }
   }
 
+  /// Sends `packets` as one compound; feedback alone gets an empty RR in front, so the
+  /// compound starts with a report as RFC 3550 §6.1 asks even when rtcp-rsize was not agreed.
   func sendRTCP(_ packets: [RTCPPacket]) {
-    guard !packets.isEmpty, let peerConnection,
-      let bytes = try? RTCPPacket.serializeCompound(packets)
-    else { return }
+    guard !packets.isEmpty, let peerConnection else { return }
+    var compound = packets
+    switch packets[0] {
+    case .senderReport, .receiverReport: break
+    default: compound.insert(.receiverReport(RTCPReceiverReport(ssrc: localSSRC)), at: 0)
+    }
+    guard let bytes = try? RTCPPacket.serializeCompound(compound) else { return }
     try? peerConnection.sendRTCP(bytes)
   }
 

@@ -37,7 +37,7 @@ extension NativeMediaConnection {
   }
 
   func updateBitrate(now: ContinuousClock.Instant) {
-    let bytes = request.direction == .publish ? counters.bytesSent : counters.bytesReceived
+    let bytes = videoBytes
     guard let window = rateWindow else {
       rateWindow = (now, bytes)
       return

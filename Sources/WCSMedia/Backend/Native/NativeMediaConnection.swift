@@ -66,6 +66,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var counters = MediaConnectionStats()
   var extra = DetailedStatistics()
   var rateWindow: (start: ContinuousClock.Instant, bytes: UInt64)?
+  /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
+  var videoBytes: UInt64 = 0
   let mediaClock = NativeMediaClock()
 
   init(
