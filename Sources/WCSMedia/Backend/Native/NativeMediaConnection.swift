@@ -68,6 +68,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var rateWindow: (start: ContinuousClock.Instant, bytes: UInt64)?
   /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
   var videoBytes: UInt64 = 0
+  var mediaStarted = false
   let mediaClock = NativeMediaClock()
 
   init(
@@ -190,7 +191,11 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     onStateChange(newState)
   }
 
+  /// Starts capture and playout the first time the transport is up (a reconnection after
+  /// `.disconnected` keeps them running).
   func startMedia() {
+    guard !mediaStarted else { return }
+    mediaStarted = true
     videoSource?.start()
     audioSource?.start()
     audioReceiveTrack?.start()
@@ -249,7 +254,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     videoSource?.stop()
     videoSource = source
     videoDeviceID = next.id
-    if state == .connected {
+    if mediaStarted {
       source.start()
       track.requestKeyFrame()
     }
