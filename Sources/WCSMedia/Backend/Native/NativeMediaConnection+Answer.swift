@@ -20,7 +20,25 @@ extension NativeMediaConnection {
     } catch {
       return .failure(.answerRejected("\(error)"))
     }
-    if let analysis = peerConnection.remoteAnswer { adoptPayloadTypes(analysis) }
+    let negotiated =
+      peerConnection.remoteAnswer.map(adoptPayloadTypes) ?? (audio: false, video: false)
+    guard negotiated.audio || negotiated.video else {
+      peerConnection.close()
+      return .failure(.answerRejected("no common codec: the answer accepts neither Opus nor VP8"))
+    }
+    // A kind the answer rejected (or left without our codec) is not sent or decoded.
+    if !negotiated.video {
+      videoSource?.stop()
+      videoSource = nil
+      videoTrack = nil
+      videoReceiveTrack = nil
+    }
+    if !negotiated.audio {
+      audioSource?.stop()
+      audioSource = nil
+      audioTrack = nil
+      audioReceiveTrack = nil
+    }
     let now = loop.now()
     if request.direction == .publish {
       setUpSendStreams(now: now)
@@ -29,17 +47,22 @@ extension NativeMediaConnection {
     return .success(())
   }
 
-  func adoptPayloadTypes(_ analysis: SDPAnswerAnalysis) {
+  /// Takes the answer's payload types for Opus, VP8 and VP8's RTX; says which kinds have
+  /// their codec accepted.
+  func adoptPayloadTypes(_ analysis: SDPAnswerAnalysis) -> (audio: Bool, video: Bool) {
+    var negotiated = (audio: false, video: false)
     for section in analysis.media where !section.isRejected {
       for codec in section.codecs {
         let name = codec.rtpMap.encodingName.lowercased()
         guard let payloadType = UInt8(exactly: codec.payloadType), payloadType < 128 else {
           continue
         }
-        if section.kind == "audio", name == "opus" {
+        if section.kind == "audio", name == "opus", !negotiated.audio {
           audioPayloadType = payloadType
-        } else if section.kind == "video", name == "vp8" {
+          negotiated.audio = true
+        } else if section.kind == "video", name == "vp8", !negotiated.video {
           videoPayloadType = payloadType
+          negotiated.video = true
         }
       }
       guard section.kind == "video" else { continue }
@@ -51,6 +74,7 @@ extension NativeMediaConnection {
         }
       }
     }
+    return negotiated
   }
 
   func setUpSendStreams(now: ContinuousClock.Instant) {
