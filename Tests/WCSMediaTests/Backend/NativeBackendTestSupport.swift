@@ -49,10 +49,10 @@ final class LoopbackRelay: @unchecked Sendable {
         let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
         self.ssrcsByPayloadType.mutate { $0[payloadType] = ssrc }
         if let drop = self.dropFilter, drop(payloadType, sequenceNumber) {
-          _ = self.dropped.mutate { $0 += 1 }
+          self.dropped.mutate { $0 += 1 }
           return
         }
-        _ = self.relayedRTP.mutate { $0 += 1 }
+        self.relayedRTP.mutate { $0 += 1 }
         try? self.playerSide?.sendRTP(packet)
       }
       connection.onRTCP = { [weak self] packet in
@@ -70,7 +70,7 @@ final class LoopbackRelay: @unchecked Sendable {
       try connection.setRemoteDescription(offer: offer)
       connection.onRTCP = { [weak self] packet in
         guard let self else { return }
-        _ = self.relayedRTCP.mutate { $0 += 1 }
+        self.relayedRTCP.mutate { $0 += 1 }
         try? self.publisherSide?.sendRTCP(packet)
       }
       playerSide = connection

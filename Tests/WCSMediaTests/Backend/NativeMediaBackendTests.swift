@@ -164,6 +164,7 @@ final class NativeMediaBackendTests: XCTestCase {
     XCTAssertGreaterThan(sent.audioFramesEncoded, 50)
     XCTAssertGreaterThan(sent.summary.currentVideoBitrate, 0)
     XCTAssertGreaterThan(got.summary.packetsReceived, 30)
+    XCTAssertGreaterThan(got.summary.currentVideoBitrate, 50_000)
     XCTAssertGreaterThan(got.summary.bytesReceived, 10_000)
     XCTAssertGreaterThanOrEqual(got.framesDecoded, 30)
     XCTAssertGreaterThan(got.audioFramesDecoded, 50)
@@ -204,6 +205,44 @@ final class NativeMediaBackendTests: XCTestCase {
       XCTAssertEqual(error, .closed)
     } else {
       XCTFail("offer after close must fail")
+    }
+  }
+}
+
+/// Answers the connection must refuse or narrow.
+final class NativeMediaBackendAnswerTests: XCTestCase {
+  /// An answer whose sections carry none of our codecs is rejected with a reason; garbage too.
+  func testAnswerWithoutCommonCodecIsRejected() throws {
+    let loop = EventLoop(label: "NativeMediaBackendAnswerTests")
+    let backend = NativeMediaBackend(
+      configuration: NativeMediaBackend.Configuration(loop: loop, peerConnection: .loopback))
+    let relay = LoopbackRelay(loop: loop)
+    defer { relay.close() }
+    let publisher = try backend.makeConnection(
+      MediaConnectionRequest(
+        direction: .publish, audio: .init(), video: .init(maxWidth: 320, maxHeight: 240))
+    ) { _ in }
+    defer { publisher.close() }
+    let answer = try relay.answerPublisher(try offer(of: publisher))
+    // The same answer with Opus and VP8 renamed to codecs we do not have.
+    let foreign = answer.replacingOccurrences(of: "opus/48000", with: "ISAC/16000")
+      .replacingOccurrences(of: "VP8/90000", with: "H264/90000")
+    XCTAssertThrowsError(try apply(answer: foreign, to: publisher)) { error in
+      guard case .answerRejected(let reason) = error as? MediaBackendError else {
+        return XCTFail("\(error)")
+      }
+      XCTAssertTrue(reason.contains("no common codec"), reason)
+    }
+
+    let other = try backend.makeConnection(
+      MediaConnectionRequest(direction: .play, audio: .init(), video: nil)
+    ) { _ in }
+    defer { other.close() }
+    _ = try offer(of: other)
+    XCTAssertThrowsError(try apply(answer: "v=0\r\nthis is not SDP", to: other)) { error in
+      guard case .answerRejected = error as? MediaBackendError else {
+        return XCTFail("\(error)")
+      }
     }
   }
 }
