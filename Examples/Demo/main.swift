@@ -138,7 +138,8 @@ func runDemo(_ argv: [String]) -> Int32 {
     return summary.print(to: log)
   }
 
-  guard log.wait(for: ["session ESTABLISHED", "session FAILED"], timeout: 10) == "session ESTABLISHED"
+  guard
+    log.wait(for: ["session ESTABLISHED", "session FAILED"], timeout: 10) == "session ESTABLISHED"
   else {
     summary.fail("session did not reach ESTABLISHED")
     return finish(&summary)
@@ -190,7 +191,8 @@ func runDemo(_ argv: [String]) -> Int32 {
     summary.fail("Failed to publish: \(error)")
     return finish(&summary)
   }
-  guard log.wait(for: ["publish PUBLISHING", "publish FAILED"], timeout: 15) == "publish PUBLISHING"
+  guard
+    log.wait(for: ["publish PUBLISHING", "publish FAILED"], timeout: 15) == "publish PUBLISHING"
   else {
     summary.fail("publishing did not reach PUBLISHING")
     return finish(&summary)
@@ -210,7 +212,9 @@ func runDemo(_ argv: [String]) -> Int32 {
   playStream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
   playStream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
   playStream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
-  playStream.on(.fpwcsStreamStatusNotEnoughtBandwidth) { log.line(ExampleText.notEnoughBandwidth($0)) }
+  playStream.on(.fpwcsStreamStatusNotEnoughtBandwidth) {
+    log.line(ExampleText.notEnoughBandwidth($0))
+  }
   do {
     try playStream.play()
   } catch {
@@ -307,21 +311,31 @@ func runDemo(_ argv: [String]) -> Int32 {
   let expectedAfterJoin = Int(
     (publishStart + duration - (since("first decoded frame") ?? log.elapsed)) * Double(fps))
   summary.add(
-    "Frames dropped", "\(max(0, expectedAfterJoin - played.frameCount)) (of ~\(max(0, expectedAfterJoin)) due after the first decoded frame)")
+    "Frames dropped",
+    "\(max(0, expectedAfterJoin - played.frameCount)) (of ~\(max(0, expectedAfterJoin)) due after the first decoded frame)"
+  )
   summary.add("Played video size", playedSize.map { "\($0.width)x\($0.height)" } ?? "none")
   if let quality {
     summary.add(
       "PSNR played vs source",
-      String(format: "%.2f dB mean, %.2f dB min over %d frames", quality.meanPSNR, quality.minPSNR, quality.matchedFrames))
+      String(
+        format: "%.2f dB mean, %.2f dB min over %d frames", quality.meanPSNR, quality.minPSNR,
+        quality.matchedFrames))
     summary.add(
       "Frame matching",
-      "\(quality.method); \(quality.matchedAtTimestamp)/\(quality.matchedFrames) at the timestamp-predicted frame")
+      "\(quality.method); \(quality.matchedAtTimestamp)/\(quality.matchedFrames) at the timestamp-predicted frame"
+    )
     if quality.meanPSNR < minPSNR {
       summary.fail(String(format: "PSNR %.2f dB is below %.1f dB", quality.meanPSNR, minPSNR))
     }
   } else {
-    summary.add("PSNR played vs source", "n/a (\(playedSize == nil ? "no video played" : "no reference for this input"))")
-    if case .devices = input {} else { summary.fail("no played frame could be compared with the source") }
+    summary.add(
+      "PSNR played vs source",
+      "n/a (\(playedSize == nil ? "no video played" : "no reference for this input"))")
+    if case .devices = input {
+    } else {
+      summary.fail("no played frame could be compared with the source")
+    }
   }
   if let audioDelay {
     summary.add(
@@ -331,7 +345,9 @@ func runDemo(_ argv: [String]) -> Int32 {
         audioDelay.delay >= 0 ? "behind" : "ahead of", audioDelay.correlation))
     summary.add("Audio delay method", audioDelay.method)
   } else {
-    summary.add("Audio delay", "n/a (\(audioCaptured ? "needs a file source with sound" : "not the native engine"))")
+    summary.add(
+      "Audio delay",
+      "n/a (\(audioCaptured ? "needs a file source with sound" : "not the native engine"))")
   }
   summary.add("Audio blocks played", "\(playedAudio.blockCount) x 20 ms")
   func kbps(_ values: [Int]) -> String {
@@ -341,11 +357,14 @@ func runDemo(_ argv: [String]) -> Int32 {
   summary.add("Video bitrate sent (mean)", kbps(sentBitrates))
   summary.add("Video bitrate received (mean)", kbps(receivedBitrates))
   if let stats = playStats?.connection {
-    let lostPercent = stats.packetsReceived > 0
-      ? Double(max(0, stats.packetsLost)) * 100 / Double(stats.packetsReceived + UInt64(max(0, stats.packetsLost))) : 0
+    let lostPercent =
+      stats.packetsReceived > 0
+      ? Double(max(0, stats.packetsLost)) * 100
+        / Double(stats.packetsReceived + UInt64(max(0, stats.packetsLost))) : 0
     summary.add(
       "Packets received / lost",
-      "\(stats.packetsReceived) / \(stats.packetsLost) (\(String(format: "%.2f", lostPercent)) % loss)")
+      "\(stats.packetsReceived) / \(stats.packetsLost) (\(String(format: "%.2f", lostPercent)) % loss)"
+    )
   }
   if let stats = publishStats?.connection {
     summary.add("Packets sent", "\(stats.packetsSent) (\(stats.bytesSent / 1000) kB)")
@@ -356,7 +375,8 @@ func runDemo(_ argv: [String]) -> Int32 {
     summary.add("Record size", "\(record.bytes) bytes")
     summary.add(
       "Record duration",
-      record.duration.map { String(format: "%.2f s (ffprobe)", $0) } ?? "unknown (WebM header checked; no ffprobe)")
+      record.duration.map { String(format: "%.2f s (ffprobe)", $0) }
+        ?? "unknown (WebM header checked; no ffprobe)")
     if let recorded = record.duration, recorded < 0.5 {
       summary.fail("the record lasts only \(recorded) s")
     }

@@ -59,8 +59,7 @@ public struct ExampleArguments: Sendable {
 
   /// The number value of `--name` (seconds, ratios), or `defaultValue`.
   /// - Throws: `ExampleError.usage` when the value is not a number.
-  public func double(_ name: String, default defaultValue: Double) throws(ExampleError) -> Double
-  {
+  public func double(_ name: String, default defaultValue: Double) throws(ExampleError) -> Double {
     guard let text = values[name] else { return defaultValue }
     guard let value = Double(text) else { throw .usage("--\(name) wants a number, got \(text)") }
     return value

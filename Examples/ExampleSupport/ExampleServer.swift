@@ -37,7 +37,9 @@ public final class ExampleServer: Sendable {
       log.line("using WCS at \(url)")
       return
     }
-    let directory = NSTemporaryDirectory() + "wcs-example-records-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let directory =
+      NSTemporaryDirectory()
+      + "wcs-example-records-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     var configuration = WCSLocalServer.Configuration()
     configuration.wsPort = 0
     configuration.httpPort = 0

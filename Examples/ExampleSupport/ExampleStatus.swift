@@ -5,7 +5,8 @@ import Synchronization
 extension ExampleLog {
   /// Prints and marks a session status: `session ESTABLISHED` (event `"session ESTABLISHED"`).
   public func session(_ session: FPWCSApi2Session?) {
-    let status = FPWCSApi2Model.sessionStatus(toString: session?.getStatus() ?? .fpwcsSessionStatusNew)
+    let status = FPWCSApi2Model.sessionStatus(
+      toString: session?.getStatus() ?? .fpwcsSessionStatusNew)
     var text = "session \(status)"
     if let reason = session?.getFailureReason(), status == "FAILED" || status == "DISCONNECTED" {
       text += " (\(reason))"

@@ -107,7 +107,9 @@ public final class VideoFileRenderer: VideoRenderer {
   /// Closes the file; returns its path when something was written, or the write error.
   public func finish() -> Result<String?, ExampleError> {
     state.withLock { state in
-      if let error = state.writeError { return .failure(.failed("writing \(path ?? ""): \(error)")) }
+      if let error = state.writeError {
+        return .failure(.failed("writing \(path ?? ""): \(error)"))
+      }
       guard let writer = state.writer else { return .success(nil) }
       state.writer = nil
       do {
@@ -172,7 +174,9 @@ public final class PlayedAudioRecorder: Sendable {
       native.setPlayoutSink(nil)
     }
     return state.withLock { state in
-      if let error = state.writeError { return .failure(.failed("writing \(path ?? ""): \(error)")) }
+      if let error = state.writeError {
+        return .failure(.failed("writing \(path ?? ""): \(error)"))
+      }
       guard let writer = state.writer else { return .success(nil) }
       state.writer = nil
       do {

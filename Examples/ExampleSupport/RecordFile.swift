@@ -23,7 +23,8 @@ public struct RecordFile: Sendable {
     recordName: String, recordsURL: String, directory: String, timeout: Double = 10,
     log: ExampleLog
   ) throws(ExampleError) -> RecordFile {
-    let name = recordName.hasSuffix(".webm") || recordName.contains(".") ? recordName : recordName + ".webm"
+    let name =
+      recordName.hasSuffix(".webm") || recordName.contains(".") ? recordName : recordName + ".webm"
     guard let url = URL(string: recordsURL + name) else {
       throw .failed("bad record URL \(recordsURL + name)")
     }
@@ -58,7 +59,8 @@ public struct RecordFile: Sendable {
       let output = run(
         ffprobe,
         ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", path])
-      guard output.status == 0, let duration = Double(output.text.trimmingCharacters(in: .whitespacesAndNewlines))
+      guard output.status == 0,
+        let duration = Double(output.text.trimmingCharacters(in: .whitespacesAndNewlines))
       else {
         throw .failed("ffprobe cannot read the record \(path): \(output.text)")
       }
@@ -71,7 +73,8 @@ public struct RecordFile: Sendable {
     try? handle.close()
     let ebml: [UInt8] = [0x1A, 0x45, 0xDF, 0xA3]
     let webm = Array("webm".utf8)
-    let hasDocType = head.count >= 8 && (0...(head.count - 4)).contains { Array(head[$0..<$0 + 4]) == webm }
+    let hasDocType =
+      head.count >= 8 && (0...(head.count - 4)).contains { Array(head[$0..<$0 + 4]) == webm }
     guard head.starts(with: ebml), hasDocType else {
       throw .failed("the record \(path) has no WebM header")
     }
@@ -105,7 +108,8 @@ public struct RecordFile: Sendable {
 
   /// The full path of `name` on `PATH`, `nil` when absent.
   public static func findExecutable(_ name: String) -> String? {
-    let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(
+      separator: ":")
     for directory in paths {
       let candidate = "\(directory)/\(name)"
       if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
@@ -114,7 +118,9 @@ public struct RecordFile: Sendable {
   }
 
   /// Runs a program to completion; its exit status and standard output plus error.
-  public static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, text: String) {
+  public static func run(_ executable: String, _ arguments: [String]) -> (
+    status: Int32, text: String
+  ) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments

@@ -125,7 +125,8 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
     log.plain("\(error)\n\n\(usage)")
     return 64
   }
-  settings.publishName = arguments.string("publish") ?? "stream-\(UInt16.random(in: 0...UInt16.max))"
+  settings.publishName =
+    arguments.string("publish") ?? "stream-\(UInt16.random(in: 0...UInt16.max))"
   settings.playName = arguments.string("play") ?? settings.publishName
   settings.camera = arguments.string("camera")
   settings.microphone = arguments.string("microphone")
@@ -204,7 +205,8 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
   session.connect()
-  guard log.wait(for: ["session ESTABLISHED", "session FAILED"], timeout: 10) == "session ESTABLISHED"
+  guard
+    log.wait(for: ["session ESTABLISHED", "session FAILED"], timeout: 10) == "session ESTABLISHED"
   else {
     summary.fail("no ESTABLISHED")
     return summary.print(to: log)
@@ -335,7 +337,9 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   case .success(let path): summary.add("Played video written to", path ?? "nothing")
   case .failure(let error): summary.fail("\(error)")
   }
-  if settings.playVideo, settings.videoSend, !arguments.flag("mute-video"), remoteDisplay.frameCount == 0 {
+  if settings.playVideo, settings.videoSend, !arguments.flag("mute-video"),
+    remoteDisplay.frameCount == 0
+  {
     summary.fail("no frame was played")
   }
   return summary.print(to: log)

@@ -37,7 +37,8 @@ func runPlayer(_ argv: [String]) -> Int32 {
   if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
     streamName = streamName ?? String(url.path.dropFirst())
     let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
-    arguments = (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
+    arguments =
+      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
   }
   let out = arguments.string("out", default: "example-output") ?? "example-output"
   var summary = ExampleSummary()
@@ -77,7 +78,9 @@ func runPlayer(_ argv: [String]) -> Int32 {
       return
     }
     stream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
-    stream.on(.fpwcsStreamStatusNotEnoughtBandwidth) { log.line(ExampleText.notEnoughBandwidth($0)) }
+    stream.on(.fpwcsStreamStatusNotEnoughtBandwidth) {
+      log.line(ExampleText.notEnoughBandwidth($0))
+    }
     stream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
     stream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
     do {
@@ -113,7 +116,8 @@ func runPlayer(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
   session.connect()
 
-  if log.wait(for: ["play PLAYING", "play FAILED", "test stream FAILED", "session FAILED"], timeout: 20)
+  if log.wait(
+    for: ["play PLAYING", "play FAILED", "test stream FAILED", "session FAILED"], timeout: 20)
     != "play PLAYING"
   {
     summary.fail("did not reach PLAYING")

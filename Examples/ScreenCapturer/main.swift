@@ -74,7 +74,8 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
   session.connect()
-  guard log.wait(for: ["session ESTABLISHED", "session FAILED"], timeout: 10) == "session ESTABLISHED"
+  guard
+    log.wait(for: ["session ESTABLISHED", "session FAILED"], timeout: 10) == "session ESTABLISHED"
   else {
     summary.fail("no ESTABLISHED")
     return summary.print(to: log)
@@ -120,7 +121,9 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   if log.wait(for: ["screen PUBLISHING", "screen FAILED"], timeout: 15) != "screen PUBLISHING" {
     summary.fail("the screen stream did not reach PUBLISHING")
   }
-  if sendAudio, log.wait(for: ["audio PUBLISHING", "audio FAILED"], timeout: 15) != "audio PUBLISHING" {
+  if sendAudio,
+    log.wait(for: ["audio PUBLISHING", "audio FAILED"], timeout: 15) != "audio PUBLISHING"
+  {
     summary.fail("the audio stream did not reach PUBLISHING")
   }
   if play, summary.succeeded {

@@ -41,10 +41,13 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
   // As in the iOS example: scheme://host:port from the URL, the path is the stream name.
   var streamName = arguments.string("stream")
   if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
-    streamName = streamName ?? (url.path as NSString).deletingPathExtension.replacingOccurrences(
-      of: "/", with: "")
+    streamName =
+      streamName
+      ?? (url.path as NSString).deletingPathExtension.replacingOccurrences(
+        of: "/", with: "")
     let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
-    arguments = (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
+    arguments =
+      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
   }
   let name = streamName ?? "record-\(UInt16.random(in: 0...UInt16.max))"
   let out = arguments.string("out", default: "example-output") ?? "example-output"
@@ -139,7 +142,8 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
       summary.add("Record size", "\(file.bytes) bytes")
       summary.add(
         "Record duration",
-        file.duration.map { String(format: "%.2f s (ffprobe)", $0) } ?? "unknown (WebM header checked)")
+        file.duration.map { String(format: "%.2f s (ffprobe)", $0) }
+          ?? "unknown (WebM header checked)")
     } catch {
       summary.fail("\(error)")
     }

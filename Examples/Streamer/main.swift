@@ -42,7 +42,8 @@ func runStreamer(_ argv: [String]) -> Int32 {
   if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
     streamName = streamName ?? String(url.path.dropFirst())
     let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
-    arguments = (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
+    arguments =
+      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
   }
   let name = streamName ?? "stream-\(UInt16.random(in: 0...UInt16.max))"
   let file = arguments.string("file")
@@ -114,7 +115,9 @@ func runStreamer(_ argv: [String]) -> Int32 {
     let stream = session.getStreams().first { $0.isPublished() }
     if let stats = ExampleStats.read(stream) {
       bitrates.append(stats.currentVideoBitrate)
-      log.line("publishing \(name): \(stats.currentVideoBitrate / 1000) kbps, \(stats.connection.packetsSent) packets")
+      log.line(
+        "publishing \(name): \(stats.currentVideoBitrate / 1000) kbps, \(stats.connection.packetsSent) packets"
+      )
     }
   }
   for stream in session.getStreams() where stream.isPublished() { try? stream.stop() }
@@ -127,7 +130,9 @@ func runStreamer(_ argv: [String]) -> Int32 {
   summary.addTime("Time to PUBLISHING", log.time(of: "publish PUBLISHING"))
   summary.add("Frames sent", "\(localDisplay.frameCount)")
   let positive = bitrates.filter { $0 > 0 }
-  summary.add("Video bitrate sent (mean)", positive.isEmpty ? "n/a" : "\(positive.reduce(0, +) / positive.count / 1000) kbps")
+  summary.add(
+    "Video bitrate sent (mean)",
+    positive.isEmpty ? "n/a" : "\(positive.reduce(0, +) / positive.count / 1000) kbps")
   if log.time(of: "publish UNPUBLISHED") == nil { summary.fail("no UNPUBLISHED") }
   if localDisplay.frameCount == 0 { summary.fail("no frame was sent") }
   return summary.print(to: log)

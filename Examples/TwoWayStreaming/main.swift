@@ -83,7 +83,9 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
       return
     }
     stream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
-    stream.on(.fpwcsStreamStatusNotEnoughtBandwidth) { log.line(ExampleText.notEnoughBandwidth($0)) }
+    stream.on(.fpwcsStreamStatusNotEnoughtBandwidth) {
+      log.line(ExampleText.notEnoughBandwidth($0))
+    }
     stream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
     stream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
     do {
@@ -128,7 +130,8 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
   session.connect()
 
-  if log.wait(for: ["play PLAYING", "play FAILED", "publish FAILED", "session FAILED"], timeout: 20)
+  if log.wait(
+    for: ["play PLAYING", "play FAILED", "publish FAILED", "session FAILED"], timeout: 20)
     != "play PLAYING"
   {
     summary.fail("did not reach PLAYING")
@@ -157,7 +160,8 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   }
 
   // Stop playing, stop publishing, disconnect.
-  for stream in session.getStreams() where stream.getName() == remoteStreamName && !stream.isPublished() {
+  for stream in session.getStreams()
+  where stream.getName() == remoteStreamName && !stream.isPublished() {
     try? stream.stop()
   }
   for stream in session.getStreams() where stream.isPublished() {
@@ -176,7 +180,11 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   summary.add("Camera switched", log.time(of: "camera switched") != nil ? "yes" : "no")
   summary.add("Frames sent", "\(localDisplay.frameCount)")
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
-  summary.add("Statuses", ["publish UNPUBLISHED", "play STOPPED", "session DISCONNECTED"].filter { log.time(of: $0) != nil }.joined(separator: ", "))
+  summary.add(
+    "Statuses",
+    ["publish UNPUBLISHED", "play STOPPED", "session DISCONNECTED"].filter {
+      log.time(of: $0) != nil
+    }.joined(separator: ", "))
   switch remoteDisplay.finish() {
   case .success(let path): summary.add("Played video written to", path ?? "nothing")
   case .failure(let error): summary.fail("\(error)")

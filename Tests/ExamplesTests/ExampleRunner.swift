@@ -9,7 +9,8 @@ enum ExampleRunner {
   /// The build directory: where the xctest bundle lives (`.build/debug`), else the package's.
   static var buildDirectory: URL {
     let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    if FileManager.default.isExecutableFile(atPath: bundle.appendingPathComponent("wcs-demo").path) {
+    if FileManager.default.isExecutableFile(atPath: bundle.appendingPathComponent("wcs-demo").path)
+    {
       return bundle
     }
     return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

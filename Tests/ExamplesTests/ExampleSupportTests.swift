@@ -9,7 +9,10 @@ import XCTest
 final class ExampleSupportTests: XCTestCase {
   func testArgumentsTakeOptionsFlagsAndPositionals() throws {
     let arguments = try ExampleArguments(
-      ["movie.mp4", "--width", "320", "--fps=15", "--fec", "--no-audio", "--file", "a", "--file", "b"],
+      [
+        "movie.mp4", "--width", "320", "--fps=15", "--fec", "--no-audio", "--file", "a", "--file",
+        "b",
+      ],
       booleanFlags: ["fec"])
     XCTAssertEqual(arguments.positional, ["movie.mp4"])
     XCTAssertEqual(try arguments.int("width", default: 0), 320)
@@ -46,7 +49,8 @@ final class ExampleSupportTests: XCTestCase {
     XCTAssertEqual(parsed["FAILED"], "no record; ")
     XCTAssertNil(ExampleSummary.number(parsed["Time to first frame"]))
     XCTAssertFalse(summary.succeeded)
-    XCTAssertEqual(summary.entries.map(\.label), ["Time to PLAYING", "Time to first frame", "PSNR"])
+    XCTAssertEqual(
+      summary.entries.map(\.label), ["Time to PLAYING", "Time to first frame", "PSNR"])
   }
 
   func testRecordCheckRejectsAFileThatIsNotWebM() throws {

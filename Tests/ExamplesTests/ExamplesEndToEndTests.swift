@@ -28,7 +28,8 @@ final class ExamplesEndToEndTests: XCTestCase {
       "forensics-samples-files is not installed (scripts/install-deps.sh test)")
     let out = try ExampleRunner.temporaryDirectory("demo")
     let result = try ExampleRunner.run(
-      "wcs-demo", [Self.movie, "--duration", "3", "--width", "320", "--height", "180", "--out", out])
+      "wcs-demo",
+      [Self.movie, "--duration", "3", "--width", "320", "--height", "180", "--out", out])
     assertSucceeded(result)
     let summary = result.summary
     XCTAssertEqual(summary["Input"], "file \(Self.movie)")
@@ -58,7 +59,8 @@ final class ExamplesEndToEndTests: XCTestCase {
   func testDemoWithVirtualDevicesMatchesFrameNumbers() throws {
     let out = try ExampleRunner.temporaryDirectory("demo-virtual")
     let result = try ExampleRunner.run(
-      "wcs-demo", ["--virtual", "--duration", "2", "--width", "320", "--height", "240", "--out", out])
+      "wcs-demo",
+      ["--virtual", "--duration", "2", "--width", "320", "--height", "240", "--out", out])
     assertSucceeded(result)
     XCTAssertEqual(
       result.summary["Frame matching"]?.hasPrefix("virtual camera frame number"), true,
@@ -144,7 +146,8 @@ final class ExamplesEndToEndTests: XCTestCase {
     let base = server.wsURL.hasSuffix("/") ? String(server.wsURL.dropLast()) : server.wsURL
     let name = "pair-\(UInt16.random(in: 0...UInt16.max))"
     let streamer = try ExampleRunner.Running(
-      "Streamer", ["--url", base + "/" + name, "--duration", "6", "--width", "320", "--height", "240"])
+      "Streamer",
+      ["--url", base + "/" + name, "--duration", "6", "--width", "320", "--height", "240"])
     let deadline = Date().addingTimeInterval(20)
     while server.streamCount == 0 || !streamer.output.contains("PUBLISHING"), Date() < deadline {
       Thread.sleep(forTimeInterval: 0.05)
@@ -166,7 +169,8 @@ final class ExamplesEndToEndTests: XCTestCase {
   /// played back.
   func testScreenCapturerPublishesXvfbScreen() throws {
     let xvfb = try XCTUnwrap(
-      RecordFile.findExecutable("Xvfb") ?? nil, "Xvfb is not installed (scripts/install-deps.sh test)")
+      RecordFile.findExecutable("Xvfb") ?? nil,
+      "Xvfb is not installed (scripts/install-deps.sh test)")
     let display = try XCTUnwrap(
       (90..<140).first { !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock") },
       "no free X display")
