@@ -82,19 +82,16 @@ let package = Package(
 
 // Release-mode benchmarks that print figures: `swift run -c release <Name>`.
 // CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; SDPBench: SDP parse
-// and write; STUNBench: the STUN codec; DevicesBench: webcam/screen frame conversion.
-for name in ["CodecBench", "DevicesBench", "RTPBench", "SDPBench", "STUNBench"] {
+// and write; STUNBench: the STUN codec; DevicesBench: webcam/screen frame conversion;
+// PeerConnectionBench: loopback connect time (ICE + DTLS).
+for name in [
+  "CodecBench", "DevicesBench", "PeerConnectionBench", "RTPBench", "SDPBench", "STUNBench",
+] {
   package.targets.append(
     .executableTarget(
       name: name, dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
       path: "Benchmarks/\(name)", swiftSettings: strict))
 }
-// Loopback PeerConnection connect time: `swift run -c release PeerConnectionBench`.
-package.targets.append(
-  .executableTarget(
-    name: "PeerConnectionBench", dependencies: ["WCSMedia"],
-    path: "Benchmarks/PeerConnectionBench", swiftSettings: strict))
-
 // `swift run wcs-local-server --help`: the local WCS-compatible server as a program.
 package.targets.append(
   .executableTarget(
