@@ -94,3 +94,8 @@ package.targets.append(
   .executableTarget(
     name: "PeerConnectionBench", dependencies: ["WCSMedia"],
     path: "Benchmarks/PeerConnectionBench", swiftSettings: strict))
+// Loopback publish → play through NativeMediaBackend: `swift run -c release NativeBackendBench`.
+package.targets.append(
+  .executableTarget(
+    name: "NativeBackendBench", dependencies: ["WCSMedia"],
+    path: "Benchmarks/NativeBackendBench", swiftSettings: strict))
