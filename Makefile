@@ -2,7 +2,7 @@
 SWIFT ?= swift
 LINT_DIRS := $(wildcard Sources Tests Examples Benchmarks)
 
-.PHONY: deps deps-build build test lint format bench
+.PHONY: deps deps-build build test lint format bench docs
 
 deps-build:
 	@scripts/install-deps.sh build
@@ -17,9 +17,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) lint
+	$(MAKE) docs
 
 lint:
 	$(SWIFT) format lint --strict --parallel -r $(LINT_DIRS)
 
 format:
 	$(SWIFT) format format --in-place --parallel -r $(LINT_DIRS)
+
+# DocC documentation as static HTML in .build/docs; fails on any DocC warning and on article code
+# that is not the compiled code of Tests/WCSApi2Tests/DocSnippets (scripts/check-doc-snippets.sh).
+docs:
+	SWIFT=$(SWIFT) scripts/build-docs.sh

@@ -82,20 +82,15 @@ let package = Package(
 
 // Release-mode benchmarks that print figures: `swift run -c release <Name>`.
 // CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; SDPBench: SDP parse
-// and write; STUNBench: the STUN codec; DevicesBench: webcam/screen frame conversion.
-for name in ["CodecBench", "DevicesBench", "RTPBench", "SDPBench", "STUNBench"] {
+// and write; STUNBench: the STUN codec; DevicesBench: webcam/screen frame conversion;
+// PeerConnectionBench: loopback connect time (ICE + DTLS); NativeBackendBench: loopback
+// publish → play through NativeMediaBackend.
+for name in [
+  "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "RTPBench",
+  "SDPBench", "STUNBench",
+] {
   package.targets.append(
     .executableTarget(
       name: name, dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
       path: "Benchmarks/\(name)", swiftSettings: strict))
 }
-// Loopback PeerConnection connect time: `swift run -c release PeerConnectionBench`.
-package.targets.append(
-  .executableTarget(
-    name: "PeerConnectionBench", dependencies: ["WCSMedia"],
-    path: "Benchmarks/PeerConnectionBench", swiftSettings: strict))
-// Loopback publish → play through NativeMediaBackend: `swift run -c release NativeBackendBench`.
-package.targets.append(
-  .executableTarget(
-    name: "NativeBackendBench", dependencies: ["WCSMedia"],
-    path: "Benchmarks/NativeBackendBench", swiftSettings: strict))

@@ -99,11 +99,13 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   public func getName() -> String { name }
   /// Current status.
   public func getStatus() -> kFPWCSStreamStatus { state.withLock { $0.status } }
-  /// Why the stream failed or stopped, mapped from the server's `info`.
+  /// Why the stream failed or stopped, mapped from the `info` of `notifyStreamStatusEvent` or
+  /// `fail` (wcs-protocol.md §5.2).
   public func getStatusInfo() -> kFPWCSStreamStatusInfo { state.withLock { $0.statusInfo } }
   /// The server's `info` text as received (Linux addition; the iOS SDK only maps it).
   public func getInfo() -> String? { state.withLock { $0.info } }
-  /// The server-side recording file name (`recordName`), once the server sent it.
+  /// The server-side recording file name with extension (`recordName` of
+  /// `notifyStreamStatusEvent`, wcs-protocol.md §6), once the server sent it.
   public func getRecordName() -> String? { state.withLock { $0.recordName } }
   /// `true` once `publish()` was called on this object, `false` for a player.
   public func isPublished() -> Bool { state.withLock { $0.published } }
@@ -127,7 +129,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     state.withLock { $0.remoteVideoMuted }.map { FPWCSApi2MediaState(muted: $0) }
   }
 
-  /// Starts publishing: Publishing (or Failed) arrives through the callbacks.
+  /// Starts publishing: sends `publishStream` with a send-only SDP offer (wcs-protocol.md §3.1);
+  /// Publishing (or Failed) arrives through the callbacks.
   /// - Throws: `WCSError.invalidSessionState` unless the session is Established,
   ///   `.invalidStreamState` unless the stream is New, `.media` when the engine cannot start.
   public func publish() throws {
@@ -135,14 +138,16 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     try session.startStream(self, published: true)
   }
 
-  /// Starts playing: Pending, then Playing (or Failed) through the callbacks. Throws as `publish()`.
+  /// Starts playing: sends `playStream` with a receive-only SDP offer (wcs-protocol.md §3.1);
+  /// Pending, then Playing (or Failed) through the callbacks. Throws as `publish()`.
   public func play() throws {
     guard let session else { throw WCSError.disconnected }
     try session.startStream(self, published: false)
   }
 
-  /// Stops publishing (→ Unpublished) or playing (→ Stopped). In New the stream fails locally; in
-  /// Pending the stop goes out when the server answers; after the end it does nothing.
+  /// Stops publishing (`unPublishStream` → Unpublished) or playing (`stopStream` → Stopped).
+  /// In New the stream fails locally; in Pending the stop goes out when the server answers; after
+  /// the end it does nothing.
   public func stop() throws {
     session?.stopStream(self)
   }
@@ -156,13 +161,14 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     return self
   }
 
-  /// Sets the callback for stream events (remote mute changes, data messages, ...).
+  /// Sets the callback for stream events (`notifyStreamEvent`, wcs-protocol.md §4.6: remote mute
+  /// changes, data messages, ...).
   public func onStreamEvent(_ callback: @escaping StreamEventCallback) {
     callbacks.withLock { $0.event = UncheckedBox(callback) }
   }
 
-  /// Asks the server whether a stream with this name can be played now; `callback` gets the
-  /// answer and the server's reason text.
+  /// Asks the server whether a stream with this name can be played now (`availableStream`);
+  /// `callback` gets the answer and the server's reason text, on the callback queue.
   public func available(_ callback: @escaping (Bool, String?) -> Void) {
     guard let session else {
       let box = UncheckedBox(callback)

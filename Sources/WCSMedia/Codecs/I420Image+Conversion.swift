@@ -39,6 +39,8 @@ extension I420Image {
   /// (little-endian 0xAARRGGBB words, the layout of most screen grabs), converted with BT.601
   /// limited-range coefficients (`ARGBToI420`).
   /// - Parameters:
+  ///   - width: picture width in pixels (> 0).
+  ///   - height: picture height in pixels (> 0).
   ///   - bgra: at least `stride * height` bytes.
   ///   - stride: bytes per row, >= `4 * width`; 0 means `4 * width`.
   /// - Returns: nil when the sizes do not fit the buffer or libyuv fails.
@@ -68,6 +70,8 @@ extension I420Image {
   /// A picture from packed YUY2 (Y0 U Y1 V per two pixels, the usual V4L2 webcam format),
   /// converted with `YUY2ToI420`.
   /// - Parameters:
+  ///   - width: picture width in pixels (> 0).
+  ///   - height: picture height in pixels (> 0).
   ///   - yuy2: at least `stride * height` bytes.
   ///   - stride: bytes per row, >= `2 * width`; 0 means `2 * ((width + 1) / 2) * 2`.
   /// - Returns: nil when the sizes do not fit the buffer or libyuv fails.

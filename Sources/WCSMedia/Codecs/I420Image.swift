@@ -32,6 +32,9 @@ public struct I420Image: Sendable, Equatable {
   /// - Parameters:
   ///   - width: pixels, clamped to at least 1.
   ///   - height: pixels, clamped to at least 1.
+  ///   - y: luma of every pixel (BT.601 limited range, 16 = black).
+  ///   - u: Cb of every pixel (128 = no colour).
+  ///   - v: Cr of every pixel (128 = no colour).
   public init(width: Int, height: Int, y: UInt8 = 16, u: UInt8 = 128, v: UInt8 = 128) {
     let w = max(1, width)
     let h = max(1, height)

@@ -29,6 +29,7 @@ public enum G711PayloadFormat: Sendable {
   /// Splits 8 kHz mono samples into packets of `samplesPerPacket` (default 160 = 20 ms; the last may
   /// be shorter).
   /// - Parameters:
+  ///   - samplesPerPacket: samples per packet (default 160 = 20 ms at 8 kHz).
   ///   - samples: 8 kHz mono 16-bit samples.
   ///   - law: µ-law (PCMU) or A-law (PCMA).
   ///   - timestamp: 8 kHz RTP timestamp of the first sample; each next packet adds its sample count.

@@ -43,6 +43,7 @@ public final class WebMRecorder {
   /// Creates `path` (replacing it) and writes the WebM header.
   ///
   /// - Parameters:
+  ///   - path: the file to create (replaced when it exists).
   ///   - video: VP8 frame size in pixels, or nil for no video track.
   ///   - audio: Opus sample rate (must be 48 000 Hz, RFC 7587 §4) and channel count (1 or 2), or
   ///     nil for no audio track.

@@ -51,7 +51,8 @@ public struct RTPReceiveStatistics: Sendable {
   /// Records one packet.
   ///
   /// - Parameters:
-  ///   - sequenceNumber, timestamp: from the RTP header.
+  ///   - sequenceNumber: the RTP header's sequence number.
+  ///   - timestamp: the RTP header's timestamp (media clock).
   ///   - arrival: arrival time in seconds on the receiver's clock.
   ///   - isRetransmission: true for a packet restored from RTX; it counts as received but not in
   ///     the jitter, whose transit time it would distort.

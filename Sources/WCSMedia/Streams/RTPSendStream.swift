@@ -147,6 +147,7 @@ public struct RTPSendStream: Sendable {
   /// Creates the stream.
   ///
   /// - Parameters:
+  ///   - configuration: SSRC, payload type, clock rate, RTX and bitrate bounds of the stream.
   ///   - now: the stream's clock origin.
   ///   - wallClock: the NTP time at `now` (a driver passes `NTPTimestamp(date: Date())`); SR NTP
   ///     times are `wallClock` plus the elapsed time on the `now` clock, so they never jump.
@@ -225,8 +226,10 @@ public struct RTPSendStream: Sendable {
 
   /// Emits the SR + SDES compound when due.
   ///
-  /// - Parameter reportBlocks: reception reports on remote sources to carry in the SR
-  ///   (`RTPReceiveStream.makeReportBlock`), so one compound serves both directions.
+  /// - Parameters:
+  ///   - now: the current time on the stream's clock.
+  ///   - reportBlocks: reception reports on remote sources to carry in the SR
+  ///     (`RTPReceiveStream.makeReportBlock`), so one compound serves both directions.
   public mutating func poll(now: ContinuousClock.Instant, reportBlocks: [RTCPReportBlock] = [])
     -> Output
   {

@@ -14,7 +14,7 @@ final class EventLoopTests: XCTestCase {
   func testExecuteRunsOnTheLoopAndSubmitReturnsItsResult() {
     XCTAssertFalse(loop.inEventLoop)
     let ran = expectation(description: "execute ran")
-    let onLoop = Locked<Bool?>(nil)
+    let onLoop = LoopShared<Bool?>(nil)
     let other = EventLoop(label: "other")
     loop.execute { [loop] in
       onLoop.mutate { $0 = loop.inEventLoop && !other.inEventLoop }
@@ -29,8 +29,8 @@ final class EventLoopTests: XCTestCase {
   }
 
   func testTimersFireInDeadlineOrderNotBeforeTheirDeadlineAndCancelledOnesNever() {
-    let fired = Locked<[String]>([])
-    let early = Locked<[String]>([])
+    let fired = LoopShared<[String]>([])
+    let early = LoopShared<[String]>([])
     let done = expectation(description: "last timer")
     loop.submit {
       let start = loop.now()
@@ -58,7 +58,7 @@ final class EventLoopTests: XCTestCase {
   }
 
   func testTimerScheduledFromATimerAndPastDeadlinesRun() {
-    let fired = Locked<[Int]>([])
+    let fired = LoopShared<[Int]>([])
     let done = expectation(description: "chain")
     loop.execute { [loop] in
       loop.schedule(at: loop.now() - .seconds(1)) {
@@ -74,7 +74,7 @@ final class EventLoopTests: XCTestCase {
   }
 
   func testManyCancelledTimersAreCompactedAndTheRestStillFire() {
-    let fired = Locked<Int>(0)
+    let fired = LoopShared<Int>(0)
     let done = expectation(description: "survivors")
     done.expectedFulfillmentCount = 10
     loop.submit {

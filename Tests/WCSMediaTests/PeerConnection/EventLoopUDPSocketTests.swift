@@ -44,8 +44,8 @@ final class EventLoopUDPSocketTests: XCTestCase {
       [0x01], Array(0..<200), [UInt8](repeating: 0xAB, count: 1200),
       [UInt8](repeating: 0x5A, count: 9000), (0..<64).map { UInt8($0 * 3 & 0xFF) },
     ]
-    let atB = Locked<[Received]>([])
-    let atA = Locked<[Received]>([])
+    let atB = LoopShared<[Received]>([])
+    let atA = LoopShared<[Received]>([])
     let sockets = try loop.submit { () throws -> [EventLoopUDPSocket] in
       let any = ICETransportAddress(ip: ip, port: 0)
       let a = try EventLoopUDPSocket(loop: loop, bindingTo: any) { [loop] bytes, source in
@@ -70,7 +70,7 @@ final class EventLoopUDPSocketTests: XCTestCase {
     try loop.submit {
       for payload in payloads { XCTAssertTrue(try a.send(payload, to: b.localAddress)) }
     }
-    XCTAssertTrue(waitUntil { atA.value.count == payloads.count })
+    XCTAssertTrue(eventually { atA.value.count == payloads.count })
     XCTAssertEqual(atB.value.map(\.bytes), payloads)
     XCTAssertEqual(atA.value.map(\.bytes), payloads)
     XCTAssertEqual(Set(atB.value.map(\.source)), [a.localAddress])

@@ -5,7 +5,7 @@ import XCTest
 @testable import WCSMedia
 
 /// A value shared between the loop (writers) and the test thread (reader), behind a mutex.
-final class Locked<Value: Sendable>: Sendable {
+final class LoopShared<Value: Sendable>: Sendable {
   private let storage: Mutex<Value>
 
   init(_ value: Value) { storage = Mutex(value) }
@@ -19,7 +19,7 @@ final class Locked<Value: Sendable>: Sendable {
 
 /// Waits on the calling (test) thread until `condition` holds, checking every millisecond, at
 /// most `timeout` seconds. Returns whether it held. For conditions set by the loop's work.
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
   let deadline = Date().addingTimeInterval(timeout)
   while Date() < deadline {
     if condition() { return true }

@@ -31,7 +31,8 @@ final class PeerConnectionInteropTests: XCTestCase {
     let answer = try XCTUnwrap(reply["answer"] as? String, "\(reply)")
     try loop.submit { try connection.setRemoteDescription(answer: answer) }
 
-    XCTAssertTrue(waitUntil(timeout: 20) { recorder.lastState == .connected }, "\(recorder.states)")
+    XCTAssertTrue(
+      eventually(timeout: 20) { recorder.lastState == .connected }, "\(recorder.states)")
     var aiortcStates: [String] = []
     while !aiortcStates.contains("connected"), let line = try peer.readLine(timeout: 20) {
       if let state = line["state"] as? String { aiortcStates.append(state) }
@@ -53,7 +54,7 @@ final class PeerConnectionInteropTests: XCTestCase {
       try loop.submit { try connection.sendRTP(try packet.serialized()) }
       usleep(2000)
     }
-    XCTAssertTrue(waitUntil(timeout: 20) { recorder.rtp.value.count >= 20 }, "no RTP from aiortc")
+    XCTAssertTrue(eventually(timeout: 20) { recorder.rtp.value.count >= 20 }, "no RTP from aiortc")
     // Taken before the report, so every packet in it was sent before aiortc's list was.
     let delivered = recorder.rtp.value
     let (received, sent) = try report(from: peer, expectingReceived: ours.count)
@@ -89,7 +90,7 @@ final class PeerConnectionInteropTests: XCTestCase {
       try connection.setRemoteDescription(answer: SDPTampering.flipFingerprints(answer))
     }
     XCTAssertTrue(
-      waitUntil(timeout: 20) {
+      eventually(timeout: 20) {
         if case .failed(.dtls(.fingerprintMismatch)) = recorder.lastState { return true }
         return false
       }, "\(recorder.states)")
@@ -132,7 +133,8 @@ final class PeerConnectionInteropTests: XCTestCase {
     XCTAssertTrue(answer.contains("a=ice-lite"))
     XCTAssertTrue(answer.contains("a=setup:active"))
     try peer.writeLine(["answer": answer])
-    XCTAssertTrue(waitUntil(timeout: 20) { recorder.lastState == .connected }, "\(recorder.states)")
+    XCTAssertTrue(
+      eventually(timeout: 20) { recorder.lastState == .connected }, "\(recorder.states)")
     let stats = loop.submit { connection.stats }
     XCTAssertEqual(stats.dtlsRole, .client)
     XCTAssertEqual(stats.iceRole, .controlled)
@@ -150,7 +152,7 @@ final class PeerConnectionInteropTests: XCTestCase {
       try loop.submit { try connection.sendRTP(try packet.serialized()) }
       usleep(2000)
     }
-    XCTAssertTrue(waitUntil(timeout: 20) { recorder.rtp.value.count >= 10 }, "no RTP from aiortc")
+    XCTAssertTrue(eventually(timeout: 20) { recorder.rtp.value.count >= 10 }, "no RTP from aiortc")
     let delivered = recorder.rtp.value
     let (received, sent) = try report(from: peer, expectingReceived: ours.count)
     XCTAssertEqual(received, try ours.map { try Self.hex($0.serialized()) })

@@ -34,7 +34,7 @@ final class PeerConnectionSDPTests: XCTestCase {
 
       let media = TestMedia.packets(ssrc: Self.audio.ssrc, count: 10, seed: 9)
       try peers.send(media, from: peers.offerer)
-      XCTAssertTrue(waitUntil { peers.answererRecorder.rtp.value.count == media.count })
+      XCTAssertTrue(eventually { peers.answererRecorder.rtp.value.count == media.count })
       XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), media)
     }
   }
@@ -68,7 +68,7 @@ final class PeerConnectionSDPTests: XCTestCase {
       try peers.offerer.setRemoteDescription(answer: SDPTampering.flipFingerprints(answer))
     }
     XCTAssertTrue(
-      waitUntil {
+      eventually {
         if case .failed(.dtls(.fingerprintMismatch)) = peers.offererRecorder.lastState {
           return true
         }

@@ -11,10 +11,10 @@ final class PeerRecorder: Sendable {
     var packet: RTPPacket
   }
 
-  let events = Locked<[PeerConnectionEvent]>([])
-  let rtp = Locked<[Delivered]>([])
-  let rtcp = Locked<[[UInt8]]>([])
-  let offLoopCallbacks = Locked(0)
+  let events = LoopShared<[PeerConnectionEvent]>([])
+  let rtp = LoopShared<[Delivered]>([])
+  let rtcp = LoopShared<[[UInt8]]>([])
+  let offLoopCallbacks = LoopShared(0)
 
   var states: [PeerConnectionState] {
     events.value.compactMap {
@@ -93,7 +93,7 @@ final class LoopbackPeers {
   func waitForBoth(_ predicate: @escaping (PeerConnectionState?) -> Bool, timeout: Double = 10)
     -> Bool
   {
-    waitUntil(timeout: timeout) {
+    eventually(timeout: timeout) {
       predicate(offererRecorder.lastState) && predicate(answererRecorder.lastState)
     }
   }

@@ -47,7 +47,7 @@ final class PeerConnectionTests: XCTestCase {
     try peers.send(toAnswerer, from: peers.offerer)
     try peers.send(toOfferer, from: peers.answerer)
     XCTAssertTrue(
-      waitUntil {
+      eventually {
         peers.answererRecorder.rtp.value.count == toAnswerer.count
           && peers.offererRecorder.rtp.value.count == toOfferer.count
       })
@@ -94,7 +94,7 @@ final class PeerConnectionTests: XCTestCase {
           ]))
     ])
     try peers.loop.submit { try peers.answerer.sendRTCP(report) }
-    XCTAssertTrue(waitUntil { peers.offererRecorder.rtcp.value.count == 1 })
+    XCTAssertTrue(eventually { peers.offererRecorder.rtcp.value.count == 1 })
     XCTAssertEqual(peers.offererRecorder.rtcp.value, [report])
     let rtt = try XCTUnwrap(peers.loop.submit { peers.offerer.stats.roundTripTime })
     XCTAssertGreaterThanOrEqual(rtt, .milliseconds(99))
@@ -145,7 +145,7 @@ final class PeerConnectionTests: XCTestCase {
     try peers.negotiate()
     XCTAssertTrue(peers.waitForBoth { $0 == .connected })
     peers.loop.submit { peers.offerer.close() }
-    XCTAssertTrue(waitUntil { peers.answererRecorder.lastState == .disconnected })
+    XCTAssertTrue(eventually { peers.answererRecorder.lastState == .disconnected })
     XCTAssertEqual(peers.offererRecorder.states, [.connecting, .connected, .closed])
     XCTAssertTrue(peers.answererRecorder.events.value.contains(.remoteClosed))
     try peers.loop.submit {
@@ -182,7 +182,7 @@ final class PeerConnectionTests: XCTestCase {
       for socket in peers.answerer.sockets { socket.close() }
     }
     XCTAssertTrue(
-      waitUntil {
+      eventually {
         if case .failed = peers.offererRecorder.lastState { return true }
         return false
       }, "\(peers.offererRecorder.states)")
@@ -230,7 +230,7 @@ final class PeerConnectionTests: XCTestCase {
     }
     let media = TestMedia.packets(ssrc: 0x7777_0001, count: 5, seed: 7)
     try peers.send(media, from: peers.offerer)
-    XCTAssertTrue(waitUntil { peers.answererRecorder.rtp.value.count == media.count })
+    XCTAssertTrue(eventually { peers.answererRecorder.rtp.value.count == media.count })
     XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), media)
     let stats = peers.loop.submit { peers.answerer.stats }
     XCTAssertEqual(stats.state, .connected)

@@ -42,6 +42,7 @@ public final class AudioCaptureDevice: Sendable {
   ///     name (e.g. `hw:1,0`); nil for the default.
   ///   - channels: 1 or 2 (anything else means 1).
   ///   - backend: `.automatic` tries PulseAudio, then ALSA.
+  ///   - applicationName: the client name PulseAudio shows for this stream.
   /// - Throws: `AudioDeviceError.noSoundServer`, `.deviceNotFound`, `.openFailed`.
   public init(
     device: String? = nil, channels: Int = 1, backend: AudioBackendPreference = .automatic,

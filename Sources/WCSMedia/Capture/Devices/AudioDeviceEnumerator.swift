@@ -41,7 +41,9 @@ public enum AudioDeviceEnumerator {
   }
 
   /// Lists devices on the preferred backend (`.automatic`: PulseAudio, else ALSA).
-  /// - Parameter timeout: the longest each pactl run may take, in seconds.
+  /// - Parameters:
+  ///   - backend: `.automatic` lists PulseAudio devices, else ALSA's; or one backend only.
+  ///   - timeout: the longest each pactl run may take, in seconds.
   public static func list(backend: AudioBackendPreference = .automatic, timeout: Double = 3)
     -> Listing
   {

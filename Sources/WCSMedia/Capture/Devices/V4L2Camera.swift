@@ -46,6 +46,9 @@ public final class V4L2Camera: Sendable {
   /// `framesPerSecond`.
   /// - Parameters:
   ///   - path: the device node (the `id` of a `V4L2CameraInfo`).
+  ///   - width: requested width in pixels.
+  ///   - height: requested height in pixels.
+  ///   - framesPerSecond: requested frame rate.
   ///   - io: the V4L2 layer (`V4L2KernelIO` for real devices; a fake in tests).
   /// - Throws: `V4L2Error.noDevice`, `.busy`, `.permissionDenied`, `.notACaptureDevice`,
   ///   `.noSupportedFormat`, `.systemCall`.
@@ -99,7 +102,9 @@ public final class V4L2Camera: Sendable {
 
   /// Starts streaming and the capture thread; `onEvent` is called on that thread. The thread keeps
   /// the camera alive until `stop()` is called or capture ends, so call `stop()` when done.
-  /// - Parameter bufferCount: mmap buffers to ask the driver for (2...32).
+  /// - Parameters:
+  ///   - bufferCount: mmap buffers to ask the driver for (2...32).
+  ///   - onEvent: receives frames, dropped frames, device loss and failure, on the capture thread.
   /// - Throws: `V4L2Error` from REQBUFS/QUERYBUF/mmap/QBUF/STREAMON (`.busy` if another program
   ///   streams from the device). Calling `start` while running does nothing.
   public func start(bufferCount: Int = 4, onEvent: @escaping @Sendable (Event) -> Void)

@@ -24,6 +24,8 @@ public struct V4L2CaptureMode: Sendable, Equatable {
   /// format (YU12, YUYV, MJPEG). So a camera whose 1280x720 is 10 fps in YUYV and 30 fps in MJPEG
   /// captures MJPEG when asked for 1280x720 at 30 fps.
   /// - Parameters:
+  ///   - requested: the size asked for.
+  ///   - framesPerSecond: the frame rate asked for.
   ///   - formats: the device's formats; ones not in `convertibleFormats` are ignored.
   ///   - sizes: frame sizes of a format.
   ///   - intervals: frame intervals of a format at a size (empty if unknown).

@@ -34,6 +34,7 @@ public final class MediaFileReader: MediaSampleSource {
   /// Opens `path` and its decoders.
   ///
   /// - Parameters:
+  ///   - path: the media file (any container libavformat opens: MP4, WebM, Matroska, AVI...).
   ///   - videoSize: output picture size in pixels (scaled exactly to it), or nil for the
   ///     stream's own size.
   ///   - audioChannels: 1 (mono) or 2 (stereo) output channels.

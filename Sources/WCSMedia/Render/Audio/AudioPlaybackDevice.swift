@@ -19,6 +19,7 @@ public final class AudioPlaybackDevice: Sendable {
   ///   - device: PulseAudio sink name or ALSA PCM name; nil for the default.
   ///   - channels: 1 or 2 (anything else means 1).
   ///   - backend: `.automatic` tries PulseAudio, then ALSA.
+  ///   - applicationName: the client name PulseAudio shows for this stream.
   /// - Throws: `AudioDeviceError.noSoundServer`, `.deviceNotFound`, `.openFailed`.
   public init(
     device: String? = nil, channels: Int = 2, backend: AudioBackendPreference = .automatic,

@@ -11,6 +11,7 @@ public final class IVFWriter {
 
   /// Creates (or truncates) `url` and writes the file header.
   /// - Parameters:
+  ///   - url: the file to create (truncated when it exists).
   ///   - width: picture width in pixels (16 bits).
   ///   - height: picture height in pixels (16 bits).
   ///   - timebaseRate: time base denominator: timestamps count 1/`timebaseRate` s (90 000 for RTP
@@ -34,7 +35,9 @@ public final class IVFWriter {
   }
 
   /// Appends one frame.
-  /// - Parameter timestamp: in time base units (see `init`).
+  /// - Parameters:
+  ///   - frame: one encoded frame (VP8 bytes as the encoder produced them).
+  ///   - timestamp: in time base units (see `init`).
   /// - Throws: `MediaFileError.closed`, `.io`, `.mismatch` for a frame over 4 GiB.
   public func write(_ frame: [UInt8], timestamp: UInt64) throws(MediaFileError) {
     guard frame.count <= Int(UInt32.max) else { throw .mismatch("frame too large") }

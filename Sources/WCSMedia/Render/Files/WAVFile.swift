@@ -15,6 +15,7 @@ public final class WAVWriter {
 
   /// Creates (or truncates) `url` and writes a header with zero sizes.
   /// - Parameters:
+  ///   - url: the file to create (truncated when it exists).
   ///   - sampleRate: Hz (default 48 000, the `PCMAudioFrame` rate).
   ///   - channels: 1 or 2.
   /// - Throws: `MediaFileError.mismatch` for other channel counts or a non-positive rate, `.io`.

@@ -14,6 +14,9 @@ public final class Y4MWriter {
 
   /// Creates (or truncates) `url` and writes the stream header.
   /// - Parameters:
+  ///   - url: the file to create (truncated when it exists).
+  ///   - width: picture width in pixels.
+  ///   - height: picture height in pixels.
   ///   - frameRate: frames per second, written as `F<frameRate>:1`.
   /// - Throws: `MediaFileError.io` when the file cannot be created, `.mismatch` for a non-positive
   ///   size or rate.

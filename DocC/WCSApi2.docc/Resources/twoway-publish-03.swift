@@ -1,0 +1,37 @@
+import FPWCSApi2Swift
+
+extension TwoWayStreamingApp {
+  /// Publishes the default camera and microphone as `localName`; plays once publishing.
+  func publish() {
+    guard let session else { return }
+    let options = FPWCSApi2StreamOptions()
+    options.name = localName
+    options.display = localDisplay
+    options.constraints = FPWCSApi2MediaConstraints(
+      audio: true, videoWidth: 640, videoHeight: 480, videoFps: 15)
+    do {
+      let stream = try session.createStream(options)
+      stream.on(.fpwcsStreamStatusPublishing) { stream in
+        self.log("publishing \(stream?.getName() ?? "")")
+        self.play()
+      }
+      stream.on(.fpwcsStreamStatusUnpublished) { _ in
+        self.log("unpublished")
+        FPWCSApi2.releaseLocalMedia(self.localDisplay)
+      }
+      stream.on(.fpwcsStreamStatusFailed) { stream in
+        self.log("publish failed: \(self.describeFailure(of: stream))")
+      }
+      try stream.publish()
+      publisher = stream
+    } catch {
+      log("cannot publish: \(error.localizedDescription)")
+    }
+  }
+
+  /// Moves publishing to the next camera.
+  func switchCamera() {
+    guard let publisher else { return }
+    publisher.switchCamera()
+  }
+}
