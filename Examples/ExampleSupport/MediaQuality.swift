@@ -70,8 +70,8 @@ public struct VideoQualityReport: Sendable {
 
   /// Pairs played frames of a file source with the source's frames: the first frames fix which
   /// source frame the stream started at (the best coarse match over the whole file); after that
-  /// each frame's RTP timestamp (90 kHz) gives its source time, and the nearest source frame (or
-  /// a neighbour, if closer in content) is compared.
+  /// each frame's RTP timestamp (90 kHz) gives its source time, and the best PSNR of the nearest
+  /// source frame and its two neighbours is taken.
   public static func compare(played: [VideoFileRenderer.Kept], source: SourceMedia)
     -> VideoQualityReport?
   {
@@ -122,20 +122,23 @@ public struct VideoQualityReport: Sendable {
     var atTimestamp = 0
     var offsets: [Double] = []
     for kept in played {
+      // The best of the predicted frame and its neighbours (±1 frame absorbs the sender's
+      // capture-time jitter); it counts as found by its timestamp when the predicted frame is
+      // within 0.5 dB of it (on still scenes neighbours differ by coding noise only).
       let predicted = nearest(startPTS + relative(kept))
-      var chosen = predicted
-      var chosenCost = coarseDistance(kept.picture, frames[predicted].picture)
-      for neighbour in [predicted - 1, predicted + 1] where frames.indices.contains(neighbour) {
-        let cost = coarseDistance(kept.picture, frames[neighbour].picture)
-        if cost < chosenCost {
-          chosen = neighbour
-          chosenCost = cost
-        }
+      var best: (index: Int, psnr: Double)?
+      var predictedPSNR = -Double.infinity
+      for candidate in [predicted, predicted - 1, predicted + 1]
+      where frames.indices.contains(candidate) {
+        guard let psnr = kept.picture.psnr(to: frames[candidate].picture).map({ min($0, 99) })
+        else { continue }
+        if candidate == predicted { predictedPSNR = psnr }
+        if psnr > best?.psnr ?? -Double.infinity { best = (candidate, psnr) }
       }
-      if chosen == predicted { atTimestamp += 1 }
-      guard let psnr = kept.picture.psnr(to: frames[chosen].picture) else { continue }
-      values.append(min(psnr, 99))
-      offsets.append(kept.arrival - frames[chosen].pts)
+      guard let best else { continue }
+      if predictedPSNR >= best.psnr - 0.5 { atTimestamp += 1 }
+      values.append(best.psnr)
+      offsets.append(kept.arrival - frames[best.index].pts)
     }
     guard !values.isEmpty else { return nil }
     return VideoQualityReport(
