@@ -95,6 +95,8 @@ func runDemo(_ argv: [String]) -> Int32 {
     log.plain("wcs-demo: \(error)")
     return 1
   }
+  let files = arguments.positional + (arguments.allValues["file"] ?? [])
+  if files.count > 1 { log.line("publishing the first of \(files.count) files") }
   log.line("input: \(input.description), publishing \(String(format: "%.1f", duration)) s")
   summary.add("Input", input.description)
 

@@ -17,7 +17,8 @@ public final class ExampleServer: Sendable {
   public static let usage = """
       --url URL          a WCS to use (ws://host:8080 or wss://host:8443); default: start the
                          bundled local server in this process
-      --records-url URL  where that WCS serves records (default http://host:8081/client/records/)
+      --records-url URL  where that WCS serves records (default http://host:8081/client/records/,
+                         https://host:8444/... for wss)
       --server-log       print the local server's log lines
     """
 
@@ -31,8 +32,12 @@ public final class ExampleServer: Sendable {
       if let records = arguments.string("records-url") {
         recordsURL = records.hasSuffix("/") ? records : records + "/"
       } else {
-        let host = URL(string: url)?.host ?? "127.0.0.1"
-        recordsURL = "http://\(host):8081/client/records/"
+        // WCS serves records over HTTP on 8081 and HTTPS on 8444 (wcs-protocol.md §6).
+        let parsed = URL(string: url)
+        let host = parsed?.host ?? "127.0.0.1"
+        recordsURL =
+          parsed?.scheme == "wss"
+          ? "https://\(host):8444/client/records/" : "http://\(host):8081/client/records/"
       }
       log.line("using WCS at \(url)")
       return
