@@ -123,3 +123,14 @@ package.targets.append(
   .testTarget(
     name: "ExamplesTests", dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift"],
     swiftSettings: strict))
+// Interop peer for the Chromium tests: run inside a network namespace, it serves
+// Tests/Interop/chromium, drives headless Chromium and plays the Swift side. The WCSMedia tests
+// depend on it so that building the tests builds it; they run it as a separate process.
+package.targets.append(
+  .executableTarget(
+    name: "InteropPeer", dependencies: ["WCSMedia", "WCSTransport"],
+    path: "Sources/InteropPeer", swiftSettings: strict))
+// The `wcs` scenario runs wcs-local-server next to it, so building the tests builds both.
+for index in package.targets.indices where package.targets[index].name == "WCSMediaTests" {
+  package.targets[index].dependencies += ["InteropPeer", "wcs-local-server"]
+}
