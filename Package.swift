@@ -94,3 +94,21 @@ for name in [
       name: name, dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
       path: "Benchmarks/\(name)", swiftSettings: strict))
 }
+
+// `swift run wcs-local-server --help`: the local WCS-compatible server as a program.
+package.targets.append(
+  .executableTarget(
+    name: "wcs-local-server", dependencies: ["WCSLocalServer"], swiftSettings: strict))
+package.products.append(.executable(name: "wcs-local-server", targets: ["wcs-local-server"]))
+
+// Interop peer for the Chromium tests: run inside a network namespace, it serves
+// Tests/Interop/chromium, drives headless Chromium and plays the Swift side. The WCSMedia tests
+// depend on it so that building the tests builds it; they run it as a separate process.
+package.targets.append(
+  .executableTarget(
+    name: "InteropPeer", dependencies: ["WCSMedia", "WCSTransport"],
+    path: "Sources/InteropPeer", swiftSettings: strict))
+// The `wcs` scenario runs wcs-local-server next to it, so building the tests builds both.
+for index in package.targets.indices where package.targets[index].name == "WCSMediaTests" {
+  package.targets[index].dependencies += ["InteropPeer", "wcs-local-server"]
+}

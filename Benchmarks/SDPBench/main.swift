@@ -1,4 +1,6 @@
 // Parse + write speed of a typical browser offer. Run: swift run -c release SDPBench
+// Arguments: [ops per round, default 20000] [parse|write|parse+write: run only that measurement,
+// e.g. under `valgrind --tool=callgrind` to count instructions of one operation].
 import Foundation
 import WCSMedia
 
@@ -72,9 +74,15 @@ guard let parsed = try? SDPParser.parse(text).description else {
   exit(1)
 }
 let n = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 20_000
-measure("parse", iterations: n) { (try? SDPParser.parse(text))?.description.media.count ?? 0 }
-measure("write", iterations: n) { SDPWriter.write(parsed).utf8.count }
-measure("parse+write", iterations: n) {
-  guard let d = try? SDPParser.parse(text).description else { return 0 }
-  return SDPWriter.write(d).utf8.count
+let only = CommandLine.arguments.dropFirst(2).first
+func wanted(_ label: String) -> Bool { only == nil || only == label }
+if wanted("parse") {
+  measure("parse", iterations: n) { (try? SDPParser.parse(text))?.description.media.count ?? 0 }
+}
+if wanted("write") { measure("write", iterations: n) { SDPWriter.write(parsed).utf8.count } }
+if wanted("parse+write") {
+  measure("parse+write", iterations: n) {
+    guard let d = try? SDPParser.parse(text).description else { return 0 }
+    return SDPWriter.write(d).utf8.count
+  }
 }

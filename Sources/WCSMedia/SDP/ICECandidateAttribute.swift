@@ -97,7 +97,7 @@ public struct ICECandidateAttribute: Hashable, Sendable {
         guard let g = value?.int() else { return nil }
         generation = g
       } else {
-        extensions.append(FormatParameter(name.token, value?.string ?? ""))
+        extensions.append(FormatParameter(name.token, value?.token ?? ""))
       }
     }
     let type: SDPCandidateType

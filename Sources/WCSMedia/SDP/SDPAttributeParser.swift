@@ -10,67 +10,78 @@ enum SDPAttributeParser {
     case unknown
   }
 
-  @inline(__always)
-  private static func outcome(_ attribute: SDPAttribute?) -> Outcome {
-    guard let attribute else { return .malformed }
-    return .typed(attribute)
-  }
-
+  // Each typed case unwraps and wraps in place: going through `Optional.map` and a shared
+  // helper made the compiler destroy an optional payload on every path.
   static func parse(name: ByteSlice, value: ByteSlice?) -> Outcome {
     guard let value else { return flag(name) }
     switch name.count {
     case 3:
       if name.equals("mid") {
-        return outcome(token(value).map { .mid($0) })
+        if let a = token(value) { return .typed(.mid(a)) }
+        return .malformed
       }
     case 4:
       if name.equals("fmtp") {
-        return outcome(fmtp(value).map { .fmtp($0) })
+        if let a = fmtp(value) { return .typed(.fmtp(a)) }
+        return .malformed
       }
       if name.equals("ssrc") {
-        return outcome(ssrc(value).map { .ssrc($0) })
+        if let a = ssrc(value) { return .typed(.ssrc(a)) }
+        return .malformed
       }
       if name.equals("msid") {
-        return outcome(msid(value).map { .msid($0) })
+        if let a = msid(value) { return .typed(.msid(a)) }
+        return .malformed
       }
     case 5:
       if name.equals("group") {
-        return outcome(group(value).map { .group($0) })
+        if let a = group(value) { return .typed(.group(a)) }
+        return .malformed
       }
       if name.equals("setup") {
-        return outcome(DTLSSetup(rawValue: value.trimmed().string).map { .setup($0) })
+        if let a = setup(value.trimmed()) { return .typed(.setup(a)) }
+        return .malformed
       }
     case 6:
       if name.equals("rtpmap") {
-        return outcome(rtpmap(value).map { .rtpmap($0) })
+        if let a = rtpmap(value) { return .typed(.rtpmap(a)) }
+        return .malformed
       }
       if name.equals("extmap") {
-        return outcome(extmap(value).map { .extmap($0) })
+        if let a = extmap(value) { return .typed(.extmap(a)) }
+        return .malformed
       }
     case 7:
       if name.equals("rtcp-fb") {
-        return outcome(rtcpFeedback(value).map { .rtcpFeedback($0) })
+        if let a = rtcpFeedback(value) { return .typed(.rtcpFeedback(a)) }
+        return .malformed
       }
       if name.equals("ice-pwd") {
-        return outcome(token(value).map { .icePwd($0) })
+        if let a = token(value) { return .typed(.icePwd(a)) }
+        return .malformed
       }
     case 9:
       if name.equals("ice-ufrag") {
-        return outcome(token(value).map { .iceUfrag($0) })
+        if let a = token(value) { return .typed(.iceUfrag(a)) }
+        return .malformed
       }
       if name.equals("candidate") {
-        return outcome(ICECandidateAttribute(bytes: value).map { .candidate($0) })
+        if let a = ICECandidateAttribute(bytes: value) { return .typed(.candidate(a)) }
+        return .malformed
       }
       if name.equals("sctp-port") {
-        return outcome(value.trimmed().int(in: 0...65535).map { .sctpPort($0) })
+        if let a = value.trimmed().int(in: 0...65535) { return .typed(.sctpPort(a)) }
+        return .malformed
       }
     case 10:
       if name.equals("ssrc-group") {
-        return outcome(ssrcGroup(value).map { .ssrcGroup($0) })
+        if let a = ssrcGroup(value) { return .typed(.ssrcGroup(a)) }
+        return .malformed
       }
     case 11:
       if name.equals("fingerprint") {
-        return outcome(CertificateFingerprint(bytes: value).map { .fingerprint($0) })
+        if let a = CertificateFingerprint(bytes: value) { return .typed(.fingerprint(a)) }
+        return .malformed
       }
       if name.equals("ice-options") {
         var v = value
@@ -101,11 +112,20 @@ enum SDPAttributeParser {
     return .unknown
   }
 
+  /// Same as `DTLSSetup(rawValue:)`, without making a `String` first.
+  private static func setup(_ v: ByteSlice) -> DTLSSetup? {
+    if v.equals("actpass") { return .actpass }
+    if v.equals("active") { return .active }
+    if v.equals("passive") { return .passive }
+    if v.equals("holdconn") { return .holdconn }
+    return nil
+  }
+
   /// Exactly one field.
   private static func token(_ v: ByteSlice) -> String? {
     var c = v
     guard let t = c.nextField(), c.nextField() == nil else { return nil }
-    return t.string
+    return t.token
   }
 
   private static func restToken(_ v: ByteSlice) -> String? {
@@ -211,7 +231,7 @@ enum SDPAttributeParser {
     var c = v
     guard let sem = c.nextField() else { return nil }
     var mids: [String] = []
-    while let f = c.nextField() { mids.append(f.string) }
+    while let f = c.nextField() { mids.append(f.token) }
     return SDPGroup(semantics: sem.string, mids: mids)
   }
 }

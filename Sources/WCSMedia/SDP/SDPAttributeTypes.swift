@@ -206,9 +206,9 @@ public struct CertificateFingerprint: Hashable, Sendable {
     let bytes = [UInt8](unsafeUninitializedCapacity: n) { buf, count in
       for k in 0..<n {
         let i = k * 3
-        guard let h = Self.nibble(hex.byte(i)), let l = Self.nibble(hex.byte(i + 1)),
-          i + 2 >= hex.count || hex.byte(i + 2) == UInt8(ascii: ":")
-        else {
+        let h = Self.hexValue(hex.byte(i))
+        let l = Self.hexValue(hex.byte(i + 1))
+        guard h | l < 16, i + 2 >= hex.count || hex.byte(i + 2) == UInt8(ascii: ":") else {
           valid = false
           break
         }
@@ -217,16 +217,32 @@ public struct CertificateFingerprint: Hashable, Sendable {
       }
     }
     guard valid else { return nil }
-    self.init(hashFunction: hash.string, bytes: bytes)
+    // Browsers write the name in lower-case ASCII; `lowercased()` (a new string) is then a no-op.
+    var upper = false
+    for i in 0..<hash.count {
+      let b = hash.byte(i)
+      if b >= 0x80 || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z")) { upper = true }
+    }
+    if upper {
+      self.init(hashFunction: hash.string, bytes: bytes)
+    } else {
+      self.init(lowercaseHashFunction: hash.token, bytes: bytes)
+    }
   }
 
-  private static func nibble(_ b: UInt8) -> UInt8? {
-    switch b {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-    default: return nil
-    }
+  private init(lowercaseHashFunction: String, bytes: [UInt8]) {
+    hashFunction = lowercaseHashFunction
+    self.bytes = bytes
+  }
+
+  /// The value of a hex digit (either case), or 0xFF: no optional in the per-byte loop.
+  @inline(__always)
+  private static func hexValue(_ b: UInt8) -> UInt8 {
+    let d = b &- UInt8(ascii: "0")
+    if d < 10 { return d }
+    // `| 0x20` folds exactly `A`...`F` onto `a`...`f` within this range.
+    let l = (b | 0x20) &- UInt8(ascii: "a")
+    return l < 6 ? l + 10 : 0xFF
   }
 
   /// The digest as upper-case hex pairs joined by `:` (RFC 8122 §5).

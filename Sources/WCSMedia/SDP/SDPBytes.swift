@@ -1,3 +1,5 @@
+import Foundation
+
 /// A byte range of the SDP text being parsed. Parsing on bytes (instead of `Character`s) keeps a
 /// browser offer well under 10 µs, and makes `\r\n` two bytes rather than one grapheme.
 /// Only valid inside the `withUTF8` call that produced `base`; never stored.
@@ -27,6 +29,10 @@ struct ByteSlice {
   /// Like `string`, but common WebRTC tokens come back as string literals, which costs no
   /// UTF-8 validation (the bulk of parse time otherwise goes into making small strings).
   var token: String {
+    // Canonical decimals only: "07" must stay "07".
+    if count <= 3, count == 1 || byte(0) != UInt8(ascii: "0"), let v = int(), v < 128 {
+      return smallDecimalStrings[v]
+    }
     switch count {
     case 2:
       if equals("IN") { return "IN" }
@@ -60,6 +66,7 @@ struct ByteSlice {
       if equals("mslabel") { return "mslabel" }
       if equals("passive") { return "passive" }
       if equals("0.0.0.0") { return "0.0.0.0" }
+      if equals("sha-256") { return "sha-256" }
     case 8:
       if equals("minptime") { return "minptime" }
     case 9:
@@ -81,24 +88,76 @@ struct ByteSlice {
 
   /// `string` for an RTP header extension URI; the ones browsers offer come back as literals
   /// (no allocation: they are longer than a small string).
+  /// `string` for an RTP header extension URI; the ones browsers offer come back as literals
+  /// (no allocation or UTF-8 validation: they are longer than a small string).
   var headerExtensionURI: String {
-    if equals("urn:ietf:params:rtp-hdrext:toffset") {
-      return "urn:ietf:params:rtp-hdrext:toffset"
-    }
-    if equals("urn:ietf:params:rtp-hdrext:sdes:mid") {
-      return "urn:ietf:params:rtp-hdrext:sdes:mid"
-    }
-    if equals("urn:3gpp:video-orientation") {
-      return "urn:3gpp:video-orientation"
-    }
-    if equals("urn:ietf:params:rtp-hdrext:ssrc-audio-level") {
-      return "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
-    }
-    if equals("http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time") {
-      return "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
-    }
-    if equals("http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01") {
-      return "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+    switch count {
+    case 26:
+      if equals("urn:3gpp:video-orientation") {
+        return "urn:3gpp:video-orientation"
+      }
+    case 34:
+      if equals("urn:ietf:params:rtp-hdrext:toffset") {
+        return "urn:ietf:params:rtp-hdrext:toffset"
+      }
+    case 35:
+      if equals("urn:ietf:params:rtp-hdrext:sdes:mid") {
+        return "urn:ietf:params:rtp-hdrext:sdes:mid"
+      }
+    case 43:
+      if equals("urn:ietf:params:rtp-hdrext:ssrc-audio-level") {
+        return "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
+      }
+      if equals("urn:ietf:params:rtp-hdrext:csrc-audio-level") {
+        return "urn:ietf:params:rtp-hdrext:csrc-audio-level"
+      }
+    case 45:
+      if equals("urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id") {
+        return "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"
+      }
+    case 54:
+      if equals("urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id") {
+        return "urn:ietf:params:rtp-hdrext:sdes:repaired-rtp-stream-id"
+      }
+    case 56:
+      if equals("http://www.webrtc.org/experiments/rtp-hdrext/color-space") {
+        return "http://www.webrtc.org/experiments/rtp-hdrext/color-space"
+      }
+    case 57:
+      if equals("http://www.webrtc.org/experiments/rtp-hdrext/video-timing") {
+        return "http://www.webrtc.org/experiments/rtp-hdrext/video-timing"
+      }
+    case 58:
+      if equals("http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time") {
+        return "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
+      }
+      if equals("http://www.webrtc.org/experiments/rtp-hdrext/playout-delay") {
+        return "http://www.webrtc.org/experiments/rtp-hdrext/playout-delay"
+      }
+    case 61:
+      if equals("http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time") {
+        return "http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"
+      }
+    case 63:
+      if equals("http://www.webrtc.org/experiments/rtp-hdrext/video-content-type") {
+        return "http://www.webrtc.org/experiments/rtp-hdrext/video-content-type"
+      }
+    case 72:
+      if equals("http://www.webrtc.org/experiments/rtp-hdrext/generic-frame-descriptor-00") {
+        return "http://www.webrtc.org/experiments/rtp-hdrext/generic-frame-descriptor-00"
+      }
+    case 73:
+      if equals("http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01") {
+        return "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+      }
+    case 87:
+      if equals(
+        "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension")
+      {
+        return
+          "https://aomediacodec.github.io/av1-rtp-spec/#dependency-descriptor-rtp-header-extension"
+      }
+    default: break
     }
     return string
   }
@@ -108,18 +167,26 @@ struct ByteSlice {
   @inline(__always)
   func equals(_ literal: StaticString) -> Bool {
     guard literal.utf8CodeUnitCount == count else { return false }
-    let p = literal.utf8Start
-    if count > 0, p[0] != base[lo] { return false }
-    for i in 0..<count where p[i] != base[lo + i] { return false }
-    return true
+    return sameBytes(literal.utf8Start, count)
   }
 
   func hasPrefix(_ literal: StaticString) -> Bool {
     let n = literal.utf8CodeUnitCount
     guard n <= count else { return false }
-    let p = literal.utf8Start
-    for i in 0..<n where p[i] != base[lo + i] { return false }
-    return true
+    return sameBytes(literal.utf8Start, n)
+  }
+
+  /// `true` when the first `n` bytes (`n <= count`) equal `p[0..<n]`; one `memcmp` instead of a
+  /// byte loop, which matters for the 30–90 byte header extension URIs.
+  @inline(__always)
+  private func sameBytes(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    guard n > 0 else { return true }
+    guard let b = base.baseAddress, p[0] == b[lo] else { return false }
+    if n < 16 {
+      for i in 1..<n where p[i] != b[lo + i] { return false }
+      return true
+    }
+    return memcmp(p, b + lo, n) == 0
   }
 
   private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
@@ -208,3 +275,7 @@ extension String {
     return s.withUTF8 { buf in body(ByteSlice(buf, 0, buf.count)) }
   }
 }
+
+/// "0"..."127" (RTP payload types in `m=` formats), made once: each is a small string, so
+/// handing one out neither allocates nor validates UTF-8.
+private let smallDecimalStrings: [String] = (0..<128).map { String($0) }

@@ -52,10 +52,13 @@ public enum SDPParser {
     let n = buf.count
     var i = from
     let raw = UnsafeRawPointer(base)
-    while i + 8 <= n {
-      let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
-      if (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0 { break }
-      i += 8
+    while i &+ 8 <= n {
+      let w = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+      let x = w ^ 0x0A0A_0A0A_0A0A_0A0A
+      let zero = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+      // The lowest flagged byte is exact (borrows only run upwards), so it is the first LF.
+      if zero != 0 { return i &+ (zero.trailingZeroBitCount >> 3) }
+      i &+= 8
     }
     while i < n, base[i] != 0x0A { i += 1 }
     return i
@@ -162,7 +165,7 @@ private struct State {
     }
     var formats: [String] = []
     formats.reserveCapacity(16)
-    while let f = c.nextField() { formats.append(f.string) }
+    while let f = c.nextField() { formats.append(f.token) }
     if formats.isEmpty { warn(n, "m= line has no formats") }
     if inMedia { session.media.append(current) }
     inMedia = true
@@ -183,7 +186,7 @@ private struct State {
       if sawOrigin { return keepUnknown(line, n, "duplicate o= line") }
       sawOrigin = true
       session.origin = SDPOrigin(
-        username: user.string, sessionId: id.string, sessionVersion: version.string,
+        username: user.token, sessionId: id.string, sessionVersion: version.token,
         netType: net.token, addressType: addrType.token, address: address.string)
     case UInt8(ascii: "s"):
       if sawSessionName { return keepUnknown(line, n, "duplicate s= line") }

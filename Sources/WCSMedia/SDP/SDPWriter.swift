@@ -236,10 +236,28 @@ struct ByteWriter: ~Copyable {
     count += 1
   }
 
+  /// Pieces of 4...16 bytes (most tokens and literals) are copied as two overlapping words:
+  /// a `memmove` call or a byte loop costs several times more.
   @inline(__always)
   private mutating func raw(_ p: UnsafePointer<UInt8>, _ n: Int) {
     ensure(n)
-    (base + count).update(from: p, count: n)
+    let d = UnsafeMutableRawPointer(base + count)
+    let s = UnsafeRawPointer(p)
+    if n >= 8 && n <= 16 {
+      let a = s.loadUnaligned(as: UInt64.self)
+      let b = s.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+      d.storeBytes(of: a, as: UInt64.self)
+      d.storeBytes(of: b, toByteOffset: n - 8, as: UInt64.self)
+    } else if n >= 4 && n < 8 {
+      let a = s.loadUnaligned(as: UInt32.self)
+      let b = s.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+      d.storeBytes(of: a, as: UInt32.self)
+      d.storeBytes(of: b, toByteOffset: n - 4, as: UInt32.self)
+    } else if n < 4 {
+      for i in 0..<n { base[count + i] = p[i] }
+    } else {
+      (base + count).update(from: p, count: n)
+    }
     count += n
   }
 
@@ -312,14 +330,22 @@ struct ByteWriter: ~Copyable {
   }
 
   mutating func hexPairs(_ data: [UInt8]) {
+    // Room for all of it up front, so the loop stores without a capacity check per byte.
     ensure(data.count * 3)
     let digits: StaticString = "0123456789ABCDEF"
     let p = digits.utf8Start
+    let out = base
+    var o = count
     for (i, b) in data.enumerated() {
-      if i > 0 { byte(UInt8(ascii: ":")) }
-      byte(p[Int(b >> 4)])
-      byte(p[Int(b & 0x0F)])
+      if i > 0 {
+        out[o] = UInt8(ascii: ":")
+        o += 1
+      }
+      out[o] = p[Int(b >> 4)]
+      out[o + 1] = p[Int(b & 0x0F)]
+      o += 2
     }
+    count = o
   }
 }
 
