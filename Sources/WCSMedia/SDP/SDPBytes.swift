@@ -170,6 +170,13 @@ struct ByteSlice {
     return sameBytes(literal.utf8Start, count)
   }
 
+  /// `true` when the `count` bytes of `base` starting at `other` equal this slice's bytes (the
+  /// same buffer; `other + count` must not pass the end).
+  func equalsBytes(at other: Int) -> Bool {
+    guard other >= 0, other + count <= base.count, let b = base.baseAddress else { return false }
+    return memcmp(b + lo, b + other, count) == 0
+  }
+
   func hasPrefix(_ literal: StaticString) -> Bool {
     let n = literal.utf8CodeUnitCount
     guard n <= count else { return false }
