@@ -12,11 +12,10 @@ public enum SDPParser {
   ///   line without media, port and protocol.
   public static func parse(_ text: String) throws(SDPParseError) -> SDPParseResult {
     var copy = text
-    // Filled in place by `State.finish(into:)`: returning the description through a `Result` (or
-    // any copy of it) retains every field once more and releases it again.
-    var result = SDPParseResult(description: SessionDescription(timing: []), warnings: [])
-    var failure: SDPParseError? = nil
-    copy.withUTF8 { buf in
+    // The result comes back as the closure's return value (moved, not copied); going through a
+    // `Result` or a captured variable copied the whole description once more.
+    var failure = SDPParseError.empty
+    let parsed: SDPParseResult? = copy.withUTF8 { buf in
       var state = State(
         session: SessionDescription(timing: []),
         current: MediaDescription(media: "", port: 0, proto: "", formats: []))
@@ -42,13 +41,14 @@ public enum SDPParser {
           start = newline + 1
         }
         guard sawLine else { throw SDPParseError.empty }
-        try state.finish(into: &result)
+        return try state.finish()
       } catch {
         failure = error
+        return nil
       }
     }
-    if let failure { throw failure }
-    return result
+    guard let parsed else { throw failure }
+    return parsed
   }
 
   /// Index of the next LF at or after `from` (or `buf.count`), eight bytes at a time: a byte of
@@ -106,8 +106,8 @@ private struct State {
     session.version = v
   }
 
-  /// Swaps the description and warnings into `result` (a copy would retain every field).
-  mutating func finish(into result: inout SDPParseResult) throws(SDPParseError) {
+  /// The description and warnings are swapped out (a copy would retain every field).
+  mutating func finish() throws(SDPParseError) -> SDPParseResult {
     if inMedia { appendCurrent() }
     guard sawOrigin || !session.media.isEmpty else { throw .noSessionOrMedia }
     if !sawOrigin { warn(1, "no o= line, using \"- 0 0 IN IP4 127.0.0.1\"") }
@@ -116,8 +116,11 @@ private struct State {
       warn(1, "no t= line, using \"t=0 0\"")
       session.timing = [SDPTiming()]
     }
-    swap(&result.description, &session)
-    swap(&result.warnings, &warnings)
+    var description = SessionDescription(timing: [])
+    swap(&description, &session)
+    var list: [SDPWarning] = []
+    swap(&list, &warnings)
+    return SDPParseResult(description: description, warnings: list)
   }
 
   mutating func keepUnknown(_ line: ByteSlice, _ n: Int, _ reason: String) {

@@ -365,7 +365,7 @@ struct ByteWriter: ~Copyable {
     let out = base + count
     data.withUnsafeBufferPointer { buf in
       guard let src = buf.baseAddress else { return }
-      // "XX:" per byte; the colon after the last one is overwritten by nothing (not counted).
+      // "XX:" per byte; the colon after the last byte is stored but not counted.
       for i in 0..<buf.count {
         let b = src[i]
         let o = out + i &* 3
