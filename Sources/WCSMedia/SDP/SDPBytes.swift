@@ -248,6 +248,16 @@ struct ByteSlice {
   func uint64() -> UInt64? {
     guard lo < hi else { return nil }
     var v: UInt64 = 0
+    // Up to 19 digits cannot overflow 64 bits: no overflow checks per digit (SSRCs, priorities
+    // and ports are all that short).
+    if hi - lo <= 19 {
+      for i in lo..<hi {
+        let d = base[i] &- 0x30
+        guard d < 10 else { return nil }
+        v = v &* 10 &+ UInt64(d)
+      }
+      return v
+    }
     for i in lo..<hi {
       let d = base[i] &- 0x30
       guard d < 10 else { return nil }
@@ -264,6 +274,7 @@ struct ByteSlice {
     return Int(v)
   }
 
+  @inline(__always)
   func uint32() -> UInt32? {
     guard let v = uint64(), v <= UInt64(UInt32.max) else { return nil }
     return UInt32(v)
