@@ -312,18 +312,45 @@ struct ByteWriter: ~Copyable {
 
   mutating func put(_ v: UInt64) {
     ensure(20)
+    // Many fields (ids, component, generation, small payload types) are one or two digits.
+    if v < 10 {
+      base[count] = 0x30 &+ UInt8(truncatingIfNeeded: v)
+      count += 1
+      return
+    }
+    if v < 100 {
+      base[count] = 0x30 &+ UInt8(truncatingIfNeeded: v / 10)
+      base[count + 1] = 0x30 &+ UInt8(truncatingIfNeeded: v % 10)
+      count += 2
+      return
+    }
+    // Digit count by multiplying up (cheaper than dividing down). `power` stops at 10^19 because
+    // 10^20 does not fit in 64 bits; a value at or above 10^19 has the 20th digit.
     var digits = 1
-    var x = v
-    while x >= 10 {
-      x /= 10
+    var power: UInt64 = 10
+    while digits < 19, v >= power {
+      power &*= 10
       digits += 1
     }
-    x = v
+    if digits == 19, v >= power { digits = 20 }
+    // Two digits per division by 100; splitting the remainder is a small multiply.
+    var x = v
     var i = count + digits
-    while i > count {
+    while x >= 100 {
+      let r = UInt8(truncatingIfNeeded: x % 100)
+      x /= 100
+      i -= 2
+      base[i] = 0x30 &+ r / 10
+      base[i + 1] = 0x30 &+ r % 10
+    }
+    let r = UInt8(truncatingIfNeeded: x)
+    if r >= 10 {
+      i -= 2
+      base[i] = 0x30 &+ r / 10
+      base[i + 1] = 0x30 &+ r % 10
+    } else {
       i -= 1
-      base[i] = 0x30 + UInt8(truncatingIfNeeded: x % 10)
-      x /= 10
+      base[i] = 0x30 &+ r
     }
     count += digits
   }
