@@ -219,9 +219,10 @@ private struct State {
     if inMedia { session.media.append(next) }
     inMedia = true
     // Room for the rest of the SDP at ~24 bytes per line (an `a=` line is rarely shorter), so the
-    // array is not regrown and copied while attributes are appended.
+    // array is not regrown and copied while attributes are appended; capped so an early section
+    // of a long SDP keeps at most ~14 KB of spare capacity.
     let remaining = line.base.count - line.hi
-    current.attributes.reserveCapacity(min(max(remaining / 24, 8), 1024))
+    current.attributes.reserveCapacity(min(max(remaining / 24, 8), 256))
   }
 
   /// Moves `current` into `session.media` without copying it (a copy retains every field and
