@@ -30,8 +30,9 @@ extension WCSLocalServer {
     /// Signalling settings (ping interval, version string, record template). `serverAddress`
     /// is replaced by `bindAddress:wsPort` with the actual port.
     public var signaling = WCSServerConfiguration()
-    /// The media side. `nil` uses `UnavailableMediaEngine`, which fails every stream with
-    /// `Media engine not available`; the real ICE-lite/DTLS/SFU engine plugs in here.
+    /// The media side. `nil` uses `LocalServerRelayEngine` (ICE-lite + DTLS-SRTP, SFU relay,
+    /// WebM recording into `recordsDirectory`, media on `bindAddress`). Tests inject fakes;
+    /// `UnavailableMediaEngine` runs signalling only.
     public var mediaEngine: (any LocalServerMediaEngine)?
     /// Receives one line per session and stream event (no trailing newline), on the server's
     /// queue. Default: standard error.

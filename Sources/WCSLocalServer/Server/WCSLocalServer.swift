@@ -81,7 +81,7 @@ public final class WCSLocalServer: @unchecked Sendable {
     let parts = try LocalServerListeners.open(configuration)
     var signaling = configuration.signaling
     signaling.serverAddress = parts.serverAddress
-    let engine = configuration.mediaEngine ?? UnavailableMediaEngine()
+    let engine = configuration.mediaEngine ?? defaultEngine(configuration)
     let server = WCSLocalServer(
       parts: parts, core: WCSServerCore(configuration: signaling),
       configuration: configuration, engine: engine)
@@ -147,6 +147,15 @@ public final class WCSLocalServer: @unchecked Sendable {
   public var sessionCount: Int { queue.sync { core.sessionCount } }
   /// Live streams, publishers and players.
   public var streamCount: Int { queue.sync { core.streamCount } }
+
+  /// The relay engine on `bindAddress`, recording into `recordsDirectory`, logging to the
+  /// server's log sink.
+  private static func defaultEngine(_ configuration: Configuration) -> LocalServerRelayEngine {
+    var engine = LocalServerRelayEngine.Configuration(
+      recordsDirectory: configuration.recordsDirectory, bindAddress: configuration.bindAddress)
+    engine.log = configuration.logSink
+    return LocalServerRelayEngine(configuration: engine)
+  }
 
   private static func prepareRecordsDirectory(_ path: String) throws(WCSLocalServerStartError) {
     var isDirectory: ObjCBool = false

@@ -161,11 +161,10 @@ final class LocalServerSignalingTests: XCTestCase {
     XCTAssertEqual(engine.shutdownCalls, 1, "a second stop does nothing")
   }
 
-  func testWithoutAnEngineStreamsFailWithAClearReason() throws {
+  func testWithTheUnavailableEngineStreamsFailWithAClearReason() throws {
     let records = try XCTUnwrap(records)
-    var configuration = testConfiguration(
-      engine: SharedFakeMediaEngine(), records: records, logs: logs)
-    configuration.mediaEngine = nil
+    let configuration = testConfiguration(
+      engine: UnavailableMediaEngine(), records: records, logs: logs)
     let server = try WCSLocalServer.start(configuration)
     defer { server.stop() }
     let client = TestClient(server.wsURL)
