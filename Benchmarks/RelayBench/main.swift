@@ -67,15 +67,46 @@ func cpuSeconds(pid: Int32) -> Double {
   return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
-/// Host-wide UDP datagrams dropped for a full receive buffer (`/proc/net/snmp`, RcvbufErrors).
-func udpReceiveBufferErrors() -> Int {
+/// Host-wide UDP datagrams dropped for a full buffer (`/proc/net/snmp`: InErrors, which
+/// includes RcvbufErrors, plus SndbufErrors).
+func udpErrors() -> Int { udpCounter("InErrors") + udpCounter("SndbufErrors") }
+
+func udpCounter(_ name: Substring) -> Int {
   guard let text = try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8) else { return 0 }
   let lines = text.split(separator: "\n").filter { $0.hasPrefix("Udp:") }
   guard lines.count >= 2 else { return 0 }
   let names = lines[0].split(separator: " ")
   let values = lines[1].split(separator: " ")
-  guard let index = names.firstIndex(of: "RcvbufErrors"), index < values.count else { return 0 }
+  guard let index = names.firstIndex(of: name), index < values.count else { return 0 }
   return Int(values[index]) ?? 0
+}
+
+/// Bytes waiting in the receive queues of a process's UDP sockets and the datagrams they
+/// dropped so far (`/proc/net/udp` rows whose inode is one of `/proc/PID/fd`'s sockets).
+func socketQueues(pid: Int32) -> (queuedBytes: Int, drops: Int) {
+  let directory = "/proc/\(pid)/fd"
+  var inodes = Set<Substring>()
+  for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+    guard
+      let target = try? FileManager.default.destinationOfSymbolicLink(
+        atPath: directory + "/" + name),
+      target.hasPrefix("socket:[")
+    else { continue }
+    inodes.insert(Substring(target.dropFirst(8).dropLast()))
+  }
+  guard let table = try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8) else {
+    return (0, 0)
+  }
+  var queued = 0
+  var drops = 0
+  for row in table.split(separator: "\n").dropFirst() {
+    let fields = row.split(separator: " ")
+    guard fields.count > 12, inodes.contains(fields[9]) else { continue }
+    let queues = fields[4].split(separator: ":")
+    if queues.count == 2 { queued += Int(queues[1], radix: 16) ?? 0 }
+    drops += Int(fields[12]) ?? 0
+  }
+  return (queued, drops)
 }
 
 // MARK: - Player process
@@ -343,7 +374,8 @@ final class RelayBench {
     return replies.next()?.split(separator: " ") ?? []
   }
 
-  func run() throws {
+  /// `steps`: player counts to measure, ascending.
+  func run(steps: [Int]) throws {
     guard try connectPublisher() else {
       print("publisher did not connect")
       return
@@ -353,35 +385,58 @@ final class RelayBench {
       "one publisher, 1200-byte VP8 RTP, 156 packets/s (1.5 Mbit/s), \(Int(seconds)) s per step;"
         + " players in child process \(child.processIdentifier) (2 event loops)")
     print(
-      "    N  connected  setup s  expected  received   loss %  relay CPU %  players CPU %"
-        + "  min/player  UDP rcvbuf drops (host)")
+      "    N  connected  setup s  expected  received   loss %  late (>0.3 s)  relay CPU %"
+        + "  players CPU %  min/player  UDP drops (host)")
     var best = 0
-    for target in [10, 25, 50, 100, 150, 200, 250, 300, 400, 500, 600, 800, 1000] {
+    for target in steps {
       let setupStart = Date()
       let connected = addPlayers(upTo: target)
       let setup = Date().timeIntervalSince(setupStart)
       _ = childCommand("RESET")
       let selfStart = cpuSeconds(pid: getpid())
       let childStart = cpuSeconds(pid: child.processIdentifier)
-      let dropsStart = udpReceiveBufferErrors()
+      let dropsStart = udpErrors()
+      let relayDropsStart = socketQueues(pid: getpid()).drops
+      let playerDropsStart = socketQueues(pid: child.processIdentifier).drops
       let wallStart = Date()
       publisher.run(seconds: seconds)
       publisher.done.wait()
+      // Where packets wait at the end of sending: the relay's sockets (it is behind) or the
+      // players' (they are).
+      let relayQueue = socketQueues(pid: getpid())
+      let playerQueue = socketQueues(pid: child.processIdentifier)
       let sent = publisher.loop.submit { publisher.sent }
       Thread.sleep(forTimeInterval: 0.3)  // let the last packets arrive
       let wall = Date().timeIntervalSince(wallStart)
       let relayCPU = (cpuSeconds(pid: getpid()) - selfStart) / wall * 100
       let playersCPU = (cpuSeconds(pid: child.processIdentifier) - childStart) / wall * 100
-      let drops = udpReceiveBufferErrors() - dropsStart
       let reply = childCommand("COUNT")
-      let received = reply.count == 4 ? Int(reply[2]) ?? 0 : 0
-      let minimum = reply.count == 4 ? Int(reply[3]) ?? 0 : 0
+      let onTime = reply.count == 4 ? Int(reply[2]) ?? 0 : 0
+      // Whatever arrives in the next 2 s was late (queued), not lost.
+      Thread.sleep(forTimeInterval: 2)
+      let drops = udpErrors() - dropsStart
+      let relayDrops = socketQueues(pid: getpid()).drops - relayDropsStart
+      let playerDrops = socketQueues(pid: child.processIdentifier).drops - playerDropsStart
+      let final = childCommand("COUNT")
+      let received = final.count == 4 ? Int(final[2]) ?? 0 : 0
+      let minimum = final.count == 4 ? Int(final[3]) ?? 0 : 0
       let expected = sent * target
       let loss = expected > 0 ? Double(expected - received) / Double(expected) * 100 : 100
       print(
         String(
-          format: "%5d  %9d  %7.1f  %8d  %8d  %7.3f  %11.1f  %13.1f  %10d  %d", target, connected,
-          setup, expected, received, loss, relayCPU, playersCPU, minimum, drops))
+          format: "%5d  %9d  %7.1f  %8d  %8d  %7.3f  %13d  %11.1f  %13.1f  %10d  %d", target,
+          connected, setup, expected, received, loss, received - onTime, relayCPU, playersCPU,
+          minimum, drops))
+      let relaySeconds = relayCPU / 100 * wall
+      print(
+        String(
+          format: "       relay CPU per relayed packet: %.1f µs; on time (≤ 0.3 s): %.3f %% lost",
+          relaySeconds * 1e6 / Double(max(1, expected)),
+          expected > 0 ? Double(expected - onTime) / Double(expected) * 100 : 100))
+      print(
+        "       at the end of sending: \(relayQueue.queuedBytes) B queued in relay sockets, "
+          + "\(playerQueue.queuedBytes) B in player sockets; socket drops during the step: "
+          + "relay \(relayDrops), players \(playerDrops)")
       if loss < 1, connected == target { best = target } else { break }
       if setup > 60 { break }
     }
@@ -398,7 +453,14 @@ if CommandLine.arguments.contains("--players") {
   runPlayers()
 } else {
   do {
-    try RelayBench().run()
+    // `--steps 200,250,300` replaces the default ladder.
+    var steps = [10, 25, 50, 100, 150, 200, 250, 300, 400, 500, 600, 800, 1000]
+    if let index = CommandLine.arguments.firstIndex(of: "--steps"),
+      index + 1 < CommandLine.arguments.count
+    {
+      steps = CommandLine.arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+    }
+    try RelayBench().run(steps: steps)
   } catch {
     print("RelayBench failed: \(error)")
   }
