@@ -67,23 +67,9 @@ func cpuSeconds(pid: Int32) -> Double {
   return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
-/// Host-wide UDP datagrams dropped for a full buffer (`/proc/net/snmp`: InErrors, which
-/// includes RcvbufErrors, plus SndbufErrors).
-func udpErrors() -> Int { udpCounter("InErrors") + udpCounter("SndbufErrors") }
-
-func udpCounter(_ name: Substring) -> Int {
-  guard let text = try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8) else { return 0 }
-  let lines = text.split(separator: "\n").filter { $0.hasPrefix("Udp:") }
-  guard lines.count >= 2 else { return 0 }
-  let names = lines[0].split(separator: " ")
-  let values = lines[1].split(separator: " ")
-  guard let index = names.firstIndex(of: name), index < values.count else { return 0 }
-  return Int(values[index]) ?? 0
-}
-
-/// Bytes waiting in the receive queues of a process's UDP sockets and the datagrams they
-/// dropped so far (`/proc/net/udp` rows whose inode is one of `/proc/PID/fd`'s sockets).
-func socketQueues(pid: Int32) -> (queuedBytes: Int, drops: Int) {
+/// Datagrams the UDP sockets of a process dropped so far, e.g. for a full receive buffer
+/// (`/proc/net/udp` rows whose inode is one of `/proc/PID/fd`'s sockets).
+func socketDrops(pid: Int32) -> Int {
   let directory = "/proc/\(pid)/fd"
   var inodes = Set<Substring>()
   for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
@@ -95,18 +81,29 @@ func socketQueues(pid: Int32) -> (queuedBytes: Int, drops: Int) {
     inodes.insert(Substring(target.dropFirst(8).dropLast()))
   }
   guard let table = try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8) else {
-    return (0, 0)
+    return 0
   }
-  var queued = 0
   var drops = 0
   for row in table.split(separator: "\n").dropFirst() {
     let fields = row.split(separator: " ")
     guard fields.count > 12, inodes.contains(fields[9]) else { continue }
-    let queues = fields[4].split(separator: ":")
-    if queues.count == 2 { queued += Int(queues[1], radix: 16) ?? 0 }
     drops += Int(fields[12]) ?? 0
   }
-  return (queued, drops)
+  return drops
+}
+
+/// The 1-minute load average (`/proc/loadavg`): other work competing for the cores.
+func loadAverage() -> String {
+  let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+  return text.split(separator: " ").first.map(String.init) ?? "?"
+}
+
+/// `--player-loops K`: event loops the players share (default 2, one per core).
+func playerLoopCount() -> Int {
+  guard let index = CommandLine.arguments.firstIndex(of: "--player-loops"),
+    index + 1 < CommandLine.arguments.count, let count = Int(CommandLine.arguments[index + 1])
+  else { return 2 }
+  return max(1, count)
 }
 
 // MARK: - Player process
@@ -114,7 +111,22 @@ func socketQueues(pid: Int32) -> (queuedBytes: Int, drops: Int) {
 /// One player's counters, written on its loop, read by the command thread.
 final class PlayerCounter: Sendable {
   let received = Atomic<Int>(0)
+  /// Packets that arrived more than `lateAfterNanoseconds` after the publisher sent them.
+  let late = Atomic<Int>(0)
+  let maximumLatencyNanoseconds = Atomic<Int>(0)
   let connected = Atomic<Bool>(false)
+}
+
+/// A packet later than this is as good as lost for live video (a jitter buffer has given up).
+let lateAfterNanoseconds = 200_000_000
+/// Where the publisher writes its send instant (8 bytes, big-endian) inside the payload.
+let sendTimeOffset = 40
+
+/// CLOCK_MONOTONIC in ns: one clock for both processes, so send and receive instants compare.
+func monotonicNanoseconds() -> Int {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return time.tv_sec * 1_000_000_000 + time.tv_nsec
 }
 
 /// `--players`: creates player PeerConnections on request and counts what they receive.
@@ -122,7 +134,7 @@ final class PlayerCounter: Sendable {
 /// `OFFERS k` → k × `OFFER index base64-sdp`, then `END`; `ANSWER index base64-sdp`;
 /// `RESET` → `OK`; `COUNT` → `COUNT connected total minimum`; `QUIT`.
 func runPlayers() {
-  let loops = (0..<2).map { EventLoop(label: "relaybench.players-\($0)") }
+  let loops = (0..<playerLoopCount()).map { EventLoop(label: "relaybench.players-\($0)") }
   var players: [PeerConnection] = []
   var counters: [PlayerCounter] = []
   let input = LineReader(fd: 0)
@@ -138,7 +150,17 @@ func runPlayers() {
         let connection = PeerConnection(configuration: .loopback, loop: loop)
         let counter = PlayerCounter()
         let offer = try? loop.submit { () throws -> String in
-          connection.onRTP = { _, _ in counter.received.add(1, ordering: .relaxed) }
+          connection.onRTP = { _, packet in
+            counter.received.add(1, ordering: .relaxed)
+            guard packet.count >= sendTimeOffset + 8 else { return }
+            var sent = 0
+            for byte in 0..<8 { sent = sent << 8 | Int(packet[sendTimeOffset + byte]) }
+            let latency = monotonicNanoseconds() - sent
+            if latency > lateAfterNanoseconds { counter.late.add(1, ordering: .relaxed) }
+            if latency > counter.maximumLatencyNanoseconds.load(ordering: .relaxed) {
+              counter.maximumLatencyNanoseconds.store(latency, ordering: .relaxed)
+            }
+          }
           connection.onEvent = { event in
             if case .stateChanged(.connected) = event {
               counter.connected.store(true, ordering: .relaxed)
@@ -169,13 +191,20 @@ func runPlayers() {
         }
       }
     case "RESET":
-      for counter in counters { counter.received.store(0, ordering: .relaxed) }
+      for counter in counters {
+        counter.received.store(0, ordering: .relaxed)
+        counter.late.store(0, ordering: .relaxed)
+        counter.maximumLatencyNanoseconds.store(0, ordering: .relaxed)
+      }
       writeLine(1, "OK")
     case "COUNT":
       let values = counters.map { $0.received.load(ordering: .relaxed) }
       let connected = counters.filter { $0.connected.load(ordering: .relaxed) }.count
+      let late = counters.map { $0.late.load(ordering: .relaxed) }.reduce(0, +)
+      let maximum = counters.map { $0.maximumLatencyNanoseconds.load(ordering: .relaxed) }.max()
       writeLine(
-        1, "COUNT \(connected) \(values.reduce(0, +)) \(values.min() ?? 0)")
+        1,
+        "COUNT \(connected) \(values.reduce(0, +)) \(values.min() ?? 0) \(late) \(maximum ?? 0)")
     case "QUIT":
       for (index, connection) in players.enumerated() {
         loops[index % loops.count].submit { connection.close() }
@@ -248,6 +277,10 @@ final class Publisher: @unchecked Sendable {
           packet.replaceSubrange(16..<23, with: [0x9D, 0x01, 0x2A, 0x80, 0x02, 0xE0, 0x01])
         }
       }
+      let now = monotonicNanoseconds()
+      for byte in 0..<8 {
+        packet[sendTimeOffset + byte] = UInt8((now >> (56 - 8 * byte)) & 0xFF)
+      }
       if (try? connection.sendRTP(packet)) != nil { sent += 1 }
       sequenceNumber &+= 1
     }
@@ -276,7 +309,7 @@ final class RelayBench {
     let semaphore = wake
     engine.attach { semaphore.signal() }
     child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    child.arguments = ["--players"]
+    child.arguments = ["--players", "--player-loops", "\(playerLoopCount())"]
     child.standardInput = toChild
     child.standardOutput = fromChild
     replies = LineReader(fd: fromChild.fileHandleForReading.fileDescriptor)
@@ -383,10 +416,10 @@ final class RelayBench {
     let seconds = 5.0
     print(
       "one publisher, 1200-byte VP8 RTP, 156 packets/s (1.5 Mbit/s), \(Int(seconds)) s per step;"
-        + " players in child process \(child.processIdentifier) (2 event loops)")
+        + " players in child process \(child.processIdentifier) (\(playerLoopCount()) event loops)")
     print(
-      "    N  connected  setup s  expected  received   loss %  late (>0.3 s)  relay CPU %"
-        + "  players CPU %  min/player  UDP drops (host)")
+      "    N  connected  setup s  expected  received  lost %  late % (>200 ms)  max latency ms"
+        + "  relay CPU %  players CPU %  relay µs/packet  socket drops relay/players")
     var best = 0
     for target in steps {
       let setupStart = Date()
@@ -395,52 +428,52 @@ final class RelayBench {
       _ = childCommand("RESET")
       let selfStart = cpuSeconds(pid: getpid())
       let childStart = cpuSeconds(pid: child.processIdentifier)
-      let dropsStart = udpErrors()
-      let relayDropsStart = socketQueues(pid: getpid()).drops
-      let playerDropsStart = socketQueues(pid: child.processIdentifier).drops
+      let relayDropsStart = socketDrops(pid: getpid())
+      let playerDropsStart = socketDrops(pid: child.processIdentifier)
       let wallStart = Date()
       publisher.run(seconds: seconds)
       publisher.done.wait()
-      // Where packets wait at the end of sending: the relay's sockets (it is behind) or the
-      // players' (they are).
-      let relayQueue = socketQueues(pid: getpid())
-      let playerQueue = socketQueues(pid: child.processIdentifier)
       let sent = publisher.loop.submit { publisher.sent }
-      Thread.sleep(forTimeInterval: 0.3)  // let the last packets arrive
       let wall = Date().timeIntervalSince(wallStart)
-      let relayCPU = (cpuSeconds(pid: getpid()) - selfStart) / wall * 100
-      let playersCPU = (cpuSeconds(pid: child.processIdentifier) - childStart) / wall * 100
-      let reply = childCommand("COUNT")
-      let onTime = reply.count == 4 ? Int(reply[2]) ?? 0 : 0
-      // Whatever arrives in the next 2 s was late (queued), not lost.
-      Thread.sleep(forTimeInterval: 2)
-      let drops = udpErrors() - dropsStart
-      let relayDrops = socketQueues(pid: getpid()).drops - relayDropsStart
-      let playerDrops = socketQueues(pid: child.processIdentifier).drops - playerDropsStart
-      let final = childCommand("COUNT")
-      let received = final.count == 4 ? Int(final[2]) ?? 0 : 0
-      let minimum = final.count == 4 ? Int(final[3]) ?? 0 : 0
+      let relaySeconds = cpuSeconds(pid: getpid()) - selfStart
+      let playersSeconds = cpuSeconds(pid: child.processIdentifier) - childStart
+      // Wait for stragglers until the count stops moving for 1 s (at most 15 s): what arrives
+      // is late, not lost.
+      var reply: [Substring] = []
+      for _ in 0..<15 {
+        Thread.sleep(forTimeInterval: 1)
+        let next = childCommand("COUNT")
+        if next == reply { break }
+        reply = next
+      }
+      let relayDrops = socketDrops(pid: getpid()) - relayDropsStart
+      let playerDrops = socketDrops(pid: child.processIdentifier) - playerDropsStart
+      let values = reply.dropFirst().map { Int($0) ?? 0 }
+      let received = values.count == 5 ? values[1] : 0
+      let late = values.count == 5 ? values[3] : 0
+      let maximumLatency = values.count == 5 ? Double(values[4]) / 1e6 : 0
       let expected = sent * target
-      let loss = expected > 0 ? Double(expected - received) / Double(expected) * 100 : 100
+      let lost = expected > 0 ? Double(expected - received) / Double(expected) * 100 : 100
+      let latePercent = expected > 0 ? Double(late) / Double(expected) * 100 : 0
       print(
         String(
-          format: "%5d  %9d  %7.1f  %8d  %8d  %7.3f  %13d  %11.1f  %13.1f  %10d  %d", target,
-          connected, setup, expected, received, loss, received - onTime, relayCPU, playersCPU,
-          minimum, drops))
-      let relaySeconds = relayCPU / 100 * wall
-      print(
-        String(
-          format: "       relay CPU per relayed packet: %.1f µs; on time (≤ 0.3 s): %.3f %% lost",
-          relaySeconds * 1e6 / Double(max(1, expected)),
-          expected > 0 ? Double(expected - onTime) / Double(expected) * 100 : 100))
-      print(
-        "       at the end of sending: \(relayQueue.queuedBytes) B queued in relay sockets, "
-          + "\(playerQueue.queuedBytes) B in player sockets; socket drops during the step: "
-          + "relay \(relayDrops), players \(playerDrops)")
-      if loss < 1, connected == target { best = target } else { break }
+          format:
+            "%5d  %9d  %7.1f  %8d  %8d  %6.3f  %17.3f  %14.1f  %11.1f  %13.1f  %15.1f  %d/%d",
+          target, connected, setup, expected, received, lost, latePercent, maximumLatency,
+          relaySeconds / wall * 100, playersSeconds / wall * 100,
+          relaySeconds * 1e6 / Double(max(1, expected)), relayDrops, playerDrops))
+      _ = waitEvents(timeout: 0) { _ in false }
+      let failures = events.filter {
+        if case .failed = $0 { return true }
+        return false
+      }
+      if !failures.isEmpty { print("       relay reported \(failures.count) failed connections") }
+      if lost + latePercent < 1, connected == target { best = target } else { break }
       if setup > 60 { break }
     }
-    print("largest N with < 1 % loss: \(best)")
+    print(
+      "largest N with < 1 % of packets lost or later than 200 ms: \(best)"
+        + " (machine load average now: \(loadAverage()))")
     writeLine(toChild.fileHandleForWriting.fileDescriptor, "QUIT")
     child.waitUntilExit()
     let connection = publisher.connection
