@@ -1,13 +1,16 @@
 // SFU relay capacity of the local server: one 1.5 Mbit/s VP8-like publisher → N players on
-// 127.0.0.1, N stepped up until ≥ 1 % loss. Run: `swift run -c release RelayBench`.
+// 127.0.0.1, N stepped up (10, 25, 50, 100, ...) until ≥ 1 % of the packets are lost or late.
+// Run: `swift run -c release RelayBench [--steps 200,300] [--player-loops 2]`.
 //
 // The relay (`LocalServerRelayEngine`, driven through its `LocalServerMediaEngine` API with real
 // SDP offers, no WebSocket) and the publisher run in this process; the N player
 // `PeerConnection`s (ICE, DTLS, SRTP decrypt) run in a child process (this binary with
-// `--players`, two event loops), so the CPU figure of this process is the relay's own
-// (plus one publisher sending 156 packets/s) and the players' decrypt cost is shown apart.
-// Both processes share the machine's cores, so player CPU still competes with the relay.
-// Loss = 1 − (RTP packets the players' `onRTP` delivered) / (packets sent × N).
+// `--players`), so the CPU figure of this process is the relay's own (plus one publisher
+// sending 156 packets/s) and the players' decrypt cost is shown apart. Both processes still
+// share the machine's cores (and with whatever else runs: the load average is printed).
+// Lost = never delivered by a player's `onRTP` (waiting until the count stops moving);
+// late = delivered more than 200 ms after the publisher sent it (its CLOCK_MONOTONIC send
+// instant travels in the payload), as good as lost for live video.
 import Dispatch
 import Foundation
 import Synchronization
@@ -419,7 +422,7 @@ final class RelayBench {
         + " players in child process \(child.processIdentifier) (\(playerLoopCount()) event loops)")
     print(
       "    N  connected  setup s  expected  received  lost %  late % (>200 ms)  max latency ms"
-        + "  relay CPU %  players CPU %  relay µs/packet  socket drops relay/players")
+        + "  relay CPU %  players CPU %  relay µs/packet  socket drops relay/players  load")
     var best = 0
     for target in steps {
       let setupStart = Date()
@@ -458,10 +461,10 @@ final class RelayBench {
       print(
         String(
           format:
-            "%5d  %9d  %7.1f  %8d  %8d  %6.3f  %17.3f  %14.1f  %11.1f  %13.1f  %15.1f  %d/%d",
+            "%5d  %9d  %7.1f  %8d  %8d  %6.3f  %17.3f  %14.1f  %11.1f  %13.1f  %15.1f  %12d/%d  %@",
           target, connected, setup, expected, received, lost, latePercent, maximumLatency,
           relaySeconds / wall * 100, playersSeconds / wall * 100,
-          relaySeconds * 1e6 / Double(max(1, expected)), relayDrops, playerDrops))
+          relaySeconds * 1e6 / Double(max(1, expected)), relayDrops, playerDrops, loadAverage()))
       _ = waitEvents(timeout: 0) { _ in false }
       let failures = events.filter {
         if case .failed = $0 { return true }
