@@ -417,9 +417,12 @@ final class RelayBench {
       return
     }
     let seconds = 5.0
+    let profile = publisher.loop.submit { publisher.connection.stats.protectionProfile }
+    let profileName = profile.map { String(describing: $0) } ?? "?"
     print(
       "one publisher, 1200-byte VP8 RTP, 156 packets/s (1.5 Mbit/s), \(Int(seconds)) s per step;"
-        + " players in child process \(child.processIdentifier) (\(playerLoopCount()) event loops)")
+        + " players in child process \(child.processIdentifier)"
+        + " (\(playerLoopCount()) event loops); SRTP profile \(profileName)")
     print(
       "    N  connected  setup s  expected  received  lost %  late % (>200 ms)  max latency ms"
         + "  relay CPU %  players CPU %  relay µs/packet  socket drops relay/players  load")
