@@ -94,6 +94,11 @@ for name in [
       name: name, dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
       path: "Benchmarks/\(name)", swiftSettings: strict))
 }
+// RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players on loopback.
+package.targets.append(
+  .executableTarget(
+    name: "RelayBench", dependencies: ["WCSLocalServer", "WCSMedia"],
+    path: "Benchmarks/RelayBench", swiftSettings: strict))
 // `swift run wcs-local-server --help`: the local WCS-compatible server as a program.
 package.targets.append(
   .executableTarget(
