@@ -83,9 +83,11 @@ let package = Package(
 // Release-mode benchmarks that print figures: `swift run -c release <Name>`.
 // CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; SDPBench: SDP parse
 // and write; STUNBench: the STUN codec; DevicesBench: webcam/screen frame conversion;
-// PeerConnectionBench: loopback connect time (ICE + DTLS).
+// PeerConnectionBench: loopback connect time (ICE + DTLS); NativeBackendBench: loopback
+// publish → play through NativeMediaBackend.
 for name in [
-  "CodecBench", "DevicesBench", "PeerConnectionBench", "RTPBench", "SDPBench", "STUNBench",
+  "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "RTPBench",
+  "SDPBench", "STUNBench",
 ] {
   package.targets.append(
     .executableTarget(

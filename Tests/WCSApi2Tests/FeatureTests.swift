@@ -238,12 +238,21 @@ final class FeatureTests: XCTestCase {
   }
 
   func testUnavailableBackendExplainsItself() {
+    WCSApi2Environment.mediaBackendFactory = { UnavailableMediaBackend() }
+    defer { WCSApi2Environment.reset() }
     XCTAssertThrowsError(
       try FPWCSApi2.getMediaAccess(
         FPWCSApi2MediaConstraints(audio: true, video: false), display: nil)
     ) { error in
       XCTAssertTrue("\(error)".contains("no media engine installed"), "\(error)")
     }
+  }
+
+  func testDefaultBackendIsTheNativeEngine() {
+    WCSApi2Environment.reset()
+    let backend = WCSApi2Environment.sharedMediaBackend
+    XCTAssertEqual(String(describing: type(of: backend)), "NativeMediaBackend")
+    XCTAssertEqual(backend.devices().map(\.id), ["virtual:camera", "virtual:microphone"])
   }
 }
 

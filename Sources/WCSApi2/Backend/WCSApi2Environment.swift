@@ -8,9 +8,10 @@ func makeDefaultSignalingTransport() -> any SignalingTransport {
   WebSocketTransport()
 }
 
-/// The default media engine: the seam the integrator points at WCSMedia's native backend.
+/// The default media engine: WCSMedia's native WebRTC stack (virtual camera and microphone,
+/// file sources, VP8/Opus over DTLS-SRTP).
 func makeDefaultMediaBackend() -> any MediaBackend {
-  UnavailableMediaBackend()
+  NativeMediaBackend.shared
 }
 
 /// Process-wide seams: where sessions get their signalling transport and media engine when the

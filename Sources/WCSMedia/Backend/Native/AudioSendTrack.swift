@@ -1,0 +1,89 @@
+import Dispatch
+import Synchronization
+
+/// The encode side of one published audio track: 48 kHz PCM from a source, cut into 20 ms
+/// frames → Opus → RFC 7587 payloads handed to `output`. Runs on its own serial queue. A
+/// disabled (muted) track encodes silence, as the iOS SDK's disabled track does, so the RTP
+/// timeline goes on.
+final class AudioSendTrack: @unchecked Sendable {
+  // @unchecked Sendable: `encoder`, `pending` and `nextTimestamp` are used on `queue` only;
+  // `enabled` and `statistics` sit behind mutexes.
+
+  /// Counters of the track.
+  struct Statistics: Sendable, Equatable {
+    var framesEncoded = 0
+    var encodeErrors = 0
+  }
+
+  let queue: DispatchQueue
+  let channels: Int
+  private let encoder: OpusEncoder
+  private let output: @Sendable (PacketizedPayload) -> Void
+  private let enabledState = Mutex(true)
+  private let stats = Mutex(Statistics())
+  /// Interleaved samples not yet making a whole 20 ms frame.
+  private var pending: [Int16] = []
+  private var nextTimestamp: UInt32 = 0
+
+  /// Makes the Opus encoder (channels, bitrate and FEC from `parameters`).
+  init(
+    parameters: NativeEncodingParameters, output: @escaping @Sendable (PacketizedPayload) -> Void
+  )
+    throws(OpusError)
+  {
+    channels = parameters.audioChannels
+    self.output = output
+    queue = DispatchQueue(label: "WCSMedia.AudioSendTrack", qos: .userInitiated)
+    encoder = try OpusEncoder(
+      configuration: OpusEncoder.Configuration(
+        channels: parameters.audioChannels, bitrate: parameters.audioBitrate,
+        inbandFEC: parameters.audioFEC))
+  }
+
+  /// Whether captured sound is sent (`false`: silence).
+  var isEnabled: Bool {
+    get { enabledState.withLock { $0 } }
+    set { enabledState.withLock { $0 = newValue } }
+  }
+
+  /// A copy of the counters.
+  var statistics: Statistics { stats.withLock { $0 } }
+
+  /// Takes interleaved 48 kHz samples with `sourceChannels` channels (1 or 2), converts them to
+  /// the track's channel count and encodes every complete 20 ms frame. Call on `queue`.
+  func append(_ samples: [Int16], sourceChannels: Int) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard sourceChannels == 1 || sourceChannels == 2 else { return }
+    if sourceChannels == channels {
+      pending += samples
+    } else if sourceChannels == 1 {
+      pending.reserveCapacity(pending.count + samples.count * 2)
+      for sample in samples { pending += [sample, sample] }
+    } else {
+      var index = 0
+      while index + 1 < samples.count {
+        pending.append(Int16((Int(samples[index]) + Int(samples[index + 1])) / 2))
+        index += 2
+      }
+    }
+    let frameLength = PCMAudioFrame.samplesPer20ms * channels
+    while pending.count >= frameLength {
+      var frame = Array(pending[0..<frameLength])
+      pending.removeFirst(frameLength)
+      if !isEnabled { frame = [Int16](repeating: 0, count: frameLength) }
+      encode(PCMAudioFrame(samples: frame, channels: channels, timestamp: nextTimestamp))
+    }
+  }
+
+  private func encode(_ frame: PCMAudioFrame) {
+    let timestamp = nextTimestamp
+    nextTimestamp &+= UInt32(PCMAudioFrame.samplesPer20ms)
+    do {
+      let packet = try encoder.encode(frame)
+      stats.withLock { $0.framesEncoded += 1 }
+      output(OpusPayloadFormat.packetize(packet, timestamp: timestamp))
+    } catch {
+      stats.withLock { $0.encodeErrors += 1 }
+    }
+  }
+}

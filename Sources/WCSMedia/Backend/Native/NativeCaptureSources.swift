@@ -1,0 +1,214 @@
+import Dispatch
+import Synchronization
+
+/// Something that feeds a published track: started when the connection is up, stopped on close
+/// or camera switch.
+protocol NativeCaptureSource: AnyObject, Sendable {
+  /// Starts delivering media. Idempotent.
+  func start()
+  /// Stops delivering media; nothing is delivered after it returns. Idempotent.
+  func stop()
+}
+
+/// A repeating timer on a given queue (the track's queue, so ticks never race the encoder).
+final class QueueTicker: @unchecked Sendable {
+  // @unchecked Sendable: `timer` is created and cancelled under `lock`.
+  private let lock = Mutex<(any DispatchSourceTimer)?>(nil)
+  private let queue: DispatchQueue
+  private let interval: Duration
+
+  private let key = DispatchSpecificKey<Int>()
+
+  init(queue: DispatchQueue, interval: Duration) {
+    self.queue = queue
+    self.interval = interval
+    queue.setSpecific(key: key, value: 1)
+  }
+
+  deinit {
+    // A resumed Dispatch source lives until cancelled.
+    lock.withLock { $0?.cancel() }
+  }
+
+  /// Starts ticking; `tick` runs on the queue.
+  func start(_ tick: @escaping @Sendable () -> Void) {
+    lock.withLock { timer in
+      guard timer == nil else { return }
+      let source = DispatchSource.makeTimerSource(queue: queue)
+      let nanoseconds =
+        Int(interval.components.seconds) * 1_000_000_000
+        + Int(interval.components.attoseconds / 1_000_000_000)
+      source.schedule(
+        deadline: .now(), repeating: .nanoseconds(max(1_000_000, nanoseconds)),
+        leeway: .milliseconds(1))
+      source.setEventHandler(handler: tick)
+      source.resume()
+      timer = source
+    }
+  }
+
+  /// Stops ticking and waits until a running tick finished.
+  func stop() {
+    let source = lock.withLock { timer -> (any DispatchSourceTimer)? in
+      defer { timer = nil }
+      return timer
+    }
+    guard let source else { return }
+    source.cancel()
+    if DispatchQueue.getSpecific(key: key) == nil {
+      // A tick already dispatched finishes before this barrier.
+      queue.sync {}
+    }
+  }
+}
+
+/// The virtual camera (`VirtualCamera`) at the track's size and frame rate: picture `n` every
+/// `1 / frameRate` seconds, RTP timestamps from the track's clock.
+final class VirtualCameraSource: NativeCaptureSource {
+  private let track: VideoSendTrack
+  private let camera: VirtualCamera
+  private let ticker: QueueTicker
+  private let clock: NativeMediaClock
+  private let frameIndex = QueueCounter()
+
+  init(track: VideoSendTrack, clock: NativeMediaClock) {
+    self.track = track
+    self.clock = clock
+    camera = VirtualCamera(
+      width: track.parameters.width, height: track.parameters.height,
+      frameRate: track.parameters.frameRate)
+    ticker = QueueTicker(
+      queue: track.queue, interval: .nanoseconds(1_000_000_000 / camera.frameRate))
+  }
+
+  func start() {
+    ticker.start { [track, camera, clock, frameIndex] in
+      let index = frameIndex.next()
+      track.encode(camera.frame(index), timestamp: clock.videoTimestamp())
+    }
+  }
+
+  func stop() { ticker.stop() }
+}
+
+/// The virtual microphone (`VirtualMicrophone`, a 440 Hz tone): one 20 ms frame per tick.
+final class VirtualMicrophoneSource: NativeCaptureSource {
+  private let track: AudioSendTrack
+  private let microphone: VirtualMicrophone
+  private let ticker: QueueTicker
+  private let clock: NativeMediaClock
+
+  init(track: AudioSendTrack, clock: NativeMediaClock, microphone: VirtualMicrophone) {
+    self.track = track
+    self.clock = clock
+    self.microphone = microphone
+    ticker = QueueTicker(queue: track.queue, interval: .milliseconds(20))
+  }
+
+  func start() {
+    // Frames follow the clock, not the tick count, so a late tick catches up.
+    let sent = QueueCounter()
+    ticker.start { [track, microphone, clock] in
+      let due = clock.elapsedAudioFrames()
+      let range = sent.value..<max(sent.value, due)
+      sent.value = max(sent.value, due)
+      for index in range.suffix(10) {
+        let frame = microphone.frame(index)
+        track.append(frame.samples, sourceChannels: frame.channels)
+      }
+    }
+  }
+
+  func stop() { ticker.stop() }
+}
+
+/// An app capturer (`RTCVideoCapturer`, `FPWCSVideoCapturer` hooks): its delivered frames are
+/// encoded; `startCapture`/`stopCapture` are called when it adopts `FPWCSVideoCapturer`.
+final class CapturerSource: NativeCaptureSource, @unchecked Sendable {
+  // @unchecked Sendable: the capturer is only touched through its thread-safe
+  // `setFrameHandler` and, for the hooks, from `start`/`stop`, which the connection serializes.
+  private let capturer: RTCVideoCapturer
+  private let track: VideoSendTrack
+  private let clock: NativeMediaClock
+  private let device: CaptureDevice?
+
+  init(
+    capturer: RTCVideoCapturer, track: VideoSendTrack, clock: NativeMediaClock,
+    device: CaptureDevice?
+  ) {
+    self.capturer = capturer
+    self.track = track
+    self.clock = clock
+    self.device = device
+  }
+
+  func start() {
+    capturer.setFrameHandler { [track, clock] frame in
+      guard let image = I420Image(frame) else { return }
+      let timestamp = clock.videoTimestamp()
+      track.queue.async { track.encode(image, timestamp: timestamp) }
+    }
+    (capturer as? any FPWCSVideoCapturer)?.startCapture(
+      with: device,
+      format: VideoCaptureFormat(width: track.parameters.width, height: track.parameters.height),
+      fps: track.parameters.frameRate)
+  }
+
+  func stop() {
+    (capturer as? any FPWCSVideoCapturer)?.stopCapture()
+    capturer.setFrameHandler(nil)
+  }
+}
+
+/// External PCM (`MediaBackend.deliverExternalAudio`) for a track whose source is external.
+final class ExternalAudioSource: NativeCaptureSource {
+  private let track: AudioSendTrack
+  private let running = Mutex(false)
+
+  init(track: AudioSendTrack) { self.track = track }
+
+  func start() { running.withLock { $0 = true } }
+  func stop() { running.withLock { $0 = false } }
+
+  /// Queues `frame` for encoding; frames other than 48 kHz mono/stereo are dropped.
+  func deliver(_ frame: AudioFrame) {
+    guard running.withLock({ $0 }), frame.sampleRate == PCMAudioFrame.sampleRate else { return }
+    let track = track
+    track.queue.async { track.append(frame.samples, sourceChannels: frame.channels) }
+  }
+}
+
+/// The media clock of one connection: RTP timestamps of captured pictures (90 kHz) and the
+/// count of 20 ms audio frames due since capture started, from one monotonic origin.
+struct NativeMediaClock: Sendable {
+  let origin: ContinuousClock.Instant
+  let clock = ContinuousClock()
+
+  init() { origin = ContinuousClock().now }
+
+  /// Seconds since the origin.
+  func elapsed() -> Double {
+    let (seconds, attoseconds) = (clock.now - origin).components
+    return Double(seconds) + Double(attoseconds) * 1e-18
+  }
+
+  /// The 90 kHz RTP timestamp of a picture captured now (RFC 7741 §4.1).
+  func videoTimestamp() -> UInt32 {
+    UInt32(truncatingIfNeeded: Int64(elapsed() * 90_000))
+  }
+
+  /// 20 ms frames since the origin.
+  func elapsedAudioFrames() -> Int { Int(elapsed() * 50) }
+}
+
+/// A counter used from one serial queue only (a tick handler's state).
+final class QueueCounter: @unchecked Sendable {
+  // @unchecked Sendable: only the one serial queue whose ticks own it reads and writes it.
+  var value = 0
+
+  /// Returns the value and counts up.
+  func next() -> Int {
+    defer { value += 1 }
+    return value
+  }
+}

@@ -1,0 +1,166 @@
+import Synchronization
+
+/// The real media engine: WebRTC connections on WCSMedia's own stack (ICE, DTLS-SRTP, RTP/RTCP,
+/// VP8, Opus), always-present virtual devices (a test-pattern camera and a tone microphone),
+/// file sources (`file:<path>`), local preview, and a process-wide playout sink for received
+/// audio. `NativeMediaBackend.shared` is WCSApi2's default engine.
+///
+/// Threading: callable from any thread; state sits behind a mutex, connections run on the
+/// configuration's event loop and their own codec queues.
+public final class NativeMediaBackend: MediaBackend {
+  /// Settings of the engine.
+  public struct Configuration: Sendable {
+    /// The loop every connection's transport runs on.
+    public var loop: EventLoop
+    /// PeerConnection settings (STUN/TURN servers, addresses, DTLS).
+    public var peerConnection: PeerConnectionConfiguration
+    /// Where received audio goes (`nil`: nowhere; there is no sound card output yet).
+    public var playoutSink: (any PlayoutAudioSink)?
+
+    /// Defaults: the shared loop; every interface plus loopback (so a `wcs-local-server` on
+    /// 127.0.0.1 is reachable); no playout sink.
+    public init(
+      loop: EventLoop = .shared,
+      peerConnection: PeerConnectionConfiguration = PeerConnectionConfiguration(
+        allowLoopback: true),
+      playoutSink: (any PlayoutAudioSink)? = nil
+    ) {
+      self.loop = loop
+      self.peerConnection = peerConnection
+      self.playoutSink = playoutSink
+    }
+  }
+
+  private struct State {
+    var fileSources: [String] = []
+    var previews: [LocalPreview] = []
+    var playoutMuted = false
+    var playoutSink: (any PlayoutAudioSink)?
+    var externalAudio = false
+    var externalSources: [ObjectIdentifier: ExternalAudioSource] = [:]
+  }
+
+  /// The process-wide engine with the default configuration.
+  public static let shared = NativeMediaBackend()
+
+  /// The configuration given at creation.
+  public let configuration: Configuration
+  private let state: Mutex<State>
+
+  /// Creates an engine.
+  public init(configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+    state = Mutex(State(playoutSink: configuration.playoutSink))
+  }
+
+  // MARK: - Devices
+
+  /// The virtual camera and microphone, then each file source added with `addFileSource` (a
+  /// camera and a microphone each, id `file:<path>`).
+  public func devices() -> [CaptureDevice] {
+    let files = state.withLock { $0.fileSources }
+    return [NativeMediaDevices.virtualCamera, NativeMediaDevices.virtualMicrophone]
+      + files.flatMap { NativeMediaDevices.fileDevices(path: $0) }
+  }
+
+  /// Lists the media file at `path` as a camera and a microphone (id `file:<path>`); publishing
+  /// with that device id sends the file, looped. The file is opened when publishing starts.
+  public func addFileSource(path: String) {
+    state.withLock { if !$0.fileSources.contains(path) { $0.fileSources.append(path) } }
+  }
+
+  /// Removes a file source from `devices()`.
+  public func removeFileSource(path: String) {
+    state.withLock { $0.fileSources.removeAll { $0 == path } }
+  }
+
+  /// The virtual camera's sizes (any size works; these are the usual ones), largest last.
+  public func supportedVideoFormats(deviceID: String?) -> [VideoCaptureFormat] {
+    guard deviceID == nil || deviceID == NativeMediaDevices.virtualCameraID else { return [] }
+    return [
+      VideoCaptureFormat(width: 320, height: 240), VideoCaptureFormat(width: 640, height: 360),
+      VideoCaptureFormat(width: 640, height: 480), VideoCaptureFormat(width: 1280, height: 720),
+    ]
+  }
+
+  // MARK: - Connections
+
+  /// A `NativeMediaConnection` for `request`; nothing is opened until `createOffer`.
+  public func makeConnection(
+    _ request: MediaConnectionRequest,
+    onStateChange: @escaping @Sendable (MediaConnectionState) -> Void
+  ) throws(MediaBackendError) -> any MediaConnection {
+    guard request.audio != nil || request.video != nil else {
+      throw .deviceUnavailable("the request has neither audio nor video")
+    }
+    return NativeMediaConnection(
+      request: request, configuration: configuration, backend: self,
+      onStateChange: onStateChange)
+  }
+
+  // MARK: - Local preview
+
+  /// Starts rendering the requested camera into `display` without publishing. Throws
+  /// `.deviceUnavailable` for an unknown camera.
+  public func openLocalMedia(_ request: MediaConnectionRequest, display: (any VideoRenderer)?)
+    throws(MediaBackendError)
+  {
+    let preview = try LocalPreview(request: request, display: display)
+    state.withLock { $0.previews.append(preview) }
+    preview.start()
+  }
+
+  /// Stops the previews rendering into `display` (all of them for `nil`).
+  public func releaseLocalMedia(display: (any VideoRenderer)?) -> Bool {
+    let released = state.withLock { state -> [LocalPreview] in
+      let matches = state.previews.filter { preview in
+        display.map { preview.display === $0 } ?? true
+      }
+      state.previews.removeAll { preview in matches.contains { $0 === preview } }
+      return matches
+    }
+    for preview in released { preview.stop() }
+    return !released.isEmpty
+  }
+
+  // MARK: - Audio
+
+  /// Silences (or restores) every played stream's audio.
+  public func setPlayoutMuted(_ muted: Bool) {
+    state.withLock { $0.playoutMuted = muted }
+  }
+
+  /// Replaces the process-wide playout sink (`nil`: received audio is decoded and dropped).
+  public func setPlayoutSink(_ sink: (any PlayoutAudioSink)?) {
+    state.withLock { $0.playoutSink = sink }
+  }
+
+  /// With `true`, connections published afterwards take their audio from
+  /// `deliverExternalAudio(_:)` instead of a microphone.
+  public func useExternalAudioSource(_ enabled: Bool) {
+    state.withLock { $0.externalAudio = enabled }
+  }
+
+  /// Feeds 48 kHz PCM (mono or stereo, any block length) to every connection publishing
+  /// external audio; other sample rates are dropped.
+  public func deliverExternalAudio(_ frame: AudioFrame) {
+    let sources = state.withLock { Array($0.externalSources.values) }
+    for source in sources { source.deliver(frame) }
+  }
+
+  var isPlayoutMuted: Bool { state.withLock { $0.playoutMuted } }
+
+  var usesExternalAudio: Bool { state.withLock { $0.externalAudio } }
+
+  func currentPlayoutSink() -> (any PlayoutAudioSink)? {
+    state.withLock { $0.playoutMuted ? nil : $0.playoutSink }
+  }
+
+  func register(externalAudio source: ExternalAudioSource) {
+    state.withLock { $0.externalSources[ObjectIdentifier(source)] = source }
+  }
+
+  func unregister(externalAudio source: ExternalAudioSource) {
+    state.withLock { $0.externalSources[ObjectIdentifier(source)] = nil }
+  }
+}

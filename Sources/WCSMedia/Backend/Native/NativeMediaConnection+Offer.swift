@@ -1,0 +1,152 @@
+import Foundation
+
+/// The offer: capture sources and encode tracks (publish) or decode tracks (play), then the
+/// PeerConnection and its SDP.
+extension NativeMediaConnection {
+  // MARK: - Offer
+
+  func makeOffer() -> Result<String, MediaBackendError> {
+    loop.assertInEventLoop()
+    guard !closed else { return .failure(.closed) }
+    guard peerConnection == nil else { return .failure(.offerFailed("offer already created")) }
+    if request.direction == .publish {
+      do throws(MediaBackendError) {
+        try openSendTracks()
+      } catch {
+        return .failure(error)
+      }
+    } else {
+      do throws(MediaBackendError) {
+        try openReceiveTracks()
+      } catch {
+        return .failure(error)
+      }
+    }
+    let peerConnection = PeerConnection(
+      configuration: configuration.peerConnection, loop: loop)
+    peerConnection.onEvent = { [weak self] event in self?.handle(event) }
+    peerConnection.onRTP = { [weak self] ssrc, packet in self?.receiveRTP(ssrc, packet) }
+    peerConnection.onRTCP = { [weak self] packet in self?.receiveRTCP(packet) }
+    self.peerConnection = peerConnection
+    let publish = request.direction == .publish
+    let audio = request.audio.map { _ in
+      SDPOfferParameters.Audio(
+        direction: publish ? .sendonly : .recvonly, ssrc: audioSSRC, trackId: "audio-\(cname)",
+        opusPayloadType: Int(audioPayloadType), includeG711: false)
+    }
+    let video = request.video.map { _ in
+      SDPOfferParameters.Video(
+        direction: publish ? .sendonly : .recvonly, ssrc: videoSSRC, trackId: "video-\(cname)",
+        vp8PayloadType: Int(videoPayloadType),
+        rtx: SDPOfferParameters.RTX(payloadType: 97, ssrc: rtxSSRC))
+    }
+    do {
+      let sdp = try peerConnection.createOffer(
+        audio: audio, video: video, mode: publish ? .publish : .play, cname: cname)
+      return .success(sdp)
+    } catch {
+      return .failure(.offerFailed("\(error)"))
+    }
+  }
+
+  func openSendTracks() throws(MediaBackendError) {
+    let enabled = trackEnabled.withLock { $0 }
+    if let video = request.video {
+      let track: VideoSendTrack
+      do {
+        track = try VideoSendTrack(parameters: parameters, preview: request.renderer) {
+          [weak self] payloads, _ in
+          guard let self else { return }
+          self.loop.execute { self.sendMedia(payloads, video: true) }
+        }
+      } catch {
+        throw .deviceUnavailable("VP8 encoder: \(error)")
+      }
+      track.isEnabled = enabled[.video] ?? true
+      videoTrack = track
+      let deviceID = video.deviceID ?? NativeMediaDevices.virtualCameraID
+      videoSource = try makeVideoSource(deviceID: deviceID, capturer: video.capturer, track: track)
+      videoDeviceID = deviceID
+    }
+    if let audio = request.audio {
+      let track: AudioSendTrack
+      do {
+        track = try AudioSendTrack(parameters: parameters) { [weak self] payload in
+          guard let self else { return }
+          self.loop.execute { self.sendMedia([payload], video: false) }
+        }
+      } catch {
+        throw .deviceUnavailable("Opus encoder: \(error)")
+      }
+      track.isEnabled = enabled[.audio] ?? true
+      audioTrack = track
+      audioSource = try makeAudioSource(deviceID: audio.deviceID, track: track)
+    }
+  }
+
+  func makeVideoSource(
+    deviceID: String, capturer: RTCVideoCapturer?, track: VideoSendTrack
+  ) throws(MediaBackendError) -> any NativeCaptureSource {
+    if let capturer {
+      let device = backend?.devices().first { $0.kind == .video && $0.id == deviceID }
+      return CapturerSource(capturer: capturer, track: track, clock: mediaClock, device: device)
+    }
+    if let path = NativeMediaDevices.filePath(fromID: deviceID) {
+      return try FileCaptureSource(
+        path: path, videoTrack: track, audioTrack: nil, clock: mediaClock)
+    }
+    guard deviceID == NativeMediaDevices.virtualCameraID else {
+      throw .deviceUnavailable("unknown camera \(deviceID)")
+    }
+    return VirtualCameraSource(track: track, clock: mediaClock)
+  }
+
+  func makeAudioSource(deviceID: String?, track: AudioSendTrack)
+    throws(MediaBackendError) -> any NativeCaptureSource
+  {
+    if backend?.usesExternalAudio == true {
+      let source = ExternalAudioSource(track: track)
+      backend?.register(externalAudio: source)
+      return source
+    }
+    let id = deviceID ?? NativeMediaDevices.virtualMicrophoneID
+    if let path = NativeMediaDevices.filePath(fromID: id) {
+      return try FileCaptureSource(
+        path: path, videoTrack: nil, audioTrack: track, clock: mediaClock)
+    }
+    guard id == NativeMediaDevices.virtualMicrophoneID else {
+      throw .deviceUnavailable("unknown microphone \(id)")
+    }
+    return VirtualMicrophoneSource(
+      track: track, clock: mediaClock,
+      microphone: VirtualMicrophone(channels: parameters.audioChannels))
+  }
+
+  func openReceiveTracks() throws(MediaBackendError) {
+    if request.video != nil {
+      do {
+        videoReceiveTrack = try VideoReceiveTrack(renderer: request.renderer) {
+          [weak self] in
+          guard let self else { return }
+          self.loop.execute { self.requestKeyFrameFromSender() }
+        }
+      } catch {
+        throw .deviceUnavailable("VP8 decoder: \(error)")
+      }
+    }
+    if let audio = request.audio {
+      do {
+        audioReceiveTrack = try AudioReceiveTrack(channels: audio.useStereo ? 2 : 1) {
+          [weak self] in
+          guard let self else { return nil }
+          if let sink = self.playoutSinkOverride.withLock({ $0 }) {
+            return self.backend?.isPlayoutMuted == true ? nil : sink
+          }
+          return self.backend?.currentPlayoutSink()
+        }
+      } catch {
+        throw .deviceUnavailable("Opus decoder: \(error)")
+      }
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Play path on the loop: RTP routed to receive streams by negotiated payload type, released
+/// packets handed to the decode tracks, feedback sent back.
+extension NativeMediaConnection {
+  // MARK: - Media in
+
+  func receiveRTP(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer) {
+    guard !closed, raw.count >= 12 else { return }
+    let bytes = [UInt8](raw)
+    let now = loop.now()
+    counters.packetsReceived += 1
+    counters.bytesReceived += UInt64(bytes.count)
+    let payloadType = bytes[1] & 0x7F
+    var mediaSSRC = ssrc
+    var packet: RTPPacket
+    do {
+      packet = try RTPPacket.parse(bytes)
+    } catch {
+      extra.malformedPackets += 1
+      return
+    }
+    if let rtx = rtxPayloadType, payloadType == rtx {
+      // RTX (RFC 4588): the answer of a relay may carry no ssrc-group, so the repaired
+      // stream is the one video source seen, and its RTX stream the first RTX SSRC seen
+      // (taken over like a media source after a silence).
+      if let current = rtxSource, current.ssrc != ssrc,
+        now - current.lastPacketAt < Self.sourceTakeoverSilence
+      {
+        extra.malformedPackets += 1
+        return
+      }
+      rtxSource = (ssrc, now)
+      guard let video = receivers.first(where: { $0.value.isVideo })?.key,
+        let restored = try? RTXPacketFormat.unwrap(
+          packet, ssrc: video, payloadType: videoPayloadType)
+      else {
+        extra.malformedPackets += 1
+        return
+      }
+      packet = restored
+      mediaSSRC = video
+    }
+    if receivers[mediaSSRC] == nil {
+      guard
+        let entry = makeReceiver(ssrc: mediaSSRC, payloadType: packet.header.payloadType, now: now)
+      else {
+        extra.malformedPackets += 1
+        return
+      }
+      receivers[mediaSSRC] = entry
+    }
+    guard var entry = receivers[mediaSSRC] else { return }
+    entry.lastPacketAt = now
+    if entry.isVideo { videoBytes += UInt64(bytes.count) }
+    let result = entry.stream.receive(packet, now: now)
+    receivers[mediaSSRC] = entry
+    if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
+  }
+
+  func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
+    -> ReceiveEntry?
+  {
+    let isVideo: Bool
+    if payloadType == videoPayloadType, videoReceiveTrack != nil {
+      isVideo = true
+    } else if payloadType == audioPayloadType, audioReceiveTrack != nil {
+      isVideo = false
+    } else {
+      return nil
+    }
+    if let current = receivers.first(where: { $0.value.isVideo == isVideo }) {
+      guard now - current.value.lastPacketAt >= Self.sourceTakeoverSilence else { return nil }
+      receivers[current.key] = nil
+    }
+    let configuration = RTPReceiveStream.Configuration(
+      ssrc: ssrc, localSSRC: localSSRC, payloadType: payloadType,
+      clockRate: isVideo ? 90_000 : 48_000, nackEnabled: isVideo, buffersPackets: isVideo)
+    return ReceiveEntry(
+      stream: RTPReceiveStream(configuration: configuration, now: now), isVideo: isVideo,
+      lastPacketAt: now)
+  }
+
+  func deliver(
+    _ output: RTPReceiveStream.Output, isVideo: Bool, now: ContinuousClock.Instant
+  ) {
+    if isVideo {
+      videoReceiveTrack?.handle(output.packets, now: now)
+    } else {
+      audioReceiveTrack?.handle(output.packets)
+    }
+    sendRTCP(output.rtcp)
+  }
+
+  func requestKeyFrameFromSender() {
+    for key in Array(receivers.keys) where receivers[key]?.isVideo == true {
+      receivers[key]?.stream.requestKeyFrame()
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Publish path on the loop: numbering, SRTP send, and the RTCP the send streams answer
+/// (NACK → retransmission, PLI/FIR → key frame, REMB → bandwidth estimate).
+extension NativeMediaConnection {
+  // MARK: - Media out
+
+  func sendMedia(_ payloads: [PacketizedPayload], video: Bool) {
+    guard !closed, let peerConnection, peerConnection.state == .connected else { return }
+    let now = loop.now()
+    for payload in payloads {
+      let packet: RTPPacket
+      if video {
+        guard var stream = videoSend else { return }
+        packet = stream.send(payload, now: now)
+        videoSend = stream
+      } else {
+        guard var stream = audioSend else { return }
+        packet = stream.send(payload, now: now)
+        audioSend = stream
+      }
+      guard let bytes = try? packet.serialized() else { continue }
+      sendRTP(bytes)
+      if video { videoBytes += UInt64(bytes.count) }
+    }
+  }
+
+  func sendRTP(_ bytes: [UInt8]) {
+    guard let peerConnection else { return }
+    do {
+      try peerConnection.sendRTP(bytes)
+      counters.packetsSent += 1
+      counters.bytesSent += UInt64(bytes.count)
+    } catch {
+      // Not connected yet (or any more): media before DTLS finished is dropped by design.
+    }
+  }
+
+  /// Sends `packets` as one compound; feedback alone gets an empty RR in front, so the
+  /// compound starts with a report as RFC 3550 §6.1 asks even when rtcp-rsize was not agreed.
+  func sendRTCP(_ packets: [RTCPPacket]) {
+    guard !packets.isEmpty, let peerConnection else { return }
+    var compound = packets
+    switch packets[0] {
+    case .senderReport, .receiverReport: break
+    default: compound.insert(.receiverReport(RTCPReceiverReport(ssrc: localSSRC)), at: 0)
+    }
+    guard let bytes = try? RTCPPacket.serializeCompound(compound) else { return }
+    try? peerConnection.sendRTCP(bytes)
+  }
+
+  func receiveRTCP(_ raw: UnsafeRawBufferPointer) {
+    guard !closed, let packets = try? RTCPPacket.parseCompound(raw) else { return }
+    let now = loop.now()
+    for packet in packets {
+      if case .senderReport(let report) = packet {
+        for key in Array(receivers.keys) {
+          receivers[key]?.stream.handleSenderReport(report, now: now)
+        }
+      }
+      if var stream = videoSend {
+        let output = stream.handle(packet, now: now)
+        videoSend = stream
+        process(output, video: true, now: now)
+      }
+      if var stream = audioSend {
+        let output = stream.handle(packet, now: now)
+        audioSend = stream
+        process(output, video: false, now: now)
+      }
+    }
+  }
+
+  func process(_ output: RTPSendStream.Output, video: Bool, now: ContinuousClock.Instant) {
+    for bytes in output.packets { sendRTP(bytes) }
+    sendRTCP(output.rtcp)
+    let micros = Int64(Date().timeIntervalSince1970 * 1_000_000)
+    for event in output.events {
+      switch event {
+      case .keyFrameRequested:
+        if video { videoTrack?.requestKeyFrame() }
+      case .roundTripTime(let rtt):
+        extra.roundTripTime = rtt
+        estimator?.onRoundTripTime(Int64(rtt * 1_000_000))
+      case .receiverEstimatedMaxBitrate(let bitrate):
+        estimator?.onREMB(REMBUpdate(bitrate: Int(clamping: bitrate)), now: micros)
+      case .receptionReport(let block):
+        if video || videoSend == nil { counters.packetsLost = Int64(block.packetsLost) }
+      }
+    }
+  }
+}

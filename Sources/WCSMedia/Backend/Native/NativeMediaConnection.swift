@@ -1,0 +1,263 @@
+import Foundation
+import Synchronization
+
+/// One publish or play connection of the native backend: a `PeerConnection` on the event loop
+/// (ICE, DTLS-SRTP, RTCP mux, BUNDLE), RTP send streams fed by the encode tracks (publish) or
+/// receive streams feeding the decode tracks (play).
+///
+/// Publish: capture source → `VideoSendTrack`/`AudioSendTrack` (own serial queues) → RTP send
+/// stream (history, RTX, SR) → SRTP → UDP. Incoming RTCP: NACK → retransmission, PLI/FIR → key
+/// frame, REMB → bandwidth estimate → encoder bitrate within the constraints' bounds.
+/// Play: SRTP → RTP receive stream per SSRC (learnt from the negotiated payload types; jitter
+/// buffer, NACK, PLI, RR) → VP8/Opus decode queues → the request's renderer / the playout sink.
+///
+/// Every method may be called from any thread; completions and `onStateChange` run on the loop.
+public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
+  // @unchecked Sendable: everything under "loop state" is used on `loop` only (every entry point
+  // hops there with `loop.execute`/`loop.submit`); `trackEnabled` and `playoutSink` sit behind
+  // mutexes; the rest is immutable.
+
+  struct ReceiveEntry {
+    var stream: RTPReceiveStream
+    let isVideo: Bool
+    var lastPacketAt: ContinuousClock.Instant
+  }
+
+  /// A second source of the same kind replaces the current one only after the current one was
+  /// silent this long (a sender restart), so stray packets cannot hijack the decoder.
+  static let sourceTakeoverSilence: Duration = .seconds(2)
+
+  /// The request this connection serves.
+  public let request: MediaConnectionRequest
+  /// The loop the transport runs on.
+  public let loop: EventLoop
+  let parameters: NativeEncodingParameters
+  let configuration: NativeMediaBackend.Configuration
+  let onStateChange: @Sendable (MediaConnectionState) -> Void
+  weak var backend: NativeMediaBackend?
+  let trackEnabled = Mutex<[CaptureDevice.Kind: Bool]>([:])
+  let playoutSinkOverride = Mutex<(any PlayoutAudioSink)?>(nil)
+  let cname = PeerConnection.randomToken(16)
+  let localSSRC: UInt32
+  let videoSSRC: UInt32
+  let rtxSSRC: UInt32
+  let audioSSRC: UInt32
+
+  // MARK: loop state
+  var peerConnection: PeerConnection?
+  var state: MediaConnectionState = .new
+  var closed = false
+  var videoTrack: VideoSendTrack?
+  var audioTrack: AudioSendTrack?
+  var videoSource: (any NativeCaptureSource)?
+  var videoDeviceID: String?
+  var audioSource: (any NativeCaptureSource)?
+  var videoSend: RTPSendStream?
+  var audioSend: RTPSendStream?
+  var estimator: SendSideBandwidthEstimator?
+  var videoPayloadType: UInt8 = 96
+  var audioPayloadType: UInt8 = 111
+  var rtxPayloadType: UInt8?
+  var receivers: [UInt32: ReceiveEntry] = [:]
+  var rtxSource: (ssrc: UInt32, lastPacketAt: ContinuousClock.Instant)?
+  var videoReceiveTrack: VideoReceiveTrack?
+  var audioReceiveTrack: AudioReceiveTrack?
+  var pollTimer: EventLoopTimer?
+  var counters = MediaConnectionStats()
+  var extra = DetailedStatistics()
+  var rateWindow: (start: ContinuousClock.Instant, bytes: UInt64)?
+  /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
+  var videoBytes: UInt64 = 0
+  var mediaStarted = false
+  let mediaClock = NativeMediaClock()
+
+  init(
+    request: MediaConnectionRequest, configuration: NativeMediaBackend.Configuration,
+    backend: NativeMediaBackend, onStateChange: @escaping @Sendable (MediaConnectionState) -> Void
+  ) {
+    self.request = request
+    self.configuration = configuration
+    self.backend = backend
+    self.onStateChange = onStateChange
+    loop = configuration.loop
+    parameters = NativeEncodingParameters(request: request)
+    var generator = SystemRandomNumberGenerator()
+    var ssrcs: Set<UInt32> = []
+    while ssrcs.count < 4 { ssrcs.insert(UInt32.random(in: 1...UInt32.max, using: &generator)) }
+    let values = Array(ssrcs)
+    localSSRC = values[0]
+    videoSSRC = values[1]
+    rtxSSRC = values[2]
+    audioSSRC = values[3]
+  }
+
+  deinit {
+    let peerConnection = peerConnection
+    let loop = loop
+    if let peerConnection { loop.execute { peerConnection.close() } }
+  }
+
+  // MARK: - MediaConnection
+
+  /// Opens the capture tracks (publish) and the PeerConnection, and returns the offer:
+  /// send-only VP8 (+ RTX) and Opus for publish, receive-only for play, CRLF line ends.
+  /// Completes with `.deviceUnavailable` when an encoder or source cannot be made,
+  /// `.offerFailed` when sockets cannot be bound, `.closed` after `close()`.
+  public func createOffer(
+    completion: @escaping @Sendable (Result<String, MediaBackendError>) -> Void
+  ) {
+    loop.execute { completion(self.makeOffer()) }
+  }
+
+  /// Applies the server's answer after the constraints' munging (Opus options, x-google
+  /// bitrate bounds, wcs-protocol.md §4.4), sets up the RTP streams on the negotiated payload
+  /// types and starts ICE and DTLS. Completes with `.answerRejected` when it does not parse or
+  /// fit the offer.
+  public func setRemoteAnswer(
+    _ sdp: String, completion: @escaping @Sendable (Result<Void, MediaBackendError>) -> Void
+  ) {
+    loop.execute { completion(self.applyAnswer(sdp)) }
+  }
+
+  /// Mutes (`false`: black pictures / silence are sent) or unmutes a published track.
+  public func setTrackEnabled(_ kind: CaptureDevice.Kind, enabled: Bool) {
+    trackEnabled.withLock { $0[kind] = enabled }
+    loop.execute {
+      switch kind {
+      case .video: self.videoTrack?.isEnabled = enabled
+      case .audio: self.audioTrack?.isEnabled = enabled
+      }
+    }
+  }
+
+  /// Moves the published video to the next video device (virtual camera, file sources, in
+  /// `NativeMediaBackend.devices()` order); with an app capturer, restarts it with the next
+  /// device. Throws `.deviceUnavailable` when there is no other video device or nothing is
+  /// published, `.closed` after close.
+  public func switchCamera() throws(MediaBackendError) {
+    let result: Result<Void, MediaBackendError> = loop.submit { self.switchVideoSource() }
+    try result.get()
+  }
+
+  /// Reads the transport counters.
+  public func stats(completion: @escaping @Sendable (MediaConnectionStats) -> Void) {
+    loop.execute { completion(self.collectStatistics().summary) }
+  }
+
+  /// Reads the detailed counters (codecs, RTCP, RTT).
+  public func detailedStatistics(completion: @escaping @Sendable (DetailedStatistics) -> Void) {
+    loop.execute { completion(self.collectStatistics()) }
+  }
+
+  /// Sends this connection's played audio to `sink` instead of the backend's playout sink.
+  public func setPlayoutSink(_ sink: (any PlayoutAudioSink)?) {
+    playoutSinkOverride.withLock { $0 = sink }
+  }
+
+  /// Stops capture and playout, closes the PeerConnection (DTLS close_notify, sockets) and
+  /// reports `.closed`. Idempotent; returns when everything is released.
+  public func close() {
+    loop.submit { self.closeOnLoop() }
+  }
+
+  /// The PeerConnection's local addresses (empty before the offer and after close); for tests.
+  public var localAddresses: [ICETransportAddress] {
+    loop.submit { self.peerConnection?.localAddresses ?? [] }
+  }
+
+  /// Whether `close()` ran.
+  public var isClosed: Bool { loop.submit { self.closed } }
+
+  // MARK: - Events
+
+  func handle(_ event: PeerConnectionEvent) {
+    guard case .stateChanged(let newState) = event else { return }
+    let mapped: MediaConnectionState
+    switch newState {
+    case .new: mapped = .new
+    case .connecting, .disconnected: mapped = .connecting
+    case .connected: mapped = .connected
+    case .failed: mapped = .failed
+    case .closed: mapped = .closed
+    }
+    if mapped == .connected, state != .connected { startMedia() }
+    if mapped == .failed { stopMedia() }
+    report(mapped)
+  }
+
+  func report(_ newState: MediaConnectionState) {
+    guard newState != state else { return }
+    state = newState
+    onStateChange(newState)
+  }
+
+  /// Starts capture and playout the first time the transport is up (a reconnection after
+  /// `.disconnected` keeps them running).
+  func startMedia() {
+    guard !mediaStarted else { return }
+    mediaStarted = true
+    videoSource?.start()
+    audioSource?.start()
+    audioReceiveTrack?.start()
+    videoTrack?.requestKeyFrame()
+  }
+
+  func stopMedia() {
+    videoSource?.stop()
+    audioSource?.stop()
+    audioReceiveTrack?.stop()
+  }
+
+  func closeOnLoop() {
+    loop.assertInEventLoop()
+    guard !closed else { return }
+    closed = true
+    if let pollTimer { loop.cancel(pollTimer) }
+    pollTimer = nil
+    stopMedia()
+    if let source = audioSource as? ExternalAudioSource {
+      backend?.unregister(externalAudio: source)
+    }
+    peerConnection?.onRTP = nil
+    peerConnection?.onRTCP = nil
+    peerConnection?.close()
+    peerConnection?.onEvent = nil
+    videoSource = nil
+    audioSource = nil
+    videoTrack = nil
+    audioTrack = nil
+    videoReceiveTrack = nil
+    audioReceiveTrack = nil
+    receivers.removeAll()
+    report(.closed)
+  }
+
+  func switchVideoSource() -> Result<Void, MediaBackendError> {
+    loop.assertInEventLoop()
+    guard !closed else { return .failure(.closed) }
+    guard let track = videoTrack, let current = videoDeviceID else {
+      return .failure(.deviceUnavailable("no published video track"))
+    }
+    let cameras = (backend?.devices() ?? [NativeMediaDevices.virtualCamera]).filter {
+      $0.kind == .video
+    }
+    guard cameras.count > 1 else { return .failure(.deviceUnavailable("no other camera")) }
+    let index = cameras.firstIndex { $0.id == current } ?? -1
+    let next = cameras[(index + 1) % cameras.count]
+    let source: any NativeCaptureSource
+    do throws(MediaBackendError) {
+      source = try makeVideoSource(
+        deviceID: next.id, capturer: request.video?.capturer, track: track)
+    } catch {
+      return .failure(error)
+    }
+    videoSource?.stop()
+    videoSource = source
+    videoDeviceID = next.id
+    if mediaStarted {
+      source.start()
+      track.requestKeyFrame()
+    }
+    return .success(())
+  }
+}

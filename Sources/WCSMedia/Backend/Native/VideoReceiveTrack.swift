@@ -1,0 +1,143 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The decode side of one played video track: RTP packets released by the receive stream's
+/// jitter buffer → VP8 frame assembly and decoding (`VideoReceiver`) → the stream's renderer.
+/// Runs on its own serial queue, never on the event loop.
+final class VideoReceiveTrack: @unchecked Sendable {
+  // @unchecked Sendable: `receiver` is used on `queue` only; `statistics` sits behind a mutex.
+
+  let queue = DispatchQueue(label: "WCSMedia.VideoReceiveTrack", qos: .userInitiated)
+  private let receiver: VideoReceiver
+  private let renderer: (any VideoRenderer)?
+  private let onKeyFrameNeeded: @Sendable () -> Void
+  private let stats = Mutex(VideoReceiver.Statistics())
+
+  /// - Parameter onKeyFrameNeeded: called (on the queue) when the picture is lost; the owner
+  ///   asks the sender for a key frame (PLI).
+  init(
+    renderer: (any VideoRenderer)?, onKeyFrameNeeded: @escaping @Sendable () -> Void
+  ) throws(VP8Error) {
+    receiver = try VideoReceiver()
+    self.renderer = renderer
+    self.onKeyFrameNeeded = onKeyFrameNeeded
+  }
+
+  /// Decoder counters.
+  var statistics: VideoReceiver.Statistics { stats.withLock { $0 } }
+
+  /// Queues packets released at `now` for decoding. Callable from any thread.
+  func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) {
+    guard !packets.isEmpty else { return }
+    queue.async {
+      let output = self.receiver.handle(packets, now: now)
+      self.stats.withLock { $0 = self.receiver.statistics }
+      if output.needsKeyFrame { self.onKeyFrameNeeded() }
+      guard let renderer = self.renderer else { return }
+      for frame in output.frames {
+        renderer.render(
+          VideoFrame(frame.image, timestampNs: Int64(frame.rtpTimestamp) * 100_000 / 9))
+      }
+    }
+  }
+}
+
+/// Where a played stream's decoded audio goes: 20 ms blocks of 48 kHz PCM, on the track's
+/// decode queue, in playout order.
+public protocol PlayoutAudioSink: AnyObject, Sendable {
+  /// Takes one block (960 samples per channel, interleaved).
+  func play(_ frame: AudioFrame)
+}
+
+/// A `PlayoutAudioSink` that calls a closure.
+public final class PlayoutAudioCallbackSink: PlayoutAudioSink {
+  private let handler: @Sendable (AudioFrame) -> Void
+
+  /// Calls `handler` with every block.
+  public init(_ handler: @escaping @Sendable (AudioFrame) -> Void) { self.handler = handler }
+
+  /// Hands `frame` to the closure.
+  public func play(_ frame: AudioFrame) { handler(frame) }
+}
+
+/// The decode side of one played audio track: packets → Opus decode with FEC/PLC and 20 ms
+/// pull playout (`AudioReceiver`) → a `PlayoutAudioSink`. Runs on its own serial queue.
+final class AudioReceiveTrack: @unchecked Sendable {
+  // @unchecked Sendable: `receiver` is used on `queue` only; `statistics` sits behind a mutex.
+
+  let queue = DispatchQueue(label: "WCSMedia.AudioReceiveTrack", qos: .userInitiated)
+  private let receiver: AudioReceiver
+  private let sink: @Sendable () -> (any PlayoutAudioSink)?
+  private let stats = Mutex(AudioReceiver.Statistics())
+  private let ticker: QueueTicker
+  private let clock = ContinuousClock()
+
+  /// - Parameter sink: read for every block, so muting or replacing the process sink applies
+  ///   at once; `nil` drops the block.
+  init(channels: Int, sink: @escaping @Sendable () -> (any PlayoutAudioSink)?) throws(OpusError) {
+    receiver = try AudioReceiver(channels: channels)
+    self.sink = sink
+    ticker = QueueTicker(queue: queue, interval: .milliseconds(10))
+  }
+
+  /// Decoder counters.
+  var statistics: AudioReceiver.Statistics { stats.withLock { $0 } }
+
+  /// Starts the playout clock.
+  func start() {
+    ticker.start { [self] in self.pull() }
+  }
+
+  /// Stops playout.
+  func stop() { ticker.stop() }
+
+  /// Queues packets for playout. Callable from any thread.
+  func handle(_ packets: [ReceivedRTPPacket]) {
+    guard !packets.isEmpty else { return }
+    queue.async {
+      for packet in packets { self.receiver.insert(packet) }
+    }
+  }
+
+  private func pull() {
+    let frames = receiver.pull(now: clock.now)
+    stats.withLock { $0 = receiver.statistics }
+    guard !frames.isEmpty, let sink = sink() else { return }
+    for frame in frames {
+      sink.play(
+        AudioFrame(
+          sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,
+          timestampNs: Int64(frame.timestamp) * 1_000_000 / 48))
+    }
+  }
+}
+
+/// A `PlayoutAudioSink` writing a WAV file (48 kHz, 16-bit, the stream's channels); `close()`
+/// finishes the header.
+public final class WAVPlayoutSink: PlayoutAudioSink, @unchecked Sendable {
+  // @unchecked Sendable: the writer is used under `lock` only.
+  private let lock: Mutex<WAVWriter?>
+
+  /// Creates the file at `url`; throws `MediaFileError` when it cannot be written.
+  public init(url: URL, channels: Int = 1) throws(MediaFileError) {
+    lock = Mutex(try WAVWriter(url: url, sampleRate: PCMAudioFrame.sampleRate, channels: channels))
+  }
+
+  /// Appends `frame`'s samples (blocks with another channel count are dropped).
+  public func play(_ frame: AudioFrame) {
+    lock.withLock { writer in
+      guard let writer, writer.channels == frame.channels else { return }
+      try? writer.write(samples: frame.samples)
+    }
+  }
+
+  /// Finishes the file; later blocks are dropped. Throws `MediaFileError` on a write error.
+  public func close() throws(MediaFileError) {
+    let writer = lock.withLock { value -> WAVWriter? in
+      defer { value = nil }
+      return value
+    }
+    try writer?.close()
+  }
+}

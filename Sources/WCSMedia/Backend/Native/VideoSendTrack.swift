@@ -1,0 +1,129 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The encode side of one published video track: pictures from a source → (scale) → VP8 →
+/// RFC 7741 payloads handed to `output`. Runs on its own serial queue, never on the event loop,
+/// so a slow encode does not delay packets. A disabled (muted) track encodes black pictures, as
+/// the iOS SDK's disabled track does.
+final class VideoSendTrack: @unchecked Sendable {
+  // @unchecked Sendable: `encoder`, `packetizer`, `pendingBitrate` and the counters are used on
+  // `queue` only; `enabled` and `statistics` sit behind mutexes.
+
+  /// Counters of the track.
+  struct Statistics: Sendable, Equatable {
+    var framesEncoded = 0
+    var keyFramesEncoded = 0
+    var encodeErrors = 0
+    var bitrate = 0
+  }
+
+  let queue: DispatchQueue
+  let parameters: NativeEncodingParameters
+  private let encoder: VP8Encoder
+  private var packetizer = VP8Packetizer()
+  private let output: @Sendable (_ payloads: [PacketizedPayload], _ isKeyFrame: Bool) -> Void
+  private let preview: (any VideoRenderer)?
+  private let enabledState = Mutex(true)
+  private let stats = Mutex(Statistics())
+  private var lastTimestamp: UInt32?
+
+  /// Makes the encoder at the parameters' size, frame rate and start bitrate.
+  init(
+    parameters: NativeEncodingParameters, preview: (any VideoRenderer)?,
+    output: @escaping @Sendable ([PacketizedPayload], Bool) -> Void
+  ) throws(VP8Error) {
+    self.parameters = parameters
+    self.preview = preview
+    self.output = output
+    queue = DispatchQueue(label: "WCSMedia.VideoSendTrack", qos: .userInitiated)
+    encoder = try VP8Encoder(
+      configuration: VP8Encoder.Configuration(
+        width: parameters.width, height: parameters.height, frameRate: parameters.frameRate,
+        bitrateKbps: parameters.startVideoBitrate / 1000, keyFrameInterval: 3000))
+    stats.withLock { $0.bitrate = parameters.startVideoBitrate }
+  }
+
+  /// Whether real pictures are sent (`false`: black pictures of the same size).
+  var isEnabled: Bool {
+    get { enabledState.withLock { $0 } }
+    set { enabledState.withLock { $0 = newValue } }
+  }
+
+  /// A copy of the counters.
+  var statistics: Statistics { stats.withLock { $0 } }
+
+  /// Encodes `picture` captured at `timestamp` (90 kHz). Call on `queue`.
+  func encode(_ picture: I420Image, timestamp: UInt32) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    // The encoder needs increasing timestamps; a source switch may restart them.
+    if let last = lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { return }
+    lastTimestamp = timestamp
+    preview?.render(VideoFrame(picture, timestampNs: Int64(timestamp) * 100_000 / 9))
+    var source = picture
+    if source.width != parameters.width || source.height != parameters.height {
+      guard let scaled = source.scaled(toWidth: parameters.width, height: parameters.height)
+      else {
+        stats.withLock { $0.encodeErrors += 1 }
+        return
+      }
+      source = scaled
+    }
+    if !isEnabled { source = I420Image.black(width: parameters.width, height: parameters.height) }
+    do {
+      for frame in try encoder.encode(source, timestamp: timestamp) {
+        let payloads = packetizer.packetize(frame)
+        stats.withLock {
+          $0.framesEncoded += 1
+          if frame.isKeyFrame { $0.keyFramesEncoded += 1 }
+        }
+        output(payloads, frame.isKeyFrame)
+      }
+    } catch {
+      stats.withLock { $0.encodeErrors += 1 }
+    }
+  }
+
+  /// Makes the next encoded picture a key frame (a PLI/FIR arrived). Callable from any thread.
+  func requestKeyFrame() {
+    queue.async { self.encoder.requestKeyFrame() }
+  }
+
+  /// Sets the encoder bitrate (bits per second, clamped to the parameters' bounds). Callable
+  /// from any thread.
+  func setBitrate(_ bitsPerSecond: Int) {
+    let clamped = min(
+      max(bitsPerSecond, parameters.minVideoBitrate), parameters.maxVideoBitrate)
+    queue.async {
+      guard self.statistics.bitrate != clamped else { return }
+      do {
+        try self.encoder.setBitrate(max(1, clamped / 1000))
+        self.stats.withLock { $0.bitrate = clamped }
+      } catch {
+        self.stats.withLock { $0.encodeErrors += 1 }
+      }
+    }
+  }
+}
+
+extension VideoFrame {
+  /// A tightly packed frame holding `image`'s pixels.
+  init(_ image: I420Image, timestampNs: Int64) {
+    let packed = image.packed()
+    self.init(
+      width: packed.width, height: packed.height, dataY: Data(packed.y), dataU: Data(packed.u),
+      dataV: Data(packed.v), strideY: packed.strideY, strideU: packed.strideU,
+      strideV: packed.strideV, timestampNs: timestampNs)
+  }
+}
+
+extension I420Image {
+  /// The picture of `frame`, `nil` when its planes are inconsistent (`VideoFrame.isValid`).
+  init?(_ frame: VideoFrame) {
+    guard frame.isValid else { return nil }
+    self.init(
+      width: frame.width, height: frame.height, y: [UInt8](frame.dataY), strideY: frame.strideY,
+      u: [UInt8](frame.dataU), strideU: frame.strideU, v: [UInt8](frame.dataV),
+      strideV: frame.strideV)
+  }
+}
