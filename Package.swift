@@ -95,3 +95,43 @@ for name in [
       name: name, dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
       path: "Benchmarks/\(name)", swiftSettings: strict))
 }
+// `swift run wcs-local-server --help`: the local WCS-compatible server as a program.
+package.targets.append(
+  .executableTarget(
+    name: "wcs-local-server", dependencies: ["WCSLocalServer"], swiftSettings: strict))
+package.products.append(.executable(name: "wcs-local-server", targets: ["wcs-local-server"]))
+
+// The iOS SDK's examples on Linux (`swift run TwoWayStreaming --help`), their shared code, and
+// the demo (`make demo`: publish real media through the local server, play it back, record it).
+package.targets.append(
+  .target(
+    name: "ExampleSupport", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
+    path: "Examples/ExampleSupport", swiftSettings: strict))
+for name in [
+  "MediaDevices", "Player", "ScreenCapturer", "StreamRecording", "Streamer", "TwoWayStreaming",
+] {
+  package.targets.append(
+    .executableTarget(
+      name: name, dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "ExampleSupport"],
+      path: "Examples/\(name)", swiftSettings: strict))
+}
+package.targets.append(
+  .executableTarget(
+    name: "wcs-demo", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "ExampleSupport"],
+    path: "Examples/Demo", swiftSettings: strict))
+package.products.append(.executable(name: "wcs-demo", targets: ["wcs-demo"]))
+package.targets.append(
+  .testTarget(
+    name: "ExamplesTests", dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift"],
+    swiftSettings: strict))
+// Interop peer for the Chromium tests: run inside a network namespace, it serves
+// Tests/Interop/chromium, drives headless Chromium and plays the Swift side. The WCSMedia tests
+// depend on it so that building the tests builds it; they run it as a separate process.
+package.targets.append(
+  .executableTarget(
+    name: "InteropPeer", dependencies: ["WCSMedia", "WCSTransport"],
+    path: "Sources/InteropPeer", swiftSettings: strict))
+// The `wcs` scenario runs wcs-local-server next to it, so building the tests builds both.
+for index in package.targets.indices where package.targets[index].name == "WCSMediaTests" {
+  package.targets[index].dependencies += ["InteropPeer", "wcs-local-server"]
+}

@@ -132,6 +132,7 @@ print(
 print(
   "  video bitrate sent/received: \(sent.currentVideoBitrate / 1000) / \(got.currentVideoBitrate / 1000) kbit/s"
 )
+print("  congestion controller estimate: \(sent.availableOutgoingBitrate / 1000) kbit/s")
 print(
   "  packets sent/received: \(sent.packetsSent) / \(got.packetsReceived), lost \(got.packetsLost)")
 print(

@@ -51,8 +51,14 @@ extension PeerConnection {
   private func receiveSRTP(
     _ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: Int, isRTCP: Bool
   ) {
-    guard let inbound = srtpInbound, let pair = selectedPair, pair.remote.address == source,
-      !peerClosedDTLS, state == .connected || state == .disconnected
+    // Media is accepted from the selected pair or, before our nomination completes, from the
+    // address the verified DTLS handshake ran with: a controlled peer (a browser answering our
+    // offer) starts DTLS and media on its own valid pair first, and dropping those packets loses
+    // its first key frame. SRTP authentication still guards every packet.
+    let fromSelectedPair = selectedPair?.remote.address == source
+    let fromDTLSPeer = selectedPair == nil && dtlsFallbackDestination?.address == source
+    guard let inbound = srtpInbound, fromSelectedPair || fromDTLSPeer, !peerClosedDTLS,
+      !state.isFinal
     else {
       counters.unexpectedDatagrams += 1
       return

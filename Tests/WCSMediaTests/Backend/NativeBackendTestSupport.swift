@@ -169,7 +169,7 @@ final class LoopbackCall: Sendable {
         }) as? NativeMediaConnection,
       let player = try backend.makeConnection(
         MediaConnectionRequest(
-          direction: .play, audio: request.audio.map { _ in .init() },
+          direction: .play, audio: request.audio.map { .init(useStereo: $0.useStereo) },
           video: request.video.map { _ in .init() },
           renderer: VideoFrameCallbackRenderer { frame in frames.mutate { $0.append(frame) } }),
         onStateChange: { state in playStates.mutate { $0.append(state) } })

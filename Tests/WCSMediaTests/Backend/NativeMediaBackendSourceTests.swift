@@ -100,6 +100,27 @@ final class NativeMediaBackendSourceTests: XCTestCase {
     XCTAssertEqual(call.statistics(of: call.publisher, self)?.audioFramesEncoded ?? 0, before)
   }
 
+  /// `useStereo` publishes two-channel Opus (`stereo=1` munged into the answer) and the player
+  /// decodes two channels carrying the tone.
+  func testStereoAudioIsPlayedInTwoChannels() throws {
+    let call = try LoopbackCall(
+      publish: MediaConnectionRequest(
+        direction: .publish, audio: .init(useFEC: true, useStereo: true, bitrate: 64_000),
+        video: nil))
+    defer { call.close() }
+    try call.connectPublisher(self)
+    try call.connectPlayer(self)
+    waitForBackend("1 s of audio") { call.audio.value.count >= 50 }
+    let frame = try XCTUnwrap(call.audio.value.last)
+    XCTAssertEqual(frame.channels, 2)
+    XCTAssertEqual(frame.samples.count, 2 * 960)
+    let tail = call.audio.value.suffix(20).flatMap(\.samples)
+    let left = stride(from: 0, to: tail.count, by: 2).map { tail[$0] }
+    let right = stride(from: 1, to: tail.count, by: 2).map { tail[$0] }
+    XCTAssertEqual(zeroCrossingFrequency(left, sampleRate: 48_000), 440, accuracy: 15)
+    XCTAssertEqual(zeroCrossingFrequency(right, sampleRate: 48_000), 440, accuracy: 15)
+  }
+
   /// The WAV playout sink writes the blocks it gets, readable back sample for sample.
   func testWAVPlayoutSinkWritesBlocks() throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -169,6 +169,11 @@ final class NativeMediaBackendTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(got.framesDecoded, 30)
     XCTAssertGreaterThan(got.audioFramesDecoded, 50)
     XCTAssertGreaterThan(relay.relayedRTCP.value, 0)
+    // Transport-wide congestion control: the player reports arrivals, the publisher's
+    // estimator takes them.
+    XCTAssertGreaterThan(got.transportFeedbackSent, 0)
+    XCTAssertGreaterThan(sent.transportFeedbackReceived, 0)
+    XCTAssertTrue(publishOffer.contains("transport-wide-cc"))
     let summary = BackendTestBox<MediaConnectionStats?>(nil)
     player.stats { value in summary.mutate { $0 = value } }
     waitForBackend("stats") { summary.value != nil }

@@ -15,6 +15,7 @@ extension NativeMediaConnection {
       return .failure(.answerRejected("unparsable SDP: \(error)"))
     }
     NativeAnswerMunging.apply(to: &answer, request: request)
+    transportWideCCID = TransportWideCC.extensionID(in: answer)
     do {
       try peerConnection.setRemoteDescription(answer: SDPWriter.write(answer))
     } catch {

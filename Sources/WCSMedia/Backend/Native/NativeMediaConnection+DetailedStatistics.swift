@@ -29,6 +29,10 @@ extension NativeMediaConnection {
     public var roundTripTime: Double?
     /// Current VP8 encoder target, bits per second (publish).
     public var videoEncoderBitrate = 0
+    /// Transport-wide feedback packets received (publish).
+    public var transportFeedbackReceived = 0
+    /// Transport-wide feedback packets sent (play).
+    public var transportFeedbackSent = 0
     /// RTP packets dropped because they were malformed or of an unknown payload type.
     public var malformedPackets = 0
   }

@@ -20,6 +20,12 @@ extension NativeMediaConnection {
       extra.malformedPackets += 1
       return
     }
+    if let id = transportWideCCID,
+      let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
+    {
+      transportFeedbackGenerator.onPacketReceived(
+        transportSequenceNumber: sequenceNumber, arrivalTime: micros(now))
+    }
     if let rtx = rtxPayloadType, payloadType == rtx {
       // RTX (RFC 4588): the answer of a relay may carry no ssrc-group, so the repaired
       // stream is the one video source seen, and its RTX stream the first RTX SSRC seen

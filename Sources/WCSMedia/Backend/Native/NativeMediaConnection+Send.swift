@@ -19,8 +19,20 @@ extension NativeMediaConnection {
         packet = stream.send(payload, now: now)
         audioSend = stream
       }
-      guard let bytes = try? packet.serialized() else { continue }
+      var stamped = packet
+      let transportSequenceNumber = nextTransportSequenceNumber
+      if let id = transportWideCCID {
+        TransportWideCC.stamp(&stamped.header, id: id, sequenceNumber: transportSequenceNumber)
+        nextTransportSequenceNumber &+= 1
+      }
+      guard let bytes = try? stamped.serialized() else { continue }
       sendRTP(bytes)
+      if transportWideCCID != nil {
+        estimator?.onPacketSent(
+          PacketSent(
+            transportSequenceNumber: transportSequenceNumber, sendTime: micros(now),
+            size: bytes.count))
+      }
       if video { videoBytes += UInt64(bytes.count) }
     }
   }
@@ -53,6 +65,11 @@ extension NativeMediaConnection {
     guard !closed, let packets = try? RTCPPacket.parseCompound(raw) else { return }
     let now = loop.now()
     for packet in packets {
+      if case .transportWideFeedback(let feedback) = packet, let estimator {
+        extra.transportFeedbackReceived += 1
+        estimator.onTransportFeedback(
+          TransportWideCC.description(of: feedback).packetFeedbacks(), now: micros(now))
+      }
       if case .senderReport(let report) = packet {
         for key in Array(receivers.keys) {
           receivers[key]?.stream.handleSenderReport(report, now: now)
@@ -74,7 +91,6 @@ extension NativeMediaConnection {
   func process(_ output: RTPSendStream.Output, video: Bool, now: ContinuousClock.Instant) {
     for bytes in output.packets { sendRTP(bytes) }
     sendRTCP(output.rtcp)
-    let micros = Int64(Date().timeIntervalSince1970 * 1_000_000)
     for event in output.events {
       switch event {
       case .keyFrameRequested:
@@ -83,10 +99,16 @@ extension NativeMediaConnection {
         extra.roundTripTime = rtt
         estimator?.onRoundTripTime(Int64(rtt * 1_000_000))
       case .receiverEstimatedMaxBitrate(let bitrate):
-        estimator?.onREMB(REMBUpdate(bitrate: Int(clamping: bitrate)), now: micros)
+        estimator?.onREMB(REMBUpdate(bitrate: Int(clamping: bitrate)), now: micros(now))
       case .receptionReport(let block):
         if video || videoSend == nil { counters.packetsLost = Int64(block.packetsLost) }
       }
     }
+  }
+
+  /// Microseconds since the connection was made: the congestion controller's clock.
+  func micros(_ instant: ContinuousClock.Instant) -> Int64 {
+    let (seconds, attoseconds) = (instant - clockOrigin).components
+    return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
   }
 }

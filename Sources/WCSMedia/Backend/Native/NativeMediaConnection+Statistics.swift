@@ -33,6 +33,16 @@ extension NativeMediaConnection {
     if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
       for key in Array(receivers.keys) { receivers[key]?.stream.roundTripTime = rtt }
     }
+    if transportWideCCID != nil, request.direction == .play {
+      let mediaSSRC = receivers.keys.min() ?? 0
+      for description in transportFeedbackGenerator.poll(now: micros(now)) {
+        extra.transportFeedbackSent += 1
+        sendRTCP([
+          .transportWideFeedback(
+            TransportWideCC.feedback(description, senderSSRC: localSSRC, mediaSSRC: mediaSSRC))
+        ])
+      }
+    }
     updateBitrate(now: now)
   }
 

@@ -69,6 +69,12 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
   var videoBytes: UInt64 = 0
   var mediaStarted = false
+  /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
+  var transportWideCCID: UInt8?
+  var nextTransportSequenceNumber: UInt16 = 0
+  var transportFeedbackGenerator = TransportFeedbackGenerator()
+  /// Origin of the microsecond clock the congestion controller and TWCC use.
+  let clockOrigin = ContinuousClock.now
   let mediaClock = NativeMediaClock()
 
   init(

@@ -1,0 +1,401 @@
+// wcs-demo: the main job. Publishes real media through a WCS (the bundled local server unless
+// --url is given), plays it back in the same run, records it on the server, downloads the
+// record, and prints a summary: times to each status, frame counts, PSNR of the played video
+// against the source, audio delay, bitrates, loss, and where the files were written.
+import ExampleSupport
+import FPWCSApi2Swift
+import Foundation
+
+let usage = """
+  usage: wcs-demo [FILE...] [options]
+
+  Publishes FILE (any format FFmpeg reads; else the first camera and microphone; else
+  /usr/share/forensics-samples/original-files/movie2/movie-hello.mp4; else the virtual camera
+  and microphone), plays it back, records it and checks everything.
+
+    --duration S       seconds to publish (default: the file's length, 8 for devices)
+    --width W --height H --fps F   published video (default 640x360, 30 fps)
+    --bitrate KBPS     video bitrate (default 0: the engine's choice)
+    --out DIR          where the played video/audio and the record go (default ./demo-output)
+    --virtual          use the virtual camera and microphone
+    --min-psnr DB      fail below this mean PSNR (default 30)
+  \(ExampleServer.usage)
+  """
+
+let defaultMovie = "/usr/share/forensics-samples/original-files/movie2/movie-hello.mp4"
+
+/// Where the published media comes from.
+enum DemoInput {
+  case file(String)
+  case devices(camera: FPWCSApi2MediaDevice?, microphone: FPWCSApi2MediaDevice?)
+  case virtual
+
+  var description: String {
+    switch self {
+    case .file(let path): return "file \(path)"
+    case .devices(let camera, let microphone):
+      return "devices \(camera?.label ?? "none") / \(microphone?.label ?? "none")"
+    case .virtual: return "virtual camera and microphone (test pattern + 440 Hz tone)"
+    }
+  }
+}
+
+func chooseInput(_ arguments: ExampleArguments) -> DemoInput {
+  if arguments.flag("virtual") { return .virtual }
+  let files = arguments.positional + (arguments.allValues["file"] ?? [])
+  if let file = files.first { return .file(file) }
+  let devices = WCSApi2.getMediaDevices()
+  let camera = devices?.video.first { !ExampleMedia.isSynthetic($0.deviceID) }
+  let microphone = devices?.audio.first { !ExampleMedia.isSynthetic($0.deviceID) }
+  if camera != nil || microphone != nil { return .devices(camera: camera, microphone: microphone) }
+  if FileManager.default.fileExists(atPath: defaultMovie) { return .file(defaultMovie) }
+  return .virtual
+}
+
+func runDemo(_ argv: [String]) -> Int32 {
+  let log = ExampleLog()
+  if argv.contains("--help") || argv.contains("-h") {
+    log.plain(usage)
+    return 0
+  }
+  let arguments: ExampleArguments
+  let width: Int
+  let height: Int
+  let fps: Int
+  let bitrate: Int
+  let minPSNR: Double
+  do {
+    arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"])
+    width = try arguments.int("width", default: 640)
+    height = try arguments.int("height", default: 360)
+    fps = try arguments.int("fps", default: 30)
+    bitrate = try arguments.int("bitrate", default: 0)
+    minPSNR = try arguments.double("min-psnr", default: 30)
+  } catch {
+    log.plain("\(error)\n\n\(usage)")
+    return 64
+  }
+  let out = arguments.string("out", default: "demo-output") ?? "demo-output"
+  var summary = ExampleSummary()
+
+  let input = chooseInput(arguments)
+  var duration: Double
+  do {
+    if case .file(let path) = input {
+      guard FileManager.default.fileExists(atPath: path) else {
+        throw ExampleError.failed("no such file \(path)")
+      }
+      duration = ExampleMedia.fileDuration(path) ?? 8
+    } else {
+      duration = 8
+    }
+    duration = try arguments.double("duration", default: duration)
+    try ExampleMedia.makeDirectory(out)
+  } catch {
+    log.plain("wcs-demo: \(error)")
+    return 1
+  }
+  let files = arguments.positional + (arguments.allValues["file"] ?? [])
+  if files.count > 1 { log.line("publishing the first of \(files.count) files") }
+  log.line("input: \(input.description), publishing \(String(format: "%.1f", duration)) s")
+  summary.add("Input", input.description)
+
+  let server: ExampleServer
+  do {
+    server = try ExampleServer(arguments: arguments, log: log)
+  } catch {
+    log.plain("wcs-demo: \(error)")
+    return 1
+  }
+  defer { server.stop() }
+  summary.add("Server", server.url + (server.isLocal ? " (local, in-process)" : ""))
+
+  let playedAudio = PlayedAudioRecorder(
+    path: out + "/played.wav", keepSeconds: duration + 2, log: log)
+  let audioCaptured = playedAudio.install()
+  let played = VideoFileRenderer(
+    path: out + "/played.y4m", frameRate: fps, keepPictures: Int((duration + 2) * Double(fps)),
+    log: log, event: "first decoded frame")
+  let sent = VideoFileRenderer(path: nil, log: log, event: "first sent frame")
+
+  // 1. Connect.
+  let options = FPWCSApi2SessionOptions()
+  options.urlServer = server.url
+  options.appKey = "defaultApp"
+  let session: FPWCSApi2Session
+  do {
+    session = try FPWCSApi2.createSession(options)
+  } catch {
+    log.line("Failed to connect: \(error)")
+    return 1
+  }
+  session.on(.fpwcsSessionStatusEstablished) { log.session($0) }
+  session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
+  session.on(.fpwcsSessionStatusFailed) { log.session($0) }
+  session.connect()
+
+  func finish(_ summary: inout ExampleSummary) -> Int32 {
+    session.disconnect()
+    _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
+    return summary.print(to: log)
+  }
+
+  guard
+    log.wait(for: ["session ESTABLISHED", "session FAILED"], timeout: 10) == "session ESTABLISHED"
+  else {
+    summary.fail("session did not reach ESTABLISHED")
+    return finish(&summary)
+  }
+
+  // 2. Publish with recording.
+  let streamName = "demo-\(UInt32.random(in: 0...UInt32.max))"
+  let constraints = FPWCSApi2MediaConstraints()
+  let audio = FPWCSApi2AudioConstraints()
+  let video = FPWCSApi2VideoConstraints()
+  video.minWidth = width
+  video.maxWidth = width
+  video.minHeight = height
+  video.maxHeight = height
+  video.minFrameRate = fps
+  video.maxFrameRate = fps
+  video.bitrate = bitrate
+  switch input {
+  case .file(let path):
+    audio.deviceID = ExampleMedia.fileDeviceID(path)
+    video.deviceID = ExampleMedia.fileDeviceID(path)
+  case .devices(let camera, let microphone):
+    audio.deviceID = microphone?.deviceID
+    video.deviceID = camera?.deviceID
+  case .virtual:
+    break
+  }
+  constraints.audio = audio
+  constraints.video = video
+
+  let publishOptions = FPWCSApi2StreamOptions()
+  publishOptions.name = streamName
+  publishOptions.display = sent
+  publishOptions.constraints = constraints
+  publishOptions.record = true
+  let publishStream: FPWCSApi2Stream
+  do {
+    publishStream = try session.createStream(publishOptions)
+  } catch {
+    summary.fail("Failed to publish: \(error)")
+    return finish(&summary)
+  }
+  publishStream.on(.fpwcsStreamStatusPublishing) { log.stream("publish", $0) }
+  publishStream.on(.fpwcsStreamStatusUnpublished) { log.stream("publish", $0) }
+  publishStream.on(.fpwcsStreamStatusFailed) { log.stream("publish", $0) }
+  do {
+    try publishStream.publish()
+  } catch {
+    summary.fail("Failed to publish: \(error)")
+    return finish(&summary)
+  }
+  guard
+    log.wait(for: ["publish PUBLISHING", "publish FAILED"], timeout: 15) == "publish PUBLISHING"
+  else {
+    summary.fail("publishing did not reach PUBLISHING")
+    return finish(&summary)
+  }
+
+  // 3. Play the same stream back.
+  let playOptions = FPWCSApi2StreamOptions()
+  playOptions.name = streamName
+  playOptions.display = played
+  let playStream: FPWCSApi2Stream
+  do {
+    playStream = try session.createStream(playOptions)
+  } catch {
+    summary.fail("Failed to play: \(error)")
+    return finish(&summary)
+  }
+  playStream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
+  playStream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
+  playStream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
+  playStream.on(.fpwcsStreamStatusNotEnoughtBandwidth) {
+    log.line(ExampleText.notEnoughBandwidth($0))
+  }
+  do {
+    try playStream.play()
+  } catch {
+    summary.fail("Failed to play: \(error)")
+  }
+  if log.wait(for: ["play PLAYING", "play FAILED"], timeout: 15) != "play PLAYING" {
+    summary.fail("playing did not reach PLAYING")
+  }
+
+  // 4. Let it run, sampling the counters every second.
+  let publishStart = log.time(of: "publish PUBLISHING") ?? log.elapsed
+  var publishStats: FPWCSApi2StreamStats?
+  var playStats: FPWCSApi2StreamStats?
+  var sentBitrates: [Int] = []
+  var receivedBitrates: [Int] = []
+  while log.elapsed < publishStart + duration {
+    Thread.sleep(forTimeInterval: min(1, max(0.05, publishStart + duration - log.elapsed)))
+    publishStats = ExampleStats.read(publishStream) ?? publishStats
+    playStats = ExampleStats.read(playStream) ?? playStats
+    if let rate = publishStats?.currentVideoBitrate, rate > 0 { sentBitrates.append(rate) }
+    if let rate = playStats?.currentVideoBitrate, rate > 0 { receivedBitrates.append(rate) }
+    log.line(
+      "sent \(sent.frameCount) frames, decoded \(played.frameCount), audio blocks "
+        + "\(playedAudio.blockCount)")
+  }
+
+  // 5. Stop: the player gets STOPPED, the publisher UNPUBLISHED with the record name.
+  let recordNameAtPublish = publishStream.getRecordName()
+  do {
+    try publishStream.stop()
+  } catch {
+    summary.fail("stopping the published stream: \(error)")
+  }
+  if log.wait(for: ["publish UNPUBLISHED"], timeout: 10) == nil {
+    summary.fail("publishing did not reach UNPUBLISHED")
+  }
+  if log.wait(for: ["play STOPPED", "play FAILED"], timeout: 5) == nil {
+    try? playStream.stop()
+    _ = log.wait(for: ["play STOPPED"], timeout: 5)
+  }
+  let recordName = publishStream.getRecordName() ?? recordNameAtPublish
+  session.disconnect()
+  _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
+
+  // 6. Files and checks.
+  let playedVideoPath = played.finish()
+  let playedAudioPath = playedAudio.finish()
+  var record: RecordFile?
+  if let recordName, !recordName.isEmpty {
+    do {
+      record = try RecordFile.download(
+        recordName: recordName, recordsURL: server.recordsURL, directory: out, log: log)
+    } catch {
+      summary.fail("\(error)")
+    }
+  } else {
+    summary.fail("the server gave no record name")
+  }
+
+  var quality: VideoQualityReport?
+  var audioDelay: AudioDelayReport?
+  let kept = played.keptFrames
+  let playedSize = played.size
+  switch input {
+  case .file(let path):
+    if let size = playedSize {
+      do {
+        let source = try SourceMedia.decode(
+          path: path, width: size.width, height: size.height, seconds: duration + 1)
+        quality = VideoQualityReport.compare(played: kept, source: source)
+        let keptAudio = playedAudio.kept
+        if let offset = quality?.videoOffset, let start = keptAudio.start, !source.audio.isEmpty {
+          audioDelay = AudioDelayReport.measure(
+            played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
+        }
+      } catch {
+        summary.fail("\(error)")
+      }
+    }
+  case .virtual:
+    quality = VideoQualityReport.compareVirtual(played: kept, frameRate: fps)
+  case .devices:
+    break
+  }
+
+  // 7. Summary.
+  func since(_ event: String) -> Double? { log.time(of: event) }
+  summary.addTime("Time to ESTABLISHED", since("session ESTABLISHED"))
+  summary.addTime("Time to PUBLISHING", since("publish PUBLISHING"))
+  summary.addTime("Time to PLAYING", since("play PLAYING"))
+  summary.addTime("Time to first decoded frame", since("first decoded frame"))
+  summary.add("Frames sent", "\(sent.frameCount)")
+  summary.add("Frames received and decoded", "\(played.frameCount)")
+  let expectedAfterJoin = Int(
+    (publishStart + duration - (since("first decoded frame") ?? log.elapsed)) * Double(fps))
+  summary.add(
+    "Frames dropped",
+    "\(max(0, expectedAfterJoin - played.frameCount)) (of ~\(max(0, expectedAfterJoin)) due after the first decoded frame)"
+  )
+  summary.add("Played video size", playedSize.map { "\($0.width)x\($0.height)" } ?? "none")
+  if let quality {
+    summary.add(
+      "PSNR played vs source",
+      String(
+        format: "%.2f dB mean, %.2f dB min over %d frames", quality.meanPSNR, quality.minPSNR,
+        quality.matchedFrames))
+    summary.add(
+      "Frame matching",
+      "\(quality.method); \(quality.matchedAtTimestamp)/\(quality.matchedFrames) at the timestamp-predicted frame"
+    )
+    if quality.meanPSNR < minPSNR {
+      summary.fail(String(format: "PSNR %.2f dB is below %.1f dB", quality.meanPSNR, minPSNR))
+    }
+  } else {
+    summary.add(
+      "PSNR played vs source",
+      "n/a (\(playedSize == nil ? "no video played" : "no reference for this input"))")
+    if case .devices = input {
+    } else {
+      summary.fail("no played frame could be compared with the source")
+    }
+  }
+  if let audioDelay {
+    summary.add(
+      "Audio delay",
+      String(
+        format: "%+.0f ms (audio %@ video; correlation %.2f)", audioDelay.delay * 1000,
+        audioDelay.delay >= 0 ? "behind" : "ahead of", audioDelay.correlation))
+    summary.add("Audio delay method", audioDelay.method)
+  } else {
+    summary.add(
+      "Audio delay",
+      "n/a (\(audioCaptured ? "needs a file source with sound" : "not the native engine"))")
+  }
+  summary.add("Audio blocks played", "\(playedAudio.blockCount) x 20 ms")
+  func kbps(_ values: [Int]) -> String {
+    guard !values.isEmpty else { return "n/a" }
+    return "\(values.reduce(0, +) / values.count / 1000) kbps"
+  }
+  summary.add("Video bitrate sent (mean)", kbps(sentBitrates))
+  summary.add("Video bitrate received (mean)", kbps(receivedBitrates))
+  if let stats = playStats?.connection {
+    let lostPercent =
+      stats.packetsReceived > 0
+      ? Double(max(0, stats.packetsLost)) * 100
+        / Double(stats.packetsReceived + UInt64(max(0, stats.packetsLost))) : 0
+    summary.add(
+      "Packets received / lost",
+      "\(stats.packetsReceived) / \(stats.packetsLost) (\(String(format: "%.2f", lostPercent)) % loss)"
+    )
+  }
+  if let stats = publishStats?.connection {
+    summary.add("Packets sent", "\(stats.packetsSent) (\(stats.bytesSent / 1000) kB)")
+  }
+  if let recordName { summary.add("Record name", recordName) }
+  if let record {
+    summary.add("Record path", record.path)
+    summary.add("Record size", "\(record.bytes) bytes")
+    summary.add(
+      "Record duration",
+      record.duration.map { String(format: "%.2f s (ffprobe)", $0) }
+        ?? "unknown (WebM header checked; no ffprobe)")
+    if let recorded = record.duration, recorded < 0.5 {
+      summary.fail("the record lasts only \(recorded) s")
+    }
+  }
+  switch playedVideoPath {
+  case .success(let path): summary.add("Played video written to", path ?? "nothing (no frames)")
+  case .failure(let error): summary.fail("\(error)")
+  }
+  switch playedAudioPath {
+  case .success(let path): summary.add("Played audio written to", path ?? "nothing (no audio)")
+  case .failure(let error): summary.fail("\(error)")
+  }
+  if since("session ESTABLISHED") == nil { summary.fail("no ESTABLISHED") }
+  if since("play PLAYING") == nil { summary.fail("no PLAYING") }
+  if played.frameCount == 0 { summary.fail("no video frame was decoded") }
+  if playedAudio.blockCount == 0, audioCaptured { summary.fail("no audio was played") }
+  return summary.print(to: log)
+}
+
+exit(runDemo(Array(CommandLine.arguments.dropFirst())))

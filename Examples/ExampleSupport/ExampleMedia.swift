@@ -1,0 +1,44 @@
+import FPWCSApi2Swift
+import Foundation
+import WCSMedia
+
+/// Media sources beyond the iOS API, for the Linux examples: media files as cameras and
+/// microphones (the native engine's file sources, device id `file:<path>`).
+public enum ExampleMedia {
+  /// The device id publishing the file at `path` (its video as a camera, its audio as a
+  /// microphone).
+  public static func fileDeviceID(_ path: String) -> String {
+    NativeMediaDevices.fileSourceID(path: path)
+  }
+
+  /// Lists `paths` in `getMediaDevices()` (so `switchCamera()` can move to them). Returns
+  /// `false` when the SDK's engine is not the native one.
+  @discardableResult
+  public static func addFileSources(_ paths: [String]) -> Bool {
+    guard let native = WCSApi2Environment.sharedMediaBackend as? NativeMediaBackend else {
+      return false
+    }
+    for path in paths { native.addFileSource(path: path) }
+    return true
+  }
+
+  /// `true` for the always-present virtual devices and file sources (not real hardware).
+  public static func isSynthetic(_ deviceID: String) -> Bool {
+    deviceID.hasPrefix("virtual:") || NativeMediaDevices.filePath(fromID: deviceID) != nil
+  }
+
+  /// The duration of a media file in seconds, `nil` when unknown or unreadable.
+  public static func fileDuration(_ path: String) -> Double? {
+    (try? MediaFileReader(path: path, decodeVideo: false, decodeAudio: false))?.duration
+  }
+
+  /// Creates `directory` (and parents) when missing.
+  public static func makeDirectory(_ directory: String) throws(ExampleError) {
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw .failed("cannot create \(directory): \(error)")
+    }
+  }
+}

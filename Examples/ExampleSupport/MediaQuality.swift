@@ -1,0 +1,272 @@
+import Foundation
+import WCSMedia
+
+/// The source of a published file, decoded again by the example at the played size: its
+/// pictures with presentation times and its audio as 48 kHz mono.
+public struct SourceMedia: Sendable {
+  /// Pictures in presentation order; `pts` in seconds from the file's start.
+  public var frames: [(pts: Double, picture: I420Image)]
+  /// 48 kHz mono samples.
+  public var audio: [Int16]
+  /// Presentation time of the first audio sample, in seconds.
+  public var audioStart: Double
+  /// Video frame rate of the file (frames per second; 30 when unknown).
+  public var frameRate: Double
+
+  /// Decodes the first `seconds` of `path` with `MediaFileReader` (video scaled to
+  /// `width`×`height`).
+  /// - Throws: `ExampleError.failed` when the file cannot be read.
+  public static func decode(path: String, width: Int, height: Int, seconds: Double)
+    throws(ExampleError) -> SourceMedia
+  {
+    do {
+      let reader = try MediaFileReader(
+        path: path, videoSize: (width, height), audioChannels: 1, decodeVideo: true,
+        decodeAudio: true)
+      var media = SourceMedia(
+        frames: [], audio: [], audioStart: 0,
+        frameRate: reader.info.video.map { $0.framesPerSecond > 0 ? $0.framesPerSecond : 30 } ?? 30)
+      var sawAudio = false
+      while let sample = try reader.nextSample() {
+        if sample.ptsSeconds > seconds { break }
+        switch sample {
+        case .video(let frame):
+          if let picture = I420Image(
+            width: frame.width, height: frame.height, y: frame.y, strideY: frame.yStride,
+            u: frame.u, strideU: frame.uStride, v: frame.v, strideV: frame.vStride)
+          {
+            media.frames.append((frame.ptsSeconds, picture.packed()))
+          }
+        case .audio(let chunk):
+          if !sawAudio {
+            media.audioStart = chunk.ptsSeconds
+            sawAudio = true
+          }
+          media.audio += chunk.samples
+        }
+      }
+      return media
+    } catch {
+      throw .failed("decoding the source \(path): \(error)")
+    }
+  }
+}
+
+/// How the played video compares with what was published.
+public struct VideoQualityReport: Sendable {
+  /// How frames were paired.
+  public var method: String
+  /// Played frames compared.
+  public var matchedFrames: Int
+  /// Of those, paired exactly at the source frame their RTP timestamp predicts (file sources).
+  public var matchedAtTimestamp: Int
+  /// Mean PSNR over all three planes in dB (identical frames count as 99 dB).
+  public var meanPSNR: Double
+  /// Worst frame's PSNR in dB.
+  public var minPSNR: Double
+  /// Median of (arrival time − source time) of the played frames, seconds: the video's
+  /// end-to-end offset, against which the audio is measured.
+  public var videoOffset: Double?
+
+  /// Pairs played frames of a file source with the source's frames: the first frames fix which
+  /// source frame the stream started at (the best coarse match over the whole file); after that
+  /// each frame's RTP timestamp (90 kHz) gives its source time, and the best PSNR of the nearest
+  /// source frame and its two neighbours is taken.
+  public static func compare(played: [VideoFileRenderer.Kept], source: SourceMedia)
+    -> VideoQualityReport?
+  {
+    let frames = source.frames
+    guard let first = played.first, !frames.isEmpty else { return nil }
+    func relative(_ kept: VideoFileRenderer.Kept) -> Double {
+      Double(Int32(bitPattern: kept.rtpTimestamp &- first.rtpTimestamp)) / 90_000
+    }
+    func nearest(_ pts: Double) -> Int {
+      var low = 0
+      var high = frames.count - 1
+      while low < high {
+        let mid = (low + high) / 2
+        if frames[mid].pts < pts { low = mid + 1 } else { high = mid }
+      }
+      if low > 0, abs(frames[low - 1].pts - pts) < abs(frames[low].pts - pts) { return low - 1 }
+      return low
+    }
+    let probe = Array(played.prefix(5))
+    var bestStart = 0
+    var bestCost = Double.infinity
+    for start in frames.indices {
+      var cost = 0.0
+      for kept in probe {
+        let index = nearest(frames[start].pts + relative(kept))
+        cost += coarseDistance(kept.picture, frames[index].picture)
+      }
+      if cost < bestCost {
+        bestCost = cost
+        bestStart = start
+      }
+    }
+    // The start frame fixes the offset to within a frame; the median of the best matches of
+    // the first second centres it, so rounding to the nearest frame follows the timestamps.
+    var startPTS = frames[bestStart].pts
+    var deltas: [Double] = []
+    for kept in played.prefix(30) {
+      let predicted = nearest(startPTS + relative(kept))
+      let window = [predicted - 1, predicted, predicted + 1].filter { frames.indices.contains($0) }
+      let best = window.min {
+        coarseDistance(kept.picture, frames[$0].picture)
+          < coarseDistance(kept.picture, frames[$1].picture)
+      }
+      if let best { deltas.append(frames[best].pts - relative(kept)) }
+    }
+    startPTS = median(deltas) ?? startPTS
+    var values: [Double] = []
+    var atTimestamp = 0
+    var offsets: [Double] = []
+    for kept in played {
+      // The best of the predicted frame and its neighbours (±1 frame absorbs the sender's
+      // capture-time jitter); it counts as found by its timestamp when the predicted frame is
+      // within 0.5 dB of it (on still scenes neighbours differ by coding noise only).
+      let predicted = nearest(startPTS + relative(kept))
+      var best: (index: Int, psnr: Double)?
+      var predictedPSNR = -Double.infinity
+      for candidate in [predicted, predicted - 1, predicted + 1]
+      where frames.indices.contains(candidate) {
+        guard let psnr = kept.picture.psnr(to: frames[candidate].picture).map({ min($0, 99) })
+        else { continue }
+        if candidate == predicted { predictedPSNR = psnr }
+        if psnr > best?.psnr ?? -Double.infinity { best = (candidate, psnr) }
+      }
+      guard let best else { continue }
+      if predictedPSNR >= best.psnr - 0.5 { atTimestamp += 1 }
+      values.append(best.psnr)
+      offsets.append(kept.arrival - frames[best.index].pts)
+    }
+    guard !values.isEmpty else { return nil }
+    return VideoQualityReport(
+      method: "RTP timestamp vs source pts (MediaFileReader at the played size)",
+      matchedFrames: values.count, matchedAtTimestamp: atTimestamp,
+      meanPSNR: values.reduce(0, +) / Double(values.count), minPSNR: values.min() ?? 0,
+      videoOffset: median(offsets))
+  }
+
+  /// Compares played frames of the virtual camera with the picture of the frame number each
+  /// carries (`VirtualCamera.decodeFrameNumber`).
+  public static func compareVirtual(played: [VideoFileRenderer.Kept], frameRate: Int)
+    -> VideoQualityReport?
+  {
+    var values: [Double] = []
+    for kept in played {
+      guard let number = VirtualCamera.decodeFrameNumber(from: kept.picture) else { continue }
+      let camera = VirtualCamera(
+        width: kept.picture.width, height: kept.picture.height, frameRate: frameRate)
+      guard let psnr = kept.picture.psnr(to: camera.frame(Int(number))) else { continue }
+      values.append(min(psnr, 99))
+    }
+    guard !values.isEmpty else { return nil }
+    return VideoQualityReport(
+      method: "virtual camera frame number", matchedFrames: values.count,
+      matchedAtTimestamp: values.count, meanPSNR: values.reduce(0, +) / Double(values.count),
+      minPSNR: values.min() ?? 0, videoOffset: nil)
+  }
+
+  /// Mean absolute luma difference over every 8th pixel of every 8th row.
+  static func coarseDistance(_ a: I420Image, _ b: I420Image) -> Double {
+    guard a.width == b.width, a.height == b.height else { return .infinity }
+    var sum = 0
+    var count = 0
+    a.y.withUnsafeBufferPointer { ya in
+      b.y.withUnsafeBufferPointer { yb in
+        var row = 0
+        while row < a.height {
+          var column = 0
+          while column < a.width {
+            sum += abs(Int(ya[row * a.strideY + column]) - Int(yb[row * b.strideY + column]))
+            count += 1
+            column += 8
+          }
+          row += 8
+        }
+      }
+    }
+    return count > 0 ? Double(sum) / Double(count) : .infinity
+  }
+}
+
+/// The played audio's offset from the played video.
+public struct AudioDelayReport: Sendable {
+  /// Audio behind video in seconds (negative: audio ahead).
+  public var delay: Double
+  /// Normalised cross-correlation at the best lag (1 = identical shape).
+  public var correlation: Double
+  /// How it was measured.
+  public var method: String
+
+  /// Cross-correlates half a second of the played audio (from 1 s in, at 4 kHz) with the source
+  /// audio within ±1 s of where it would be if it were in step with the video; the lag found
+  /// gives the source time the audio played at that instant, and the difference from the
+  /// video's offset (`VideoQualityReport.videoOffset`) is the delay.
+  public static func measure(
+    played: [Int16], playedStart: Double, source: SourceMedia, videoOffset: Double
+  ) -> AudioDelayReport? {
+    let decimation = 12
+    let rate = 48_000.0 / Double(decimation)
+    let playedLow = decimate(played, by: decimation)
+    let sourceLow = decimate(source.audio, by: decimation)
+    let windowStart = Int(1.0 * rate)
+    let windowLength = Int(0.5 * rate)
+    guard playedLow.count >= windowStart + windowLength else { return nil }
+    let window = Array(playedLow[windowStart..<windowStart + windowLength])
+    let windowTime = playedStart + Double(windowStart) / rate
+    let expected = Int(((windowTime - videoOffset) - source.audioStart) * rate)
+    let range = Int(1.0 * rate)
+    let windowEnergy = window.reduce(0.0) { $0 + $1 * $1 }
+    guard windowEnergy > 0 else { return nil }
+    var bestLag: Int?
+    var bestScore = -Double.infinity
+    window.withUnsafeBufferPointer { w in
+      sourceLow.withUnsafeBufferPointer { s in
+        for lag in max(0, expected - range)...max(0, expected + range) {
+          guard lag + windowLength <= s.count else { break }
+          var dot = 0.0
+          var energy = 0.0
+          for index in 0..<windowLength {
+            let value = s[lag + index]
+            dot += w[index] * value
+            energy += value * value
+          }
+          guard energy > 0 else { continue }
+          let score = dot / (windowEnergy * energy).squareRoot()
+          if score > bestScore {
+            bestScore = score
+            bestLag = lag
+          }
+        }
+      }
+    }
+    guard let bestLag else { return nil }
+    let sourceTime = source.audioStart + Double(bestLag) / rate
+    let audioOffset = windowTime - sourceTime
+    return AudioDelayReport(
+      delay: audioOffset - videoOffset, correlation: bestScore,
+      method: "cross-correlation of played vs source audio, against the PSNR-matched video")
+  }
+
+  static func decimate(_ samples: [Int16], by factor: Int) -> [Double] {
+    guard factor > 0 else { return [] }
+    var result: [Double] = []
+    result.reserveCapacity(samples.count / factor)
+    var index = 0
+    while index + factor <= samples.count {
+      var sum = 0
+      for offset in 0..<factor { sum += Int(samples[index + offset]) }
+      result.append(Double(sum) / Double(factor))
+      index += factor
+    }
+    return result
+  }
+}
+
+func median(_ values: [Double]) -> Double? {
+  guard !values.isEmpty else { return nil }
+  let sorted = values.sorted()
+  return sorted[sorted.count / 2]
+}

@@ -1,0 +1,159 @@
+// Player (iOS: WCSExample/Player): connect and play a stream at once, report PLAYING /
+// NOT_ENOUGH_BANDWIDTH / STOPPED / FAILED, and write what plays to Y4M and WAV files. Without
+// --url it starts the local server and publishes a test stream there, so there is something to
+// play.
+import ExampleSupport
+import FPWCSApi2Swift
+import Foundation
+
+let usage = """
+  usage: Player [options]
+
+    --stream NAME        stream to play (default: the --url path; without --url, a test stream
+                         this example publishes itself)
+    --file PATH          (local server only) publish this file as the test stream
+    --duration S         seconds to play (default 5; 0: until the stream stops)
+    --mute-audio         mute playback (the iOS example mutes when the volume is ~0)
+    --out DIR            where the played video and audio go (default ./example-output)
+  \(ExampleServer.usage)
+  """
+
+func runPlayer(_ argv: [String]) -> Int32 {
+  let log = ExampleLog()
+  if argv.contains("--help") {
+    log.plain(usage)
+    return 0
+  }
+  var arguments: ExampleArguments
+  let duration: Double
+  do {
+    arguments = try ExampleArguments(argv, booleanFlags: ["mute-audio", "server-log"])
+    duration = try arguments.double("duration", default: 5)
+  } catch {
+    log.plain("\(error)\n\n\(usage)")
+    return 64
+  }
+  var streamName = arguments.string("stream")
+  if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
+    streamName = streamName ?? String(url.path.dropFirst())
+    let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
+    arguments =
+      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
+  }
+  let out = arguments.string("out", default: "example-output") ?? "example-output"
+  var summary = ExampleSummary()
+  let server: ExampleServer
+  do {
+    try ExampleMedia.makeDirectory(out)
+    server = try ExampleServer(arguments: arguments, log: log)
+  } catch {
+    log.plain("Player: \(error)")
+    return 1
+  }
+  defer { server.stop() }
+  guard server.isLocal || streamName != nil else {
+    log.plain("Player: give --stream NAME (or the name as the --url path)")
+    return 64
+  }
+  let name = streamName ?? "player-test-\(UInt16.random(in: 0...UInt16.max))"
+  let remoteDisplay = VideoFileRenderer(
+    path: out + "/\(name).y4m", log: log, event: "first remote frame")
+  let audio = PlayedAudioRecorder(path: out + "/\(name).wav", log: log)
+  audio.install()
+  if arguments.flag("mute-audio") { FPWCSApi2.getAudioManager().muteAudio() }
+
+  let options = FPWCSApi2SessionOptions()
+  options.urlServer = server.url
+  options.appKey = "defaultApp"
+  guard let session = try? FPWCSApi2.createSession(options) else {
+    log.line("Failed to connect")
+    return 1
+  }
+  func play(_ session: FPWCSApi2Session?) {
+    let options = FPWCSApi2StreamOptions()
+    options.name = name
+    options.display = remoteDisplay
+    guard let stream = try? session?.createStream(options) else {
+      log.line("Failed to play")
+      return
+    }
+    stream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
+    stream.on(.fpwcsStreamStatusNotEnoughtBandwidth) {
+      log.line(ExampleText.notEnoughBandwidth($0))
+    }
+    stream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
+    stream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
+    do {
+      try stream.play()
+    } catch {
+      log.line("Failed to play: \(error)")
+    }
+  }
+  session.on(.fpwcsSessionStatusEstablished) { rSession in
+    log.session(rSession)
+    guard server.isLocal else {
+      play(rSession)
+      return
+    }
+    // Something to play on the fresh local server: a test stream from this session.
+    let options = FPWCSApi2StreamOptions()
+    options.name = name
+    if let file = arguments.string("file") {
+      let constraints = FPWCSApi2MediaConstraints(audio: true, video: true)
+      constraints?.video?.deviceID = ExampleMedia.fileDeviceID(file)
+      constraints?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
+      options.constraints = constraints
+    }
+    guard let source = try? rSession?.createStream(options) else { return }
+    source.on(.fpwcsStreamStatusPublishing) { rStream in
+      log.stream("test stream", rStream)
+      play(rSession)
+    }
+    source.on(.fpwcsStreamStatusFailed) { log.stream("test stream", $0) }
+    try? source.publish()
+  }
+  session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
+  session.on(.fpwcsSessionStatusFailed) { log.session($0) }
+  session.connect()
+
+  if log.wait(
+    for: ["play PLAYING", "play FAILED", "test stream FAILED", "session FAILED"], timeout: 20)
+    != "play PLAYING"
+  {
+    summary.fail("did not reach PLAYING")
+  }
+  let start = log.elapsed
+  while summary.succeeded, duration <= 0 || log.elapsed < start + duration,
+    log.time(of: "play STOPPED") == nil
+  {
+    Thread.sleep(forTimeInterval: 0.05)
+  }
+  var bitrate = 0
+  for stream in session.getStreams() where !stream.isPublished() {
+    bitrate = ExampleStats.read(stream)?.currentVideoBitrate ?? 0
+    try? stream.stop()
+  }
+  _ = log.wait(for: ["play STOPPED"], timeout: 5)
+  session.disconnect()
+  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+
+  summary.add("Stream", name)
+  summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))
+  summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
+  summary.addTime("Time to first remote frame", log.time(of: "first remote frame"))
+  summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
+  summary.add("Audio blocks played", "\(audio.blockCount) x 20 ms")
+  summary.add("Video bitrate received", "\(bitrate / 1000) kbps")
+  switch remoteDisplay.finish() {
+  case .success(let path): summary.add("Played video written to", path ?? "nothing")
+  case .failure(let error): summary.fail("\(error)")
+  }
+  switch audio.finish() {
+  case .success(let path): summary.add("Played audio written to", path ?? "nothing")
+  case .failure(let error): summary.fail("\(error)")
+  }
+  if remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
+  return summary.print(to: log)
+}
+
+exit(runPlayer(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,141 @@
+// Streamer (iOS: WCSExample/Streamer, publish side): publish a camera (or a file) under a
+// stream name — taken from the URL path as the iOS example does, or from --stream — and report
+// its status and bitrate until stopped.
+import ExampleSupport
+import FPWCSApi2Swift
+import Foundation
+
+let usage = """
+  usage: Streamer [options]
+
+    --stream NAME        stream name (default: the --url path, else a random name)
+    --file PATH          publish this media file (default: the virtual camera and microphone)
+    --width W --height H --fps F   published video (default 640x480, 30 fps)
+    --record             ask the server to record the stream
+    --duration S         seconds to publish (default 5; 0: until Ctrl-C)
+  \(ExampleServer.usage)
+  """
+
+func runStreamer(_ argv: [String]) -> Int32 {
+  let log = ExampleLog()
+  if argv.contains("--help") {
+    log.plain(usage)
+    return 0
+  }
+  var arguments: ExampleArguments
+  let width: Int
+  let height: Int
+  let fps: Int
+  let duration: Double
+  do {
+    arguments = try ExampleArguments(argv, booleanFlags: ["record", "server-log"])
+    width = try arguments.int("width", default: 640)
+    height = try arguments.int("height", default: 480)
+    fps = try arguments.int("fps", default: 30)
+    duration = try arguments.double("duration", default: 5)
+  } catch {
+    log.plain("\(error)\n\n\(usage)")
+    return 64
+  }
+  // The iOS Streamer takes the stream name from the URL path: ws://host:8080/name.
+  var streamName = arguments.string("stream")
+  if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
+    streamName = streamName ?? String(url.path.dropFirst())
+    let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
+    arguments =
+      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
+  }
+  let name = streamName ?? "stream-\(UInt16.random(in: 0...UInt16.max))"
+  let file = arguments.string("file")
+  var summary = ExampleSummary()
+  let server: ExampleServer
+  do {
+    server = try ExampleServer(arguments: arguments, log: log)
+  } catch {
+    log.plain("Streamer: \(error)")
+    return 1
+  }
+  defer { server.stop() }
+  let localDisplay = VideoFileRenderer(path: nil, log: log, event: "first local frame")
+
+  let options = FPWCSApi2SessionOptions()
+  options.urlServer = server.url
+  options.appKey = "defaultApp"
+  guard let session = try? FPWCSApi2.createSession(options) else {
+    log.line("Failed to connect")
+    return 1
+  }
+  session.on(.fpwcsSessionStatusEstablished) { rSession in
+    log.session(rSession)
+    let options = FPWCSApi2StreamOptions()
+    options.name = name
+    options.display = localDisplay
+    options.record = arguments.flag("record")
+    options.constraints = FPWCSApi2MediaConstraints(
+      audio: true, videoWidth: width, videoHeight: height, videoFps: fps)
+    if let file {
+      options.constraints?.video?.deviceID = ExampleMedia.fileDeviceID(file)
+      options.constraints?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
+    }
+    guard let stream = try? rSession?.createStream(options) else {
+      log.line("Failed to publish")
+      return
+    }
+    stream.on(.fpwcsStreamStatusPublishing) { log.stream("publish", $0) }
+    stream.on(.fpwcsStreamStatusUnpublished) { rStream in
+      log.stream("publish", rStream)
+      // The iOS Streamer disconnects when the stream ends.
+      rSession?.disconnect()
+    }
+    stream.on(.fpwcsStreamStatusFailed) { rStream in
+      log.stream("publish", rStream)
+      rSession?.disconnect()
+    }
+    do {
+      try stream.publish()
+    } catch {
+      log.line("Failed to publish: \(error)")
+    }
+  }
+  session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
+  session.on(.fpwcsSessionStatusFailed) { log.session($0) }
+  session.connect()
+
+  if log.wait(for: ["publish PUBLISHING", "publish FAILED", "session FAILED"], timeout: 20)
+    != "publish PUBLISHING"
+  {
+    summary.fail("did not reach PUBLISHING")
+  }
+  let start = log.elapsed
+  var bitrates: [Int] = []
+  while summary.succeeded, duration <= 0 || log.elapsed < start + duration,
+    log.time(of: "session DISCONNECTED") == nil
+  {
+    Thread.sleep(forTimeInterval: min(1, max(0.05, start + duration - log.elapsed)))
+    let stream = session.getStreams().first { $0.isPublished() }
+    if let stats = ExampleStats.read(stream) {
+      bitrates.append(stats.currentVideoBitrate)
+      log.line(
+        "publishing \(name): \(stats.currentVideoBitrate / 1000) kbps, \(stats.connection.packetsSent) packets"
+      )
+    }
+  }
+  for stream in session.getStreams() where stream.isPublished() { try? stream.stop() }
+  _ = log.wait(for: ["publish UNPUBLISHED"], timeout: 5)
+  session.disconnect()
+  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+
+  summary.add("Stream", name)
+  summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))
+  summary.addTime("Time to PUBLISHING", log.time(of: "publish PUBLISHING"))
+  summary.add("Frames sent", "\(localDisplay.frameCount)")
+  let positive = bitrates.filter { $0 > 0 }
+  summary.add(
+    "Video bitrate sent (mean)",
+    positive.isEmpty ? "n/a" : "\(positive.reduce(0, +) / positive.count / 1000) kbps")
+  if log.time(of: "publish UNPUBLISHED") == nil { summary.fail("no UNPUBLISHED") }
+  if localDisplay.frameCount == 0 { summary.fail("no frame was sent") }
+  return summary.print(to: log)
+}
+
+exit(runStreamer(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,197 @@
+// TwoWayStreaming (iOS: WCSExample/TwoWayStreaming): connect, publish one stream, play another
+// (or the same), switch camera, stop, disconnect — with the iOS example's status lines.
+import ExampleSupport
+import FPWCSApi2Swift
+import Foundation
+
+let usage = """
+  usage: TwoWayStreaming [options]
+
+    --publish NAME       stream to publish (default: a random name)
+    --play NAME          stream to play (default: the published one)
+    --file PATH          list this media file as a second camera (the virtual camera is the
+                         first), so switching camera moves to it
+    --width W --height H --fps F   published video (iPad constraints; default 640x480, 15 fps)
+    --duration S         seconds to stream before stopping (default 6)
+    --switch-camera-at S seconds after PUBLISHING to switch camera (default: duration / 2;
+                         negative: never)
+    --out DIR            where the played video goes (default ./example-output)
+  \(ExampleServer.usage)
+  """
+
+func runTwoWayStreaming(_ argv: [String]) -> Int32 {
+  let log = ExampleLog()
+  if argv.contains("--help") {
+    log.plain(usage)
+    return 0
+  }
+  let arguments: ExampleArguments
+  let width: Int
+  let height: Int
+  let fps: Int
+  let duration: Double
+  let switchAt: Double
+  do {
+    arguments = try ExampleArguments(argv, booleanFlags: ["server-log"])
+    width = try arguments.int("width", default: 640)
+    height = try arguments.int("height", default: 480)
+    fps = try arguments.int("fps", default: 15)
+    duration = try arguments.double("duration", default: 6)
+    switchAt = try arguments.double("switch-camera-at", default: duration / 2)
+  } catch {
+    log.plain("\(error)\n\n\(usage)")
+    return 64
+  }
+  let out = arguments.string("out", default: "example-output") ?? "example-output"
+  let localStreamName = arguments.string("publish") ?? "stream-\(UInt16.random(in: 0...UInt16.max))"
+  let remoteStreamName = arguments.string("play") ?? localStreamName
+  let file = arguments.string("file")
+  var summary = ExampleSummary()
+  let server: ExampleServer
+  do {
+    try ExampleMedia.makeDirectory(out)
+    server = try ExampleServer(arguments: arguments, log: log)
+  } catch {
+    log.plain("TwoWayStreaming: \(error)")
+    return 1
+  }
+  defer { server.stop() }
+  if let file { ExampleMedia.addFileSources([file]) }
+
+  let localDisplay = VideoFileRenderer(path: nil, log: log, event: "first local frame")
+  let remoteDisplay = VideoFileRenderer(
+    path: out + "/\(remoteStreamName).y4m", frameRate: fps, log: log, event: "first remote frame")
+
+  // Session creation and connection.
+  let options = FPWCSApi2SessionOptions()
+  options.urlServer = server.url
+  options.appKey = "defaultApp"
+  let session: FPWCSApi2Session
+  do {
+    session = try FPWCSApi2.createSession(options)
+  } catch {
+    log.line("Failed to connect: \(error)")
+    return 1
+  }
+  // Publishing, then playing once PUBLISHING (as the iOS example does).
+  func playStream() {
+    let options = FPWCSApi2StreamOptions()
+    options.name = remoteStreamName
+    options.display = remoteDisplay
+    guard let stream = try? session.createStream(options) else {
+      log.line("Failed to play")
+      return
+    }
+    stream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
+    stream.on(.fpwcsStreamStatusNotEnoughtBandwidth) {
+      log.line(ExampleText.notEnoughBandwidth($0))
+    }
+    stream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
+    stream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
+    do {
+      try stream.play()
+    } catch {
+      log.line("Failed to play: \(error)")
+    }
+  }
+  func publishStream() {
+    let options = FPWCSApi2StreamOptions()
+    options.name = localStreamName
+    options.display = localDisplay
+    options.constraints = FPWCSApi2MediaConstraints(
+      audio: true, videoWidth: width, videoHeight: height, videoFps: fps)
+    let stream: FPWCSApi2Stream
+    do {
+      stream = try session.createStream(options)
+    } catch {
+      log.line("Failed to publish: \(error)")
+      return
+    }
+    stream.on(.fpwcsStreamStatusPublishing) { rStream in
+      log.stream("publish", rStream)
+      playStream()
+    }
+    stream.on(.fpwcsStreamStatusUnpublished) { rStream in
+      log.stream("publish", rStream)
+      FPWCSApi2.releaseLocalMedia(localDisplay)
+    }
+    stream.on(.fpwcsStreamStatusFailed) { log.stream("publish", $0) }
+    do {
+      try stream.publish()
+    } catch {
+      log.line("Failed to publish: \(error)")
+    }
+  }
+  session.on(.fpwcsSessionStatusEstablished) { rSession in
+    log.session(rSession)
+    publishStream()
+  }
+  session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
+  session.on(.fpwcsSessionStatusFailed) { log.session($0) }
+  session.connect()
+
+  if log.wait(
+    for: ["play PLAYING", "play FAILED", "publish FAILED", "session FAILED"], timeout: 20)
+    != "play PLAYING"
+  {
+    summary.fail("did not reach PLAYING")
+  }
+  let start = log.time(of: "publish PUBLISHING") ?? log.elapsed
+  var switched = false
+  while log.elapsed < start + duration, summary.succeeded {
+    if !switched, switchAt >= 0, log.elapsed >= start + switchAt {
+      switched = true
+      // Switching camera: every published stream of the first session.
+      if let session = FPWCSApi2.getSessions().first {
+        for stream in session.getStreams() where stream.isPublished() {
+          log.line("Found published stream, switching camera")
+          do {
+            try stream.trySwitchCamera()
+            log.mark("camera switched")
+          } catch {
+            log.line("switch camera: \(error)")
+          }
+        }
+      } else {
+        log.line("No active sessions found")
+      }
+    }
+    Thread.sleep(forTimeInterval: 0.05)
+  }
+
+  // Stop playing, stop publishing, disconnect.
+  for stream in session.getStreams()
+  where stream.getName() == remoteStreamName && !stream.isPublished() {
+    try? stream.stop()
+  }
+  for stream in session.getStreams() where stream.isPublished() {
+    try? stream.stop()
+  }
+  _ = log.wait(for: ["publish UNPUBLISHED"], timeout: 5)
+  _ = log.wait(for: ["play STOPPED"], timeout: 5)
+  log.line("Disconnect session with server \(session.getServerUrl())")
+  session.disconnect()
+  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+
+  summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))
+  summary.addTime("Time to PUBLISHING", log.time(of: "publish PUBLISHING"))
+  summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
+  summary.addTime("Time to first remote frame", log.time(of: "first remote frame"))
+  summary.add("Camera switched", log.time(of: "camera switched") != nil ? "yes" : "no")
+  summary.add("Frames sent", "\(localDisplay.frameCount)")
+  summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
+  summary.add(
+    "Statuses",
+    ["publish UNPUBLISHED", "play STOPPED", "session DISCONNECTED"].filter {
+      log.time(of: $0) != nil
+    }.joined(separator: ", "))
+  switch remoteDisplay.finish() {
+  case .success(let path): summary.add("Played video written to", path ?? "nothing")
+  case .failure(let error): summary.fail("\(error)")
+  }
+  if remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
+  if log.time(of: "session DISCONNECTED") == nil { summary.fail("no DISCONNECTED") }
+  return summary.print(to: log)
+}
+
+exit(runTwoWayStreaming(Array(CommandLine.arguments.dropFirst())))

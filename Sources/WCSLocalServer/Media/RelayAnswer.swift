@@ -1,0 +1,59 @@
+import WCSMedia
+
+/// Turns a `PeerConnection` answer (which mirrors every offered codec) into what the relay can
+/// honour (wcs-protocol.md §9.3): only Opus and VP8; no RTX, FEC or RED (we never send
+/// them); no transport-wide congestion control (we send no TWCC feedback, RFC 8888 family);
+/// and for a player the SSRC we send from in each section (RFC 5576), so clients that
+/// demultiplex by signalled SSRC find the stream.
+enum RelayAnswer {
+  /// Codec names we never relay, besides everything that is not Opus or VP8.
+  static let transportWideCC = "transport-cc"
+  static let transportWideCCExtension =
+    "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+
+  /// The restricted answer text. `ssrcs` maps `audio`/`video` to the SSRC we send there
+  /// (players only); `cname` goes into those `a=ssrc` lines.
+  /// - Throws: `SDPParseError` when `answer` does not parse (it is our own text, so only on a
+  ///   bug); `RelayAnswerError.noCommonCodecs` when no Opus or VP8 format is left.
+  static func restrict(_ answer: String, ssrcs: [String: UInt32] = [:], cname: String = "wcs")
+    throws -> String
+  {
+    var sdp = try SDPParser.parse(answer).description
+    for index in sdp.media.indices where !sdp.media[index].isRejected {
+      let names = Set(sdp.media[index].rtpMaps.map(\.encodingName))
+      let unwanted = names.filter { name in
+        !RelayCodecs.relayed.contains { $0.lowercased() == name.lowercased() }
+      }
+      let offered = sdp.media[index].formats
+      sdp.media[index].stripCodecs(Array(unwanted))
+      if sdp.media[index].payloadTypes.isEmpty {
+        // Nothing relayable here: reject the section (RFC 3264 §6), keeping a format so the
+        // m= line stays well-formed.
+        sdp.media[index].port = 0
+        sdp.media[index].formats = Array(offered.prefix(1))
+        continue
+      }
+      sdp.media[index].attributes.removeAll { attribute in
+        switch attribute {
+        case .rtcpFeedback(let feedback): return feedback.type == transportWideCC
+        case .extmap(let map): return map.uri == transportWideCCExtension
+        default: return false
+        }
+      }
+      if let ssrc = ssrcs[sdp.media[index].media] {
+        sdp.media[index].attributes.append(
+          .ssrc(SSRCAttribute(ssrc: ssrc, attribute: "cname", value: cname)))
+      }
+    }
+    guard sdp.media.contains(where: { !$0.isRejected }) else {
+      throw RelayAnswerError.noCommonCodecs
+    }
+    return SDPWriter.write(sdp)
+  }
+}
+
+/// Why an offer cannot be answered.
+enum RelayAnswerError: Error, Equatable {
+  /// The offer has neither Opus nor VP8 (FAILED info `No common codecs`, wcs-protocol.md §5.2).
+  case noCommonCodecs
+}

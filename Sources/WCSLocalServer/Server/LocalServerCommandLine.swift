@@ -1,0 +1,82 @@
+/// The `wcs-local-server` command line, parsed into a `WCSLocalServer.Configuration`.
+public enum LocalServerCommandLine {
+  /// What the arguments ask for.
+  public enum Parsed {
+    /// Run a server with this configuration.
+    case run(WCSLocalServer.Configuration)
+    /// Print `usage` and exit successfully.
+    case help
+  }
+
+  /// Why the arguments were refused; `description` is the message for standard error.
+  public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, e.g. `--ws-port needs a port number 0...65535`.
+    public var description: String
+  }
+
+  /// The `--help` text.
+  public static let usage = """
+    usage: wcs-local-server [--bind 127.0.0.1] [--ws-port 8080]
+                            [--wss-port 8443 --cert CERT.pem --key KEY.pem]
+                            [--http-port 8081] [--legacy-http-port 9091] [--records DIR]
+
+    A WCS-compatible signalling and media server for examples and tests.
+      --bind ADDRESS          address every port listens on (default 127.0.0.1)
+      --ws-port PORT          WebSocket signalling port (default 8080, 0 = any free port)
+      --wss-port PORT         secure WebSocket port; needs --cert and --key
+      --cert FILE, --key FILE PEM certificate and private key for --wss-port
+      --http-port PORT        HTTP port serving recordings at /client/records/ (default 8081;
+                              older WCS builds used 9091: pass --http-port 9091 to mimic them)
+      --legacy-http-port PORT also serve recordings on this port (e.g. 9091, next to 8081)
+      --records DIR           where recordings are written and served from (default ./records)
+      --help                  this text
+
+    Stops cleanly (sessions closed, recordings finished) on SIGINT or SIGTERM.
+    """
+
+  /// Parses `arguments` (without the program name) on top of `base`.
+  /// - Throws: `UsageError` for an unknown flag, a missing value, a port outside 0...65535, or
+  ///   `--wss-port` without both `--cert` and `--key`.
+  public static func parse(
+    _ arguments: [String], base: WCSLocalServer.Configuration = WCSLocalServer.Configuration()
+  ) throws(UsageError) -> Parsed {
+    var configuration = base
+    var index = 0
+    func value(_ flag: String) throws(UsageError) -> String {
+      guard index + 1 < arguments.count else {
+        throw UsageError(description: "\(flag) needs a value")
+      }
+      index += 1
+      return arguments[index]
+    }
+    func port(_ flag: String) throws(UsageError) -> Int {
+      let text = try value(flag)
+      guard let number = Int(text), (0...65535).contains(number) else {
+        throw UsageError(description: "\(flag) needs a port number 0...65535, got '\(text)'")
+      }
+      return number
+    }
+    while index < arguments.count {
+      let flag = arguments[index]
+      switch flag {
+      case "--help", "-h": return .help
+      case "--bind": configuration.bindAddress = try value(flag)
+      case "--ws-port": configuration.wsPort = try port(flag)
+      case "--wss-port": configuration.wssPort = try port(flag)
+      case "--cert": configuration.certificatePath = try value(flag)
+      case "--key": configuration.privateKeyPath = try value(flag)
+      case "--http-port": configuration.httpPort = try port(flag)
+      case "--legacy-http-port": configuration.legacyHTTPPort = try port(flag)
+      case "--records": configuration.recordsDirectory = try value(flag)
+      default: throw UsageError(description: "unknown argument '\(flag)'")
+      }
+      index += 1
+    }
+    if configuration.wssPort != nil,
+      configuration.certificatePath == nil || configuration.privateKeyPath == nil
+    {
+      throw UsageError(description: "--wss-port needs --cert and --key")
+    }
+    return .run(configuration)
+  }
+}

@@ -1,0 +1,72 @@
+/// Transport-wide congestion control glue (draft-holmer-rmcat-transport-wide-cc-extensions-01):
+/// the header extension carrying the transport sequence number, and conversions between the
+/// RTCP feedback packet and the congestion module's `TransportFeedbackDescription`.
+enum TransportWideCC {
+  /// The extension URI as SDP `a=extmap` names it.
+  static let uri = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+
+  /// The negotiated extension id in `answer` (first section that maps the URI), `nil` when
+  /// the answer did not accept it or the id does not fit a one-byte header (1...14).
+  static func extensionID(in answer: SessionDescription) -> UInt8? {
+    for section in answer.media where !section.isRejected {
+      for attribute in section.attributes {
+        guard case .extmap(let map) = attribute, map.uri == uri, (1...14).contains(map.id)
+        else { continue }
+        return UInt8(map.id)
+      }
+    }
+    return nil
+  }
+
+  /// `header` with the transport sequence number as a one-byte extension element (RFC 8285
+  /// §4.2), replacing any extension it had.
+  static func stamp(_ header: inout RTPHeader, id: UInt8, sequenceNumber: UInt16) {
+    header.headerExtension = .oneByte([
+      RTPHeaderExtensionElement(
+        id: id, value: [UInt8(sequenceNumber >> 8), UInt8(sequenceNumber & 0xFF)])
+    ])
+  }
+
+  /// The transport sequence number in `header`, `nil` without a 2-byte element `id`.
+  static func sequenceNumber(in header: RTPHeader, id: UInt8) -> UInt16? {
+    guard let element = header.headerExtension?.element(id: id), element.value.count == 2 else {
+      return nil
+    }
+    return UInt16(element.value[0]) << 8 | UInt16(element.value[1])
+  }
+
+  /// The description of a received feedback packet (reference time reduced to 24 bits).
+  static func description(of feedback: RTCPTransportWideFeedback) -> TransportFeedbackDescription {
+    TransportFeedbackDescription(
+      baseSequenceNumber: feedback.baseSequenceNumber,
+      referenceTime: UInt32(bitPattern: feedback.referenceTime) & 0xFF_FFFF,
+      feedbackPacketCount: feedback.feedbackPacketCount,
+      packetStatuses: feedback.packets.map { status in
+        switch status {
+        case .notReceived: return .notReceived
+        case .receivedSmallDelta(let ticks): return .received(deltaTicks: Int16(ticks))
+        case .receivedLargeOrNegativeDelta(let ticks): return .received(deltaTicks: ticks)
+        }
+      })
+  }
+
+  /// The RTCP packet for a description the generator built.
+  static func feedback(
+    _ description: TransportFeedbackDescription, senderSSRC: UInt32, mediaSSRC: UInt32
+  ) -> RTCPTransportWideFeedback {
+    // 24-bit signed reference time.
+    let raw = Int32(bitPattern: description.referenceTime << 8) >> 8
+    return RTCPTransportWideFeedback(
+      senderSSRC: senderSSRC, mediaSSRC: mediaSSRC,
+      baseSequenceNumber: description.baseSequenceNumber, referenceTime: raw,
+      feedbackPacketCount: description.feedbackPacketCount,
+      packets: description.packetStatuses.map { status in
+        switch status {
+        case .notReceived: return .notReceived
+        case .received(let ticks):
+          return RTCPTransportWideFeedback.PacketStatus.received(deltaTicks: Int(ticks))
+            ?? .receivedLargeOrNegativeDelta(ticks)
+        }
+      })
+  }
+}

@@ -1,0 +1,88 @@
+import FPWCSApi2Swift
+import Foundation
+import WCSMedia
+import XCTest
+
+@testable import ExampleSupport
+
+/// The shared example code on its own: command lines, summaries, record checks, frame matching.
+final class ExampleSupportTests: XCTestCase {
+  func testArgumentsTakeOptionsFlagsAndPositionals() throws {
+    let arguments = try ExampleArguments(
+      [
+        "movie.mp4", "--width", "320", "--fps=15", "--fec", "--no-audio", "--file", "a", "--file",
+        "b",
+      ],
+      booleanFlags: ["fec"])
+    XCTAssertEqual(arguments.positional, ["movie.mp4"])
+    XCTAssertEqual(try arguments.int("width", default: 0), 320)
+    XCTAssertEqual(try arguments.int("fps", default: 30), 15)
+    XCTAssertEqual(try arguments.int("height", default: 480), 480)
+    XCTAssertTrue(arguments.flag("fec"))
+    XCTAssertFalse(arguments.flag("audio", default: true))
+    XCTAssertTrue(arguments.flag("video", default: true))
+    XCTAssertEqual(arguments.allValues["file"], ["a", "b"])
+    XCTAssertThrowsError(try ExampleArguments(["--width"]))
+    XCTAssertThrowsError(try ExampleArguments(["--width", "wide"]).int("width", default: 0))
+  }
+
+  func testSummaryPrintsAndParsesBack() {
+    var summary = ExampleSummary()
+    summary.addTime("Time to PLAYING", 0.25)
+    summary.addTime("Time to first frame", nil)
+    summary.add("PSNR", "41.50 dB mean")
+    summary.fail("no record")
+    let output = """
+      [  0.100] session ESTABLISHED
+      == Summary ==
+        Time to PLAYING:     0.250 s
+        Time to first frame: never
+        PSNR:                41.50 dB mean
+        FAILED: no record
+        Result: FAILED
+      == End ==
+      """
+    let parsed = ExampleSummary.parse(output)
+    XCTAssertEqual(parsed["Time to PLAYING"], "0.250 s")
+    XCTAssertEqual(parsed["Time to first frame"], "never")
+    XCTAssertEqual(ExampleSummary.number(parsed["PSNR"]), 41.5)
+    XCTAssertEqual(parsed["FAILED"], "no record; ")
+    XCTAssertNil(ExampleSummary.number(parsed["Time to first frame"]))
+    XCTAssertFalse(summary.succeeded)
+    XCTAssertEqual(
+      summary.entries.map(\.label), ["Time to PLAYING", "Time to first frame", "PSNR"])
+  }
+
+  func testRecordCheckRejectsAFileThatIsNotWebM() throws {
+    let path = NSTemporaryDirectory() + "not-a-record-\(UUID().uuidString).webm"
+    try Data("<html>404</html>".utf8).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    XCTAssertThrowsError(try RecordFile.check(path: path, bytes: 16))
+  }
+
+  /// Played frames that are the source's frames 10... with RTP timestamps at 30 fps match
+  /// exactly (PSNR capped at 99 dB), each at its timestamp.
+  func testFrameMatchingFollowsRTPTimestamps() throws {
+    let camera = VirtualCamera(width: 64, height: 48, frameRate: 30)
+    let source = SourceMedia(
+      frames: (0..<40).map { (Double($0) / 30, camera.frame($0 * 7)) }, audio: [], audioStart: 0,
+      frameRate: 30)
+    let played = (10..<30).map { index in
+      VideoFileRenderer.Kept(
+        rtpTimestamp: 1_000_000 &+ UInt32(index * 3000), arrival: 1 + Double(index) / 30,
+        picture: camera.frame(index * 7))
+    }
+    let report = try XCTUnwrap(VideoQualityReport.compare(played: played, source: source))
+    XCTAssertEqual(report.matchedFrames, 20)
+    XCTAssertEqual(report.matchedAtTimestamp, 20)
+    XCTAssertEqual(report.meanPSNR, 99)
+    XCTAssertEqual(report.videoOffset ?? 0, 1, accuracy: 1e-9)
+  }
+
+  func testAudioLevelMeter() {
+    XCTAssertEqual(AudioLevel.rms([Int16](repeating: 0, count: 960)), 0)
+    XCTAssertEqual(AudioLevel.rms([Int16](repeating: 16384, count: 960)), 0.5, accuracy: 1e-9)
+    XCTAssertEqual(AudioLevel.meter(0), "[....................] -60 dBFS")
+    XCTAssertEqual(AudioLevel.meter(1), "[####################] 0 dBFS")
+  }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import WCSLocalServer
+import WCSMedia
+import WCSTransport
+import XCTest
+
+/// The real relay engine end to end on loopback: two `PeerConnection` clients signal through
+/// `WCSLocalServer` over WebSocket; the publisher's RTP reaches the player rewritten; PLI goes
+/// upstream; NACK is served from the cache; the recording reads back.
+final class LocalServerRelayTests: XCTestCase {
+  static let publisherAudioSSRC: UInt32 = 0x1111_1111
+  static let publisherVideoSSRC: UInt32 = 0x2222_2222
+
+  /// One RTP packet as the player got it.
+  struct Received: Sendable {
+    var ssrc: UInt32
+    var payloadType: UInt8
+    var sequenceNumber: UInt16
+    var payload: [UInt8]
+    var bytes: [UInt8]
+  }
+
+  func testPublishPlayRelayNACKPLIAndRecording() throws {
+    let records = try makeTemporaryDirectory("wcs-relay-e2e")
+    defer { try? FileManager.default.removeItem(at: records) }
+    let logs = Collector<String>()
+    var engineConfiguration = LocalServerRelayEngine.Configuration(recordsDirectory: records.path)
+    // Every PLI goes through here, so the test sees both (the limit has its own unit test).
+    engineConfiguration.keyFrameRequestIntervalMillis = 0
+    engineConfiguration.reportIntervalMillis = 100
+    let engine = LocalServerRelayEngine(configuration: engineConfiguration)
+    let server = try WCSLocalServer.start(
+      testConfiguration(engine: engine, records: records, logs: logs))
+    defer { server.stop() }
+    let loop = EventLoop(label: "relay-test-clients")
+    defer { loop.shutdown() }
+
+    // Publisher: Opus 111 + VP8 96, sendonly.
+    let publisherPC = PeerConnection(configuration: .loopback, loop: loop)
+    let upstreamRTCP = Collector<[RTCPPacket]>()
+    let publisherOffer = try loop.submit {
+      publisherPC.onRTCP = { upstreamRTCP.append((try? RTCPPacket.parseCompound($0)) ?? []) }
+      return try publisherPC.createOffer(
+        audio: .init(ssrc: Self.publisherAudioSSRC, trackId: "a", includeG711: false),
+        video: .init(ssrc: Self.publisherVideoSSRC, trackId: "v"), mode: .publish)
+    }
+    let publisher = TestClient(server.wsURL)
+    publisher.establish()
+    publisher.send(
+      "publishStream",
+      Self.stream("pub-1", name: "cam", published: true, record: true, sdp: publisherOffer))
+    let publisherAnswer = try XCTUnwrap(
+      publisher.waitFor { $0.name == "setRemoteSDP" }?[1]?.stringValue)
+    XCTAssertTrue(publisherAnswer.contains("a=ice-lite"))
+    XCTAssertTrue(publisherAnswer.contains("a=end-of-candidates"))
+    XCTAssertTrue(publisherAnswer.contains("a=setup:active"))
+    try loop.submit { try publisherPC.setRemoteDescription(answer: publisherAnswer) }
+    let publishing = publisher.waitForStatus("pub-1", "PUBLISHING")
+    XCTAssertEqual(publishing?.object["videoCodec"], "VP8")
+    XCTAssertEqual(publishing?.object["audioCodec"], "opus")
+
+    // The publisher's media: 30 VP8 frames (160x120) and 10 Opus packets. The first
+    // `early` video packets go out before anyone plays: they are only cached (and recorded).
+    var packetizer = VP8Packetizer(maxPayloadSize: 400)
+    let encoder = try VP8Encoder(
+      configuration: .init(width: 160, height: 120, frameRate: 30, bitrateKbps: 300))
+    let opus = try OpusEncoder(configuration: .init(channels: 2))
+    var videoPackets: [[UInt8]] = []
+    var audioPackets: [[UInt8]] = []
+    var sequence: UInt16 = 65_530
+    for index in 0..<30 {
+      let picture = I420Image(width: 160, height: 120, y: UInt8(30 + index * 6))
+      for frame in try encoder.encode(picture, timestamp: UInt32(index * 3000)) {
+        for payload in packetizer.packetize(frame) {
+          let header = RTPHeader(
+            marker: payload.marker, payloadType: 96, sequenceNumber: sequence,
+            timestamp: payload.timestamp, ssrc: Self.publisherVideoSSRC)
+          videoPackets.append(try RTPPacket(header: header, payload: payload.payload).serialized())
+          sequence &+= 1
+        }
+      }
+    }
+    let silence = PCMAudioFrame(samples: [Int16](repeating: 0, count: 1920), channels: 2)
+    for index in 0..<10 {
+      let header = RTPHeader(
+        marker: index == 0, payloadType: 111, sequenceNumber: UInt16(100 + index),
+        timestamp: UInt32(index * 960), ssrc: Self.publisherAudioSSRC)
+      audioPackets.append(
+        try RTPPacket(header: header, payload: try opus.encode(silence)).serialized())
+    }
+    let early = 3
+    try loop.submit {
+      for packet in videoPackets.prefix(early) { try publisherPC.sendRTP(packet) }
+    }
+
+    // Player: other payload types (Opus 109, VP8 120), recvonly.
+    let playerPC = PeerConnection(configuration: .loopback, loop: loop)
+    let received = Collector<Received>()
+    let downstreamRTCP = Collector<[RTCPPacket]>()
+    let playerOffer = try loop.submit {
+      playerPC.onRTCP = { downstreamRTCP.append((try? RTCPPacket.parseCompound($0)) ?? []) }
+      playerPC.onRTP = { _, raw in
+        guard let parsed = try? RTPHeader.parse(raw) else { return }
+        let bytes = [UInt8](raw)
+        received.append(
+          Received(
+            ssrc: parsed.header.ssrc, payloadType: parsed.header.payloadType,
+            sequenceNumber: parsed.header.sequenceNumber,
+            payload: Array(bytes[parsed.payloadRange]), bytes: bytes))
+      }
+      return try playerPC.createOffer(
+        audio: .init(
+          direction: .recvonly, ssrc: 0x3333, trackId: "a", opusPayloadType: 109,
+          includeG711: false),
+        video: .init(direction: .recvonly, ssrc: 0x4444, trackId: "v", vp8PayloadType: 120),
+        mode: .play)
+    }
+    let player = TestClient(server.wsURL)
+    player.establish()
+    player.send(
+      "playStream", Self.stream("play-1", name: "cam", published: false, sdp: playerOffer))
+    let playerAnswer = try XCTUnwrap(player.waitFor { $0.name == "setRemoteSDP" }?[1]?.stringValue)
+    let answerSDP = try SDPParser.parse(playerAnswer).description
+    let audioSSRC = try XCTUnwrap(
+      answerSDP.media.first { $0.media == "audio" }?.ssrcAttributes.first?.ssrc)
+    let videoSSRC = try XCTUnwrap(
+      answerSDP.media.first { $0.media == "video" }?.ssrcAttributes.first?.ssrc)
+    XCTAssertEqual(answerSDP.media.map(\.payloadTypes), [[109], [120]])
+    try loop.submit { try playerPC.setRemoteDescription(answer: playerAnswer) }
+    player.waitForStatus("play-1", "PLAYING")
+    // A player joining makes the relay ask the publisher for a key frame.
+    upstreamRTCP.wait { Self.pictureLossCount($0) >= 1 }
+
+    try loop.submit {
+      for packet in videoPackets.dropFirst(early) + audioPackets { try publisherPC.sendRTP(packet) }
+    }
+    let relayedCount = videoPackets.count - early + audioPackets.count
+    let all = received.wait(timeout: 20) { $0.count >= relayedCount }
+    let video = all.filter { $0.ssrc == videoSSRC }
+    let audio = all.filter { $0.ssrc == audioSSRC }
+    XCTAssertEqual(video.count, videoPackets.count - early)
+    XCTAssertEqual(audio.count, audioPackets.count)
+    XCTAssertEqual(Set(video.map(\.payloadType)), [120])
+    XCTAssertEqual(Set(audio.map(\.payloadType)), [109])
+    XCTAssertEqual(
+      video.map(\.payload),
+      try videoPackets.dropFirst(early).map { Array(try RTPPacket.parse($0).payload) },
+      "payloads relayed unchanged and in order")
+    for (previous, next) in zip(video, video.dropFirst()) {
+      XCTAssertEqual(next.sequenceNumber, previous.sequenceNumber &+ 1)
+    }
+
+    // The player NACKs the packet just before its first one (sent before it joined, so it
+    // never got it; SRTP replay protection would drop a second copy of one it has): the relay
+    // serves it from the cache with the player's SSRC and numbering.
+    let first = try XCTUnwrap(video.first)
+    let nack = try RTCPPacket.serializeCompound([
+      .receiverReport(RTCPReceiverReport(ssrc: 0x4444)),
+      .genericNACK(
+        RTCPGenericNACK(senderSSRC: 0x4444, mediaSSRC: videoSSRC, lost: [first.sequenceNumber &- 1])
+      ),
+    ])
+    try loop.submit { try playerPC.sendRTCP(nack) }
+    let again = received.wait { $0.count > all.count }
+    let retransmitted = try XCTUnwrap(again.last)
+    XCTAssertEqual(retransmitted.ssrc, videoSSRC)
+    XCTAssertEqual(retransmitted.payloadType, 120)
+    XCTAssertEqual(retransmitted.sequenceNumber, first.sequenceNumber &- 1)
+    XCTAssertEqual(
+      retransmitted.payload, Array(try RTPPacket.parse(videoPackets[early - 1]).payload))
+
+    // A PLI from the player reaches the publisher for its own video SSRC.
+    let pli = try RTCPPacket.serializeCompound([
+      .receiverReport(RTCPReceiverReport(ssrc: 0x4444)),
+      .pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 0x4444, mediaSSRC: videoSSRC)),
+    ])
+    try loop.submit { try playerPC.sendRTCP(pli) }
+    upstreamRTCP.wait { Self.pictureLossCount($0) >= 2 }
+
+    // RTCP is terminated per leg: the publisher gets our RR about its video (every packet it
+    // sent, none lost), the player gets our SR for the SSRC it receives.
+    let reports = upstreamRTCP.wait { compounds in
+      Self.reportBlock(compounds, for: Self.publisherVideoSSRC).map {
+        $0.highestSequence == UInt32(65_530 + videoPackets.count - 1)
+      } ?? false
+    }
+    let block = try XCTUnwrap(Self.reportBlock(reports, for: Self.publisherVideoSSRC))
+    XCTAssertEqual(block.packetsLost, 0)
+    let senderReports = downstreamRTCP.wait { compounds in
+      compounds.joined().contains {
+        if case .senderReport(let report) = $0 { return report.ssrc == videoSSRC }
+        return false
+      }
+    }
+    let senderReport = senderReports.joined().compactMap { packet -> RTCPSenderReport? in
+      if case .senderReport(let report) = packet, report.ssrc == videoSSRC { return report }
+      return nil
+    }.last
+    XCTAssertEqual(senderReport?.packetCount, UInt32(videoPackets.count - early))
+
+    // Unpublish: the player stops, the recording is finished under the record name.
+    publisher.send("unPublishStream", ["mediaSessionId": "pub-1", "name": "cam"])
+    let unpublished = publisher.waitForStatus("pub-1", "UNPUBLISHED")
+    let recordName = try XCTUnwrap(unpublished?.object["recordName"]?.stringValue)
+    player.waitForStatus("play-1", "STOPPED")
+    logs.wait { $0.contains { $0.contains("recording finished: \(recordName)") } }
+    let reader = try MediaFileReader(path: records.appendingPathComponent(recordName).path)
+    var frames = 0
+    var chunks = 0
+    while let sample = try reader.nextSample() {
+      if case .video = sample { frames += 1 } else { chunks += 1 }
+    }
+    XCTAssertEqual(frames, 30)
+    XCTAssertGreaterThanOrEqual(chunks, 9)
+    loop.submit {
+      publisherPC.close()
+      playerPC.close()
+    }
+    publisher.closeAndWait()
+    player.closeAndWait()
+  }
+
+  func testTheDefaultEngineRefusesAnOfferWithoutOpusOrVP8() throws {
+    let records = try makeTemporaryDirectory("wcs-relay-default")
+    defer { try? FileManager.default.removeItem(at: records) }
+    let logs = Collector<String>()
+    var configuration = testConfiguration(
+      engine: UnavailableMediaEngine(), records: records, logs: logs)
+    configuration.mediaEngine = nil
+    let server = try WCSLocalServer.start(configuration)
+    defer { server.stop() }
+    let h264Only = [
+      "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "m=video 9 UDP/TLS/RTP/SAVPF 102",
+      "c=IN IP4 0.0.0.0", "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
+      "a=setup:actpass", "a=rtpmap:102 H264/90000", "a=sendonly", "",
+    ].joined(separator: "\r\n")
+    let client = TestClient(server.wsURL)
+    client.establish()
+    client.send("publishStream", Self.stream("pub-h264", name: "h", published: true, sdp: h264Only))
+    let failed = client.waitForStatus("pub-h264", "FAILED")
+    XCTAssertEqual(failed?.object["info"], "No common codecs")
+    logs.wait { $0.contains { $0.contains("media pub-h264: offer refused") } }
+    client.closeAndWait()
+  }
+
+  /// PLIs for the publisher's video SSRC among the RTCP it received.
+  static func pictureLossCount(_ compounds: [[RTCPPacket]]) -> Int {
+    compounds.joined().filter {
+      if case .pictureLossIndication(let request) = $0 {
+        return request.mediaSSRC == publisherVideoSSRC
+      }
+      return false
+    }.count
+  }
+
+  /// The newest report block about `ssrc` in the RRs received.
+  static func reportBlock(_ compounds: [[RTCPPacket]], for ssrc: UInt32) -> RTCPReportBlock? {
+    compounds.joined().compactMap { packet -> RTCPReportBlock? in
+      if case .receiverReport(let report) = packet {
+        return report.reports.first { $0.ssrc == ssrc }
+      }
+      return nil
+    }.last
+  }
+
+  static func stream(
+    _ mediaSessionId: String, name: String, published: Bool, record: Bool = false, sdp: String
+  ) -> JSONValue {
+    guard
+      case .object(var object) = streamArgument(
+        mediaSessionId, name: name, published: published, record: record)
+    else { return .null }
+    object["sdp"] = .string(sdp)
+    return .object(object)
+  }
+}

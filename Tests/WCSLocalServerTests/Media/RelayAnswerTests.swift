@@ -1,0 +1,42 @@
+import WCSMedia
+import XCTest
+
+@testable import WCSLocalServer
+
+final class RelayAnswerTests: XCTestCase {
+  static let answer = [
+    "v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0 1", "a=ice-lite",
+    "m=audio 40000 UDP/TLS/RTP/SAVPF 111 0", "c=IN IP4 127.0.0.1", "a=mid:0", "a=sendonly",
+    "a=rtpmap:111 opus/48000/2", "a=rtcp-fb:111 transport-cc", "a=rtpmap:0 PCMU/8000",
+    "a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",
+    "m=video 40000 UDP/TLS/RTP/SAVPF 96 97 98", "c=IN IP4 127.0.0.1", "a=mid:1", "a=sendonly",
+    "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack", "a=rtcp-fb:96 nack pli",
+    "a=rtcp-fb:96 transport-cc", "a=rtpmap:97 rtx/90000", "a=fmtp:97 apt=96",
+    "a=rtpmap:98 H264/90000", "a=fmtp:98 profile-level-id=42e01f", "",
+  ].joined(separator: "\r\n")
+
+  func testOnlyOpusAndVP8WithoutTransportCCAndWithOurSSRCs() throws {
+    let text = try RelayAnswer.restrict(
+      Self.answer, ssrcs: ["audio": 1111, "video": 2222], cname: "relay")
+    let sdp = try SDPParser.parse(text).description
+    XCTAssertEqual(sdp.media.map(\.payloadTypes), [[111], [96]])
+    XCTAssertEqual(sdp.media[1].rtcpFeedback(payloadType: 96).map(\.type), ["nack", "nack"])
+    XCTAssertTrue(sdp.media[0].rtcpFeedback(payloadType: 111).isEmpty)
+    XCTAssertTrue(sdp.media[0].headerExtensions.isEmpty)
+    XCTAssertEqual(sdp.media[0].ssrcAttributes.map(\.ssrc), [1111])
+    XCTAssertEqual(sdp.media[1].ssrcAttributes.map(\.value), ["relay"])
+    XCTAssertTrue(sdp.isICELite)
+    XCTAssertFalse(text.contains("H264"))
+    XCTAssertFalse(text.contains("rtx"))
+  }
+
+  func testAnOfferWithoutOpusOrVP8HasNoCommonCodecs() {
+    let h264Only = [
+      "v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0",
+      "m=video 40000 UDP/TLS/RTP/SAVPF 98", "c=IN IP4 127.0.0.1", "a=rtpmap:98 H264/90000", "",
+    ].joined(separator: "\r\n")
+    XCTAssertThrowsError(try RelayAnswer.restrict(h264Only)) {
+      XCTAssertEqual($0 as? RelayAnswerError, .noCommonCodecs)
+    }
+  }
+}

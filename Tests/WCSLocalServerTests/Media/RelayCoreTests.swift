@@ -1,0 +1,126 @@
+import Foundation
+import WCSMedia
+import XCTest
+
+@testable import WCSLocalServer
+
+/// The Sans-I/O pieces of the SFU relay: packet cache, per-player rewrite, key frame request
+/// limit, receiver statistics, payload type mapping.
+final class RelayCoreTests: XCTestCase {
+  /// V=2, M=1, PT=96, seq 0xFFFE, ts 0xFFFFFF00, SSRC 0x11223344, payload DE AD.
+  let packet: [UInt8] = [
+    0x80, 0xE0, 0xFF, 0xFE, 0xFF, 0xFF, 0xFF, 0x00, 0x11, 0x22, 0x33, 0x44, 0xDE, 0xAD,
+  ]
+
+  func testRewriteChangesSSRCPayloadTypeSequenceAndTimestampOnly() throws {
+    var rewriter = RelayRTPRewriter(
+      ssrc: 0xAABB_CCDD, payloadTypes: [96: 100], sequenceOffset: 5, timestampOffset: 0x200)
+    let out = try XCTUnwrap(rewriter.rewrite(packet, now: 1000))
+    XCTAssertEqual(
+      out,
+      [0x80, 0xE4, 0x00, 0x03, 0x00, 0x00, 0x01, 0x00, 0xAA, 0xBB, 0xCC, 0xDD, 0xDE, 0xAD],
+      "marker kept, PT 100, seq wraps to 3, ts wraps to 0x100")
+    XCTAssertEqual(rewriter.packetCount, 1)
+    XCTAssertEqual(rewriter.octetCount, 2)
+    XCTAssertEqual(rewriter.lastTimestamp, 0x100)
+    XCTAssertEqual(rewriter.sourceSequenceNumber(3), 0xFFFE, "a NACK for 3 means source 0xFFFE")
+    // Not relayed: unknown payload type, short packet, wrong version.
+    var other = packet
+    other[1] = 0x61
+    XCTAssertNil(rewriter.rewrite(other, now: 0))
+    XCTAssertNil(rewriter.rewrite(Array(packet.prefix(11)), now: 0))
+    other = packet
+    other[0] = 0x40
+    XCTAssertNil(rewriter.rewrite(other, now: 0))
+    XCTAssertEqual(rewriter.packetCount, 1)
+  }
+
+  func testRewriteDropsHeaderExtensionsTheBrowserNegotiatedDifferently() throws {
+    // X=1, one-byte extension profile BEDE, 1 word: id 1 len 1 (2 bytes) + padding.
+    let withExtension: [UInt8] = [
+      0x90, 0x60, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x01, 0x02, 0x03, 0x04,
+      0xBE, 0xDE, 0x00, 0x01, 0x10, 0xAA, 0xBB, 0x00, 0x42,
+    ]
+    var rewriter = RelayRTPRewriter(
+      ssrc: 7, payloadTypes: [96: 96], sequenceOffset: 0, timestampOffset: 0)
+    let out = try XCTUnwrap(rewriter.rewrite(withExtension, now: 0))
+    XCTAssertEqual(
+      out, [0x80, 0x60, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x07, 0x42])
+    // An extension length pointing past the end is refused, not read.
+    var truncated = withExtension
+    truncated[15] = 9
+    XCTAssertNil(rewriter.rewrite(truncated, now: 0))
+  }
+
+  func testPacketCacheKeepsTheLastPacketsBySequenceNumber() {
+    var cache = RelayPacketCache(capacity: 1000)
+    XCTAssertEqual(cache.capacity, 1024)
+    for sequence in 0..<1100 {
+      let number = UInt16(truncatingIfNeeded: 65000 + sequence)
+      cache.store([UInt8(truncatingIfNeeded: sequence)], sequenceNumber: number)
+    }
+    XCTAssertNil(cache.packet(65000), "evicted by 1024 newer packets")
+    XCTAssertNil(cache.packet(UInt16(truncatingIfNeeded: 65000 + 75)))
+    XCTAssertEqual(cache.packet(UInt16(truncatingIfNeeded: 65000 + 76)), [76])
+    XCTAssertEqual(cache.packet(UInt16(truncatingIfNeeded: 65000 + 1099)), [UInt8(1099 % 256)])
+    XCTAssertNil(cache.packet(UInt16(truncatingIfNeeded: 65000 + 1100)), "never stored")
+  }
+
+  func testKeyFrameRequestsAreLimitedToOnePerSecond() {
+    var limiter = KeyFrameRequestLimiter(intervalMillis: 1000)
+    XCTAssertEqual(
+      [0, 10, 999, 1000, 1500, 2000, 5000].map { limiter.shouldForward(now: $0) },
+      [true, false, false, true, false, true, true])
+  }
+
+  func testReceptionStatisticsCountLossAcrossTheWrap() throws {
+    var statistics = RelayReceptionStatistics(ssrc: 9, clockRate: 90_000)
+    XCTAssertNil(statistics.reportBlock(now: 0))
+    // 65530 ... 65535, 0 ... 9 with 65533 and 4 missing: 16 expected, 14 received.
+    var sequences = Array(65530...65535).map { UInt16($0) } + (0...9).map { UInt16($0) }
+    sequences.removeAll { $0 == 65533 || $0 == 4 }
+    for (index, sequence) in sequences.enumerated() {
+      statistics.record(
+        sequenceNumber: sequence, timestamp: UInt32(index * 3000), now: Int64(index * 33))
+    }
+    statistics.senderReportReceived(ntpTimestamp: 0x1234_5678_9ABC_DEF0, now: 1000)
+    let block = try XCTUnwrap(statistics.reportBlock(now: 1500))
+    XCTAssertEqual(block.ssrc, 9)
+    XCTAssertEqual(block.highestSequence, 65536 + 9)
+    XCTAssertEqual(block.packetsLost, 2)
+    XCTAssertEqual(block.fractionLost, UInt8(2 * 256 / 16))
+    XCTAssertEqual(block.lastSenderReport, 0x5678_9ABC)
+    XCTAssertEqual(block.delaySinceLastSenderReport, 32768, "0.5 s in 1/65536 s")
+    // Arrivals every 33 ms with 3000-tick steps: |D| = |2970 - 3000| = 30 ticks per packet.
+    XCTAssertGreaterThan(block.jitter, 5)
+    XCTAssertLessThanOrEqual(block.jitter, 30)
+    let next = try XCTUnwrap(statistics.reportBlock(now: 2500))
+    XCTAssertEqual(next.fractionLost, 0, "no new packets, no new loss in this interval")
+  }
+
+  func testPayloadTypeMapMatchesCodecsByNameAndClockRate() throws {
+    let publisherSDP = try SDPParser.parse(Self.offer(audio: "111 0", video: "96 97")).description
+    let playerSDP = try SDPParser.parse(Self.offer(audio: "109 0", video: "120 121")).description
+    let publisher = RelayCodecs.payloadTypes(in: publisherSDP)
+    XCTAssertEqual(publisher[111], RelayCodec(kind: .audio, name: "opus", clockRate: 48_000))
+    XCTAssertEqual(publisher[96], RelayCodec(kind: .video, name: "VP8", clockRate: 90_000))
+    XCTAssertNil(publisher[0], "PCMU is not relayed")
+    XCTAssertNil(publisher[97], "rtx is not relayed")
+    let player = RelayCodecs.payloadTypes(in: playerSDP)
+    XCTAssertEqual(
+      RelayCodecs.payloadTypeMap(publisher: publisher, player: player), [111: 109, 96: 120])
+  }
+
+  static func offer(audio: String, video: String) -> String {
+    let audioTypes = audio.split(separator: " ")
+    let videoTypes = video.split(separator: " ")
+    return [
+      "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0",
+      "m=audio 9 UDP/TLS/RTP/SAVPF \(audio)", "c=IN IP4 0.0.0.0",
+      "a=rtpmap:\(audioTypes[0]) opus/48000/2", "a=rtpmap:0 PCMU/8000",
+      "m=video 9 UDP/TLS/RTP/SAVPF \(video)", "c=IN IP4 0.0.0.0",
+      "a=rtpmap:\(videoTypes[0]) VP8/90000", "a=rtpmap:\(videoTypes[1]) rtx/90000",
+      "a=fmtp:\(videoTypes[1]) apt=\(videoTypes[0])", "",
+    ].joined(separator: "\r\n")
+  }
+}

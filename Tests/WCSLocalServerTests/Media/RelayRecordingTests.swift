@@ -1,0 +1,89 @@
+import Foundation
+import WCSMedia
+import XCTest
+
+@testable import WCSLocalServer
+
+/// A publisher's RTP (VP8 packets, Opus packets) becomes a WebM file that reads back.
+final class RelayRecordingTests: XCTestCase {
+  func testVP8AndOpusPacketsBecomeAWebMFileUnderTheRecordName() throws {
+    let directory = try makeTemporaryDirectory("wcs-relay-recording")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let temporary = directory.appendingPathComponent(".recording-pub-1.webm").path
+    let final = directory.appendingPathComponent("stream-cam.webm").path
+    let recording = RelayRecording(temporaryPath: temporary, hasVideo: true, hasAudio: true)
+
+    let encoder = try VP8Encoder(
+      configuration: .init(width: 160, height: 120, frameRate: 30, bitrateKbps: 300))
+    let opus = try OpusEncoder(configuration: .init(channels: 2))
+    var packetizer = VP8Packetizer(maxPayloadSize: 300)
+    var sequence: UInt16 = 65_500
+    let frames = 30
+    // Audio before the first key frame is held, not lost.
+    let silence = PCMAudioFrame(samples: [Int16](repeating: 0, count: 960 * 2), channels: 2)
+    recording.addAudio(try opus.encode(silence), timestamp: 1000)
+    for index in 0..<frames {
+      let picture = I420Image(width: 160, height: 120, y: UInt8(40 + index * 5))
+      for frame in try encoder.encode(picture, timestamp: UInt32(index * 3000)) {
+        let payloads = packetizer.packetize(frame)
+        // Reverse the packets of each frame: the assembler must reorder them.
+        let numbered = payloads.map { payload -> (UInt16, PacketizedPayload) in
+          defer { sequence &+= 1 }
+          return (sequence, payload)
+        }
+        for (number, payload) in numbered.reversed() {
+          recording.addVideo(
+            sequenceNumber: number, timestamp: payload.timestamp, marker: payload.marker,
+            payload: payload.payload)
+        }
+      }
+      if index % 3 == 2 {
+        recording.addAudio(
+          try opus.encode(silence), timestamp: 1000 + UInt32((index / 3 + 1) * 4800))
+      }
+    }
+    XCTAssertTrue(recording.finish(renamingTo: final), recording.lastError ?? "")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: temporary))
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: final))
+    XCTAssertEqual(Array(bytes.prefix(4)), [0x1A, 0x45, 0xDF, 0xA3], "EBML magic")
+
+    let reader = try MediaFileReader(path: final)
+    var videoFrames = 0
+    var audioChunks = 0
+    while let sample = try reader.nextSample() {
+      switch sample {
+      case .video(let frame):
+        videoFrames += 1
+        XCTAssertEqual(frame.width, 160)
+      case .audio: audioChunks += 1
+      }
+    }
+    XCTAssertEqual(videoFrames, frames)
+    XCTAssertGreaterThanOrEqual(audioChunks, 10, "11 Opus packets of 20 ms")
+  }
+
+  func testNothingRecordedLeavesNoFile() throws {
+    let directory = try makeTemporaryDirectory("wcs-relay-recording-empty")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let recording = RelayRecording(
+      temporaryPath: directory.appendingPathComponent(".tmp.webm").path, hasVideo: true,
+      hasAudio: true)
+    // Audio only while waiting for a key frame that never comes; a delta-frame-like payload.
+    recording.addAudio([0xFC, 0xFF, 0xFE], timestamp: 0)
+    recording.addVideo(sequenceNumber: 1, timestamp: 0, marker: true, payload: [0x10, 0x01])
+    let final = directory.appendingPathComponent("x.webm").path
+    XCTAssertFalse(recording.finish(renamingTo: final))
+    XCTAssertEqual(recording.lastError, "no media recorded")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: final))
+  }
+
+  func testKeyFrameSizeFromTheVP8Header() {
+    // Frame tag (key frame), start code, 640 x 480.
+    let header: [UInt8] = [0x50, 0x2A, 0x00, 0x9D, 0x01, 0x2A, 0x80, 0x02, 0xE0, 0x01]
+    let size = RelayRecording.keyFrameSize(header)
+    XCTAssertEqual(size?.width, 640)
+    XCTAssertEqual(size?.height, 480)
+    XCTAssertNil(RelayRecording.keyFrameSize(Array(header.prefix(9))))
+    XCTAssertNil(RelayRecording.keyFrameSize([0x50, 0x2A, 0x00, 0x9D, 0x01, 0x2B, 0, 0, 0, 0]))
+  }
+}

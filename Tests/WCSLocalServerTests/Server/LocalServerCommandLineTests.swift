@@ -1,0 +1,54 @@
+import WCSLocalServer
+import XCTest
+
+final class LocalServerCommandLineTests: XCTestCase {
+  private func configuration(_ arguments: [String]) throws -> WCSLocalServer.Configuration {
+    guard case .run(let configuration) = try LocalServerCommandLine.parse(arguments) else {
+      throw XCTSkip("not a run configuration")
+    }
+    return configuration
+  }
+
+  func testDefaultsAreTheWCSPorts() throws {
+    let defaults = try configuration([])
+    XCTAssertEqual(defaults.bindAddress, "127.0.0.1")
+    XCTAssertEqual(defaults.wsPort, 8080)
+    XCTAssertNil(defaults.wssPort)
+    XCTAssertEqual(defaults.httpPort, 8081)
+    XCTAssertNil(defaults.legacyHTTPPort)
+    XCTAssertTrue(defaults.recordsDirectory.hasSuffix("/records"))
+  }
+
+  func testEveryFlag() throws {
+    let parsed = try configuration([
+      "--bind", "0.0.0.0", "--ws-port", "0", "--wss-port", "8443", "--cert", "c.pem", "--key",
+      "k.pem", "--http-port", "9091", "--legacy-http-port", "8081", "--records", "/tmp/r",
+    ])
+    XCTAssertEqual(parsed.bindAddress, "0.0.0.0")
+    XCTAssertEqual(parsed.wsPort, 0)
+    XCTAssertEqual(parsed.wssPort, 8443)
+    XCTAssertEqual(parsed.certificatePath, "c.pem")
+    XCTAssertEqual(parsed.privateKeyPath, "k.pem")
+    XCTAssertEqual(parsed.httpPort, 9091)
+    XCTAssertEqual(parsed.legacyHTTPPort, 8081)
+    XCTAssertEqual(parsed.recordsDirectory, "/tmp/r")
+  }
+
+  func testHelpAndErrors() {
+    guard case .help? = try? LocalServerCommandLine.parse(["--ws-port", "1", "--help"]) else {
+      return XCTFail("--help not recognised")
+    }
+    let bad: [([String], String)] = [
+      (["--ws-port"], "--ws-port needs a value"),
+      (["--ws-port", "70000"], "--ws-port needs a port number 0...65535, got '70000'"),
+      (["--http-port", "x"], "--http-port needs a port number 0...65535, got 'x'"),
+      (["--wss-port", "8443", "--cert", "c.pem"], "--wss-port needs --cert and --key"),
+      (["--verbose"], "unknown argument '--verbose'"),
+    ]
+    for (arguments, message) in bad {
+      XCTAssertThrowsError(try LocalServerCommandLine.parse(arguments), "\(arguments)") {
+        XCTAssertEqual(($0 as? LocalServerCommandLine.UsageError)?.description, message)
+      }
+    }
+  }
+}
