@@ -81,6 +81,7 @@ public enum JSONValue: Sendable, Equatable, Hashable {
 }
 
 extension JSONValue: Codable {
+  /// Decodes any JSON value; numbers become `.number(Double)`.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if container.decodeNil() {
@@ -98,6 +99,7 @@ extension JSONValue: Codable {
     }
   }
 
+  /// Encodes the value; whole numbers below 2^53 are written without a fraction.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     switch self {
@@ -120,13 +122,20 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral,
   ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral,
   ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+  /// A literal as `.string`.
   public init(stringLiteral value: String) { self = .string(value) }
+  /// A literal as `.bool`.
   public init(booleanLiteral value: Bool) { self = .bool(value) }
+  /// A literal as `.number`.
   public init(integerLiteral value: Int) { self = .number(Double(value)) }
+  /// A literal as `.number`.
   public init(floatLiteral value: Double) { self = .number(value) }
+  /// A literal as `.array`.
   public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+  /// A literal as `.object` (the last of duplicate keys wins).
   public init(dictionaryLiteral elements: (String, JSONValue)...) {
     self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
   }
+  /// A literal as `.null`.
   public init(nilLiteral: ()) { self = .null }
 }

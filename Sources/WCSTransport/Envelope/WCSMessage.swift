@@ -36,6 +36,7 @@ public enum WCSMessageDecodingError: Error, Sendable, Equatable, CustomStringCon
   /// `data` is present but neither an array, an object nor null.
   case invalidData(String)
 
+  /// A one-line explanation for logs.
   public var description: String {
     switch self {
     case .notJSON(let detail): return "frame is not JSON: \(detail)"

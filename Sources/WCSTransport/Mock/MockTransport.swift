@@ -25,6 +25,7 @@ public final class MockTransport: SignalingTransport {
     self.opensAutomatically = opensAutomatically
   }
 
+  /// Records the URL and options; opens at once when `opensAutomatically`.
   public func connect(
     to url: String, options: SignalingConnectOptions,
     handler: @escaping @Sendable (SignalingEvent) -> Void
@@ -37,6 +38,7 @@ public final class MockTransport: SignalingTransport {
     if opensAutomatically { open() }
   }
 
+  /// Records the text (or fails with `.notConnected` when not open) and calls the `onSend` hook.
   @discardableResult public func send(_ text: String) -> Result<Void, SignalingTransportError> {
     let hook: (@Sendable (String) -> Void)?? = state.withLock {
       guard $0.isOpen else { return nil }
@@ -48,6 +50,7 @@ public final class MockTransport: SignalingTransport {
     return .success(())
   }
 
+  /// Records the close request; an open mock reports `.closed(code, reason)` to the handler.
   public func close(code: Int, reason: String) {
     let wasOpen = state.withLock {
       $0.closeRequests.append((code, reason))

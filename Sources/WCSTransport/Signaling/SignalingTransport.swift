@@ -25,6 +25,7 @@ public enum SignalingTransportError: Error, Sendable, Equatable, CustomStringCon
   /// `send(_:)` was called before `opened` or after the connection ended.
   case notConnected
 
+  /// A one-line explanation for logs and `WCSError` messages.
   public var description: String {
     switch self {
     case .invalidURL(let url): return "invalid WebSocket URL '\(url)'"
