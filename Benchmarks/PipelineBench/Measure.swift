@@ -9,8 +9,15 @@ func processCPUSeconds() -> Double {
   return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-/// Resident set size, bytes: `/proc/self/statm` field 2 × page size.
+/// glibc's `malloc_trim` (not in the Glibc module map), looked up once.
+let trimHeap: (@convention(c) (Int) -> Int32)? = dlsym(nil, "malloc_trim").map {
+  unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)
+}
+
+/// Resident set size, bytes: `/proc/self/statm` field 2 × page size, after handing the free
+/// heap back to the kernel (`malloc_trim`), so freed blocks are not counted.
 func residentBytes() -> Int {
+  trimHeap?(0)
   guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
     return 0
   }
