@@ -212,6 +212,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     videoSource?.stop()
     audioSource?.stop()
     audioReceiveTrack?.stop()
+    videoReceiveTrack?.stop()
+    videoTrack?.stop()
   }
 
   func closeOnLoop() {

@@ -13,6 +13,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   private let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoReceiver.Statistics())
+  private let stopped = Mutex(false)
 
   /// - Parameter onKeyFrameNeeded: called (on the queue) when the picture is lost; the owner
   ///   asks the sender for a key frame (PLI).
@@ -27,10 +28,18 @@ final class VideoReceiveTrack: @unchecked Sendable {
   /// Decoder counters.
   var statistics: VideoReceiver.Statistics { stats.withLock { $0 } }
 
+  /// Stops rendering: pictures still queued for decoding are dropped; returns once the
+  /// decode queue is idle, so nothing reaches the renderer afterwards. Not on `queue`.
+  func stop() {
+    stopped.withLock { $0 = true }
+    queue.sync {}
+  }
+
   /// Queues packets released at `now` for decoding. Callable from any thread.
   func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) {
     guard !packets.isEmpty else { return }
     queue.async {
+      guard !self.stopped.withLock({ $0 }) else { return }
       let output = self.receiver.handle(packets, now: now)
       self.stats.withLock { $0 = self.receiver.statistics }
       if output.needsKeyFrame { self.onKeyFrameNeeded() }

@@ -7,8 +7,8 @@ import Synchronization
 /// so a slow encode does not delay packets. A disabled (muted) track encodes black pictures, as
 /// the iOS SDK's disabled track does.
 final class VideoSendTrack: @unchecked Sendable {
-  // @unchecked Sendable: `encoder`, `packetizer`, `pendingBitrate` and the counters are used on
-  // `queue` only; `enabled` and `statistics` sit behind mutexes.
+  // @unchecked Sendable: `encoder`, `packetizer` and `lastTimestamp` are used on `queue` only;
+  // `enabled`, `stopped` and `statistics` sit behind mutexes.
 
   /// Counters of the track.
   struct Statistics: Sendable, Equatable {
@@ -25,6 +25,7 @@ final class VideoSendTrack: @unchecked Sendable {
   private let output: @Sendable (_ payloads: [PacketizedPayload], _ isKeyFrame: Bool) -> Void
   private let preview: (any VideoRenderer)?
   private let enabledState = Mutex(true)
+  private let stopped = Mutex(false)
   private let stats = Mutex(Statistics())
   private var lastTimestamp: UInt32?
 
@@ -53,9 +54,17 @@ final class VideoSendTrack: @unchecked Sendable {
   /// A copy of the counters.
   var statistics: Statistics { stats.withLock { $0 } }
 
+  /// Stops encoding and previewing: pictures still queued are dropped; returns once the queue
+  /// is idle. Not on `queue`.
+  func stop() {
+    stopped.withLock { $0 = true }
+    queue.sync {}
+  }
+
   /// Encodes `picture` captured at `timestamp` (90 kHz). Call on `queue`.
   func encode(_ picture: I420Image, timestamp: UInt32) {
     dispatchPrecondition(condition: .onQueue(queue))
+    guard !stopped.withLock({ $0 }) else { return }
     // The encoder needs increasing timestamps; a source switch may restart them.
     if let last = lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { return }
     lastTimestamp = timestamp
