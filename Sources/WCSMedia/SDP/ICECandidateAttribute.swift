@@ -97,6 +97,8 @@ public struct ICECandidateAttribute: Hashable, Sendable {
         guard let g = value?.int() else { return nil }
         generation = g
       } else {
+        // Browsers add two or three (network-id, network-cost, ufrag): one allocation, no regrowth.
+        if extensions.isEmpty { extensions.reserveCapacity(4) }
         extensions.append(FormatParameter(name.token, value?.token ?? ""))
       }
     }

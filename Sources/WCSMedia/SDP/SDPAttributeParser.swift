@@ -8,6 +8,8 @@ enum SDPAttributeParser {
     case malformed
     /// Not a typed attribute (kept as `.other` silently).
     case unknown
+    /// A valid `a=ssrc` whose value the caller makes into a string (it shares repeated ones).
+    case ssrc(UInt32, String, ByteSlice?)
   }
 
   // Each typed case unwraps and wraps in place: going through `Optional.map` and a shared
@@ -26,8 +28,11 @@ enum SDPAttributeParser {
         return .malformed
       }
       if name.equals("ssrc") {
-        if let a = ssrc(value) { return .typed(.ssrc(a)) }
-        return .malformed
+        var c = value
+        guard let ssrc = c.nextField()?.uint32() else { return .malformed }
+        let (attr, v) = c.trimmed().splitOnce(UInt8(ascii: ":"))
+        guard !attr.isEmpty else { return .malformed }
+        return .ssrc(ssrc, attr.token, v)
       }
       if name.equals("msid") {
         if let a = msid(value) { return .typed(.msid(a)) }
@@ -167,6 +172,7 @@ enum SDPAttributeParser {
       let p = piece.trimmed()
       if p.isEmpty { continue }
       let (k, val) = p.splitOnce(UInt8(ascii: "="))
+      if params.isEmpty { params.reserveCapacity(4) }
       params.append(FormatParameter(k.trimmed().token, val.map { $0.trimmed().string }))
     }
     return FormatParameters(payloadType: pt, parameters: params)
@@ -197,15 +203,6 @@ enum SDPAttributeParser {
     }
     return HeaderExtensionMap(
       id: id, direction: direction, uri: uri.headerExtensionURI, extensionAttributes: rest(c))
-  }
-
-  static func ssrc(_ v: ByteSlice) -> SSRCAttribute? {
-    var c = v
-    guard let ssrc = c.nextField()?.uint32() else { return nil }
-    let r = c.trimmed()
-    let (attr, value) = r.splitOnce(UInt8(ascii: ":"))
-    guard !attr.isEmpty else { return nil }
-    return SSRCAttribute(ssrc: ssrc, attribute: attr.token, value: value?.string)
   }
 
   static func ssrcGroup(_ v: ByteSlice) -> SSRCGroup? {

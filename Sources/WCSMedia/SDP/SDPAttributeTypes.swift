@@ -196,25 +196,35 @@ public struct CertificateFingerprint: Hashable, Sendable {
 
   init?(bytes value: ByteSlice) {
     var c = value
-    guard let hash = c.nextField(), let hex = c.nextField(), c.nextField() == nil else {
+    guard let hash = c.nextField() else { return nil }
+    // The rest is the hex field: a space or tab inside it (what made a third field before) fails
+    // the digit/colon check below, so the result is the same without a separate field scan.
+    let hex = c.trimmed()
+    // "XX:" per byte, the last without the colon.
+    guard !hex.isEmpty, (hex.count + 1) % 3 == 0, let base = hex.base.baseAddress else {
       return nil
     }
-    // "XX:" per byte, the last without the colon.
-    guard (hex.count + 1) % 3 == 0 else { return nil }
     let n = (hex.count + 1) / 3
+    let p = base + hex.lo
     var valid = true
     let bytes = [UInt8](unsafeUninitializedCapacity: n) { buf, count in
-      for k in 0..<n {
-        let i = k * 3
-        let h = Self.hexValue(hex.byte(i))
-        let l = Self.hexValue(hex.byte(i + 1))
-        guard h | l < 16, i + 2 >= hex.count || hex.byte(i + 2) == UInt8(ascii: ":") else {
+      guard let out = buf.baseAddress else { return }
+      var k = 0
+      // In bounds by the length check: for k < n the digits are at 3k and 3k+1 <= count-1, and
+      // the colon at 3k+2 is read only for k < n-1.
+      while k < n {
+        let i = k &* 3
+        let h = Self.hexValue(p[i])
+        let l = Self.hexValue(p[i &+ 1])
+        let colon = k == n &- 1 ? UInt8(ascii: ":") : p[i &+ 2]
+        guard h | l < 16, colon == UInt8(ascii: ":") else {
           valid = false
           break
         }
-        buf[k] = h << 4 | l
-        count = k + 1
+        out[k] = h << 4 | l
+        k &+= 1
       }
+      count = k
     }
     guard valid else { return nil }
     // Browsers write the name in lower-case ASCII; `lowercased()` (a new string) is then a no-op.

@@ -170,6 +170,13 @@ struct ByteSlice {
     return sameBytes(literal.utf8Start, count)
   }
 
+  /// `true` when the `count` bytes of `base` starting at `other` equal this slice's bytes (the
+  /// same buffer; `other + count` must not pass the end).
+  func equalsBytes(at other: Int) -> Bool {
+    guard other >= 0, other + count <= base.count, let b = base.baseAddress else { return false }
+    return memcmp(b + lo, b + other, count) == 0
+  }
+
   func hasPrefix(_ literal: StaticString) -> Bool {
     let n = literal.utf8CodeUnitCount
     guard n <= count else { return false }
@@ -241,6 +248,16 @@ struct ByteSlice {
   func uint64() -> UInt64? {
     guard lo < hi else { return nil }
     var v: UInt64 = 0
+    // Up to 19 digits cannot overflow 64 bits: no overflow checks per digit (SSRCs, priorities
+    // and ports are all that short).
+    if hi - lo <= 19 {
+      for i in lo..<hi {
+        let d = base[i] &- 0x30
+        guard d < 10 else { return nil }
+        v = v &* 10 &+ UInt64(d)
+      }
+      return v
+    }
     for i in lo..<hi {
       let d = base[i] &- 0x30
       guard d < 10 else { return nil }
@@ -257,6 +274,7 @@ struct ByteSlice {
     return Int(v)
   }
 
+  @inline(__always)
   func uint32() -> UInt32? {
     guard let v = uint64(), v <= UInt64(UInt32.max) else { return nil }
     return UInt32(v)

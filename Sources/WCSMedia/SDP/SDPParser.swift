@@ -12,8 +12,13 @@ public enum SDPParser {
   ///   line without media, port and protocol.
   public static func parse(_ text: String) throws(SDPParseError) -> SDPParseResult {
     var copy = text
-    let result: Result<SDPParseResult, SDPParseError> = copy.withUTF8 { buf in
-      var state = State()
+    // The result comes back as the closure's return value (moved, not copied); going through a
+    // `Result` or a captured variable copied the whole description once more.
+    var failure = SDPParseError.empty
+    let parsed: SDPParseResult? = copy.withUTF8 { buf in
+      var state = State(
+        session: SessionDescription(timing: []),
+        current: MediaDescription(media: "", port: 0, proto: "", formats: []))
       var lineNumber = 0
       var sawLine = false
       var start = 0
@@ -36,12 +41,14 @@ public enum SDPParser {
           start = newline + 1
         }
         guard sawLine else { throw SDPParseError.empty }
-        return .success(try state.finish())
+        return try state.finish()
       } catch {
-        return .failure(error)
+        failure = error
+        return nil
       }
     }
-    return try result.get()
+    guard let parsed else { throw failure }
+    return parsed
   }
 
   /// Index of the next LF at or after `from` (or `buf.count`), eight bytes at a time: a byte of
@@ -66,14 +73,26 @@ public enum SDPParser {
 }
 
 private struct State {
-  var session = SessionDescription(timing: [])
+  var session: SessionDescription
   var warnings: [SDPWarning] = []
   // Not Optional: mutating through optional chaining copies the section, so every append would copy
   // its attribute array.
-  var current = MediaDescription(media: "", port: 0, proto: "", formats: [])
+  var current: MediaDescription
   var inMedia = false
   var sawOrigin = false
   var sawSessionName = false
+  /// Long `a=ssrc` values already made into strings, by their byte range: browsers repeat the
+  /// same cname/msid/label for the RTX SSRC, and sharing the string saves an allocation and a
+  /// UTF-8 validation each. Allocated only when the first such value is seen.
+  var ssrcValues: [(lo: Int, hi: Int, string: String)] = []
+
+  // Taken as `consuming` arguments: built in the initializer (or as property defaults) the
+  // descriptions went through a temporary that was copied in (retaining and releasing every
+  // field).
+  init(session: consuming SessionDescription, current: consuming MediaDescription) {
+    self.session = session
+    self.current = current
+  }
 
   mutating func warn(_ line: Int, _ reason: String) {
     warnings.append(SDPWarning(line: line, reason: reason))
@@ -87,8 +106,9 @@ private struct State {
     session.version = v
   }
 
+  /// The description and warnings are swapped out (a copy would retain every field).
   mutating func finish() throws(SDPParseError) -> SDPParseResult {
-    if inMedia { session.media.append(current) }
+    if inMedia { appendCurrent() }
     guard sawOrigin || !session.media.isEmpty else { throw .noSessionOrMedia }
     if !sawOrigin { warn(1, "no o= line, using \"- 0 0 IN IP4 127.0.0.1\"") }
     if !sawSessionName { warn(1, "no s= line, using \"-\"") }
@@ -96,7 +116,11 @@ private struct State {
       warn(1, "no t= line, using \"t=0 0\"")
       session.timing = [SDPTiming()]
     }
-    return SDPParseResult(description: session, warnings: warnings)
+    var description = SessionDescription(timing: [])
+    swap(&description, &session)
+    var list: [SDPWarning] = []
+    swap(&list, &warnings)
+    return SDPParseResult(description: description, warnings: list)
   }
 
   mutating func keepUnknown(_ line: ByteSlice, _ n: Int, _ reason: String) {
@@ -139,12 +163,32 @@ private struct State {
       warn(n, "malformed a=\(name.string), kept verbatim")
       attr = .other(name: name.string, value: v?.string)
     case .unknown: attr = .other(name: name.token, value: v?.token)
+    case .ssrc(let ssrc, let attribute, let value):
+      attr = .ssrc(
+        SSRCAttribute(ssrc: ssrc, attribute: attribute, value: value.map { ssrcValue($0) }))
     }
     if inMedia {
       current.attributes.append(attr)
     } else {
+      // Browsers put a few session attributes (group, msid-semantic, ice-options, ...): one
+      // allocation instead of growing from capacity one.
+      if session.attributes.isEmpty { session.attributes.reserveCapacity(8) }
       session.attributes.append(attr)
     }
+  }
+
+  /// `value.string`, shared with an earlier `a=ssrc` value of the same bytes when it is long
+  /// enough to be a heap string.
+  private mutating func ssrcValue(_ value: ByteSlice) -> String {
+    let n = value.count
+    guard n > 15 else { return value.token }
+    for i in 0..<ssrcValues.count where ssrcValues[i].hi - ssrcValues[i].lo == n {
+      if value.equalsBytes(at: ssrcValues[i].lo) { return ssrcValues[i].string }
+    }
+    let s = value.string
+    if ssrcValues.isEmpty { ssrcValues.reserveCapacity(8) }
+    if ssrcValues.count < 8 { ssrcValues.append((value.lo, value.hi, s)) }
+    return s
   }
 
   mutating func media(_ line: ByteSlice, _ value: ByteSlice, _ n: Int) throws(SDPParseError) {
@@ -167,12 +211,26 @@ private struct State {
     formats.reserveCapacity(16)
     while let f = c.nextField() { formats.append(f.token) }
     if formats.isEmpty { warn(n, "m= line has no formats") }
-    if inMedia { session.media.append(current) }
-    inMedia = true
-    current = MediaDescription(
+    // Built in a local and swapped in: assigning a new section to `current` copied it.
+    var next = MediaDescription(
       media: media.token, port: port, portCount: portCount, proto: proto.token,
       formats: formats)
-    current.attributes.reserveCapacity(48)
+    swap(&next, &current)
+    if inMedia { session.media.append(next) }
+    inMedia = true
+    // Room for the rest of the SDP at ~24 bytes per line (an `a=` line is rarely shorter), so the
+    // array is not regrown and copied while attributes are appended; capped so an early section
+    // of a long SDP keeps at most ~14 KB of spare capacity.
+    let remaining = line.base.count - line.hi
+    current.attributes.reserveCapacity(min(max(remaining / 24, 8), 256))
+  }
+
+  /// Moves `current` into `session.media` without copying it (a copy retains every field and
+  /// the later reassignment of `current` releases them again).
+  private mutating func appendCurrent() {
+    var m = MediaDescription(media: "", port: 0, proto: "", formats: [])
+    swap(&m, &current)
+    session.media.append(m)
   }
 
   mutating func sessionLine(_ type: UInt8, _ line: ByteSlice, _ value: ByteSlice, _ n: Int) {

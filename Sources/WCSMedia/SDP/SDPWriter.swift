@@ -10,8 +10,16 @@ public enum SDPWriter {
     w.crlf()
     let o = sdp.origin
     w.lit("o=")
-    w.put(o.username, " ", o.sessionId, " ", o.sessionVersion)
-    w.put(" ", o.netType, " ", o.addressType, " ")
+    w.put(o.username)
+    w.lit(" ")
+    w.put(o.sessionId)
+    w.lit(" ")
+    w.put(o.sessionVersion)
+    w.lit(" ")
+    w.put(o.netType)
+    w.lit(" ")
+    w.put(o.addressType)
+    w.lit(" ")
     w.put(o.address)
     w.crlf()
     w.line("s=", sdp.sessionName)
@@ -48,14 +56,15 @@ public enum SDPWriter {
   }
 
   private static func media(_ m: MediaDescription, _ w: inout ByteWriter) {
-    w.put("m=", m.media, " ")
+    w.lit("m=", m.media, " ")
     w.put(m.port)
     if let c = m.portCount {
       w.lit("/")
       w.put(c)
     }
-    w.put(" ", m.proto)
-    for f in m.formats { w.put(" ", f) }
+    w.lit(" ")
+    w.put(m.proto)
+    for f in m.formats { w.lit(" ", f) }
     w.crlf()
     if let i = m.information { w.line("i=", i) }
     for c in m.connections { connection(c, &w) }
@@ -81,13 +90,15 @@ public enum SDPWriter {
   }
 
   private static func connection(_ c: SDPConnection, _ w: inout ByteWriter) {
-    w.put("c=", c.netType, " ", c.addressType, " ")
+    w.lit("c=", c.netType, " ")
+    w.put(c.addressType)
+    w.lit(" ")
     w.put(c.address)
     w.crlf()
   }
 
   private static func bandwidth(_ b: SDPBandwidth, _ w: inout ByteWriter) {
-    w.put("b=", b.type, ":")
+    w.lit("b=", b.type, ":")
     w.put(b.value)
     w.crlf()
   }
@@ -97,7 +108,7 @@ public enum SDPWriter {
     case .rtpmap(let r):
       w.lit("a=rtpmap:")
       w.put(r.payloadType)
-      w.put(" ", r.encodingName, "/")
+      w.lit(" ", r.encodingName, "/")
       w.put(r.clockRate)
       if let c = r.channels {
         w.lit("/")
@@ -110,41 +121,41 @@ public enum SDPWriter {
       for (i, p) in f.parameters.enumerated() {
         if i > 0 { w.lit(";") }
         w.put(p.name)
-        if let v = p.value { w.put("=", v) }
+        if let v = p.value { w.lit("=", v) }
       }
     case .rtcpFeedback(let fb):
       w.lit("a=rtcp-fb:")
       if let pt = fb.payloadType { w.put(pt) } else { w.lit("*") }
-      w.put(" ", fb.type)
-      if let p = fb.parameter { w.put(" ", p) }
+      w.lit(" ", fb.type)
+      if let p = fb.parameter { w.lit(" ", p) }
     case .extmap(let e):
       w.lit("a=extmap:")
       w.put(e.id)
-      if let d = e.direction { w.put("/", d.rawValue) }
-      w.put(" ", e.uri)
-      if let x = e.extensionAttributes { w.put(" ", x) }
+      if let d = e.direction { w.lit("/", d.rawValue) }
+      w.lit(" ", e.uri)
+      if let x = e.extensionAttributes { w.lit(" ", x) }
     case .ssrc(let s):
       w.lit("a=ssrc:")
       w.put(UInt64(s.ssrc))
-      w.put(" ", s.attribute)
-      if let v = s.value { w.put(":", v) }
+      w.lit(" ", s.attribute)
+      if let v = s.value { w.lit(":", v) }
     case .ssrcGroup(let g):
-      w.put("a=ssrc-group:", g.semantics)
+      w.lit("a=ssrc-group:", g.semantics)
       for s in g.ssrcs {
         w.lit(" ")
         w.put(UInt64(s))
       }
     case .msid(let m):
-      w.put("a=msid:", m.streamId)
-      if let t = m.trackId { w.put(" ", t) }
-    case .mid(let m): w.put("a=mid:", m)
+      w.lit("a=msid:", m.streamId)
+      if let t = m.trackId { w.lit(" ", t) }
+    case .mid(let m): w.lit("a=mid:", m)
     case .group(let g):
-      w.put("a=group:", g.semantics)
-      for m in g.mids { w.put(" ", m) }
+      w.lit("a=group:", g.semantics)
+      for m in g.mids { w.lit(" ", m) }
     case .rtcpMux: w.lit("a=rtcp-mux")
     case .rtcpReducedSize: w.lit("a=rtcp-rsize")
-    case .iceUfrag(let u): w.put("a=ice-ufrag:", u)
-    case .icePwd(let p): w.put("a=ice-pwd:", p)
+    case .iceUfrag(let u): w.lit("a=ice-ufrag:", u)
+    case .icePwd(let p): w.lit("a=ice-pwd:", p)
     case .iceOptions(let o):
       w.lit("a=ice-options:")
       for (i, t) in o.enumerated() {
@@ -157,41 +168,42 @@ public enum SDPWriter {
       candidate(c, &w)
     case .endOfCandidates: w.lit("a=end-of-candidates")
     case .fingerprint(let f):
-      w.put("a=fingerprint:", f.hashFunction, " ")
+      w.lit("a=fingerprint:", f.hashFunction, " ")
       w.hexPairs(f.bytes)
-    case .setup(let s): w.put("a=setup:", s.rawValue)
-    case .direction(let d): w.put("a=", d.rawValue)
+    case .setup(let s): w.lit("a=setup:", s.rawValue)
+    case .direction(let d): w.lit("a=", d.rawValue)
     case .sctpPort(let p):
       w.lit("a=sctp-port:")
       w.put(p)
     case .other(let name, let value):
-      w.put("a=", name)
-      if let value { w.put(":", value) }
+      w.lit("a=", name)
+      if let value { w.lit(":", value) }
     }
   }
 
   /// RFC 8839 §5.1 order: mandatory fields, raddr, rport, then extensions.
   static func candidate(_ c: ICECandidateAttribute, _ w: inout ByteWriter) {
-    w.put(c.foundation, " ")
+    w.put(c.foundation)
+    w.lit(" ")
     w.put(c.component)
-    w.put(" ", c.transport, " ")
+    w.lit(" ", c.transport, " ")
     w.put(UInt64(c.priority))
-    w.put(" ", c.address, " ")
+    w.lit(" ", c.address, " ")
     w.put(c.port)
-    w.put(" typ ", c.type.token)
-    if let a = c.relatedAddress { w.put(" raddr ", a) }
+    w.lit(" typ ", c.type.token)
+    if let a = c.relatedAddress { w.lit(" raddr ", a) }
     if let p = c.relatedPort {
       w.lit(" rport ")
       w.put(p)
     }
-    if let t = c.tcpType { w.put(" tcptype ", t) }
+    if let t = c.tcpType { w.lit(" tcptype ", t) }
     if let g = c.generation {
       w.lit(" generation ")
       w.put(g)
     }
     for e in c.extensions {
-      w.put(" ", e.name)
-      if let v = e.value, !v.isEmpty { w.put(" ", v) }
+      w.lit(" ", e.name)
+      if let v = e.value, !v.isEmpty { w.lit(" ", v) }
     }
   }
 }
@@ -300,18 +312,45 @@ struct ByteWriter: ~Copyable {
 
   mutating func put(_ v: UInt64) {
     ensure(20)
+    // Many fields (ids, component, generation, small payload types) are one or two digits.
+    if v < 10 {
+      base[count] = 0x30 &+ UInt8(truncatingIfNeeded: v)
+      count += 1
+      return
+    }
+    if v < 100 {
+      base[count] = 0x30 &+ UInt8(truncatingIfNeeded: v / 10)
+      base[count + 1] = 0x30 &+ UInt8(truncatingIfNeeded: v % 10)
+      count += 2
+      return
+    }
+    // Digit count by multiplying up (cheaper than dividing down). `power` stops at 10^19 because
+    // 10^20 does not fit in 64 bits; a value at or above 10^19 has the 20th digit.
     var digits = 1
-    var x = v
-    while x >= 10 {
-      x /= 10
+    var power: UInt64 = 10
+    while digits < 19, v >= power {
+      power &*= 10
       digits += 1
     }
-    x = v
+    if digits == 19, v >= power { digits = 20 }
+    // Two digits per division by 100; splitting the remainder is a small multiply.
+    var x = v
     var i = count + digits
-    while i > count {
+    while x >= 100 {
+      let r = UInt8(truncatingIfNeeded: x % 100)
+      x /= 100
+      i -= 2
+      base[i] = 0x30 &+ r / 10
+      base[i + 1] = 0x30 &+ r % 10
+    }
+    let r = UInt8(truncatingIfNeeded: x)
+    if r >= 10 {
+      i -= 2
+      base[i] = 0x30 &+ r / 10
+      base[i + 1] = 0x30 &+ r % 10
+    } else {
       i -= 1
-      base[i] = 0x30 + UInt8(truncatingIfNeeded: x % 10)
-      x /= 10
+      base[i] = 0x30 &+ r
     }
     count += digits
   }
@@ -323,6 +362,21 @@ struct ByteWriter: ~Copyable {
     count += 2
   }
 
+  /// A literal then a string (e.g. `" "` and a field): the literal is not made into a `String`.
+  @inline(__always)
+  mutating func lit(_ prefix: StaticString, _ value: String) {
+    lit(prefix)
+    put(value)
+  }
+
+  /// Literal, string, literal (e.g. `" "`, a field, `"/"`).
+  @inline(__always)
+  mutating func lit(_ prefix: StaticString, _ value: String, _ suffix: StaticString) {
+    lit(prefix)
+    put(value)
+    lit(suffix)
+  }
+
   mutating func line(_ prefix: StaticString, _ value: String) {
     lit(prefix)
     put(value)
@@ -330,22 +384,24 @@ struct ByteWriter: ~Copyable {
   }
 
   mutating func hexPairs(_ data: [UInt8]) {
+    guard !data.isEmpty else { return }
     // Room for all of it up front, so the loop stores without a capacity check per byte.
     ensure(data.count * 3)
     let digits: StaticString = "0123456789ABCDEF"
-    let p = digits.utf8Start
-    let out = base
-    var o = count
-    for (i, b) in data.enumerated() {
-      if i > 0 {
-        out[o] = UInt8(ascii: ":")
-        o += 1
+    let hex = digits.utf8Start
+    let out = base + count
+    data.withUnsafeBufferPointer { buf in
+      guard let src = buf.baseAddress else { return }
+      // "XX:" per byte; the colon after the last byte is stored but not counted.
+      for i in 0..<buf.count {
+        let b = src[i]
+        let o = out + i &* 3
+        o[0] = hex[Int(b >> 4)]
+        o[1] = hex[Int(b & 0x0F)]
+        o[2] = UInt8(ascii: ":")
       }
-      out[o] = p[Int(b >> 4)]
-      out[o + 1] = p[Int(b & 0x0F)]
-      o += 2
     }
-    count = o
+    count += data.count * 3 - 1
   }
 }
 
