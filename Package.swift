@@ -84,10 +84,11 @@ let package = Package(
 // CodecBench: codecs and payload formats; RTPBench: the RTP/SRTP hot path; SDPBench: SDP parse
 // and write; STUNBench: the STUN codec; DevicesBench: webcam/screen frame conversion;
 // PeerConnectionBench: loopback connect time (ICE + DTLS); NativeBackendBench: loopback
-// publish → play through NativeMediaBackend.
+// publish → play through NativeMediaBackend; PipelineBench: the media pipeline's CPU beyond the
+// codecs and memory per played stream.
 for name in [
-  "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "RTPBench",
-  "SDPBench", "STUNBench",
+  "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PipelineBench",
+  "RTPBench", "SDPBench", "STUNBench",
 ] {
   package.targets.append(
     .executableTarget(

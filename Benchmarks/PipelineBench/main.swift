@@ -1,0 +1,345 @@
+// The media pipeline's own cost, 640x480@30 VP8 (1 Mbit/s) + mono Opus from the virtual
+// camera and microphone, far ends in a child process (this executable as `peer-sink` /
+// `peer-publisher`) so only our side is counted:
+//  1. publish: process CPU of the whole publish path (capture, encode, packetize, RTP/RTCP,
+//     SRTP, UDP) against a raw loop encoding the same pictures and sound with VP8Encoder and
+//     OpusEncoder at the same settings, per frame;
+//  2. play: the whole play path (UDP, SRTP, jitter buffer, depacketize, decode, render hand-off)
+//     against a raw loop decoding the same pictures (encoded beforehand at the same settings);
+//  3. resident memory per additional played stream (1 → 10 players of one stream), less the
+//     decoder buffers, measured by opening as many decoders on their own.
+// Run: `swift run -c release PipelineBench [seconds]` (default 8 s per measurement).
+import Foundation
+import Synchronization
+import WCSMedia
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if let mode = arguments.first, mode.hasPrefix("peer-") {
+  try BenchPeer().serve(mode: mode)
+}
+let duration = arguments.compactMap { Double($0) }.first ?? 8
+let camera = VirtualCamera(
+  width: PipelineSettings.width, height: PipelineSettings.height,
+  frameRate: PipelineSettings.frameRate)
+let microphone = VirtualMicrophone()
+
+func waitUntil(_ what: String, timeout: Double = 30, _ condition: () -> Bool) throws {
+  let deadline = Date().addingTimeInterval(timeout)
+  while !condition() {
+    guard Date() < deadline else { throw PipelineBenchError.peer("timed out: \(what)") }
+    Thread.sleep(forTimeInterval: 0.05)
+  }
+}
+
+func statistics(_ connection: NativeMediaConnection) -> NativeMediaConnection.DetailedStatistics {
+  wait { connection.detailedStatistics(completion: $0) }
+}
+
+func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }
+func milliseconds(_ value: Double) -> String { String(format: "%.3f ms", value * 1000) }
+func seconds(_ value: Double) -> String { String(format: "%.3f s", value) }
+func megabytes(_ value: Double) -> String { String(format: "%.2f MB", value / 1_048_576) }
+
+// MARK: - 1. Publish
+
+struct PublishRun {
+  var cpu = 0.0
+  var firstFrame = 0
+  var frames = 0
+  var firstAudio = 0
+  var audioFrames = 0
+}
+
+func measurePublish() throws -> PublishRun {
+  let loop = EventLoop(label: "PipelineBench.publish")
+  defer { loop.shutdown() }
+  let backend = NativeMediaBackend(
+    configuration: NativeMediaBackend.Configuration(loop: loop, peerConnection: .loopback))
+  let sink = try PeerProcess(mode: "peer-sink")
+  defer { sink.stop() }
+  let state = Mutex(MediaConnectionState.new)
+  guard
+    let connection = try backend.makeConnection(
+      PipelineSettings.publishRequest, onStateChange: { value in state.withLock { $0 = value } })
+      as? NativeMediaConnection
+  else { throw PipelineBenchError.peer("not a NativeMediaConnection") }
+  defer { connection.close() }
+  let offer = try wait { connection.createOffer(completion: $0) }.get()
+  let answer = try sink.answer(offer)
+  try wait { connection.setRemoteAnswer(answer, completion: $0) }.get()
+  try waitUntil("publish connected") { state.withLock { $0 } == .connected }
+  Thread.sleep(forTimeInterval: 1)  // past the first key frame and the encoder's start
+  let before = statistics(connection)
+  let cpuStart = processCPUSeconds()
+  Thread.sleep(forTimeInterval: duration)
+  let cpu = processCPUSeconds() - cpuStart
+  let after = statistics(connection)
+  return PublishRun(
+    cpu: cpu, firstFrame: before.framesEncoded,
+    frames: after.framesEncoded - before.framesEncoded, firstAudio: before.audioFramesEncoded,
+    audioFrames: after.audioFramesEncoded - before.audioFramesEncoded)
+}
+
+/// Runs `video(k)` for k in 0..<frames and `audio(k)` for k in 0..<audioFrames, either back to
+/// back or paced in real time (a picture every 1/30 s, a sound frame every 20 ms) as the
+/// pipeline runs them, so both meet the same cache and scheduling conditions; returns the CPU.
+func timed(
+  paced: Bool, frames: Int, audioFrames: Int, video: (Int) throws -> Void,
+  audio: (Int) throws -> Void
+) rethrows -> Double {
+  let start = Date()
+  let cpuStart = processCPUSeconds()
+  var audioDone = 0
+  for frame in 0..<frames {
+    if paced {
+      let due = Double(frame) / Double(PipelineSettings.frameRate)
+      let wait = due - Date().timeIntervalSince(start)
+      if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+    }
+    try video(frame)
+    let audioDue = paced ? min(audioFrames, Int(Date().timeIntervalSince(start) * 50) + 1) : 0
+    while audioDone < audioDue {
+      try audio(audioDone)
+      audioDone += 1
+    }
+  }
+  while audioDone < audioFrames {
+    try audio(audioDone)
+    audioDone += 1
+  }
+  return processCPUSeconds() - cpuStart
+}
+
+/// CPU of generating pictures/sound `range`s only, and of generating + encoding them (back to
+/// back, and paced in real time).
+func measureRawEncode(_ run: PublishRun) throws -> (
+  generate: Double, generateAndEncode: Double, paced: Double
+) {
+  let videoRange = run.firstFrame..<(run.firstFrame + run.frames)
+  let audioRange = run.firstAudio..<(run.firstAudio + run.audioFrames)
+  var sink = 0
+  var start = processCPUSeconds()
+  for index in videoRange { sink &+= Int(camera.frame(index).y[0]) }
+  for index in audioRange { sink &+= Int(microphone.frame(index).samples[0]) }
+  let generate = processCPUSeconds() - start
+
+  /// Encoders in the state of the published ones: the frames before are encoded first,
+  /// unmeasured.
+  func warmEncoders() throws -> (VP8Encoder, OpusEncoder) {
+    let video = try VP8Encoder(configuration: PipelineSettings.encoderConfiguration)
+    let audio = try OpusEncoder(
+      configuration: OpusEncoder.Configuration(channels: 1, bitrate: 32_000))
+    for index in 0..<run.firstFrame {
+      sink &+= try video.encode(
+        camera.frame(index), timestamp: camera.rtpTimestamp(frameIndex: index)
+      ).count
+    }
+    for index in 0..<run.firstAudio { sink &+= try audio.encode(microphone.frame(index)).count }
+    return (video, audio)
+  }
+  func encode(paced: Bool) throws -> Double {
+    let (video, audio) = try warmEncoders()
+    return try timed(paced: paced, frames: run.frames, audioFrames: run.audioFrames) { k in
+      let index = run.firstFrame + k
+      sink &+= try video.encode(
+        camera.frame(index), timestamp: camera.rtpTimestamp(frameIndex: index)
+      ).count
+    } audio: { k in
+      sink &+= try audio.encode(microphone.frame(run.firstAudio + k)).count
+    }
+  }
+  let total = try encode(paced: false)
+  let paced = try encode(paced: true)
+  if sink == 42 { print("") }  // keeps the loops from being optimized away
+  return (generate, total, paced)
+}
+
+// MARK: - 2. Play
+
+struct Player {
+  let connection: NativeMediaConnection
+  let renderer: CountingRenderer
+}
+
+func addPlayer(backend: NativeMediaBackend, peer: PeerProcess) throws -> Player {
+  let renderer = CountingRenderer()
+  guard
+    let connection = try backend.makeConnection(
+      MediaConnectionRequest(direction: .play, audio: .init(), video: .init(), renderer: renderer),
+      onStateChange: { _ in }) as? NativeMediaConnection
+  else { throw PipelineBenchError.peer("not a NativeMediaConnection") }
+  let offer = try wait { connection.createOffer(completion: $0) }.get()
+  let answer = try peer.answer(offer)
+  try wait { connection.setRemoteAnswer(answer, completion: $0) }.get()
+  return Player(connection: connection, renderer: renderer)
+}
+
+/// Encodes pictures 0..<count and sound 0..<audioCount as the publisher does (not measured).
+func encodedStream(frames count: Int, audio audioCount: Int) throws -> (
+  video: [[UInt8]], audio: [[UInt8]]
+) {
+  let video = try VP8Encoder(configuration: PipelineSettings.encoderConfiguration)
+  let audio = try OpusEncoder(
+    configuration: OpusEncoder.Configuration(channels: 1, bitrate: 32_000))
+  var pictures: [[UInt8]] = []
+  for index in 0..<count {
+    for frame in try video.encode(
+      camera.frame(index), timestamp: camera.rtpTimestamp(frameIndex: index))
+    {
+      pictures.append(frame.data)
+    }
+  }
+  let sound = try (0..<audioCount).map { try audio.encode(microphone.frame($0)) }
+  return (pictures, sound)
+}
+
+/// CPU of decoding `stream` (pictures from `warmUp` on, all of the sound), back to back or
+/// paced in real time.
+func measureRawDecode(
+  _ stream: (video: [[UInt8]], audio: [[UInt8]]), warmUp: Int, paced: Bool
+) throws -> Double {
+  let video = try VP8Decoder()
+  let audio = try OpusDecoder(channels: 1)
+  var sink = 0
+  for data in stream.video.prefix(warmUp) { sink &+= try video.decode(data)?.width ?? 0 }
+  let pictures = Array(stream.video.dropFirst(warmUp))
+  let cpu = try timed(paced: paced, frames: pictures.count, audioFrames: stream.audio.count) {
+    sink &+= try video.decode(pictures[$0])?.width ?? 0
+  } audio: {
+    sink &+= try audio.decode(stream.audio[$0]).samples.count
+  }
+  if sink == 42 { print("") }
+  return cpu
+}
+
+// MARK: - Run
+
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+func list(_ values: [Double], _ format: (Double) -> String) -> String {
+  values.map(format).joined(separator: ", ")
+}
+
+// The machine is shared, so each comparison runs `repetitions` times, interleaved, and the
+// median is the figure.
+let repetitions = 3
+print(
+  "PipelineBench: \(PipelineSettings.width)x\(PipelineSettings.height)@\(PipelineSettings.frameRate) VP8 \(PipelineSettings.bitrateKbps) kbit/s + Opus mono 32 kbit/s, \(Int(duration)) s per measurement, \(repetitions) repetitions (median)"
+)
+
+var publishPath: [Double] = []
+var encodeBatch: [Double] = []
+var encodePaced: [Double] = []
+var sources: [Double] = []
+var publishFrames: [Int] = []
+for _ in 0..<repetitions {
+  let publish = try measurePublish()
+  let raw = try measureRawEncode(publish)
+  let perPicture = 1 / Double(max(1, publish.frames))
+  publishPath.append(publish.cpu * perPicture)
+  sources.append(raw.generate * perPicture)
+  encodeBatch.append((raw.generateAndEncode - raw.generate) * perPicture)
+  encodePaced.append((raw.paced - raw.generate) * perPicture)
+  publishFrames.append(publish.frames)
+}
+let publishOverheadPaced = zip(zip(publishPath, sources), encodePaced).map {
+  ($0.0 - $0.1 - $1) / max($1, 1e-9)
+}
+let publishOverheadBatch = zip(zip(publishPath, sources), encodeBatch).map {
+  ($0.0 - $0.1 - $1) / max($1, 1e-9)
+}
+print("1. publish, CPU per published picture (its share of the 20 ms Opus frames included)")
+print("   pictures per run:                 \(publishFrames)")
+print("   full publish path:                \(list(publishPath, milliseconds))")
+print("   virtual sources alone:            \(list(sources, milliseconds))")
+print("   raw libvpx + libopus, batch:      \(list(encodeBatch, milliseconds))")
+print("   raw libvpx + libopus, real time:  \(list(encodePaced, milliseconds))")
+print(
+  "   SDK CPU beyond raw encoding:      \(percent(median(publishOverheadPaced))) vs the real-time loop, \(percent(median(publishOverheadBatch))) vs the batch loop (median; target ≤ 15 %)"
+)
+
+let loop = EventLoop(label: "PipelineBench.play")
+let backend = NativeMediaBackend(
+  configuration: NativeMediaBackend.Configuration(loop: loop, peerConnection: .loopback))
+let publisher = try PeerProcess(mode: "peer-publisher")
+let warmUp = 30
+let stream = try encodedStream(
+  frames: warmUp + Int(duration) * PipelineSettings.frameRate, audio: Int(duration) * 50)
+let rawPictures = Double(stream.video.count - warmUp)
+var playPath: [Double] = []
+var decodeBatch: [Double] = []
+var decodePaced: [Double] = []
+var playFrames: [Int] = []
+var players: [Player] = []
+for repetition in 0..<repetitions {
+  decodeBatch.append(try measureRawDecode(stream, warmUp: warmUp, paced: false) / rawPictures)
+  decodePaced.append(try measureRawDecode(stream, warmUp: warmUp, paced: true) / rawPictures)
+  let player = try addPlayer(backend: backend, peer: publisher)
+  try waitUntil("player renders") { player.renderer.count.withLock { $0 } >= 30 }
+  Thread.sleep(forTimeInterval: 1)
+  let before = statistics(player.connection)
+  let cpuStart = processCPUSeconds()
+  Thread.sleep(forTimeInterval: duration)
+  let cpu = processCPUSeconds() - cpuStart
+  let after = statistics(player.connection)
+  let decoded = after.framesDecoded - before.framesDecoded
+  playPath.append(cpu / Double(max(1, decoded)))
+  playFrames.append(decoded)
+  // The last player stays for the memory part.
+  if repetition == repetitions - 1 { players.append(player) } else { player.connection.close() }
+}
+let playOverheadPaced = zip(playPath, decodePaced).map { ($0 - $1) / max($1, 1e-9) }
+let playOverheadBatch = zip(playPath, decodeBatch).map { ($0 - $1) / max($1, 1e-9) }
+print("2. play, CPU per decoded picture (its share of the Opus frames included)")
+print("   pictures per run:                 \(playFrames)")
+print("   full play path:                   \(list(playPath, milliseconds))")
+print("   raw libvpx + libopus, batch:      \(list(decodeBatch, milliseconds))")
+print("   raw libvpx + libopus, real time:  \(list(decodePaced, milliseconds))")
+print(
+  "   SDK CPU beyond raw decoding:      \(percent(median(playOverheadPaced))) vs the real-time loop, \(percent(median(playOverheadBatch))) vs the batch loop (median; target ≤ 15 %)"
+)
+
+let residentOne = residentBytes()
+for _ in players.count..<10 { players.append(try addPlayer(backend: backend, peer: publisher)) }
+try waitUntil("ten players render") {
+  players.allSatisfy { $0.renderer.count.withLock { $0 } >= 30 }
+}
+Thread.sleep(forTimeInterval: 2)
+let residentTen = residentBytes()
+// Decoder buffers: nine more decoders of the same stream, on their own.
+var decoders: [(VP8Decoder, OpusDecoder)] = []
+for _ in 0..<9 {
+  let video = try VP8Decoder()
+  let audio = try OpusDecoder(channels: 1)
+  for data in stream.video.prefix(60) { _ = try video.decode(data) }
+  for packet in stream.audio.prefix(50) { _ = try audio.decode(packet) }
+  decoders.append((video, audio))
+}
+let residentDecoders = residentBytes()
+let perStream = Double(residentTen - residentOne) / 9
+let decoderBuffers = Double(residentDecoders - residentTen) / 9
+let pictureBytes = Double(PipelineSettings.width * PipelineSettings.height * 3 / 2)
+// libvpx's VP8 decoder keeps 4 frame buffers (last, golden, altref, new) with 32-pixel
+// borders; our VideoReceiver adds one I420 output picture.
+let borderedBytes = Double(
+  (PipelineSettings.width + 64) * (PipelineSettings.height + 64) * 3 / 2)
+let decoderEstimate = 4 * borderedBytes + pictureBytes
+print("3. memory (RSS from /proc/self/statm, free heap trimmed before each reading)")
+print(
+  "   1 player: \(megabytes(Double(residentOne))), 10 players: \(megabytes(Double(residentTen)))")
+print("   per additional played stream, everything included: \(megabytes(perStream))")
+print(
+  "   decoder buffers per stream: measured (9 extra decoders) \(megabytes(decoderBuffers)), estimated (4 bordered frames + 1 picture) \(megabytes(decoderEstimate))"
+)
+print(
+  "   per additional stream excluding decoder buffers: \(megabytes(perStream - decoderEstimate)) with the estimate, \(megabytes(perStream - decoderBuffers)) with the measurement (target ≤ 5 MB)"
+)
+let rendered = players.map { $0.renderer.count.withLock { $0 } }
+print("   pictures rendered per player: \(rendered)")
+withExtendedLifetime(decoders) {}
+for player in players { player.connection.close() }
+publisher.stop()
+loop.shutdown()
