@@ -195,6 +195,16 @@ public final class WebSocketServer: @unchecked Sendable {
   private func listen(
     _ context: OpaquePointer, _ info: inout lws_context_creation_info, port: Int
   ) throws(StartError) -> Int {
+    // libwebsockets listens on a dual-stack IPv6 socket unless told otherwise, and then binds the
+    // wildcard address whatever `iface` says: an IPv4 bind address needs IPv6 off to be honoured.
+    switch Self.addressFamily(of: configuration.address) {
+    case AF_INET: info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+    case AF_INET6: break
+    default:
+      throw .listenFailed(
+        address: configuration.address, port: port,
+        reason: "the bind address must be an IPv4 or IPv6 address")
+    }
     guard let vhost = lws_create_vhost(context, &info) else {
       let reason =
         info.ssl_cert_filepath != nil
@@ -208,6 +218,15 @@ public final class WebSocketServer: @unchecked Sendable {
         address: configuration.address, port: port, reason: "address in use or not available")
     }
     return actual
+  }
+
+  /// `AF_INET` or `AF_INET6` for an address literal, 0 for anything else (names included).
+  static func addressFamily(of address: String) -> Int32 {
+    var v4 = in_addr()
+    if inet_pton(AF_INET, address, &v4) == 1 { return AF_INET }
+    var v6 = in6_addr()
+    if inet_pton(AF_INET6, address, &v6) == 1 { return AF_INET6 }
+    return 0
   }
 
   // MARK: any thread
