@@ -13,6 +13,7 @@ let usage = """
   /usr/share/forensics-samples/original-files/movie2/movie-hello.mp4; else the virtual camera
   and microphone), plays it back, records it and checks everything.
 
+    --file PATH        publish this file (the same as giving FILE)
     --duration S       seconds to publish (default: the file's length, 8 for devices)
     --width W --height H --fps F   published video (default 640x360, 30 fps)
     --bitrate KBPS     video bitrate (default 0: the engine's choice)
@@ -65,7 +66,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   let bitrate: Int
   let minPSNR: Double
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"])
+    arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"], usage: usage)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 360)
     fps = try arguments.int("fps", default: 30)

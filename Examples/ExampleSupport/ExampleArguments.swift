@@ -12,9 +12,14 @@ public struct ExampleArguments: Sendable {
   public private(set) var positional: [String] = []
 
   /// Parses `arguments` (without the program name). `booleanFlags` names the options that take
-  /// no value; `--no-NAME` clears a flag whose default is on.
-  /// - Throws: `ExampleError.usage` for an option missing its value.
-  public init(_ arguments: [String], booleanFlags: Set<String> = []) throws(ExampleError) {
+  /// no value; `--no-NAME` clears a flag whose default is on. With `usage`, every option must be
+  /// one the usage text names (`--name`), so a typo is an error instead of a silently ignored
+  /// option that swallows the next argument.
+  /// - Throws: `ExampleError.usage` for an unknown option or an option missing its value.
+  public init(
+    _ arguments: [String], booleanFlags: Set<String> = [], usage: String? = nil
+  ) throws(ExampleError) {
+    let known = usage.map(Self.options(in:))
     var index = 0
     while index < arguments.count {
       let argument = arguments[index]
@@ -29,6 +34,12 @@ public struct ExampleArguments: Sendable {
         value = String(name[name.index(after: equals)...])
         name = String(name[..<equals])
       }
+      if let known {
+        let base = name.hasPrefix("no-") ? String(name.dropFirst(3)) : name
+        guard known.contains(name) || known.contains(base) else {
+          throw .usage("unknown option --\(name)")
+        }
+      }
       if booleanFlags.contains(name) || (name.hasPrefix("no-") && value == nil) {
         flags.insert(name)
         continue
@@ -42,6 +53,18 @@ public struct ExampleArguments: Sendable {
       values[name] = given
       allValues[name, default: []].append(given)
     }
+  }
+
+  /// The option names (`--name` → `name`) a usage text mentions.
+  public static func options(in usage: String) -> Set<String> {
+    var names: Set<String> = []
+    var rest = Substring(usage)
+    while let range = rest.range(of: "--") {
+      let name = rest[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" }
+      if !name.isEmpty { names.insert(String(name)) }
+      rest = rest[range.upperBound...]
+    }
+    return names
   }
 
   /// The value of `--name`, or `defaultValue`.

@@ -109,7 +109,7 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
       argv,
       booleanFlags: [
         "list", "fec", "stereo", "mute-audio", "mute-video", "mute-during", "test", "server-log",
-      ])
+      ], usage: usage)
     duration = try arguments.double("duration", default: 6)
     testSeconds = try arguments.double("test-seconds", default: 2)
     settings.videoWidth = try arguments.int("width", default: 640)

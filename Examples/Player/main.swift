@@ -27,7 +27,8 @@ func runPlayer(_ argv: [String]) -> Int32 {
   var arguments: ExampleArguments
   let duration: Double
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["mute-audio", "server-log"])
+    arguments = try ExampleArguments(
+      argv, booleanFlags: ["mute-audio", "server-log"], usage: usage)
     duration = try arguments.double("duration", default: 5)
   } catch {
     log.plain("\(error)\n\n\(usage)")

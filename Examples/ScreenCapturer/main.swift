@@ -29,7 +29,7 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   let fps: Int
   let duration: Double
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["server-log"])
+    arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
     fps = try arguments.int("fps", default: 10)
     duration = try arguments.double("duration", default: 4)
   } catch {

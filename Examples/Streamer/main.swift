@@ -28,7 +28,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
   let fps: Int
   let duration: Double
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["record", "server-log"])
+    arguments = try ExampleArguments(argv, booleanFlags: ["record", "server-log"], usage: usage)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 480)
     fps = try arguments.int("fps", default: 30)

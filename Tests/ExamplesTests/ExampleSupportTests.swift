@@ -22,6 +22,12 @@ final class ExampleSupportTests: XCTestCase {
     XCTAssertFalse(arguments.flag("audio", default: true))
     XCTAssertTrue(arguments.flag("video", default: true))
     XCTAssertEqual(arguments.allValues["file"], ["a", "b"])
+    let usage = "  --width W  --virtual  --no-audio\n"
+    XCTAssertEqual(ExampleArguments.options(in: usage), ["width", "virtual", "no-audio"])
+    XCTAssertNoThrow(try ExampleArguments(["--width", "4", "--no-audio"], usage: usage))
+    XCTAssertThrowsError(try ExampleArguments(["--virtaul", "clip.mkv"], usage: usage)) { error in
+      XCTAssertEqual("\(error)", "usage: unknown option --virtaul")
+    }
     XCTAssertThrowsError(try ExampleArguments(["--width"]))
     XCTAssertThrowsError(try ExampleArguments(["--width", "wide"]).int("width", default: 0))
   }
