@@ -55,6 +55,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var videoSend: RTPSendStream?
   var audioSend: RTPSendStream?
   var estimator: SendSideBandwidthEstimator?
+  /// Spreads published packets at 2.5 × the estimator's target (`nil` without video).
+  var pacer: Pacer<PacedRTPPacket>?
+  var pacerTimer: EventLoopTimer?
   var videoPayloadType: UInt8 = 96
   var audioPayloadType: UInt8 = 111
   var rtxPayloadType: UInt8?
@@ -245,6 +248,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     closed = true
     if let pollTimer { loop.cancel(pollTimer) }
     pollTimer = nil
+    if let pacerTimer { loop.cancel(pacerTimer) }
+    pacerTimer = nil
+    pacer = nil
     stopMedia()
     if let source = audioSource as? ExternalAudioSource {
       backend?.unregister(externalAudio: source)
