@@ -252,7 +252,9 @@ final class FeatureTests: XCTestCase {
     WCSApi2Environment.reset()
     let backend = WCSApi2Environment.sharedMediaBackend
     XCTAssertEqual(String(describing: type(of: backend)), "NativeMediaBackend")
-    XCTAssertEqual(backend.devices().map(\.id), ["virtual:camera", "virtual:microphone"])
+    // Real cameras and microphones of the machine follow the virtual devices.
+    XCTAssertEqual(
+      Array(backend.devices().map(\.id).prefix(2)), ["virtual:camera", "virtual:microphone"])
   }
 }
 

@@ -46,6 +46,10 @@ public final class FPWCSApi2SessionOptions {
   public var receiveProbes: Int = 0
   /// Seconds between missed-ping probes (default 5, the server's default ping interval).
   public var probesInterval: Double = 5
+  /// Seconds between samples of each stream's media connection stats for
+  /// `getNetworkBandwidth`/`getRemoteBitrate` and the local NOT_ENOUGH_BANDWIDTH check
+  /// (Linux addition; 0 turns sampling off).
+  public var bandwidthSampleInterval: Double = 1
   /// `clientVersion` sent in `connection`.
   public var clientVersion: String = "2.0"
 

@@ -112,6 +112,7 @@ extension FPWCSApi2Session {
     switch status {
     case .fpwcsSessionStatusEstablished, .fpwcsSessionStatusRegistered:
       startProbeTimer()
+      startBandwidthTimer()
       let waiters = connectWaiters
       connectWaiters = []
       for waiter in waiters { waiter.resume() }
@@ -129,10 +130,35 @@ extension FPWCSApi2Session {
       for waiter in waiters { waiter.resume(throwing: error) }
       probeTimer?.cancel()
       probeTimer = nil
+      bandwidthTimer?.cancel()
+      bandwidthTimer = nil
       FPWCSApi2.unregister(self)
     default:
       break
     }
+  }
+
+  /// Every `bandwidthSampleInterval`, asks each media connection for its stats and feeds them
+  /// to the core (`SessionCore.bandwidthSample`).
+  fileprivate func startBandwidthTimer() {
+    guard bandwidthSampleInterval > 0, bandwidthTimer == nil else { return }
+    let timer = DispatchSource.makeTimerSource(queue: work)
+    timer.schedule(
+      deadline: .now() + bandwidthSampleInterval, repeating: bandwidthSampleInterval)
+    timer.setEventHandler { [weak self] in
+      guard let self else { return }
+      for (id, connection) in self.connections {
+        connection.stats { [weak self] stats in
+          let now = Int64(DispatchTime.now().uptimeNanoseconds / 1000)
+          self?.work.async { [weak self] in
+            guard let self else { return }
+            self.run(self.core.bandwidthSample(streamId: id, stats: stats, now: now))
+          }
+        }
+      }
+    }
+    bandwidthTimer = timer
+    timer.resume()
   }
 
   fileprivate func startProbeTimer() {

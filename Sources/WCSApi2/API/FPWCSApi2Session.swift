@@ -51,7 +51,10 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   var transport: (any SignalingTransport)?
   var transportGeneration = 0
   let probesInterval: Double
+  let bandwidthSampleInterval: Double
   var probeTimer: (any DispatchSourceTimer)?
+  /// Samples every media connection's stats once a second for the bandwidth getters.
+  var bandwidthTimer: (any DispatchSourceTimer)?
   var connections: [String: any MediaConnection] = [:]
   var streamObjects: [String: FPWCSApi2Stream] = [:]
   var availabilityCallbacks: [String: UncheckedBox<(Bool, String?) -> Void>] = [:]
@@ -81,6 +84,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     config.sip = Self.sipFields(options)
     config.receiveProbes = max(options.receiveProbes, 0)
     self.probesInterval = max(options.probesInterval, 0.001)
+    self.bandwidthSampleInterval = max(options.bandwidthSampleInterval, 0)
     self.core = SessionCore(config: config)
     self.serverUrl = url
     self.connectOptions = options.connectOptions
@@ -97,6 +101,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
 
   deinit {
     probeTimer?.cancel()
+    bandwidthTimer?.cancel()
     transport?.close(code: 1000, reason: "")
     for connection in connections.values { connection.close() }
     let continuations = callbacks.withLock { $0.statusContinuations.values }

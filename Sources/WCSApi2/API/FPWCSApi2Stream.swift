@@ -109,9 +109,14 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   public func getRecordName() -> String? { state.withLock { $0.recordName } }
   /// `true` once `publish()` was called on this object, `false` for a player.
   public func isPublished() -> Bool { state.withLock { $0.published } }
-  /// The stream's bitrate as reported by the server, bits per second (0 = unknown).
+  /// The stream's bitrate, bits per second (0 = unknown): for a publisher as the server reports
+  /// it (`inboundVideoRate`, NOT_ENOUGH_BANDWIDTH info); for a player the measured receive
+  /// bitrate of its media connection (sampled every `bandwidthSampleInterval`), or the server's
+  /// figure when it sent one since.
   public func getRemoteBitrate() -> Int { state.withLock { $0.remoteBitrate } }
-  /// Available bandwidth reported by the server for a played stream, bits per second.
+  /// Available bandwidth, bits per second (0 = unknown): for a publisher the congestion
+  /// controller's estimate of its media connection (sampled every `bandwidthSampleInterval`);
+  /// otherwise the figure of the last NOT_ENOUGH_BANDWIDTH from the server.
   public func getNetworkBandwidth() -> Int { state.withLock { $0.networkBandwidth } }
   /// `true` when the local audio track is muted.
   public func isAudioMuted() -> Bool { state.withLock { $0.localAudioMuted } }

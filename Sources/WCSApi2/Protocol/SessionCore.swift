@@ -37,6 +37,8 @@ final class SessionCore {
   var pendingData: Set<String> = []
   /// Probe intervals since the last server `ping`.
   var missedProbes = 0
+  /// Per publishing stream: whether the bandwidth estimate stayed under its minimum bitrate.
+  var bandwidthDetectors: [String: InsufficientBandwidthDetector] = [:]
   var config: SessionConnectionConfig
 
   /// How many unclaimed `setRemoteSDP` answers are kept.
@@ -156,6 +158,7 @@ final class SessionCore {
     stream.info = localDetail.map { "\(info ?? ""): \($0)" } ?? info
     stream.statusInfo = FPWCSApi2Model.streamStatusInfo(from: info)
     streams[stream.id] = nil
+    bandwidthDetectors[stream.id] = nil
     streamOrder.removeAll { $0 == stream.id }
     return [.releaseMedia(streamId: stream.id), .streamStatus(status, stream)]
   }

@@ -24,6 +24,8 @@ final class Harness: @unchecked Sendable {
     options.signalingTransport = transport
     options.mediaBackend = backend
     options.callbackQueue = callbackQueue
+    // Stats sampling would overwrite server-reported bitrates mid-test; tests opt in.
+    options.bandwidthSampleInterval = 0
     configure(options)
     session = try FPWCSApi2.createSession(options)
     for status in kFPWCSSessionStatus.allCases {

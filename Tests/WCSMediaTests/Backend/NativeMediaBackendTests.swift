@@ -8,7 +8,8 @@ final class NativeMediaBackendTests: XCTestCase {
   private static let height = 240
 
   func testDevicesListVirtualDevicesAndFileSources() {
-    let backend = NativeMediaBackend()
+    // Without real devices, so the listing is the same on every machine.
+    let backend = NativeMediaBackend(configuration: .init(systemDevices: nil))
     XCTAssertEqual(
       backend.devices(), [NativeMediaDevices.virtualCamera, NativeMediaDevices.virtualMicrophone])
     backend.addFileSource(path: "/tmp/clip.mp4")

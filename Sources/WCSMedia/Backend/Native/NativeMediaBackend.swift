@@ -16,18 +16,23 @@ public final class NativeMediaBackend: MediaBackend {
     public var peerConnection: PeerConnectionConfiguration
     /// Where received audio goes (`nil`: nowhere; there is no sound card output yet).
     public var playoutSink: (any PlayoutAudioSink)?
+    /// Real cameras and microphones listed and opened beside the virtual ones (`nil`: only
+    /// virtual devices and file sources).
+    public var systemDevices: NativeSystemDevices?
 
     /// Defaults: the shared loop; every interface plus loopback (so a `wcs-local-server` on
-    /// 127.0.0.1 is reachable); no playout sink.
+    /// 127.0.0.1 is reachable); no playout sink; the machine's real devices.
     public init(
       loop: EventLoop = .shared,
       peerConnection: PeerConnectionConfiguration = PeerConnectionConfiguration(
         allowLoopback: true),
-      playoutSink: (any PlayoutAudioSink)? = nil
+      playoutSink: (any PlayoutAudioSink)? = nil,
+      systemDevices: NativeSystemDevices? = NativeSystemDevices()
     ) {
       self.loop = loop
       self.peerConnection = peerConnection
       self.playoutSink = playoutSink
+      self.systemDevices = systemDevices
     }
   }
 
@@ -56,11 +61,14 @@ public final class NativeMediaBackend: MediaBackend {
   // MARK: - Devices
 
   /// The virtual camera and microphone, then each file source added with `addFileSource` (a
-  /// camera and a microphone each, id `file:<path>`).
+  /// camera and a microphone each, id `file:<path>`), then the real V4L2 cameras
+  /// (`v4l2:/dev/videoN`) and microphones (`pulse:<source>`, `alsa:<pcm>`) of
+  /// `configuration.systemDevices`. Listing opens each video node briefly and runs `pactl`.
   public func devices() -> [CaptureDevice] {
     let files = state.withLock { $0.fileSources }
     return [NativeMediaDevices.virtualCamera, NativeMediaDevices.virtualMicrophone]
       + files.flatMap { NativeMediaDevices.fileDevices(path: $0) }
+      + (configuration.systemDevices?.devices() ?? [])
   }
 
   /// Lists the media file at `path` as a camera and a microphone (id `file:<path>`); publishing
@@ -74,8 +82,19 @@ public final class NativeMediaBackend: MediaBackend {
     state.withLock { $0.fileSources.removeAll { $0 == path } }
   }
 
-  /// The virtual camera's sizes (any size works; these are the usual ones), largest last.
+  /// The virtual camera's sizes (any size works; these are the usual ones), largest last; for
+  /// a V4L2 camera (`v4l2:<node>`) the distinct sizes of its convertible formats, smallest
+  /// first (empty when it cannot be opened).
   public func supportedVideoFormats(deviceID: String?) -> [VideoCaptureFormat] {
+    if let deviceID, let path = NativeMediaDevices.v4l2Path(fromID: deviceID) {
+      guard let io = configuration.systemDevices?.videoIO,
+        let modes = try? V4L2CameraEnumerator(io: io).modes(path: path)
+      else { return [] }
+      var seen: Set<V4L2Size> = []
+      return modes.map(\.size).filter { seen.insert($0).inserted }
+        .sorted { ($0.width, $0.height) < ($1.width, $1.height) }
+        .map { VideoCaptureFormat(width: $0.width, height: $0.height) }
+    }
     guard deviceID == nil || deviceID == NativeMediaDevices.virtualCameraID else { return [] }
     return [
       VideoCaptureFormat(width: 320, height: 240), VideoCaptureFormat(width: 640, height: 360),

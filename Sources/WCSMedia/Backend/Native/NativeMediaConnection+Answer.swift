@@ -96,6 +96,7 @@ extension NativeMediaConnection {
         self?.applyTargetBitrate(bitrate)
       }
       self.estimator = estimator
+      pacer = Pacer(targetBitrate: parameters.startVideoBitrate)
     }
     if audioTrack != nil {
       audioSend = RTPSendStream(
@@ -111,5 +112,6 @@ extension NativeMediaConnection {
     stream.targetBitrate = bitrate
     videoSend = stream
     videoTrack?.setBitrate(stream.targetBitrate)
+    pacer?.setTargetBitrate(stream.targetBitrate)
   }
 }

@@ -95,6 +95,14 @@ extension NativeMediaConnection {
       return try FileCaptureSource(
         path: path, videoTrack: track, audioTrack: nil, clock: mediaClock)
     }
+    if let path = NativeMediaDevices.v4l2Path(fromID: deviceID) {
+      guard let system = configuration.systemDevices else {
+        throw .deviceUnavailable("camera \(path): real devices are disabled")
+      }
+      return try V4L2CameraSource(
+        path: path, io: system.videoIO, track: track, clock: mediaClock,
+        onFailure: captureFailureHandler())
+    }
     guard deviceID == NativeMediaDevices.virtualCameraID else {
       throw .deviceUnavailable("unknown camera \(deviceID)")
     }
@@ -113,6 +121,14 @@ extension NativeMediaConnection {
     if let path = NativeMediaDevices.filePath(fromID: id) {
       return try FileCaptureSource(
         path: path, videoTrack: nil, audioTrack: track, clock: mediaClock)
+    }
+    if let microphone = NativeMediaDevices.microphone(fromID: id) {
+      guard configuration.systemDevices != nil else {
+        throw .deviceUnavailable("microphone \(microphone.name): real devices are disabled")
+      }
+      return try MicrophoneSource(
+        name: microphone.name, backend: microphone.backend, track: track,
+        onFailure: captureFailureHandler())
     }
     guard id == NativeMediaDevices.virtualMicrophoneID else {
       throw .deviceUnavailable("unknown microphone \(id)")

@@ -19,22 +19,33 @@ extension NativeMediaConnection {
         packet = stream.send(payload, now: now)
         audioSend = stream
       }
-      var stamped = packet
-      let transportSequenceNumber = nextTransportSequenceNumber
-      if let id = transportWideCCID {
-        TransportWideCC.stamp(&stamped.header, id: id, sequenceNumber: transportSequenceNumber)
-        nextTransportSequenceNumber &+= 1
+      if pacer != nil {
+        enqueuePaced(packet, video: video, now: now)
+      } else {
+        stampAndSend(packet, video: video, now: now)
       }
-      guard let bytes = try? stamped.serialized() else { continue }
-      sendRTP(bytes)
-      if transportWideCCID != nil {
-        estimator?.onPacketSent(
-          PacketSent(
-            transportSequenceNumber: transportSequenceNumber, sendTime: micros(now),
-            size: bytes.count))
-      }
-      if video { videoBytes += UInt64(bytes.count) }
     }
+    if pacer != nil { drainPacer() }
+  }
+
+  /// Puts the transport-wide sequence number on `packet` (numbers follow the send order, so
+  /// this runs when the packet leaves the pacer) and sends it.
+  func stampAndSend(_ packet: RTPPacket, video: Bool, now: ContinuousClock.Instant) {
+    var stamped = packet
+    let transportSequenceNumber = nextTransportSequenceNumber
+    if let id = transportWideCCID {
+      TransportWideCC.stamp(&stamped.header, id: id, sequenceNumber: transportSequenceNumber)
+      nextTransportSequenceNumber &+= 1
+    }
+    guard let bytes = try? stamped.serialized() else { return }
+    sendRTP(bytes)
+    if transportWideCCID != nil {
+      estimator?.onPacketSent(
+        PacketSent(
+          transportSequenceNumber: transportSequenceNumber, sendTime: micros(now),
+          size: bytes.count))
+    }
+    if video { videoBytes += UInt64(bytes.count) }
   }
 
   func sendRTP(_ bytes: [UInt8]) {

@@ -55,6 +55,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var videoSend: RTPSendStream?
   var audioSend: RTPSendStream?
   var estimator: SendSideBandwidthEstimator?
+  /// Spreads published packets at 2.5 × the estimator's target (`nil` without video).
+  var pacer: Pacer<PacedRTPPacket>?
+  var pacerTimer: EventLoopTimer?
   var videoPayloadType: UInt8 = 96
   var audioPayloadType: UInt8 = 111
   var rtxPayloadType: UInt8?
@@ -69,6 +72,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
   var videoBytes: UInt64 = 0
   var mediaStarted = false
+  /// Why the connection failed when a capture device was lost or failed; see `failureReason`.
+  var captureFailure: String?
   /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
   var transportWideCCID: UInt8?
   var nextTransportSequenceNumber: UInt16 = 0
@@ -136,8 +141,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     }
   }
 
-  /// Moves the published video to the next video device (virtual camera, file sources, in
-  /// `NativeMediaBackend.devices()` order); with an app capturer, restarts it with the next
+  /// Moves the published video to the next video device (virtual camera, file sources, V4L2
+  /// cameras, in `NativeMediaBackend.devices()` order); with an app capturer, restarts it with the next
   /// device. Throws `.deviceUnavailable` when there is no other video device or nothing is
   /// published, `.closed` after close.
   public func switchCamera() throws(MediaBackendError) {
@@ -173,6 +178,27 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
 
   /// Whether `close()` ran.
   public var isClosed: Bool { loop.submit { self.closed } }
+
+  /// Why the connection went `.failed` because of its capture device (a camera unplugged
+  /// while publishing, a microphone whose sound server died); `nil` otherwise.
+  public var failureReason: String? { loop.submit { self.captureFailure } }
+
+  /// A capture source's failure callback: hops to the loop, stops the media and reports
+  /// `.failed` once, keeping `reason`.
+  func captureFailureHandler() -> @Sendable (String) -> Void {
+    { [weak self] reason in
+      guard let self else { return }
+      self.loop.execute { self.failCapture(reason) }
+    }
+  }
+
+  func failCapture(_ reason: String) {
+    loop.assertInEventLoop()
+    guard !closed, captureFailure == nil else { return }
+    captureFailure = reason
+    stopMedia()
+    report(.failed)
+  }
 
   // MARK: - Events
 
@@ -222,6 +248,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     closed = true
     if let pollTimer { loop.cancel(pollTimer) }
     pollTimer = nil
+    if let pacerTimer { loop.cancel(pacerTimer) }
+    pacerTimer = nil
+    pacer = nil
     stopMedia()
     if let source = audioSource as? ExternalAudioSource {
       backend?.unregister(externalAudio: source)

@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+@testable import WCSMedia
+
+/// A PulseAudio microphone feeding a publish connection, against a private server the test
+/// starts: a 1 kHz tone played into a null sink is captured from its monitor
+/// (`pulse:test.monitor`), published and heard by the loopback player.
+final class NativeMediaBackendMicrophoneTests: XCTestCase {
+  private var server: ChildProcess?
+  private var directory: URL?
+
+  override func setUpWithError() throws {
+    guard let pulseaudio = ChildProcess.find("pulseaudio") else {
+      throw XCTSkip("pulseaudio is not installed (apt-get install pulseaudio pulseaudio-utils)")
+    }
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "wcs-pulse-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(
+      at: dir.appendingPathComponent("runtime"), withIntermediateDirectories: true)
+    directory = dir
+    let socket = dir.appendingPathComponent("native").path
+    server = try ChildProcess(
+      pulseaudio,
+      [
+        "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no", "-n",
+        "--log-target=stderr",
+        "--load=module-null-sink sink_name=test rate=48000",
+        "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
+      ],
+      environment: [
+        "HOME": dir.path, "PULSE_RUNTIME_PATH": dir.appendingPathComponent("runtime").path,
+        "XDG_RUNTIME_DIR": dir.appendingPathComponent("runtime").path,
+      ])
+    setenv("PULSE_SERVER", "unix:\(socket)", 1)
+    XCTAssertTrue(
+      waitUntil(timeout: 5) { FileManager.default.fileExists(atPath: socket) },
+      "pulseaudio created its socket within 5 s")
+  }
+
+  override func tearDown() {
+    unsetenv("PULSE_SERVER")
+    server?.terminate()
+    server = nil
+    if let directory { try? FileManager.default.removeItem(at: directory) }
+  }
+
+  func testPulseAudioMicrophoneIsPublished() throws {
+    let call = try LoopbackCall(
+      publish: MediaConnectionRequest(
+        direction: .publish, audio: .init(deviceID: "pulse:test.monitor"), video: nil)
+    ) { configuration in
+      var configuration = configuration
+      configuration.systemDevices = NativeSystemDevices(
+        videoIO: FakeV4L2DeviceIO(devices: [:]), audioBackend: .pulseAudio)
+      return NativeMediaBackend(configuration: configuration)
+    }
+    defer { call.close() }
+    try call.connectPublisher(self)
+    try call.connectPlayer(self)
+    let speaker = try AudioPlaybackDevice(device: "test", channels: 1, backend: .pulseAudio)
+    let tone = VirtualMicrophone(signal: .tone(frequency: 1000), amplitude: 8000)
+    let deadline = Date().addingTimeInterval(20)
+    var index = 0
+    func loud() -> [AudioFrame] {
+      call.audio.value.filter { ($0.samples.map { abs(Int($0)) }.max() ?? 0) > 3000 }
+    }
+    // `write` blocks at the sink's real-time pace.
+    while loud().count < 30, Date() < deadline {
+      try speaker.write(tone.frame(index))
+      index += 1
+    }
+    let samples = loud().dropFirst(5).prefix(20).flatMap(\.samples)
+    XCTAssertGreaterThanOrEqual(samples.count, 20 * 960, "the player heard the microphone")
+    XCTAssertEqual(zeroCrossingFrequency(samples, sampleRate: 48_000), 1000, accuracy: 20)
+  }
+
+  /// A microphone the sound server does not have fails the offer with its reason.
+  func testMissingMicrophoneIsRefused() throws {
+    let call = try LoopbackCall(
+      publish: MediaConnectionRequest(
+        direction: .publish, audio: .init(deviceID: "pulse:nothing-here"), video: nil))
+    defer { call.close() }
+    XCTAssertThrowsError(try offer(of: call.publisher)) { error in
+      guard case .deviceUnavailable(let reason) = error as? MediaBackendError else {
+        return XCTFail("\(error)")
+      }
+      XCTAssertTrue(reason.contains("nothing-here"), reason)
+    }
+  }
+}
