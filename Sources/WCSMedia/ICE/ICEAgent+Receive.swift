@@ -73,6 +73,7 @@ extension ICEAgent {
       return
     }
     respondSuccess(to: request, source, socket)
+    markValidated(source, socket: socket)
     if state == .new { setState(.checking) }
 
     let remote = learnRemoteCandidate(source, priority: request.priority)
@@ -223,6 +224,7 @@ extension ICEAgent {
         }
         return
       }
+      markValidated(source, socket: socket)
       checkSucceeded(index, nominating: nominating, now: now)
     }
   }

@@ -64,6 +64,9 @@ public final class ICEAgent {
   var consentNextSend: Double?
   var lastConsentResponse: Double?
   var peerReflexiveCount = 0
+  /// (local socket, remote address) combinations that proved the peer's credentials: an
+  /// authenticated Binding request from them, or a verified success response to our check.
+  var validatedAddresses: Set<ICEPairKey> = []
   let localKey: STUNIntegrityKey
   var remoteKey: STUNIntegrityKey?
   var random: ICERandom

@@ -11,6 +11,12 @@ extension PeerConnection {
     case .stun:
       receiveSTUN(Array(bytes), from: source, socket: socket)
     case .dtls:
+      // Only an address that proved the ICE credentials may talk DTLS: otherwise one spoofed
+      // alert or ClientHello from anywhere fails the handshake or steers its replies.
+      guard agent?.isValidated(source, socket: socket) == true else {
+        counters.unexpectedDatagrams += 1
+        return
+      }
       receiveDTLS(Array(bytes), from: source, socket: socket)
     case .rtp:
       receiveSRTP(bytes, from: source, socket: socket, isRTCP: false)
@@ -27,7 +33,12 @@ extension PeerConnection {
     if case .relayedData(let data, let peer) = result {
       // Data unwrapped from a TURN relay: DTLS or SRTP from the peer behind it.
       switch RFC7983Demultiplexer.classify(data) {
-      case .dtls: receiveDTLS(data, from: peer, socket: socket)
+      case .dtls:
+        if agent.isValidated(relayedFrom: peer, baseSocket: socket) {
+          receiveDTLS(data, from: peer, socket: socket)
+        } else {
+          counters.unexpectedDatagrams += 1
+        }
       case .rtp, .rtcp:
         data.withUnsafeBytes {
           receiveSRTP(
@@ -39,6 +50,7 @@ extension PeerConnection {
     serviceICE()
   }
 
+  /// DTLS from an address ICE has validated (the callers check).
   private func receiveDTLS(_ bytes: [UInt8], from source: ICETransportAddress, socket: Int) {
     guard let dtls else {
       counters.unexpectedDatagrams += 1

@@ -80,7 +80,8 @@ public final class PeerConnection: @unchecked Sendable {
   var srtpOutbound: SRTPSession?
   var srtpInbound: SRTPSession?
   var selectedPair: ICECandidatePair?
-  /// Where DTLS goes before ICE selected a pair: the source of the last DTLS datagram.
+  /// Where DTLS goes before ICE selected a pair: the source of the last DTLS datagram, always
+  /// an address ICE validated (`ICEAgent.isValidated`).
   var dtlsFallbackDestination: (socket: ICESocketID, address: ICETransportAddress)?
   var peerClosedDTLS = false
   var counters = PeerConnectionStats()
