@@ -73,6 +73,7 @@ extension ICEAgent {
       return
     }
     respondSuccess(to: request, source, socket)
+    lastAuthenticatedRequest = now
     if state == .new { setState(.checking) }
 
     let remote = learnRemoteCandidate(source, priority: request.priority)

@@ -130,9 +130,11 @@ final class RelayCoreTests: XCTestCase {
     let text = LocalServerRelayEngine.reason(socketError)
     XCTAssertEqual(text, "Failed by internal error")
     XCTAssertFalse(text.contains("EventLoopError"))
-    XCTAssertEqual(LocalServerRelayEngine.reason(PeerConnectionError.iceFailed), "Failed by ICE timeout")
+    XCTAssertEqual(
+      LocalServerRelayEngine.reason(PeerConnectionError.iceFailed), "Failed by ICE timeout")
     XCTAssertEqual(
       LocalServerRelayEngine.reason(RelayAnswerError.noCommonCodecs), "No common codecs")
-    XCTAssertEqual(LocalServerRelayEngine.reason(CocoaError(.fileNoSuchFile)), "Failed by internal error")
+    XCTAssertEqual(
+      LocalServerRelayEngine.reason(CocoaError(.fileNoSuchFile)), "Failed by internal error")
   }
 }
