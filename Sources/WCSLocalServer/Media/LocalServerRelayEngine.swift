@@ -427,9 +427,10 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       switch error {
       case .iceFailed: return "Failed by ICE timeout"
       case .dtls: return "Failed by DTLS error"
-      default: return "Failed: \(error)"
+      default: return WCSStreamInfo.failedByInternalError
       }
     }
-    return "Failed: \(error)"
+    // The detail (internal type names, errno) is logged by the caller, not shown to clients.
+    return WCSStreamInfo.failedByInternalError
   }
 }

@@ -35,4 +35,10 @@ public enum WCSStreamInfo {
   public static let sessionNotReady = "Session not ready"
   /// Generic failure.
   public static let failedByError = "Failed by error"
+  /// Local-server only: the session already holds `maxStreamsPerSession` live streams.
+  public static let tooManyStreamsInSession = "Too many streams in this session"
+  /// Local-server only: the server already holds `maxStreams` live streams.
+  public static let serverStreamLimitReached = "Server stream limit reached"
+  /// Local-server only: media failed for a reason that is logged, not shown to the client.
+  public static let failedByInternalError = "Failed by internal error"
 }

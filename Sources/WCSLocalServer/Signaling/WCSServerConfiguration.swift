@@ -16,6 +16,12 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   public var recordTemplate: String = RecordNaming.defaultTemplate
   /// Extension appended to record names: we record VP8 + Opus, which goes into WebM (§6).
   public var recordExtension: String = "webm"
+  /// Live streams (publishers and players, pending or up) one session may hold; a further
+  /// `publishStream`/`playStream` gets FAILED `WCSStreamInfo.tooManyStreamsInSession`. Each
+  /// stream holds a UDP socket, so without a cap one WebSocket could exhaust the server's fds.
+  public var maxStreamsPerSession: Int = 32
+  /// Live streams over all sessions; beyond it FAILED `WCSStreamInfo.serverStreamLimitReached`.
+  public var maxStreams: Int = 1000
 
   /// All defaults.
   public init() {}

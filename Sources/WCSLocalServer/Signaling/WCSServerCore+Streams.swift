@@ -39,6 +39,15 @@ extension WCSServerCore {
       return
     }
     guard let session = sessions[id], let token = session.authToken else { return }
+    // Checked before any media request: every stream costs the engine a socket.
+    if session.streamIds.count >= configuration.maxStreamsPerSession {
+      failStatus(mediaSessionId, WCSStreamInfo.tooManyStreamsInSession)
+      return
+    }
+    if streams.count >= configuration.maxStreams {
+      failStatus(mediaSessionId, WCSStreamInfo.serverStreamLimitReached)
+      return
+    }
 
     var role = ServerStream.Role.publisher
     if publish {

@@ -74,6 +74,7 @@ extension ICEAgent {
     }
     respondSuccess(to: request, source, socket)
     markValidated(source, socket: socket)
+    lastAuthenticatedRequest = now
     if state == .new { setState(.checking) }
 
     let remote = learnRemoteCandidate(source, priority: request.priority)

@@ -63,6 +63,10 @@ public final class ICEAgent {
   var remoteGatheringComplete = false
   var consentNextSend: Double?
   var lastConsentResponse: Double?
+  /// Agent time (seconds) of the last Binding request from the peer that passed
+  /// MESSAGE-INTEGRITY, `nil` before the first. A lite agent sends no consent checks of its
+  /// own, so this is how its owner sees whether the peer is still there (RFC 7675 §5.1).
+  public internal(set) var lastAuthenticatedRequest: Double?
   var peerReflexiveCount = 0
   /// (local socket, remote address) combinations that proved the peer's credentials: an
   /// authenticated Binding request from them, or a verified success response to our check.

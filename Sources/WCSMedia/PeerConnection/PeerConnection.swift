@@ -91,6 +91,11 @@ public final class PeerConnection: @unchecked Sendable {
   let epoch: ContinuousClock.Instant
   var timer: EventLoopTimer?
   var timerDeadline: ContinuousClock.Instant?
+  /// Connect timeout and ICE-lite consent expiry (see `PeerConnection+Watchdog.swift`).
+  var watchdog: EventLoopTimer?
+  /// ICE time by which the connection must be `.connected`, set with the remote description.
+  var connectDeadline: Double?
+  var hasConnected = false
 
   /// Creates a connection; no socket is bound until a description is made. Callable from any
   /// thread.
@@ -325,7 +330,9 @@ public final class PeerConnection: @unchecked Sendable {
     for candidate in remote.candidates { agent.addRemoteCandidate(candidate, now: now) }
     if remote.endOfCandidates { agent.setRemoteGatheringComplete(now: now) }
     setState(.connecting)
+    connectDeadline = now + Self.seconds(configuration.connectTimeout)
     serviceICE()
+    serviceWatchdog()
   }
 
   /// Releases sockets, the timer and the cores' keys; used by `close()` and on failure.
@@ -333,6 +340,8 @@ public final class PeerConnection: @unchecked Sendable {
     if let timer { loop.cancel(timer) }
     timer = nil
     timerDeadline = nil
+    if let watchdog { loop.cancel(watchdog) }
+    watchdog = nil
     for socket in sockets { socket.close() }
     srtpOutbound = nil
     srtpInbound = nil
@@ -343,7 +352,11 @@ public final class PeerConnection: @unchecked Sendable {
   func setState(_ newState: PeerConnectionState) {
     guard newState != state, !state.isFinal else { return }
     state = newState
+    let firstConnect = newState == .connected && !hasConnected
+    if firstConnect { hasConnected = true }
     onEvent?(.stateChanged(newState))
+    // From the connect deadline to the consent deadline.
+    if firstConnect { serviceWatchdog() }
   }
 
   func fail(_ error: PeerConnectionError) {

@@ -37,10 +37,17 @@ public struct PeerConnectionConfiguration: Sendable {
   /// bounds how fast ICE completes, and one bundled component sends at most 50 checks/s of about
   /// 100 bytes — well inside the pacing budget the RFC protects.
   public var icePacingInterval: Double
+  /// Give up (state `.failed(.iceFailed)`) when the connection is not `.connected` this long
+  /// after the remote description was applied. A full agent also fails on its own once every
+  /// pair failed; an ICE-lite agent never sends checks, so without this a peer that never
+  /// starts ICE would hold the sockets forever. Also the ICE-lite consent limit: once
+  /// connected, a lite answerer fails when no authenticated check arrived for
+  /// `iceConsentTimeout` seconds.
+  public var connectTimeout: Duration
 
   /// A configuration with the defaults: no STUN/TURN servers, full ICE, no loopback, every
   /// interface, any port, the shared certificate, `DTLSSRTPProfile.defaultOffer`, a 10 s
-  /// DTLS handshake timeout, 1 s client fallback, consent checks every 5 s with 10 s/30 s timeouts, Ta 20 ms.
+  /// DTLS handshake timeout, 1 s client fallback, consent checks every 5 s with 10 s/30 s timeouts, Ta 20 ms, a 30 s connect timeout.
   public init(
     stunServers: [ICETransportAddress] = [], turnServers: [ICETURNServer] = [],
     iceLite: Bool = false, allowLoopback: Bool = false, hostAddresses: [ICEIPAddress]? = nil,
@@ -48,7 +55,8 @@ public struct PeerConnectionConfiguration: Sendable {
     srtpProfiles: [DTLSSRTPProfile] = DTLSSRTPProfile.defaultOffer,
     dtlsHandshakeTimeout: Duration = .seconds(10), dtlsClientFallback: Duration = .seconds(1),
     iceDisconnectedTimeout: Double = 10, iceConsentTimeout: Double = 30,
-    iceConsentInterval: Double = 5, icePacingInterval: Double = 0.02
+    iceConsentInterval: Double = 5, icePacingInterval: Double = 0.02,
+    connectTimeout: Duration = .seconds(30)
   ) {
     self.stunServers = stunServers
     self.turnServers = turnServers
@@ -64,6 +72,7 @@ public struct PeerConnectionConfiguration: Sendable {
     self.iceConsentTimeout = iceConsentTimeout
     self.iceConsentInterval = iceConsentInterval
     self.icePacingInterval = icePacingInterval
+    self.connectTimeout = connectTimeout
   }
 
   /// For tests and local use: loopback allowed and only 127.0.0.1 bound.

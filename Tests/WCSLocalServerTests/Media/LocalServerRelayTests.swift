@@ -243,6 +243,37 @@ final class LocalServerRelayTests: XCTestCase {
     client.closeAndWait()
   }
 
+  /// A publisher that never starts ICE: the engine's connection times out and the client gets
+  /// FAILED with the WCS info string instead of a stream that stays PENDING forever.
+  func testPublisherThatNeverStartsICEFailsByICETimeout() throws {
+    let records = try makeTemporaryDirectory("wcs-relay-timeout")
+    defer { try? FileManager.default.removeItem(at: records) }
+    let logs = Collector<String>()
+    var engineConfiguration = LocalServerRelayEngine.Configuration(recordsDirectory: records.path)
+    engineConfiguration.peerConnection.connectTimeout = .milliseconds(300)
+    let engine = LocalServerRelayEngine(configuration: engineConfiguration)
+    let server = try WCSLocalServer.start(
+      testConfiguration(engine: engine, records: records, logs: logs))
+    defer { server.stop() }
+    let loop = EventLoop(label: "relay-timeout-client")
+    defer { loop.shutdown() }
+    let publisherPC = PeerConnection(configuration: .loopback, loop: loop)
+    let offer = try loop.submit {
+      try publisherPC.createOffer(
+        audio: .init(ssrc: Self.publisherAudioSSRC, trackId: "a", includeG711: false),
+        video: nil, mode: .publish)
+    }
+    let client = TestClient(server.wsURL)
+    client.establish()
+    client.send("publishStream", Self.stream("pub-idle", name: "idle", published: true, sdp: offer))
+    // The answer is never applied, so the client sends no checks.
+    XCTAssertNotNil(client.waitFor { $0.name == "setRemoteSDP" })
+    let failed = client.waitForStatus("pub-idle", "FAILED")
+    XCTAssertEqual(failed?.object["info"], "Failed by ICE timeout")
+    loop.submit { publisherPC.close() }
+    client.closeAndWait()
+  }
+
   /// PLIs for the publisher's video SSRC among the RTCP it received.
   static func pictureLossCount(_ compounds: [[RTCPPacket]]) -> Int {
     compounds.joined().filter {

@@ -123,4 +123,18 @@ final class RelayCoreTests: XCTestCase {
       "a=fmtp:\(videoTypes[1]) apt=\(videoTypes[0])", "",
     ].joined(separator: "\r\n")
   }
+
+  /// Clients see WCS wording or a generic text, never Swift type names or errno values.
+  func testFailureReasonsHideInternalDetail() {
+    let socketError = PeerConnectionError.socket(.socketCreationFailed(errno: 24))
+    let text = LocalServerRelayEngine.reason(socketError)
+    XCTAssertEqual(text, "Failed by internal error")
+    XCTAssertFalse(text.contains("EventLoopError"))
+    XCTAssertEqual(
+      LocalServerRelayEngine.reason(PeerConnectionError.iceFailed), "Failed by ICE timeout")
+    XCTAssertEqual(
+      LocalServerRelayEngine.reason(RelayAnswerError.noCommonCodecs), "No common codecs")
+    XCTAssertEqual(
+      LocalServerRelayEngine.reason(CocoaError(.fileNoSuchFile)), "Failed by internal error")
+  }
 }
