@@ -21,6 +21,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     self.deviceDirectory = deviceDirectory
   }
 
+  /// The `/dev/video*` nodes, sorted by number.
   public func devicePaths() -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: deviceDirectory)) ?? []
     return
@@ -30,6 +31,8 @@ public final class V4L2KernelIO: V4L2DeviceIO {
       .map { deviceDirectory + "/" + $0 }
   }
 
+  /// Opens the node read/write, non-blocking (`open(2)`); ENOENT → `.noDevice`, EBUSY → `.busy`,
+  /// EACCES → `.permissionDenied`.
   public func openDevice(path: String) throws(V4L2Error) -> Int32 {
     let fd = wcs_open_video_device(path)
     guard fd >= 0 else {
@@ -45,6 +48,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     return fd
   }
 
+  /// Closes a handle from `openDevice` (`close(2)`).
   public func closeDevice(_ handle: Int32) {
     stopStreaming(handle)
     paths.withLock { _ = $0.removeValue(forKey: handle) }
@@ -83,6 +87,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     }
   }
 
+  /// `VIDIOC_QUERYCAP`: driver, card name, bus info and capability flags.
   public func queryCapability(_ handle: Int32) throws(V4L2Error) -> V4L2Capability {
     var cap = v4l2_capability()
     try ioctl(handle, wcs_vidioc_querycap(), "VIDIOC_QUERYCAP", &cap)
@@ -93,6 +98,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
       deviceCapabilities: caps)
   }
 
+  /// `VIDIOC_ENUM_FMT` over every index: the capture pixel formats (fourcc and description).
   public func formats(_ handle: Int32) throws(V4L2Error) -> [V4L2FormatDescription] {
     var result: [V4L2FormatDescription] = []
     for index in 0..<64 {
@@ -109,6 +115,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     return result
   }
 
+  /// `VIDIOC_ENUM_FRAMESIZES`: discrete sizes or a stepwise range, in pixels.
   public func frameSizes(_ handle: Int32, pixelFormat: V4L2FourCC) throws(V4L2Error)
     -> V4L2FrameSizes
   {
@@ -132,6 +139,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     return .discrete(sizes)
   }
 
+  /// `VIDIOC_ENUM_FRAMEINTERVALS`: frame intervals (seconds per frame as a fraction) at a size.
   public func frameIntervals(_ handle: Int32, pixelFormat: V4L2FourCC, size: V4L2Size)
     throws(V4L2Error) -> [V4L2FrameInterval]
   {
@@ -160,6 +168,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     return result
   }
 
+  /// `VIDIOC_S_FMT`: asks for a pixel format and size; returns what the driver chose.
   public func setFormat(_ handle: Int32, pixelFormat: V4L2FourCC, size: V4L2Size)
     throws(V4L2Error) -> V4L2NegotiatedFormat
   {
@@ -176,6 +185,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
       height: Int(pix.height), bytesPerLine: Int(pix.bytesperline), sizeImage: Int(pix.sizeimage))
   }
 
+  /// `VIDIOC_S_PARM`: asks for a frame interval; returns what the driver chose.
   public func setFrameInterval(_ handle: Int32, _ interval: V4L2FrameInterval)
     throws(V4L2Error) -> V4L2FrameInterval?
   {
@@ -189,6 +199,8 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     return V4L2FrameInterval(numerator: Int(t.numerator), denominator: Int(t.denominator))
   }
 
+  /// `VIDIOC_REQBUFS` + `VIDIOC_QUERYBUF` + `mmap` + `VIDIOC_QBUF` for each buffer, then
+  /// `VIDIOC_STREAMON`; returns the number of buffers the driver granted.
   public func startStreaming(_ handle: Int32, bufferCount: Int) throws(V4L2Error) -> Int {
     stopStreaming(handle)
     var request = v4l2_requestbuffers()
@@ -225,6 +237,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     return buffers.count
   }
 
+  /// `poll(2)` for a filled buffer: true when one is ready, false on timeout (milliseconds).
   public func waitForFrame(_ handle: Int32, timeoutMilliseconds: Int) throws(V4L2Error) -> Bool {
     var descriptor = pollfd(fd: handle, events: Int16(POLLIN), revents: 0)
     let result = poll(&descriptor, 1, Int32(clamping: timeoutMilliseconds))
@@ -241,6 +254,8 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     return false
   }
 
+  /// `VIDIOC_DQBUF`: the filled buffer (index, bytes used, sequence, timestamp), nil when none is
+  /// ready (EAGAIN); ENODEV → `.deviceLost`.
   public func dequeue(_ handle: Int32) throws(V4L2Error) -> V4L2DequeuedBuffer? {
     var buffer = v4l2_buffer()
     buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -257,6 +272,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
       timestampMicroseconds: micros)
   }
 
+  /// A copy of the first `bytesUsed` bytes of mmap buffer `index` (clamped to its length).
   public func bufferBytes(_ handle: Int32, index: Int, bytesUsed: Int) -> [UInt8] {
     guard
       let buffer = mapped.withLock({ $0[handle] }).flatMap({ list in
@@ -268,6 +284,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     return [UInt8](UnsafeRawBufferPointer(start: base, count: count))
   }
 
+  /// `VIDIOC_QBUF`: hands buffer `index` back to the driver.
   public func requeue(_ handle: Int32, index: Int) throws(V4L2Error) {
     var buffer = v4l2_buffer()
     buffer.index = UInt32(clamping: index)
@@ -276,6 +293,7 @@ public final class V4L2KernelIO: V4L2DeviceIO {
     try ioctl(handle, wcs_vidioc_qbuf(), "VIDIOC_QBUF", &buffer)
   }
 
+  /// `VIDIOC_STREAMOFF` and `munmap` of every buffer.
   public func stopStreaming(_ handle: Int32) {
     guard let buffers = mapped.withLock({ $0.removeValue(forKey: handle) }) else { return }
     var type = Int32(bitPattern: V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
