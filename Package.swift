@@ -95,6 +95,11 @@ for name in [
       name: name, dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
       path: "Benchmarks/\(name)", swiftSettings: strict))
 }
+// SignalingBench: time from WebSocketTransport.connect to opened, ws:// and wss://.
+package.targets.append(
+  .executableTarget(
+    name: "SignalingBench", dependencies: ["WCSTransport"], path: "Benchmarks/SignalingBench",
+    swiftSettings: strict))
 // RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players on loopback.
 package.targets.append(
   .executableTarget(
