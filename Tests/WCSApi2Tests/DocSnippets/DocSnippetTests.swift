@@ -295,7 +295,7 @@ final class DocSnippetPortingTests: DocSnippetTestCase {
     server.settle()
     XCTAssertEqual(
       tryLoudspeaker(publisher),
-      "cannot play audio on a sound output (the stream is published, not played): stream is PENDING"
+      "cannot play audio on a sound output (the stream is published, not played): stream is PUBLISHING"
     )
   }
 }
