@@ -127,7 +127,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   public func isAudioMuted() -> Bool { state.withLock { $0.localAudioMuted } }
   /// `true` when the local video track is muted.
   public func isVideoMuted() -> Bool { state.withLock { $0.localVideoMuted } }
-  /// The WebRTC connection state (Linux addition).
+  /// The WebRTC connection state (Linux addition); `.failed` carries the cause
+  /// (`MediaConnectionFailure`: ICE, consent, DTLS, or a lost camera/microphone).
   public func getConnectionState() -> MediaConnectionState { connectionState.withLock { $0 } }
 
   /// Remote publisher's audio mute state as last reported; `nil` before any report.

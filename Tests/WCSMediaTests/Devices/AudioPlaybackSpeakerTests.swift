@@ -149,6 +149,20 @@ final class AudioPlaybackSpeakerTests: XCTestCase {
       after.map(\.energy).max() ?? -1, 100, "closing the connection closes the output")
   }
 
+  /// `setAudioOutput(.none)` before the offer wins over the request's `.defaultDevice`: no
+  /// device is opened, the sink stays silent while the player decodes audio.
+  func testSetAudioOutputBeforeTheOfferWinsOverTheRequest() throws {
+    let call = try Self.toneCall(playOutput: .defaultDevice)
+    defer { call.close() }
+    try call.player.setAudioOutput(.none)
+    try call.connectPublisher(self)
+    try call.connectPlayer(self)
+    waitForBackend("the player decodes audio") { call.audio.value.count >= 25 }
+    XCTAssertNil(call.player.audioOutputSink)
+    let recorded = try recordMonitor(frames: 10, skipping: 0)
+    XCTAssertLessThan(recorded.map(\.energy).max() ?? -1, 100, "nothing plays")
+  }
+
   /// A sink that does not exist and a publish connection are refused with their reason; the
   /// connections go on.
   func testMissingSinkAndPublisherAreRefused() throws {

@@ -64,10 +64,12 @@ extension NativeMediaConnection {
   }
 
   /// Opens the request's output off the loop; a failure is kept in `audioOutputFailure` and
-  /// the connection goes on without it.
+  /// the connection goes on without it. A `setAudioOutput` call made before (or while the
+  /// device opens) wins over the request.
   func openRequestedAudioOutput(_ output: MediaConnectionRequest.AudioOutput, channels: Int) {
     guard output != .none else { return }
     let generation = audioOutput.withLock { $0.generation }
+    guard generation == 0 else { return }
     DispatchQueue.global(qos: .userInitiated).async { [weak self] in
       let opened: Result<SpeakerPlayoutSink?, AudioDeviceError>
       do throws(AudioDeviceError) {
