@@ -52,7 +52,8 @@ let package = Package(
       name: "WCSMediaTests", dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
       swiftSettings: strict),
     .testTarget(
-      name: "WCSApi2Tests", dependencies: ["WCSApi2", "WCSTransport", "FPWCSApi2Swift"],
+      name: "WCSApi2Tests",
+      dependencies: ["WCSApi2", "WCSTransport", "FPWCSApi2Swift", "WCSLocalServer"],
       swiftSettings: strict),
     .testTarget(
       name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport"],

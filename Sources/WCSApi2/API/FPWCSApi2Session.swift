@@ -290,7 +290,12 @@ public final class FPWCSApi2Session: @unchecked Sendable {
         connection = try backend.makeConnection(stream.connectionRequest(published: published)) {
           [weak self] state in
           guard let self else { return }
-          self.work.async { self.streamObjects[id]?.setConnectionState(state) }
+          self.work.async {
+            self.streamObjects[id]?.setConnectionState(state)
+            if case .failed(.captureDeviceLost(let kind, let reason)) = state {
+              self.run(self.core.captureDeviceLost(streamId: id, kind: kind, reason: reason))
+            }
+          }
         }
       } catch {
         throw .media(error)

@@ -149,8 +149,10 @@ final class LoopbackCall: Sendable {
   let frames = BackendTestBox<[VideoFrame]>([])
   let audio = BackendTestBox<[AudioFrame]>([])
 
+  /// - Parameter playOutput: the player request's sound output (`Audio.output`).
   init(
     publish request: MediaConnectionRequest,
+    playOutput: MediaConnectionRequest.AudioOutput = .none,
     backend makeBackend: (NativeMediaBackend.Configuration) -> NativeMediaBackend = {
       NativeMediaBackend(configuration: $0)
     }
@@ -169,7 +171,8 @@ final class LoopbackCall: Sendable {
         }) as? NativeMediaConnection,
       let player = try backend.makeConnection(
         MediaConnectionRequest(
-          direction: .play, audio: request.audio.map { .init(useStereo: $0.useStereo) },
+          direction: .play,
+          audio: request.audio.map { .init(useStereo: $0.useStereo, output: playOutput) },
           video: request.video.map { _ in .init() },
           renderer: VideoFrameCallbackRenderer { frame in frames.mutate { $0.append(frame) } }),
         onStateChange: { state in playStates.mutate { $0.append(state) } })

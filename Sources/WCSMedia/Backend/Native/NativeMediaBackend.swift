@@ -14,7 +14,8 @@ public final class NativeMediaBackend: MediaBackend {
     public var loop: EventLoop
     /// PeerConnection settings (STUN/TURN servers, addresses, DTLS).
     public var peerConnection: PeerConnectionConfiguration
-    /// Where received audio goes (`nil`: nowhere; there is no sound card output yet).
+    /// Where received audio goes (`nil`: nowhere). A play connection can also play on a sound
+    /// output: `MediaConnectionRequest.Audio.output`, `setAudioOutput(_:)`.
     public var playoutSink: (any PlayoutAudioSink)?
     /// Real cameras and microphones listed and opened beside the virtual ones (`nil`: only
     /// virtual devices and file sources).

@@ -101,7 +101,7 @@ extension NativeMediaConnection {
       }
       return try V4L2CameraSource(
         path: path, io: system.videoIO, track: track, clock: mediaClock,
-        onFailure: captureFailureHandler())
+        onFailure: captureFailureHandler(kind: .video))
     }
     guard deviceID == NativeMediaDevices.virtualCameraID else {
       throw .deviceUnavailable("unknown camera \(deviceID)")
@@ -128,7 +128,7 @@ extension NativeMediaConnection {
       }
       return try MicrophoneSource(
         name: microphone.name, backend: microphone.backend, track: track,
-        onFailure: captureFailureHandler())
+        onFailure: captureFailureHandler(kind: .audio))
     }
     guard id == NativeMediaDevices.virtualMicrophoneID else {
       throw .deviceUnavailable("unknown microphone \(id)")
@@ -154,15 +154,23 @@ extension NativeMediaConnection {
       do {
         audioReceiveTrack = try AudioReceiveTrack(channels: audio.useStereo ? 2 : 1) {
           [weak self] in
-          guard let self else { return nil }
+          guard let self else { return [] }
+          var sinks: [any PlayoutAudioSink] = []
           if let sink = self.playoutSinkOverride.withLock({ $0 }) {
-            return self.backend?.isPlayoutMuted == true ? nil : sink
+            guard self.backend?.isPlayoutMuted != true else { return [] }
+            sinks.append(sink)
+          } else if let sink = self.backend?.currentPlayoutSink() {
+            sinks.append(sink)
+          } else if self.backend?.isPlayoutMuted == true {
+            return []
           }
-          return self.backend?.currentPlayoutSink()
+          if let speaker = self.audioOutput.withLock({ $0.player }) { sinks.append(speaker) }
+          return sinks
         }
       } catch {
         throw .deviceUnavailable("Opus decoder: \(error)")
       }
+      openRequestedAudioOutput(audio.output, channels: audio.useStereo ? 2 : 1)
     }
   }
 }

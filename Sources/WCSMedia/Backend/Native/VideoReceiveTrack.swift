@@ -77,16 +77,16 @@ final class AudioReceiveTrack: @unchecked Sendable {
 
   let queue = DispatchQueue(label: "WCSMedia.AudioReceiveTrack", qos: .userInitiated)
   private let receiver: AudioReceiver
-  private let sink: @Sendable () -> (any PlayoutAudioSink)?
+  private let sinks: @Sendable () -> [any PlayoutAudioSink]
   private let stats = Mutex(AudioReceiver.Statistics())
   private let ticker: QueueTicker
   private let clock = ContinuousClock()
 
-  /// - Parameter sink: read for every block, so muting or replacing the process sink applies
-  ///   at once; `nil` drops the block.
-  init(channels: Int, sink: @escaping @Sendable () -> (any PlayoutAudioSink)?) throws(OpusError) {
+  /// - Parameter sinks: read for every pull, so muting or replacing the process sink or the
+  ///   sound output applies at once; empty drops the blocks.
+  init(channels: Int, sinks: @escaping @Sendable () -> [any PlayoutAudioSink]) throws(OpusError) {
     receiver = try AudioReceiver(channels: channels)
-    self.sink = sink
+    self.sinks = sinks
     ticker = QueueTicker(queue: queue, interval: .milliseconds(10))
   }
 
@@ -112,12 +112,14 @@ final class AudioReceiveTrack: @unchecked Sendable {
   private func pull() {
     let frames = receiver.pull(now: clock.now)
     stats.withLock { $0 = receiver.statistics }
-    guard !frames.isEmpty, let sink = sink() else { return }
+    guard !frames.isEmpty else { return }
+    let sinks = sinks()
+    guard !sinks.isEmpty else { return }
     for frame in frames {
-      sink.play(
-        AudioFrame(
-          sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,
-          timestampNs: Int64(frame.timestamp) * 1_000_000 / 48))
+      let block = AudioFrame(
+        sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,
+        timestampNs: Int64(frame.timestamp) * 1_000_000 / 48)
+      for sink in sinks { sink.play(block) }
     }
   }
 }
