@@ -83,13 +83,17 @@ extension PeerConnection {
   /// starts ICE (lite when `configuration.iceLite`). Call on the loop, once; then
   /// `createAnswer()`.
   ///
-  /// - Throws: `PeerConnectionError.sdp` for an offer without ICE credentials or fingerprint;
-  ///   errors of `setRemoteOffer(_:)`.
+  /// - Throws: `PeerConnectionError.unanswerableOffer` for an offer without an `m=` line or
+  ///   with every section at port 0; `.sdp` for one that does not parse or lacks ICE
+  ///   credentials or a fingerprint; errors of `setRemoteOffer(_:)`.
   public func setRemoteDescription(offer text: String) throws(PeerConnectionError) {
     loop.assertInEventLoop()
     let offer = try Self.parse(text)
-    guard let section = offer.media.first(where: { !$0.isRejected }) else {
-      throw .sdp(reason: "offer: no accepted m-section")
+    let section: MediaDescription
+    do {
+      section = offer.media[try offer.firstAcceptedMediaIndex()]
+    } catch {
+      throw .unanswerableOffer(error)
     }
     func attribute<Value>(_ pick: (SDPAttribute) -> Value?) -> Value? {
       section.attributes.lazy.compactMap(pick).first ?? offer.attributes.lazy.compactMap(pick).first

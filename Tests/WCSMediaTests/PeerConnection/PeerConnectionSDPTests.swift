@@ -92,6 +92,16 @@ final class PeerConnectionSDPTests: XCTestCase {
       ) {
         guard case .sdp = $0 as? PeerConnectionError else { return XCTFail("\($0)") }
       }
+      let session = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
+      XCTAssertThrowsError(try connection.setRemoteDescription(offer: session)) {
+        XCTAssertEqual($0 as? PeerConnectionError, .unanswerableOffer(.noMediaSections))
+      }
+      XCTAssertThrowsError(
+        try connection.setRemoteDescription(
+          offer: session + "m=audio 0 UDP/TLS/RTP/SAVPF 111\r\nm=video 0 UDP/TLS/RTP/SAVPF 96\r\n")
+      ) {
+        XCTAssertEqual($0 as? PeerConnectionError, .unanswerableOffer(.allMediaSectionsRejected))
+      }
       XCTAssertThrowsError(try connection.createAnswer())
       connection.close()
     }
