@@ -52,6 +52,13 @@ final class LocalServerRelayTests: XCTestCase {
     let publisherAnswer = try XCTUnwrap(
       publisher.waitFor { $0.name == "setRemoteSDP" }?[1]?.stringValue)
     XCTAssertTrue(publisherAnswer.contains("a=ice-lite"))
+    // The relay answers under its own o= session id, not the publisher's (RFC 3264 §5).
+    let offerOrigin = try SDPParser.parse(publisherOffer).description.origin
+    let answerOrigin = try SDPParser.parse(publisherAnswer).description.origin
+    XCTAssertNotEqual(answerOrigin.sessionId, offerOrigin.sessionId)
+    let answerId = UInt64(answerOrigin.sessionId) ?? 0
+    XCTAssertTrue((1...(UInt64(1) << 62)).contains(answerId), answerOrigin.sessionId)
+    XCTAssertEqual(answerOrigin.sessionVersion, "1")
     XCTAssertTrue(publisherAnswer.contains("a=end-of-candidates"))
     XCTAssertTrue(publisherAnswer.contains("a=setup:active"))
     try loop.submit { try publisherPC.setRemoteDescription(answer: publisherAnswer) }
