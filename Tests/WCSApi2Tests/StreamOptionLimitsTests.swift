@@ -28,7 +28,7 @@ final class StreamOptionLimitsTests: XCTestCase {
     h.establish()
     let audio = FPWCSApi2MediaConstraints(audio: true, video: false)
     audio?.audio?.bitrate = -64_000
-    let cases: [(FPWCSApi2StreamOptions, WCSError, String)] = [
+    var cases: [(FPWCSApi2StreamOptions, WCSError, String)] = [
       (
         options(String(repeating: "a", count: 257)),
         .invalidOption(field: "name", reason: "must be at most 256 UTF-8 bytes, got 257"),
@@ -82,6 +82,12 @@ final class StreamOptionLimitsTests: XCTestCase {
         "invalid options: constraints.audio.bitrate must be between 0 and 100000000 bit/s, got -64000"
       ),
     ]
+    cases.append(
+      (
+        options("cam", FPWCSApi2MediaConstraints()),
+        .invalidOption(field: "constraints", reason: "must ask for audio or video (both are nil)"),
+        "invalid options: constraints must ask for audio or video (both are nil)"
+      ))
     for (options, expected, text) in cases {
       XCTAssertThrowsError(try h.session.createStream(options), text) { error in
         XCTAssertEqual(error as? WCSError, expected)

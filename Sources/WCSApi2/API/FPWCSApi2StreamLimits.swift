@@ -28,10 +28,15 @@ public enum FPWCSApi2StreamLimits {
     }
   }
 
-  /// Checks every number of `constraints` against its range (0 = default/unconstrained).
-  /// - Throws: `WCSError.invalidOption` naming the first field out of range, e.g.
-  ///   `constraints.video.maxBitrate`.
+  /// Checks that `constraints` ask for some media (an offer without any media section can only
+  /// be refused) and every number against its range (0 = default/unconstrained).
+  /// - Throws: `WCSError.invalidOption` naming `constraints` when both parts are `nil`, else the
+  ///   first field out of range, e.g. `constraints.video.maxBitrate`.
   static func validate(_ constraints: FPWCSApi2MediaConstraints) throws(WCSError) {
+    if constraints.audio == nil, constraints.video == nil {
+      throw .invalidOption(
+        field: "constraints", reason: "must ask for audio or video (both are nil)")
+    }
     if let audio = constraints.audio {
       try check("constraints.audio.bitrate", audio.bitrate, max: maxAudioBitrate, unit: "bit/s")
     }
