@@ -194,10 +194,9 @@ func runDemo(_ argv: [String]) -> Int32 {
     summary.fail("Failed to publish: \(error)")
     return finish(&summary)
   }
-  guard
-    log.wait(for: ["publish PUBLISHING", "publish FAILED"], timeout: 15) == "publish PUBLISHING"
-  else {
-    summary.fail("publishing did not reach PUBLISHING")
+  // A FAILED stream or a lost session ends the run at once, with its reason.
+  var endEvents = ["publish FAILED", "session FAILED", "session DISCONNECTED"]
+  guard log.wait(for: "publish PUBLISHING", unless: endEvents, timeout: 15, in: &summary) else {
     return finish(&summary)
   }
 
@@ -223,9 +222,8 @@ func runDemo(_ argv: [String]) -> Int32 {
   } catch {
     summary.fail("Failed to play: \(error)")
   }
-  if log.wait(for: ["play PLAYING", "play FAILED"], timeout: 15) != "play PLAYING" {
-    summary.fail("playing did not reach PLAYING")
-  }
+  endEvents.append("play FAILED")
+  _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 15, in: &summary)
 
   // 4. Let it run, sampling the counters every second.
   let publishStart = log.time(of: "publish PUBLISHING") ?? log.elapsed
@@ -233,7 +231,9 @@ func runDemo(_ argv: [String]) -> Int32 {
   var playStats: FPWCSApi2StreamStats?
   var sentBitrates: [Int] = []
   var receivedBitrates: [Int] = []
-  while log.elapsed < publishStart + duration {
+  while summary.succeeded, log.elapsed < publishStart + duration,
+    !log.failIfEnded(endEvents, in: &summary)
+  {
     Thread.sleep(forTimeInterval: min(1, max(0.05, publishStart + duration - log.elapsed)))
     publishStats = ExampleStats.read(publishStream) ?? publishStats
     playStats = ExampleStats.read(playStream) ?? playStats
@@ -251,12 +251,12 @@ func runDemo(_ argv: [String]) -> Int32 {
   } catch {
     summary.fail("stopping the published stream: \(error)")
   }
-  if log.wait(for: ["publish UNPUBLISHED"], timeout: 10) == nil {
+  if log.wait(for: ["publish UNPUBLISHED"] + endEvents, timeout: 10) == nil {
     summary.fail("publishing did not reach UNPUBLISHED")
   }
-  if log.wait(for: ["play STOPPED", "play FAILED"], timeout: 5) == nil {
+  if log.wait(for: ["play STOPPED"] + endEvents, timeout: 5) == nil {
     try? playStream.stop()
-    _ = log.wait(for: ["play STOPPED"], timeout: 5)
+    _ = log.wait(for: ["play STOPPED"] + endEvents, timeout: 5)
   }
   let recordName = publishStream.getRecordName() ?? recordNameAtPublish
   session.disconnect()

@@ -27,7 +27,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   let name: String
   private weak var session: FPWCSApi2Session?
   private let callbackQueue: DispatchQueue
-  private let constraints: FPWCSApi2MediaConstraints
+  let constraints: FPWCSApi2MediaConstraints
   private let display: (any VideoRenderer)?
   private let record: Bool
   private let rtmpUrl: String?
@@ -56,11 +56,14 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     guard let name = options.name, !name.isEmpty else {
       throw .invalidOptions("name must be provided")
     }
+    try FPWCSApi2StreamLimits.validate(name: name)
+    let constraints = MediaRequestBuilder.effective(options.constraints)
+    try FPWCSApi2StreamLimits.validate(constraints)
     self.mediaSessionId = UUID().uuidString.lowercased()
     self.name = name
     self.session = session
     self.callbackQueue = session.callbackQueue
-    self.constraints = MediaRequestBuilder.effective(options.constraints)
+    self.constraints = constraints
     self.display = options.display
     self.record = options.record
     self.rtmpUrl = options.rtmpUrl
@@ -143,7 +146,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   /// Starts publishing: sends `publishStream` with a send-only SDP offer (wcs-protocol.md §3.1);
   /// Publishing (or Failed) arrives through the callbacks.
   /// - Throws: `WCSError.invalidSessionState` unless the session is Established,
-  ///   `.invalidStreamState` unless the stream is New, `.media` when the engine cannot start.
+  ///   `.invalidStreamState` unless the stream is New, `.media` when the engine cannot start,
+  ///   `.invalidOption` when the constraints were changed out of `FPWCSApi2StreamLimits`.
   public func publish() throws {
     guard let session else { throw WCSError.disconnected }
     try session.startStream(self, published: true)

@@ -83,13 +83,17 @@ extension PeerConnection {
   /// starts ICE (lite when `configuration.iceLite`). Call on the loop, once; then
   /// `createAnswer()`.
   ///
-  /// - Throws: `PeerConnectionError.sdp` for an offer without ICE credentials or fingerprint;
-  ///   errors of `setRemoteOffer(_:)`.
+  /// - Throws: `PeerConnectionError.unanswerableOffer` for an offer without an `m=` line or
+  ///   with every section at port 0; `.sdp` for one that does not parse or lacks ICE
+  ///   credentials or a fingerprint; errors of `setRemoteOffer(_:)`.
   public func setRemoteDescription(offer text: String) throws(PeerConnectionError) {
     loop.assertInEventLoop()
     let offer = try Self.parse(text)
-    guard let section = offer.media.first(where: { !$0.isRejected }) else {
-      throw .sdp(reason: "offer: no accepted m-section")
+    let section: MediaDescription
+    do {
+      section = offer.media[try offer.firstAcceptedMediaIndex()]
+    } catch {
+      throw .unanswerableOffer(error)
     }
     func attribute<Value>(_ pick: (SDPAttribute) -> Value?) -> Value? {
       section.attributes.lazy.compactMap(pick).first ?? offer.attributes.lazy.compactMap(pick).first
@@ -117,7 +121,9 @@ extension PeerConnection {
   /// section accepted with its formats, rtpmap/fmtp/rtcp-fb/extmap as offered, the direction
   /// reversed (RFC 3264 §6.1), rtcp-mux, the offer's BUNDLE group, our ICE credentials,
   /// fingerprint, `a=setup` (`active` to an `actpass` offer), `a=ice-lite` when lite, and our
-  /// host candidates with `a=end-of-candidates`. Call on the loop.
+  /// host candidates with `a=end-of-candidates`. The `o=` line is ours (RFC 3264 §5): a random
+  /// session id in 1...2^62 on the first answer, kept by later ones, whose version goes up by
+  /// one each time (`answerOrigin`). Call on the loop.
   ///
   /// - Throws: `PeerConnectionError.invalidState` before `setRemoteDescription(offer:)`.
   public func createAnswer() throws(PeerConnectionError) -> String {
@@ -126,8 +132,12 @@ extension PeerConnection {
       throw .invalidState(reason: "createAnswer needs setRemoteDescription(offer:) first")
     }
     let local = try localDescription()
+    var generator = SystemRandomNumberGenerator()
+    var origin = answerOrigin ?? SDPLocalOrigin(using: &generator)
     let answer = PeerConnectionAnswerBuilder.answer(
-      to: offer, local: local, candidates: local.candidates.compactMap(Self.sdpCandidate))
+      to: offer, origin: origin.next(), local: local,
+      candidates: local.candidates.compactMap(Self.sdpCandidate))
+    answerOrigin = origin
     localSessionDescription = answer
     return SDPWriter.write(answer)
   }

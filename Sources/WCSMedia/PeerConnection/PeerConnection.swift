@@ -71,6 +71,9 @@ public final class PeerConnection: @unchecked Sendable {
   public internal(set) var remoteOffer: SessionDescription?
   /// The offer or answer we made, once made.
   public internal(set) var localSessionDescription: SessionDescription?
+  /// Our `o=` session id and last version as answerer: random on the first answer, then kept,
+  /// the version bumped by each new answer (RFC 3264 §8).
+  public internal(set) var answerOrigin: SDPLocalOrigin?
 
   var sockets: [EventLoopUDPSocket] = []
   var certificate: DTLSCertificate?

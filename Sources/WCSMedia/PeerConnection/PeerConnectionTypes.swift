@@ -43,6 +43,9 @@ public enum PeerConnectionError: Error, Equatable, Sendable {
   case packetTooLarge(bytes: Int)
   /// The SDP could not be parsed or lacks what a transport needs.
   case sdp(reason: String)
+  /// The remote offer parses but has no media section to accept (no `m=` line, or every one
+  /// has port 0), so there is nothing to answer (RFC 3264 §6).
+  case unanswerableOffer(SDPOfferError)
 }
 
 /// What a `PeerConnection` reports to its owner, on its event loop thread, in order.
