@@ -28,10 +28,11 @@ final class DelayBasedControllerTests: XCTestCase {
   }
 
   private func feed(
-    _ trendline: inout TrendlineEstimator, groups: Int, sendSpacing: Int64, arrivalSpacing: Int64
+    _ trendline: inout TrendlineEstimator, groups: Int, sendSpacing: Int64, arrivalSpacing: Int64,
+    after start: Int64 = 0
   ) -> [TrendlineEstimator.BandwidthUsage] {
     var states: [TrendlineEstimator.BandwidthUsage] = []
-    var arrival: Int64 = 0
+    var arrival = start
     for _ in 0..<groups {
       arrival += arrivalSpacing
       states.append(
@@ -77,7 +78,23 @@ final class DelayBasedControllerTests: XCTestCase {
       XCTAssertGreaterThanOrEqual(trendline.threshold, 6)
       XCTAssertLessThanOrEqual(trendline.threshold, 600)
     }
-    XCTAssertGreaterThan(trendline.threshold, 12.5, "large trends raise it (K_u)")
+  }
+
+  /// libwebrtc's trendline gains: the threshold climbs slowly towards a sustained trend
+  /// (k_up = 0.0087/ms) and falls back fast once it is gone (k_down = 0.039/ms), so one queue
+  /// episode does not blind the detector to the next.
+  func testThresholdFollowsTheTrend() {
+    var trendline = TrendlineEstimator()
+    // Groups 5 ms apart arriving 5.5 ms apart: modified trend 60 × 4 × 0.5 / 5.5 = 21.8.
+    let overuse = feed(&trendline, groups: 150, sendSpacing: 5_000, arrivalSpacing: 5_500)
+    XCTAssertEqual(trendline.modifiedTrend, 21.8, accuracy: 0.1)
+    XCTAssertEqual(trendline.threshold, 21.7, accuracy: 0.1)
+    XCTAssertEqual(overuse.last, .overusing)
+    // 200 ms of flat delay: back at the 6 ms floor (the draft's K_d = 0.00018 would still be
+    // near 21 here).
+    _ = feed(&trendline, groups: 40, sendSpacing: 5_000, arrivalSpacing: 5_000, after: 825_000)
+    XCTAssertEqual(trendline.threshold, 6)
+    XCTAssertEqual(trendline.state, .normal)
   }
 
   func testAIMDDecreasesToBetaTimesAckedAndIncreases() {
