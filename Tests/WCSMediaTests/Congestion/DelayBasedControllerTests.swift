@@ -179,6 +179,27 @@ final class DelayBasedControllerTests: XCTestCase {
     XCTAssertNil(estimate.upperBound)
   }
 
+  /// A back-off waits one RTT (10…200 ms) after the last change of the rate, so an overuse seen
+  /// right after a probe result is not cut against an acknowledged rate still catching up with it;
+  /// unless the acknowledged rate is below half the estimate (libwebrtc `TimeToReduceFurther`).
+  func testBackOffIsRateLimitedFromTheLastChange() {
+    var controller = AIMDRateController(startBitrate: 300_000, bounds: 50_000...5_000_000)
+    XCTAssertTrue(controller.canReduceFurther(now: 0, rtt: 200_000, ackedBitrate: nil))
+    controller.setEstimate(2_850_000, now: 400_000)
+    // 150 ms after the probe result, 1.76 Mbit/s acknowledged (≥ half of 2.85): wait.
+    XCTAssertFalse(controller.canReduceFurther(now: 550_000, rtt: 200_000, ackedBitrate: 1_760_000))
+    XCTAssertTrue(controller.canReduceFurther(now: 550_000, rtt: 200_000, ackedBitrate: 1_400_000))
+    XCTAssertTrue(controller.canReduceFurther(now: 600_000, rtt: 200_000, ackedBitrate: 2_200_000))
+    // The RTT is clamped to 200 ms …
+    XCTAssertFalse(controller.canReduceFurther(now: 599_999, rtt: 900_000, ackedBitrate: 2_200_000))
+    XCTAssertTrue(controller.canReduceFurther(now: 600_000, rtt: 900_000, ackedBitrate: 2_200_000))
+    // … and to at least 10 ms.
+    XCTAssertTrue(controller.canReduceFurther(now: 410_000, rtt: 1_000, ackedBitrate: 2_200_000))
+    XCTAssertEqual(
+      controller.update(usage: .overusing, ackedBitrate: 2_200_000, rtt: 200_000, now: 600_000),
+      1_870_000, accuracy: 1)
+  }
+
   func testLossBasedRules() {
     func run(lossPercent: Int) -> Double? {
       var controller = LossBasedController()
