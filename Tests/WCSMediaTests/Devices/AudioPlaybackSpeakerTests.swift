@@ -9,43 +9,16 @@ import XCTest
 /// published, relayed on loopback, decoded by the player, played on the default output and
 /// recorded back from the sink's monitor.
 final class AudioPlaybackSpeakerTests: XCTestCase {
-  private var server: ChildProcess?
-  private var directory: URL?
+  private var pulse: PrivatePulseAudio?
   private static let toneHz = 440.0
 
   override func setUpWithError() throws {
-    guard let pulseaudio = ChildProcess.find("pulseaudio") else {
-      throw XCTSkip("pulseaudio is not installed (apt-get install pulseaudio pulseaudio-utils)")
-    }
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "wcs-pulse-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(
-      at: dir.appendingPathComponent("runtime"), withIntermediateDirectories: true)
-    directory = dir
-    let socket = dir.appendingPathComponent("native").path
-    server = try ChildProcess(
-      pulseaudio,
-      [
-        "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no", "-n",
-        "--log-target=stderr",
-        "--load=module-null-sink sink_name=test rate=48000",
-        "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
-      ],
-      environment: [
-        "HOME": dir.path, "PULSE_RUNTIME_PATH": dir.appendingPathComponent("runtime").path,
-        "XDG_RUNTIME_DIR": dir.appendingPathComponent("runtime").path,
-      ])
-    setenv("PULSE_SERVER", "unix:\(socket)", 1)
-    XCTAssertTrue(
-      waitUntil(timeout: 5) { FileManager.default.fileExists(atPath: socket) },
-      "pulseaudio created its socket within 5 s")
+    pulse = try PrivatePulseAudio()
   }
 
   override func tearDown() {
-    unsetenv("PULSE_SERVER")
-    server?.terminate()
-    server = nil
-    if let directory { try? FileManager.default.removeItem(at: directory) }
+    pulse?.stop()
+    pulse = nil
   }
 
   private static func toneCall(playOutput: MediaConnectionRequest.AudioOutput = .none) throws
