@@ -241,8 +241,16 @@ public final class PeerConnection: @unchecked Sendable {
     return PeerConnectionTransportDescription(
       iceCredentials: localCredentials,
       iceLite: configuration.iceLite && signalingRole == .answerer,
-      candidates: agent?.localCandidates ?? [], endOfCandidates: true,
+      candidates: agent?.localCandidates ?? [], endOfCandidates: endOfLocalCandidates,
       fingerprint: certificate.fingerprint, setup: localSetup)
+  }
+
+  /// Whether the local description may say `a=end-of-candidates`. Always, as before, for
+  /// `.all` (host candidates are all there; later ones are trickled); under `.relay` only once
+  /// the TURN allocations answered, since the description has no candidate before that.
+  private var endOfLocalCandidates: Bool {
+    guard configuration.iceTransportPolicy == .relay, let agent else { return true }
+    return agent.gatheringStarted && agent.gatheringPending == 0
   }
 
   private func startTransport(mode: ICEMode, role: ICERole, remoteIsLite: Bool)
@@ -261,6 +269,7 @@ public final class PeerConnection: @unchecked Sendable {
       mode: mode, role: role, remoteIsLite: remoteIsLite, localCredentials: localCredentials,
       stunServers: configuration.stunServers)
     iceConfiguration.turnServers = configuration.turnServers
+    iceConfiguration.transportPolicy = configuration.iceTransportPolicy
     iceConfiguration.disconnectedTimeout = configuration.iceDisconnectedTimeout
     iceConfiguration.consentTimeout = configuration.iceConsentTimeout
     iceConfiguration.pacingInterval = configuration.icePacingInterval
