@@ -218,9 +218,9 @@ public final class PeerConnection: @unchecked Sendable {
     return result
   }
 
-  /// Closes the connection: DTLS close_notify to the peer (when DTLS finished), ICE stopped,
-  /// sockets closed, timer cancelled, SRTP keys dropped; state `.closed`. Call on the loop;
-  /// calling it again is harmless.
+  /// Closes the connection: DTLS close_notify to the peer (when DTLS finished), ICE stopped and
+  /// TURN allocations released, sockets closed, timer cancelled, SRTP keys dropped; state
+  /// `.closed`. Call on the loop; calling it again is harmless.
   public func close() {
     loop.assertInEventLoop()
     guard state != .closed else { return }
@@ -229,7 +229,13 @@ public final class PeerConnection: @unchecked Sendable {
       sendDTLS(output.datagrams)
     }
     agent?.close()
-    _ = agent?.takeOutputs()
+    // The agent's last datagrams release the TURN allocations (Refresh with LIFETIME 0,
+    // RFC 8656 §7) instead of leaving them on the server until their lifetime ends.
+    for output in agent?.takeOutputs() ?? [] {
+      if case .send(let datagram) = output {
+        send(datagram.bytes, socket: datagram.socket, to: datagram.destination)
+      }
+    }
     tearDown()
     setState(.closed)
   }
