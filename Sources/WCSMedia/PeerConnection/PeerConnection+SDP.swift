@@ -14,7 +14,9 @@ extension PeerConnection {
   /// Makes our SDP offer (JSEP, RFC 8829 §5.2.1): binds the sockets and starts ICE, then
   /// writes the sections with our ICE credentials, the certificate's SHA-256 fingerprint,
   /// `a=setup:actpass`, BUNDLE, rtcp-mux and our host candidates inline with
-  /// `a=end-of-candidates` (the transport is complete at once). Call on the loop, once.
+  /// `a=end-of-candidates` (the transport is complete at once). Under
+  /// `ICETransportPolicy.relay` no candidate is known yet: the relayed ones come as
+  /// `.localCandidate` events, and `a=end-of-candidates` is left out. Call on the loop, once.
   ///
   /// - Parameters:
   ///   - audio: the audio section (Opus/48000/2 ...), `nil` for none.
@@ -40,7 +42,7 @@ extension PeerConnection {
       iceUfrag: local.iceCredentials.ufrag, icePwd: local.iceCredentials.pwd,
       fingerprint: Self.sdpFingerprint(local.fingerprint), setup: .actpass,
       candidates: includeCandidates ? local.candidates.compactMap(Self.sdpCandidate) : [],
-      endOfCandidates: includeCandidates)
+      endOfCandidates: includeCandidates && local.endOfCandidates)
     let offer: SessionDescription
     switch mode {
     case .publish: offer = SDPOfferBuilder.publishOffer(parameters)
