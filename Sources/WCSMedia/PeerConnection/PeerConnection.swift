@@ -228,14 +228,7 @@ public final class PeerConnection: @unchecked Sendable {
       let output = dtls.close(now: loop.now())
       sendDTLS(output.datagrams)
     }
-    agent?.close()
-    // The agent's last datagrams release the TURN allocations (Refresh with LIFETIME 0,
-    // RFC 8656 §7) instead of leaving them on the server until their lifetime ends.
-    for output in agent?.takeOutputs() ?? [] {
-      if case .send(let datagram) = output {
-        send(datagram.bytes, socket: datagram.socket, to: datagram.destination)
-      }
-    }
+    closeAgent()
     tearDown()
     setState(.closed)
   }
@@ -376,10 +369,22 @@ public final class PeerConnection: @unchecked Sendable {
 
   func fail(_ error: PeerConnectionError) {
     guard !state.isFinal else { return }
-    agent?.close()
-    _ = agent?.takeOutputs()
+    closeAgent()
     tearDown()
     setState(.failed(error))
+  }
+
+  /// Stops ICE and sends its last datagrams, which release the TURN allocations (Refresh with
+  /// LIFETIME 0, RFC 8656 §7) instead of leaving them on the server until their lifetime ends;
+  /// its other outputs no longer matter.
+  private func closeAgent() {
+    guard let agent else { return }
+    agent.close()
+    for output in agent.takeOutputs() {
+      if case .send(let datagram) = output {
+        send(datagram.bytes, socket: datagram.socket, to: datagram.destination)
+      }
+    }
   }
 
   /// Derives the state from ICE and DTLS after either changed.
