@@ -32,7 +32,8 @@ extension PeerConnection {
     let result = agent.receive(bytes, from: source, socket: socket, now: iceNow())
     if case .relayedData(let data, let peer, let relay) = result {
       // Data unwrapped from a TURN relay: DTLS or SRTP from the peer behind it. It is handled
-      // as arriving on the relay's pseudo socket, so DTLS replies go back through the relay.
+      // as arriving on the relay's pseudo socket, so DTLS replies go back through the relay;
+      // `peer` is the pair's remote address, which is what receiveSRTP accepts.
       switch RFC7983Demultiplexer.classify(data) {
       case .dtls:
         if agent.isValidated(peer, socket: relay) {
@@ -68,8 +69,7 @@ extension PeerConnection {
     // Media is accepted from the selected pair or, before our nomination completes, from the
     // address the verified DTLS handshake ran with: a controlled peer (a browser answering our
     // offer) starts DTLS and media on its own valid pair first, and dropping those packets loses
-    // its first key frame. SRTP authentication still guards every packet. For data through a
-    // TURN relay `source` is the peer behind the relay, as in the pair's remote candidate.
+    // its first key frame. SRTP authentication still guards every packet.
     let fromSelectedPair = selectedPair?.remote.address == source
     let fromDTLSPeer = selectedPair == nil && dtlsFallbackDestination?.address == source
     guard let inbound = srtpInbound, fromSelectedPair || fromDTLSPeer, !peerClosedDTLS,
