@@ -106,6 +106,21 @@ final class PeerConnectionTURNTests: XCTestCase {
     XCTAssertEqual(offererStats.srtpDrops + answererStats.srtpDrops, 0)
     XCTAssertEqual(answererStats.relayedDatagramsSent, 0)
 
+    // A pseudo socket that names no relay: refused, counted, nothing sent.
+    let refused = peers.loop.submit { () -> PeerConnectionError? in
+      [UInt8](repeating: 0x80, count: 12).withUnsafeBytes { bytes in
+        do throws(PeerConnectionError) {
+          try peers.offerer.sendApplicationDatagram(bytes, socket: -9, to: answererHost)
+          return nil
+        } catch {
+          return error
+        }
+      }
+    }
+    XCTAssertEqual(refused, .notConnected)
+    let failures = peers.loop.submit { peers.offerer.stats.relayedSendFailures }
+    XCTAssertEqual(failures, 1)
+
     // Closing releases the allocation; coturn then reports what it relayed for the peer.
     peers.loop.submit { peers.offerer.close() }
     XCTAssertTrue(eventually { !coturn.peerUsages.isEmpty }, "coturn log: \(coturn.log)")
