@@ -247,7 +247,7 @@ public final class PeerConnection: @unchecked Sendable {
   /// Whether the local description may say `a=end-of-candidates`. Always, as before, for
   /// `.all` (host candidates are all there; later ones are trickled); under `.relay` only once
   /// the TURN allocations answered, since the description has no candidate before that.
-  private var endOfLocalCandidates: Bool {
+  var endOfLocalCandidates: Bool {
     guard configuration.iceTransportPolicy == .relay, let agent else { return true }
     return agent.gatheringStarted && agent.gatheringPending == 0
   }

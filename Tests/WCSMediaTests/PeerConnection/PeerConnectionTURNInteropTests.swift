@@ -33,10 +33,14 @@ extension PeerConnectionInteropTests {
       "no allocation: \(coturn.log)")
     let relayed = try XCTUnwrap(loop.submit { connection.localCandidates.first })
     XCTAssertEqual(relayed.type, .relayed)
-    // aiortc takes no trickle here: the relayed candidate goes into the offer's section, as a
-    // browser's offer made after gathering would carry it.
-    let completeOffer = offer.replacingOccurrences(
-      of: "a=ice-ufrag:", with: "a=candidate:\(relayed)\r\na=end-of-candidates\r\na=ice-ufrag:")
+    // aiortc takes no trickle here: it gets the offer again with the relayed candidate, as a
+    // browser's offer read after gathering carries it.
+    let completeOffer = try XCTUnwrap(loop.submit { connection.localDescriptionWithCandidates() })
+    XCTAssertTrue(completeOffer.contains("\r\na=\(relayed)\r\n"), completeOffer)
+    XCTAssertTrue(completeOffer.contains("\r\na=end-of-candidates\r\n"))
+    XCTAssertTrue(
+      completeOffer.contains("m=audio \(relayed.address.port) UDP/TLS/RTP/SAVPF"), completeOffer)
+    XCTAssertTrue(completeOffer.contains("c=IN IP4 \(relayed.address.ip)\r\n"))
     XCTAssertEqual(completeOffer.components(separatedBy: "a=candidate:").count, 2)
     try peer.writeLine(["offer": completeOffer])
     let reply = try XCTUnwrap(try peer.readLine(timeout: 20), "aiortc sent no answer")

@@ -133,6 +133,77 @@ final class PeerConnectionTURNTests: XCTestCase {
     XCTAssertGreaterThan(usage.receivedBytes, payloadBytes(toOfferer))
   }
 
+  /// SDP without trickle: a relay-policy answerer's first answer has no candidate and no
+  /// `a=end-of-candidates`; `localDescriptionWithCandidates` after gathering has the relayed
+  /// candidate as the default address, and with it the offerer connects through coturn.
+  func testRelayOnlyAnswererSDPAfterGatheringConnects() throws {
+    let coturn = try CoturnTestServer()
+    defer { coturn.stop() }
+    let loop = EventLoop(label: "PeerConnectionTURNTests-sdp")
+    let offerer = PeerConnection(configuration: .loopback, loop: loop)
+    var configuration = PeerConnectionConfiguration.loopback
+    configuration.turnServers = [coturn.server]
+    configuration.iceTransportPolicy = .relay
+    let answerer = PeerConnection(configuration: configuration, loop: loop)
+    let offererRecorder = PeerRecorder()
+    let answererRecorder = PeerRecorder()
+    defer {
+      loop.submit {
+        offerer.close()
+        answerer.close()
+      }
+      loop.shutdown()
+    }
+    let audio = SDPOfferParameters.Audio(
+      direction: .sendrecv, ssrc: 0x7265_6C01, trackId: "relay-audio", includeG711: false)
+    let firstAnswer = try loop.submit {
+      offererRecorder.attach(to: offerer)
+      answererRecorder.attach(to: answerer)
+      let offer = try offerer.createOffer(audio: audio, video: nil)
+      try answerer.setRemoteDescription(offer: offer)
+      return try answerer.createAnswer()
+    }
+    XCTAssertFalse(firstAnswer.contains("a=candidate:"))
+    XCTAssertFalse(firstAnswer.contains("a=end-of-candidates"))
+    XCTAssertTrue(
+      eventually { answererRecorder.events.value.contains(.gatheringComplete) },
+      "no allocation: \(coturn.log)")
+    let relayed = try XCTUnwrap(loop.submit { answerer.localCandidates.first })
+    XCTAssertEqual(relayed.type, .relayed)
+    let answer = try XCTUnwrap(loop.submit { answerer.localDescriptionWithCandidates() })
+    XCTAssertEqual(answer.components(separatedBy: "a=candidate:").count, 2)
+    XCTAssertTrue(answer.contains("\r\na=\(relayed)\r\na=end-of-candidates\r\n"))
+    XCTAssertTrue(answer.contains("m=audio \(relayed.address.port) "), answer)
+    XCTAssertTrue(answer.contains("c=IN IP4 127.0.0.1\r\n"))
+    try loop.submit { try offerer.setRemoteDescription(answer: answer) }
+
+    XCTAssertTrue(
+      eventually {
+        offererRecorder.lastState == .connected && answererRecorder.lastState == .connected
+      },
+      "states: \(offererRecorder.states) / \(answererRecorder.states)")
+    let (offererPair, answererPair) = loop.submit {
+      (offerer.stats.selectedPair, answerer.stats.selectedPair)
+    }
+    XCTAssertEqual(answererPair?.local.type, .relayed)
+    XCTAssertEqual(offererPair?.remote.address, relayed.address)
+    let media = TestMedia.packets(ssrc: audio.ssrc, count: 10, seed: 5)
+    let reply = TestMedia.packets(ssrc: 0x7265_6C02, count: 10, seed: 6)
+    try loop.submit {
+      for packet in media { try offerer.sendRTP(try packet.serialized()) }
+      for packet in reply { try answerer.sendRTP(try packet.serialized()) }
+    }
+    XCTAssertTrue(
+      eventually {
+        answererRecorder.rtp.value.count == media.count
+          && offererRecorder.rtp.value.count == reply.count
+      })
+    XCTAssertEqual(answererRecorder.rtp.value.map(\.packet), media)
+    XCTAssertEqual(offererRecorder.rtp.value.map(\.packet), reply)
+    let relayedSends = loop.submit { answerer.stats.relayedDatagramsSent }
+    XCTAssertGreaterThanOrEqual(relayedSends, reply.count)
+  }
+
   /// DTLS that arrives through the relay before any pair is selected (the peer never
   /// nominates) is answered through the same relay: the peer sees every reply come from the
   /// relayed address, and the handshake completes that way.
