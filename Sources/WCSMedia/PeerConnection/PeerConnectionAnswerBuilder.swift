@@ -38,7 +38,7 @@ enum PeerConnectionAnswerBuilder {
       }
     }
     attributes += candidates.map { .candidate($0) }
-    attributes.append(.endOfCandidates)
+    if local.endOfCandidates { attributes.append(.endOfCandidates) }
     let address = candidates.first?.address ?? "0.0.0.0"
     return MediaDescription(
       media: section.media, port: candidates.first?.port ?? 9, proto: section.proto,
