@@ -146,4 +146,30 @@ final class WebSocketTLSTests: XCTestCase {
       }
     }
   }
+
+  /// TLS handshakes in flight while other connections and a server create their libwebsockets
+  /// contexts: every handshake must still verify and open. (lws re-allocated the SSL ex-data
+  /// index its verify callback reads on each context created with the TLS init option, so this
+  /// used to fail some handshakes with "certificate verify failed".)
+  func testHandshakesSurviveContextsCreatedMeanwhile() throws {
+    let (server, _) = try startTLSServer()
+    defer { server.stop() }
+    let (plain, _) = try startServer()
+    defer { plain.stop() }
+    var clients: [(WebSocketTransport, Recorder<SignalingEvent>)] = []
+    var servers: [WebSocketServer] = []
+    for _ in 0..<12 {
+      clients.append(
+        connectClient(server.url, options: .init(connectTimeout: 10, caFile: certificate)))
+      clients.append(connectClient(plain.url))
+      let (extra, _) = try startServer()
+      servers.append(extra)
+    }
+    for (client, events) in clients {
+      let all = events.wait(timeout: 15) { $0.contains { $0 == .opened || $0.isTerminal } }
+      XCTAssertEqual(all.first, .opened, "\(all)")
+      closeAndWait(client, events)
+    }
+    for extra in servers { extra.stop() }
+  }
 }

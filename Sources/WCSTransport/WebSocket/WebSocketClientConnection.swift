@@ -117,23 +117,34 @@ final class WebSocketClientConnection: @unchecked Sendable {
       finish(.failed(error))
       return
     }
+    _ = LWSLibrary.tlsLibrary
     var info = lws_context_creation_info()
     info.port = -1  // CONTEXT_PORT_NO_LISTEN: client only
-    info.protocols = allocations.protocols(
-      name: "wcs-signaling", callback: webSocketClientCallback,
-      rxBufferSize: Self.fragmentSize)
     info.gid = -1
     info.uid = -1
-    info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS)
     info.fd_limit_per_thread = 16
-    info.provided_client_ssl_ctx = tls.pointer
     info.user = Unmanaged.passUnretained(self).toOpaque()
     guard let context = lws_create_context(&info) else {
       finish(.failed(.connectionFailed(reason: "libwebsockets could not create a context")))
       return
     }
+    var vhostInfo = lws_context_creation_info()
+    vhostInfo.port = -1
+    vhostInfo.vhost_name = allocations.string("wcs-client")
+    vhostInfo.protocols = allocations.protocols(
+      name: "wcs-signaling", callback: webSocketClientCallback,
+      rxBufferSize: Self.fragmentSize)
+    // On a vhost this flag is what enables TLS (see `LWSLibrary.tlsLibrary`).
+    vhostInfo.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    vhostInfo.provided_client_ssl_ctx = tls.pointer
+    guard let vhost = lws_create_vhost(context, &vhostInfo) else {
+      lws_context_destroy(context)
+      finish(.failed(.connectionFailed(reason: "libwebsockets could not create a client vhost")))
+      return
+    }
     shared.withLock { $0.context = LWSContextHandle(pointer: context) }
-    connect(context, allocations)
+    connect(context, vhost, allocations)
     while !terminated {
       processRequests()
       if terminated { break }
@@ -151,9 +162,12 @@ final class WebSocketClientConnection: @unchecked Sendable {
     return options.caFile.map { .file($0) } ?? .system
   }
 
-  private func connect(_ context: OpaquePointer, _ allocations: LWSAllocations) {
+  private func connect(
+    _ context: OpaquePointer, _ vhost: OpaquePointer, _ allocations: LWSAllocations
+  ) {
     var info = lws_client_connect_info()
     info.context = context
+    info.vhost = vhost
     info.address = allocations.string(endpoint.host)
     info.port = Int32(endpoint.port)
     info.path = allocations.string(endpoint.path)
