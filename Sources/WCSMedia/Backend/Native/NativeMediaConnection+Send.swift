@@ -85,6 +85,7 @@ extension NativeMediaConnection {
         for key in Array(receivers.keys) {
           receivers[key]?.stream.handleSenderReport(report, now: now)
         }
+        feedPlayoutSync(senderReportOf: report.ssrc)
       }
       if var stream = videoSend {
         let output = stream.handle(packet, now: now)
