@@ -25,15 +25,20 @@ public struct PlayoutSynchronizer: Sendable {
     /// A delay difference beyond this is taken for a bogus SR and ignored (default 5 s).
     public var maxRelativeDelay: Duration
     /// Weight of a new measurement in the running average of the delay difference, 0...1
-    /// (default 0.3).
+    /// (default 0.1: a time constant of about a second at the default `updateInterval`).
     public var smoothing: Double
+    /// SRs of each stream needed before acting (default 2: a sender's first SR may go out before
+    /// its first packet and map a timestamp nothing was captured at).
+    public var minimumSenderReports: Int
 
     /// Creates a configuration; see the properties for the defaults.
     public init(
       maxExtraDelay: Duration = .seconds(1), maxChangePerSecond: Duration = .milliseconds(20),
       updateInterval: Duration = .milliseconds(100), alignsAtStart: Bool = true,
-      maxRelativeDelay: Duration = .seconds(5), smoothing: Double = 0.3
+      maxRelativeDelay: Duration = .seconds(5), smoothing: Double = 0.1,
+      minimumSenderReports: Int = 2
     ) {
+      self.minimumSenderReports = max(1, minimumSenderReports)
       self.maxExtraDelay = maxExtraDelay
       self.maxChangePerSecond = maxChangePerSecond
       self.updateInterval = updateInterval
@@ -68,6 +73,8 @@ public struct PlayoutSynchronizer: Sendable {
   private var videoApplied = 0.0
   private var lastUpdate: Double?
   private var aligned = false
+  private var audioReports = 0
+  private var videoReports = 0
 
   /// Creates a synchronizer; `now` is the origin of its local times.
   public init(configuration: Configuration = Configuration(), now: ContinuousClock.Instant) {
@@ -87,8 +94,10 @@ public struct PlayoutSynchronizer: Sendable {
   ) {
     switch media {
     case .audio:
+      audioReports += 1
       sync.updateAudio(senderReport: ntp, rtpTimestamp: rtpTimestamp, clockRate: clockRate)
     case .video:
+      videoReports += 1
       sync.updateVideo(senderReport: ntp, rtpTimestamp: rtpTimestamp, clockRate: clockRate)
     }
   }
@@ -118,7 +127,9 @@ public struct PlayoutSynchronizer: Sendable {
     let seconds = clock.seconds(now)
     let elapsed = lastUpdate.map { seconds - $0 }
     if let elapsed, elapsed < configuration.updateInterval.streamSeconds { return }
-    guard let offset = sync.offset else { return }
+    guard let offset = sync.offset,
+      min(audioReports, videoReports) >= configuration.minimumSenderReports
+    else { return }
     // What the difference would be without the delays those frames got.
     let base = offset - videoApplied + audioApplied
     guard abs(base) <= configuration.maxRelativeDelay.streamSeconds else { return }
@@ -132,9 +143,7 @@ public struct PlayoutSynchronizer: Sendable {
       audioExtraDelay = .seconds(audioTarget)
       videoExtraDelay = .seconds(videoTarget)
     } else {
-      let step =
-        configuration.maxChangePerSecond.streamSeconds
-        * min(elapsed ?? configuration.updateInterval.streamSeconds, 1)
+      let step = configuration.maxChangePerSecond.streamSeconds * min(elapsed ?? 0, 1)
       audioExtraDelay = .seconds(
         Self.move(audioExtraDelay.streamSeconds, to: audioTarget, by: step))
       videoExtraDelay = .seconds(

@@ -6,6 +6,10 @@ import Synchronization
 final class PlayoutSync: Sendable {
   private let state: Mutex<PlayoutSynchronizer>
   let clock = ContinuousClock()
+  /// The Opus encoder's lookahead at 48 kHz for the VOIP/audio applications (libopus
+  /// `OPUS_GET_LOOKAHEAD`: 2.5 ms + 4 ms delay compensation): the sound decoded at RTP timestamp
+  /// T was captured at T − 312.
+  static let opusEncoderDelay: UInt32 = 312
 
   init(configuration: PlayoutSynchronizer.Configuration = .init()) {
     state = Mutex(PlayoutSynchronizer(configuration: configuration, now: ContinuousClock.now))
@@ -29,7 +33,9 @@ final class PlayoutSync: Sendable {
     let now = clock.now
     return state.withLock {
       if let timestamp = output.playedTimestamp {
-        $0.audioPlayed(rtpTimestamp: timestamp, appliedExtraDelay: appliedExtraDelay, at: now)
+        $0.audioPlayed(
+          rtpTimestamp: timestamp &- Self.opusEncoderDelay, appliedExtraDelay: appliedExtraDelay,
+          at: now)
       }
       return $0.audioExtraDelay
     }
