@@ -20,6 +20,8 @@ let usage = """
     --out DIR          where the played video/audio and the record go (default ./demo-output)
     --virtual          use the virtual camera and microphone
     --min-psnr DB      fail below this mean PSNR (default 30)
+    --max-av-delay MS  fail when the played audio is further than this from the video
+                       (default 60; measured late in the run, once lip sync has settled)
   \(ExampleServer.usage)
   """
 
@@ -65,6 +67,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   let fps: Int
   let bitrate: Int
   let minPSNR: Double
+  let maxAVDelay: Double
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"], usage: usage)
     width = try arguments.int("width", default: 640)
@@ -72,6 +75,7 @@ func runDemo(_ argv: [String]) -> Int32 {
     fps = try arguments.int("fps", default: 30)
     bitrate = try arguments.int("bitrate", default: 0)
     minPSNR = try arguments.double("min-psnr", default: 30)
+    maxAVDelay = try arguments.double("max-av-delay", default: 60) / 1000
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -279,6 +283,7 @@ func runDemo(_ argv: [String]) -> Int32 {
 
   var quality: VideoQualityReport?
   var audioDelay: AudioDelayReport?
+  var earlyAudioDelay: AudioDelayReport?
   let kept = played.keptFrames
   let playedSize = played.size
   switch input {
@@ -290,8 +295,17 @@ func runDemo(_ argv: [String]) -> Int32 {
         quality = VideoQualityReport.compare(played: kept, source: source)
         let keptAudio = playedAudio.kept
         if let offset = quality?.videoOffset, let start = keptAudio.start, !source.audio.isEmpty {
+          // Lip sync acts once the first SRs are in (about a second into playback): measure
+          // after that, as late as the played audio allows (up to 4 s in), and at 1 s too.
+          let playedSeconds = Double(keptAudio.samples.count) / 48_000
+          let late = max(1.0, min(4.0, playedSeconds - 1.0))
           audioDelay = AudioDelayReport.measure(
-            played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
+            played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset,
+            windowStart: late)
+          if late > 1.0 {
+            earlyAudioDelay = AudioDelayReport.measure(
+              played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
+          }
         }
       } catch {
         summary.fail("\(error)")
@@ -347,6 +361,17 @@ func runDemo(_ argv: [String]) -> Int32 {
         format: "%+.0f ms (audio %@ video; correlation %.2f)", audioDelay.delay * 1000,
         audioDelay.delay >= 0 ? "behind" : "ahead of", audioDelay.correlation))
     summary.add("Audio delay method", audioDelay.method)
+    if let earlyAudioDelay {
+      summary.add(
+        "Audio delay at 1 s",
+        String(format: "%+.0f ms (before lip sync settles)", earlyAudioDelay.delay * 1000))
+    }
+    if abs(audioDelay.delay) > maxAVDelay {
+      summary.fail(
+        String(
+          format: "audio is %.0f ms %@ video (more than %.0f ms)", abs(audioDelay.delay) * 1000,
+          audioDelay.delay >= 0 ? "behind" : "ahead of", maxAVDelay * 1000))
+    }
   } else {
     summary.add(
       "Audio delay",

@@ -200,22 +200,23 @@ public struct AudioDelayReport: Sendable {
   /// How it was measured.
   public var method: String
 
-  /// Cross-correlates half a second of the played audio (from 1 s in, at 4 kHz) with the source
-  /// audio within ±1 s of where it would be if it were in step with the video; the lag found
-  /// gives the source time the audio played at that instant, and the difference from the
-  /// video's offset (`VideoQualityReport.videoOffset`) is the delay.
+  /// Cross-correlates half a second of the played audio (from `windowStart` seconds in, at
+  /// 4 kHz) with the source audio within ±1 s of where it would be if it were in step with the
+  /// video; the lag found gives the source time the audio played at that instant, and the
+  /// difference from the video's offset (`VideoQualityReport.videoOffset`) is the delay.
   public static func measure(
-    played: [Int16], playedStart: Double, source: SourceMedia, videoOffset: Double
+    played: [Int16], playedStart: Double, source: SourceMedia, videoOffset: Double,
+    windowStart: Double = 1.0
   ) -> AudioDelayReport? {
     let decimation = 12
     let rate = 48_000.0 / Double(decimation)
     let playedLow = decimate(played, by: decimation)
     let sourceLow = decimate(source.audio, by: decimation)
-    let windowStart = Int(1.0 * rate)
+    let firstSample = Int(max(0, windowStart) * rate)
     let windowLength = Int(0.5 * rate)
-    guard playedLow.count >= windowStart + windowLength else { return nil }
-    let window = Array(playedLow[windowStart..<windowStart + windowLength])
-    let windowTime = playedStart + Double(windowStart) / rate
+    guard playedLow.count >= firstSample + windowLength else { return nil }
+    let window = Array(playedLow[firstSample..<firstSample + windowLength])
+    let windowTime = playedStart + Double(firstSample) / rate
     let expected = Int(((windowTime - videoOffset) - source.audioStart) * rate)
     let range = Int(1.0 * rate)
     let windowEnergy = window.reduce(0.0) { $0 + $1 * $1 }

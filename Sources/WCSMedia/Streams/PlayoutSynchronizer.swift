@@ -27,8 +27,9 @@ public struct PlayoutSynchronizer: Sendable {
     /// Weight of a new measurement in the running average of the delay difference, 0...1
     /// (default 0.1: a time constant of about a second at the default `updateInterval`).
     public var smoothing: Double
-    /// SRs of each stream needed before acting (default 2: a sender's first SR may go out before
-    /// its first packet and map a timestamp nothing was captured at).
+    /// SRs of each stream needed before acting (default 1; `RTPSendStream` and the local
+    /// server's relay send none before their first packet, so the first one already maps a
+    /// captured timestamp).
     public var minimumSenderReports: Int
 
     /// Creates a configuration; see the properties for the defaults.
@@ -36,7 +37,7 @@ public struct PlayoutSynchronizer: Sendable {
       maxExtraDelay: Duration = .seconds(1), maxChangePerSecond: Duration = .milliseconds(20),
       updateInterval: Duration = .milliseconds(100), alignsAtStart: Bool = true,
       maxRelativeDelay: Duration = .seconds(5), smoothing: Double = 0.1,
-      minimumSenderReports: Int = 2
+      minimumSenderReports: Int = 1
     ) {
       self.minimumSenderReports = max(1, minimumSenderReports)
       self.maxExtraDelay = maxExtraDelay

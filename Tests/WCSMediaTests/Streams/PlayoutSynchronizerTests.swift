@@ -67,7 +67,8 @@ final class PlayoutSynchronizerTests: XCTestCase {
   }
 
   func testAudioAheadGetsTheDifferenceAtOnceAtStart() throws {
-    var sync = PlayoutSynchronizer(now: virtualTime(0))
+    var sync = PlayoutSynchronizer(
+      configuration: .init(minimumSenderReports: 2), now: virtualTime(0))
     let paths = Paths(audioDelay: 0.040, videoDelay: 0.165)
     run(&sync, ticks: 0..<99, paths)
     // Nothing before the second SR of each stream (the first may predate the media).
@@ -95,7 +96,7 @@ final class PlayoutSynchronizerTests: XCTestCase {
 
   func testWithoutStartAlignmentMovesAtMost20msPerSecondAndConverges() throws {
     var sync = PlayoutSynchronizer(
-      configuration: .init(alignsAtStart: false), now: virtualTime(0))
+      configuration: .init(alignsAtStart: false, minimumSenderReports: 2), now: virtualTime(0))
     let paths = Paths(audioDelay: 0.040, videoDelay: 0.165)
     run(&sync, ticks: 0..<200, paths)
     // First decision at the second SRs (1 s): at most 20 ms/s since.
