@@ -21,7 +21,7 @@ let usage = """
     --virtual          use the virtual camera and microphone
     --min-psnr DB      fail below this mean PSNR (default 30)
     --max-av-delay MS  fail when the played audio is further than this from the video
-                       (default 60; measured late in the run, once lip sync has settled)
+                       (default 60; measured as late in the run as the sound allows)
   \(ExampleServer.usage)
   """
 
@@ -295,14 +295,25 @@ func runDemo(_ argv: [String]) -> Int32 {
         quality = VideoQualityReport.compare(played: kept, source: source)
         let keptAudio = playedAudio.kept
         if let offset = quality?.videoOffset, let start = keptAudio.start, !source.audio.isEmpty {
-          // Lip sync acts once the first SRs are in (about a second into playback): measure
-          // after that, as late as the played audio allows (up to 4 s in), and at 1 s too.
+          // Lip sync acts once the first SRs are in, within about a second of playback: measure
+          // as late as possible (up to 4 s in), in the latest window whose sound is distinctive
+          // enough to match one place of the source (a steady tone matches anywhere).
           let playedSeconds = Double(keptAudio.samples.count) / 48_000
-          let late = max(1.0, min(4.0, playedSeconds - 1.0))
-          audioDelay = AudioDelayReport.measure(
-            played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset,
-            windowStart: late)
-          if late > 1.0 {
+          let latest = max(1.0, min(4.0, playedSeconds - 1.0))
+          var candidates: [AudioDelayReport] = []
+          for windowStart in stride(from: latest, through: 1.0, by: -0.5) {
+            guard
+              let report = AudioDelayReport.measure(
+                played: keptAudio.samples, playedStart: start, source: source,
+                videoOffset: offset, windowStart: windowStart)
+            else { continue }
+            candidates.append(report)
+            if report.distinctness >= 0.15 { break }
+          }
+          audioDelay =
+            candidates.first { $0.distinctness >= 0.15 }
+            ?? candidates.max { $0.distinctness < $1.distinctness }
+          if audioDelay?.windowStart != 1.0 {
             earlyAudioDelay = AudioDelayReport.measure(
               played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
           }
@@ -361,10 +372,17 @@ func runDemo(_ argv: [String]) -> Int32 {
         format: "%+.0f ms (audio %@ video; correlation %.2f)", audioDelay.delay * 1000,
         audioDelay.delay >= 0 ? "behind" : "ahead of", audioDelay.correlation))
     summary.add("Audio delay method", audioDelay.method)
+    summary.add(
+      "Audio delay window",
+      String(
+        format: "%.1f s into playback (match %.2f better than any other lag)",
+        audioDelay.windowStart, audioDelay.distinctness))
     if let earlyAudioDelay {
       summary.add(
         "Audio delay at 1 s",
-        String(format: "%+.0f ms (before lip sync settles)", earlyAudioDelay.delay * 1000))
+        String(
+          format: "%+.0f ms (match %.2f better than any other lag)", earlyAudioDelay.delay * 1000,
+          earlyAudioDelay.distinctness))
     }
     if abs(audioDelay.delay) > maxAVDelay {
       summary.fail(

@@ -197,6 +197,11 @@ public struct AudioDelayReport: Sendable {
   public var delay: Double
   /// Normalised cross-correlation at the best lag (1 = identical shape).
   public var correlation: Double
+  /// How much better the best lag matched than any lag 50 ms or more away from it: near 0 when
+  /// the window is a steady tone or silence that matches anywhere (then `delay` means little).
+  public var distinctness: Double
+  /// Where the measured window started, seconds into the played audio.
+  public var windowStart: Double
   /// How it was measured.
   public var method: String
 
@@ -223,6 +228,7 @@ public struct AudioDelayReport: Sendable {
     guard windowEnergy > 0 else { return nil }
     var bestLag: Int?
     var bestScore = -Double.infinity
+    var scores: [(lag: Int, score: Double)] = []
     window.withUnsafeBufferPointer { w in
       sourceLow.withUnsafeBufferPointer { s in
         for lag in max(0, expected - range)...max(0, expected + range) {
@@ -236,6 +242,7 @@ public struct AudioDelayReport: Sendable {
           }
           guard energy > 0 else { continue }
           let score = dot / (windowEnergy * energy).squareRoot()
+          scores.append((lag, score))
           if score > bestScore {
             bestScore = score
             bestLag = lag
@@ -244,10 +251,13 @@ public struct AudioDelayReport: Sendable {
       }
     }
     guard let bestLag else { return nil }
+    let apart = Int(0.05 * rate)
+    let runnerUp = scores.filter { abs($0.lag - bestLag) >= apart }.map(\.score).max() ?? 0
     let sourceTime = source.audioStart + Double(bestLag) / rate
     let audioOffset = windowTime - sourceTime
     return AudioDelayReport(
       delay: audioOffset - videoOffset, correlation: bestScore,
+      distinctness: bestScore - runnerUp, windowStart: Double(firstSample) / rate,
       method: "cross-correlation of played vs source audio, against the PSNR-matched video")
   }
 
