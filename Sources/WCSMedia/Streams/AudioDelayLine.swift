@@ -2,8 +2,9 @@
 ///
 /// A sound card (or a file) takes samples back to back, so audio cannot be delayed by handing a
 /// frame over later: the delay is the number of frames held here. Each frame in gives one frame
-/// out; to grow the delay by 20 ms one frame of silence goes out in place of the oldest held
-/// frame, to shrink it one held frame is dropped. It moves at most one frame per frame played
+/// out; to grow the delay by 20 ms the last frame played is played again in place of the oldest
+/// held frame (a crude concealment: a tone or a vowel goes on instead of a 20 ms hole; silence
+/// when nothing was played yet), to shrink it one held frame is dropped. It moves at most one frame per frame played
 /// and only when the target is more than `hysteresis` away from the held delay, so a target
 /// wavering around a frame boundary does not toggle.
 ///
@@ -14,7 +15,7 @@ public struct AudioDelayLine: Sendable {
     /// Frames to play, in order.
     public var frames: [PCMAudioFrame] = []
     /// RTP timestamp (48 kHz) of the last decoded frame among them; nil when every frame was
-    /// inserted silence or a concealed frame (timestamp 0, see `OpusDecoder`).
+    /// an inserted frame or a concealed one (timestamp 0, see `OpusDecoder`).
     public var playedTimestamp: UInt32?
   }
 
@@ -24,6 +25,7 @@ public struct AudioDelayLine: Sendable {
   public static let hysteresis: Duration = .milliseconds(12)
 
   private var held: [PCMAudioFrame] = []
+  private var lastPlayed: PCMAudioFrame?
 
   /// Creates an empty line (no delay).
   public init() {}
@@ -39,17 +41,21 @@ public struct AudioDelayLine: Sendable {
       held.append(frame)
       let current = Self.step * (held.count - 1)
       if target > current + Self.hysteresis {
-        // Keep every frame held and play 20 ms of silence: the delay grows a step.
+        // Keep every frame held and play the last frame again: the delay grows a step.
+        let repeated =
+          lastPlayed.flatMap {
+            $0.channels == frame.channels && $0.samples.count == frame.samples.count
+              ? $0.samples : nil
+          } ?? Array(repeating: 0, count: frame.samples.count)
         output.frames.append(
-          PCMAudioFrame(
-            samples: Array(repeating: 0, count: frame.samples.count), channels: frame.channels,
-            timestamp: 0))
+          PCMAudioFrame(samples: repeated, channels: frame.channels, timestamp: 0))
         continue
       }
       if target < current - Self.hysteresis, held.count >= 2 {
         held.removeFirst()
       }
       let played = held.removeFirst()
+      lastPlayed = played
       if played.timestamp != 0 { output.playedTimestamp = played.timestamp }
       output.frames.append(played)
     }

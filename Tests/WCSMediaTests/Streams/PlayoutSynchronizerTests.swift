@@ -191,7 +191,7 @@ final class PlayoutSynchronizerTests: XCTestCase {
       timestamp: UInt32(1000 + index * 960))
   }
 
-  func testAudioDelayLineGrowsByInsertingSilenceAndShrinksByDropping() {
+  func testAudioDelayLineGrowsByRepeatingAFrameAndShrinksByDropping() {
     var line = AudioDelayLine()
     // 125 ms: six 20 ms frames (120 ms, within the 12 ms hysteresis).
     var played: [PCMAudioFrame] = []
@@ -215,10 +215,15 @@ final class PlayoutSynchronizerTests: XCTestCase {
     XCTAssertEqual(line.delay, .milliseconds(40))
     XCTAssertEqual(shrink, [5, 7, 9, 11, 12, 13])
     // Within the hysteresis of the held 40 ms: no change.
-    _ = line.process([frame(16), frame(17)], target: .milliseconds(50))
+    let held = line.process([frame(16), frame(17)], target: .milliseconds(50))
     XCTAssertEqual(line.delay, .milliseconds(40))
-    _ = line.process([frame(18)], target: .milliseconds(53))
+    XCTAssertEqual(held.frames.map { Int($0.samples[0]) }, [14, 15])
+    // Growing again repeats the last frame played (15), which names no new timestamp.
+    let grown = line.process([frame(18)], target: .milliseconds(53))
     XCTAssertEqual(line.delay, .milliseconds(60))
+    XCTAssertEqual(grown.frames.map(\.samples), [frame(15).samples])
+    XCTAssertEqual(grown.frames.first?.timestamp, 0)
+    XCTAssertNil(grown.playedTimestamp)
   }
 
   func testVideoRenderQueueHoldsFramesForTheExtraDelay() throws {
