@@ -20,6 +20,8 @@ let usage = """
     --out DIR          where the played video/audio and the record go (default ./demo-output)
     --virtual          use the virtual camera and microphone
     --min-psnr DB      fail below this mean PSNR (default 30)
+    --max-av-delay MS  fail when the played audio is further than this from the video
+                       (default 60; measured as late in the run as the sound allows)
   \(ExampleServer.usage)
   """
 
@@ -65,6 +67,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   let fps: Int
   let bitrate: Int
   let minPSNR: Double
+  let maxAVDelay: Double
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"], usage: usage)
     width = try arguments.int("width", default: 640)
@@ -72,6 +75,7 @@ func runDemo(_ argv: [String]) -> Int32 {
     fps = try arguments.int("fps", default: 30)
     bitrate = try arguments.int("bitrate", default: 0)
     minPSNR = try arguments.double("min-psnr", default: 30)
+    maxAVDelay = try arguments.double("max-av-delay", default: 60) / 1000
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -279,6 +283,7 @@ func runDemo(_ argv: [String]) -> Int32 {
 
   var quality: VideoQualityReport?
   var audioDelay: AudioDelayReport?
+  var earlyAudioDelay: AudioDelayReport?
   let kept = played.keptFrames
   let playedSize = played.size
   switch input {
@@ -290,8 +295,28 @@ func runDemo(_ argv: [String]) -> Int32 {
         quality = VideoQualityReport.compare(played: kept, source: source)
         let keptAudio = playedAudio.kept
         if let offset = quality?.videoOffset, let start = keptAudio.start, !source.audio.isEmpty {
-          audioDelay = AudioDelayReport.measure(
-            played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
+          // Lip sync acts once the first SRs are in, within about a second of playback: measure
+          // as late as possible (up to 4 s in), in the latest window whose sound is distinctive
+          // enough to match one place of the source (a steady tone matches anywhere).
+          let playedSeconds = Double(keptAudio.samples.count) / 48_000
+          let latest = max(1.0, min(4.0, playedSeconds - 1.0))
+          var candidates: [AudioDelayReport] = []
+          for windowStart in stride(from: latest, through: 1.0, by: -0.5) {
+            guard
+              let report = AudioDelayReport.measure(
+                played: keptAudio.samples, playedStart: start, source: source,
+                videoOffset: offset, windowStart: windowStart)
+            else { continue }
+            candidates.append(report)
+            if report.distinctness >= 0.15 { break }
+          }
+          audioDelay =
+            candidates.first { $0.distinctness >= 0.15 }
+            ?? candidates.max { $0.distinctness < $1.distinctness }
+          if audioDelay?.windowStart != 1.0 {
+            earlyAudioDelay = AudioDelayReport.measure(
+              played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
+          }
         }
       } catch {
         summary.fail("\(error)")
@@ -347,6 +372,24 @@ func runDemo(_ argv: [String]) -> Int32 {
         format: "%+.0f ms (audio %@ video; correlation %.2f)", audioDelay.delay * 1000,
         audioDelay.delay >= 0 ? "behind" : "ahead of", audioDelay.correlation))
     summary.add("Audio delay method", audioDelay.method)
+    summary.add(
+      "Audio delay window",
+      String(
+        format: "%.1f s into playback (match %.2f better than any other lag)",
+        audioDelay.windowStart, audioDelay.distinctness))
+    if let earlyAudioDelay {
+      summary.add(
+        "Audio delay at 1 s",
+        String(
+          format: "%+.0f ms (match %.2f better than any other lag)", earlyAudioDelay.delay * 1000,
+          earlyAudioDelay.distinctness))
+    }
+    if abs(audioDelay.delay) > maxAVDelay {
+      summary.fail(
+        String(
+          format: "audio is %.0f ms %@ video (more than %.0f ms)", abs(audioDelay.delay) * 1000,
+          audioDelay.delay >= 0 ? "behind" : "ahead of", maxAVDelay * 1000))
+    }
   } else {
     summary.add(
       "Audio delay",

@@ -78,6 +78,9 @@ final class ExampleSupportTests: XCTestCase {
     XCTAssertEqual(ExampleSummary.number(parsed["PSNR"]), 41.5)
     XCTAssertEqual(parsed["FAILED"], "no record; ")
     XCTAssertNil(ExampleSummary.number(parsed["Time to first frame"]))
+    // Signed figures, as the demo's audio delay prints them.
+    XCTAssertEqual(ExampleSummary.number("+13 ms (audio behind video)"), 13)
+    XCTAssertEqual(ExampleSummary.number("-21 ms (audio ahead of video)"), -21)
     XCTAssertFalse(summary.succeeded)
     XCTAssertEqual(
       summary.entries.map(\.label), ["Time to PLAYING", "Time to first frame", "PSNR"])

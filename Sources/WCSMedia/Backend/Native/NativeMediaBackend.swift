@@ -20,6 +20,11 @@ public final class NativeMediaBackend: MediaBackend {
     /// Real cameras and microphones listed and opened beside the virtual ones (`nil`: only
     /// virtual devices and file sources).
     public var systemDevices: NativeSystemDevices?
+    /// Whether a play connection with audio and video keeps them in sync from the sender's RTCP
+    /// SRs by delaying the earlier one (`PlayoutSynchronizer`; default true).
+    public var synchronizesPlayout: Bool
+    /// What the virtual microphone plays (default a 440 Hz tone; a chirp gives timing).
+    public var virtualMicrophoneSignal: VirtualMicrophone.Signal
 
     /// Defaults: the shared loop; every interface plus loopback (so a `wcs-local-server` on
     /// 127.0.0.1 is reachable); no playout sink; the machine's real devices.
@@ -28,8 +33,12 @@ public final class NativeMediaBackend: MediaBackend {
       peerConnection: PeerConnectionConfiguration = PeerConnectionConfiguration(
         allowLoopback: true),
       playoutSink: (any PlayoutAudioSink)? = nil,
-      systemDevices: NativeSystemDevices? = NativeSystemDevices()
+      systemDevices: NativeSystemDevices? = NativeSystemDevices(),
+      synchronizesPlayout: Bool = true,
+      virtualMicrophoneSignal: VirtualMicrophone.Signal = .tone(frequency: 440)
     ) {
+      self.synchronizesPlayout = synchronizesPlayout
+      self.virtualMicrophoneSignal = virtualMicrophoneSignal
       self.loop = loop
       self.peerConnection = peerConnection
       self.playoutSink = playoutSink

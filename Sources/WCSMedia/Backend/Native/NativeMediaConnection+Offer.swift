@@ -135,13 +135,19 @@ extension NativeMediaConnection {
     }
     return VirtualMicrophoneSource(
       track: track, clock: mediaClock,
-      microphone: VirtualMicrophone(channels: parameters.audioChannels))
+      microphone: VirtualMicrophone(
+        signal: configuration.virtualMicrophoneSignal, channels: parameters.audioChannels))
   }
 
   func openReceiveTracks() throws(MediaBackendError) {
+    if request.video != nil, request.audio != nil, configuration.synchronizesPlayout {
+      playoutSync = PlayoutSync()
+    }
     if request.video != nil {
       do {
-        videoReceiveTrack = try VideoReceiveTrack(renderer: request.renderer) {
+        videoReceiveTrack = try VideoReceiveTrack(
+          renderer: request.renderer, playoutSync: playoutSync
+        ) {
           [weak self] in
           guard let self else { return }
           self.loop.execute { self.requestKeyFrameFromSender() }
@@ -152,7 +158,9 @@ extension NativeMediaConnection {
     }
     if let audio = request.audio {
       do {
-        audioReceiveTrack = try AudioReceiveTrack(channels: audio.useStereo ? 2 : 1) {
+        audioReceiveTrack = try AudioReceiveTrack(
+          channels: audio.useStereo ? 2 : 1, playoutSync: playoutSync
+        ) {
           [weak self] in
           guard let self else { return [] }
           var sinks: [any PlayoutAudioSink] = []

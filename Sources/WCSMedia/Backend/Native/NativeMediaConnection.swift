@@ -67,6 +67,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var rtxSource: (ssrc: UInt32, lastPacketAt: ContinuousClock.Instant)?
   var videoReceiveTrack: VideoReceiveTrack?
   var audioReceiveTrack: AudioReceiveTrack?
+  /// Lip sync of the played audio and video (play with both, `synchronizesPlayout`).
+  var playoutSync: PlayoutSync?
   var pollTimer: EventLoopTimer?
   var counters = MediaConnectionStats()
   var extra = DetailedStatistics()

@@ -6,22 +6,29 @@ import Synchronization
 /// jitter buffer → VP8 frame assembly and decoding (`VideoReceiver`) → the stream's renderer.
 /// Runs on its own serial queue, never on the event loop.
 final class VideoReceiveTrack: @unchecked Sendable {
-  // @unchecked Sendable: `receiver` is used on `queue` only; `statistics` sits behind a mutex.
+  // @unchecked Sendable: `receiver` (and the A/V sync `renderQueue`, `releaseScheduled`) is used
+  // on `queue` only; `statistics` sits behind a mutex.
 
   let queue = DispatchQueue(label: "WCSMedia.VideoReceiveTrack", qos: .userInitiated)
   private let receiver: VideoReceiver
-  private let renderer: (any VideoRenderer)?
+  let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoReceiver.Statistics())
-  private let stopped = Mutex(false)
+  let stopped = Mutex(false)
+  // A/V sync (VideoReceiveTrack+Sync.swift).
+  let playoutSync: PlayoutSync?
+  var renderQueue = VideoRenderQueue<ReceivedVideoFrame>()
+  var releaseScheduled = false
 
   /// - Parameter onKeyFrameNeeded: called (on the queue) when the picture is lost; the owner
   ///   asks the sender for a key frame (PLI).
   init(
-    renderer: (any VideoRenderer)?, onKeyFrameNeeded: @escaping @Sendable () -> Void
+    renderer: (any VideoRenderer)?, playoutSync: PlayoutSync? = nil,
+    onKeyFrameNeeded: @escaping @Sendable () -> Void
   ) throws(VP8Error) {
     receiver = try VideoReceiver()
     self.renderer = renderer
+    self.playoutSync = playoutSync
     self.onKeyFrameNeeded = onKeyFrameNeeded
   }
 
@@ -43,11 +50,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
       let output = self.receiver.handle(packets, now: now)
       self.stats.withLock { $0 = self.receiver.statistics }
       if output.needsKeyFrame { self.onKeyFrameNeeded() }
-      guard let renderer = self.renderer else { return }
-      for frame in output.frames {
-        renderer.render(
-          VideoFrame(frame.image, timestampNs: Int64(frame.rtpTimestamp) * 100_000 / 9))
-      }
+      self.present(output.frames)
     }
   }
 }
@@ -73,7 +76,8 @@ public final class PlayoutAudioCallbackSink: PlayoutAudioSink {
 /// The decode side of one played audio track: packets → Opus decode with FEC/PLC and 20 ms
 /// pull playout (`AudioReceiver`) → a `PlayoutAudioSink`. Runs on its own serial queue.
 final class AudioReceiveTrack: @unchecked Sendable {
-  // @unchecked Sendable: `receiver` is used on `queue` only; `statistics` sits behind a mutex.
+  // @unchecked Sendable: `receiver` (and the A/V sync `delayLine`, `syncTarget`) is used on
+  // `queue` only; `statistics` sits behind a mutex.
 
   let queue = DispatchQueue(label: "WCSMedia.AudioReceiveTrack", qos: .userInitiated)
   private let receiver: AudioReceiver
@@ -81,11 +85,19 @@ final class AudioReceiveTrack: @unchecked Sendable {
   private let stats = Mutex(AudioReceiver.Statistics())
   private let ticker: QueueTicker
   private let clock = ContinuousClock()
+  // A/V sync (VideoReceiveTrack+Sync.swift).
+  let playoutSync: PlayoutSync?
+  var delayLine = AudioDelayLine()
+  var syncTarget: Duration = .zero
 
   /// - Parameter sinks: read for every pull, so muting or replacing the process sink or the
   ///   sound output applies at once; empty drops the blocks.
-  init(channels: Int, sinks: @escaping @Sendable () -> [any PlayoutAudioSink]) throws(OpusError) {
+  init(
+    channels: Int, playoutSync: PlayoutSync? = nil,
+    sinks: @escaping @Sendable () -> [any PlayoutAudioSink]
+  ) throws(OpusError) {
     receiver = try AudioReceiver(channels: channels)
+    self.playoutSync = playoutSync
     self.sinks = sinks
     ticker = QueueTicker(queue: queue, interval: .milliseconds(10))
   }
@@ -110,7 +122,7 @@ final class AudioReceiveTrack: @unchecked Sendable {
   }
 
   private func pull() {
-    let frames = receiver.pull(now: clock.now)
+    let frames = synchronized(receiver.pull(now: clock.now))
     stats.withLock { $0 = receiver.statistics }
     guard !frames.isEmpty else { return }
     let sinks = sinks()
