@@ -53,10 +53,12 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "WCSApi2Tests",
-      dependencies: ["WCSApi2", "WCSTransport", "FPWCSApi2Swift", "WCSLocalServer"],
+      dependencies: [
+        "WCSApi2", "WCSTransport", "WCSMedia", "FPWCSApi2Swift", "WCSLocalServer",
+      ],
       swiftSettings: strict),
     .testTarget(
-      name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport"],
+      name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport", "WCSMedia"],
       swiftSettings: strict),
 
     // Real devices: V4L2 cameras, PulseAudio/ALSA audio, X11 screen capture (xcb + MIT-SHM), MJPEG
@@ -133,7 +135,8 @@ package.targets.append(
 package.products.append(.executable(name: "wcs-demo", targets: ["wcs-demo"]))
 package.targets.append(
   .testTarget(
-    name: "ExamplesTests", dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift"],
+    name: "ExamplesTests",
+    dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift", "WCSMedia"],
     swiftSettings: strict))
 // Interop peer for the Chromium tests: run inside a network namespace, it serves
 // Tests/Interop/chromium, drives headless Chromium and plays the Swift side. The WCSMedia tests

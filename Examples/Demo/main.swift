@@ -9,7 +9,7 @@ import Foundation
 let usage = """
   usage: wcs-demo [FILE...] [options]
 
-  Publishes FILE (any format FFmpeg reads; else the first camera and microphone; else
+  Publishes FILE (any format FFmpeg reads; else the first camera, with the first microphone; else
   /usr/share/forensics-samples/original-files/movie2/movie-hello.mp4; else the virtual camera
   and microphone), plays it back, records it and checks everything.
 
@@ -47,10 +47,12 @@ func chooseInput(_ arguments: ExampleArguments) -> DemoInput {
   if arguments.flag("virtual") { return .virtual }
   let files = arguments.positional + (arguments.allValues["file"] ?? [])
   if let file = files.first { return .file(file) }
+  // A real camera makes it a device demo (with the real microphone if there is one); a
+  // microphone alone does not: the demo is about pictures compared with their source.
   let devices = WCSApi2.getMediaDevices()
   let camera = devices?.video.first { !ExampleMedia.isSynthetic($0.deviceID) }
   let microphone = devices?.audio.first { !ExampleMedia.isSynthetic($0.deviceID) }
-  if camera != nil || microphone != nil { return .devices(camera: camera, microphone: microphone) }
+  if camera != nil { return .devices(camera: camera, microphone: microphone) }
   if FileManager.default.fileExists(atPath: defaultMovie) { return .file(defaultMovie) }
   return .virtual
 }
