@@ -29,3 +29,19 @@ func runPlayOnly(duration span: Double) throws -> Never {
   loop.shutdown()
   exit(0)
 }
+
+/// `PipelineBench decode-only [seconds]`: only the raw loop of part 2 (VP8Decoder +
+/// OpusDecoder over the same encoded stream, paced in real time) for `span` seconds, for the
+/// same profilers, so their figures for the play path have a baseline.
+func runDecodeOnly(duration span: Double) throws -> Never {
+  let warmUp = 30
+  let stream = try encodedStream(
+    frames: warmUp + Int(span) * PipelineSettings.frameRate, audio: Int(span) * 50)
+  print("decode-only: measuring \(Int(span)) s (pid \(getpid()))")
+  let cpu = try measureRawDecode(stream, warmUp: warmUp, paced: true)
+  let pictures = stream.video.count - warmUp
+  print(
+    "decode-only: \(pictures) pictures, \(seconds(cpu)) CPU, \(milliseconds(cpu / Double(max(1, pictures)))) per picture"
+  )
+  exit(0)
+}

@@ -23,6 +23,7 @@ let camera = VirtualCamera(
   frameRate: PipelineSettings.frameRate)
 let microphone = VirtualMicrophone()
 if arguments.first == "play-only" { try runPlayOnly(duration: duration) }
+if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
 
 func waitUntil(_ what: String, timeout: Double = 30, _ condition: () -> Bool) throws {
   let deadline = Date().addingTimeInterval(timeout)

@@ -25,6 +25,9 @@ extension NativeMediaConnection {
     {
       transportFeedbackGenerator.onPacketReceived(
         transportSequenceNumber: sequenceNumber, arrivalTime: micros(now))
+      if request.direction == .play, let due = transportFeedbackGenerator.nextDeadline {
+        pollNoLaterThan(now + .microseconds(due - micros(now)))
+      }
     }
     if let rtx = rtxPayloadType, payloadType == rtx {
       // RTX (RFC 4588): the answer of a relay may carry no ssrc-group, so the repaired
@@ -62,6 +65,7 @@ extension NativeMediaConnection {
     let result = entry.stream.receive(packet, now: now)
     receivers[mediaSSRC] = entry
     if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
+    if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
   }
 
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
@@ -101,6 +105,9 @@ extension NativeMediaConnection {
   func requestKeyFrameFromSender() {
     for key in Array(receivers.keys) where receivers[key]?.isVideo == true {
       receivers[key]?.stream.requestKeyFrame()
+      if request.direction == .play, let due = receivers[key]?.stream.nextDeadline {
+        pollNoLaterThan(due)
+      }
     }
   }
 }

@@ -71,47 +71,91 @@ public final class PlayoutAudioCallbackSink: PlayoutAudioSink {
 }
 
 /// The decode side of one played audio track: packets → Opus decode with FEC/PLC and 20 ms
-/// pull playout (`AudioReceiver`) → a `PlayoutAudioSink`. Runs on its own serial queue.
+/// playout (`AudioReceiver`) → a `PlayoutAudioSink`. Runs on its own serial queue.
+///
+/// The owner's clock drives playout: packets wait in an inbox (no hop per packet) and each
+/// `playDue()` runs one turn on the queue that takes them and plays every frame due. The owner
+/// calls it at `nextTurn(after:)`, which follows the receiver's 20 ms frame schedule, so a
+/// frame plays when it is due and the queue wakes once per frame (a free-running 10 ms tick
+/// on its own timer woke it and Dispatch's timer thread 100 times a second, and every packet
+/// woke it once more).
 final class AudioReceiveTrack: @unchecked Sendable {
-  // @unchecked Sendable: `receiver` is used on `queue` only; `statistics` sits behind a mutex.
+  // @unchecked Sendable: `receiver` is used on `queue` only; `stats`, `inbox`, `published` and
+  // `stopped` sit behind mutexes.
 
   let queue = DispatchQueue(label: "WCSMedia.AudioReceiveTrack", qos: .userInitiated)
   private let receiver: AudioReceiver
   private let sink: @Sendable () -> (any PlayoutAudioSink)?
   private let stats = Mutex(AudioReceiver.Statistics())
-  private let ticker: QueueTicker
+  /// Packets handed over since the last turn.
+  private let inbox = Mutex<[ReceivedRTPPacket]>([])
+  /// The receiver's next frame time after the last turn; nil while playout is stopped.
+  private let published = Mutex<ContinuousClock.Instant?>(nil)
+  private let stopped = Mutex(true)
+  private let key = DispatchSpecificKey<Int>()
   private let clock = ContinuousClock()
+
+  /// One Opus frame (the receiver plays 20 ms frames).
+  static let frameInterval: Duration = .milliseconds(20)
+  /// Packets the inbox holds at most (10 s of 20 ms frames); older ones are dropped, as they
+  /// would be late anyway.
+  static let inboxLimit = 500
 
   /// - Parameter sink: read for every block, so muting or replacing the process sink applies
   ///   at once; `nil` drops the block.
   init(channels: Int, sink: @escaping @Sendable () -> (any PlayoutAudioSink)?) throws(OpusError) {
     receiver = try AudioReceiver(channels: channels)
     self.sink = sink
-    ticker = QueueTicker(queue: queue, interval: .milliseconds(10))
+    queue.setSpecific(key: key, value: 1)
   }
 
   /// Decoder counters.
   var statistics: AudioReceiver.Statistics { stats.withLock { $0 } }
 
-  /// Starts the playout clock.
-  func start() {
-    ticker.start { [self] in self.pull() }
+  /// Starts playout: later turns play.
+  func start() { stopped.withLock { $0 = false } }
+
+  /// Stops playout; returns once a turn already running finished (unless called on the queue).
+  func stop() {
+    stopped.withLock { $0 = true }
+    if DispatchQueue.getSpecific(key: key) == nil { queue.sync {} }
   }
 
-  /// Stops playout.
-  func stop() { ticker.stop() }
-
-  /// Queues packets for playout. Callable from any thread.
+  /// Hands packets over for the next turn. Callable from any thread.
   func handle(_ packets: [ReceivedRTPPacket]) {
     guard !packets.isEmpty else { return }
-    queue.async {
-      for packet in packets { self.receiver.insert(packet) }
+    inbox.withLock { inbox in
+      inbox += packets
+      if inbox.count > Self.inboxLimit { inbox.removeFirst(inbox.count - Self.inboxLimit) }
     }
   }
 
-  private func pull() {
+  /// Runs one turn on the queue: inserts the packets handed over and plays every frame due.
+  /// Callable from any thread.
+  func playDue() {
+    queue.async { self.turn() }
+  }
+
+  /// When the next turn should run, seen at `now`: the receiver's next frame, or the first
+  /// 20 ms slot of its schedule after `now` when that is past (the turn just started has not
+  /// published yet); `now + 20 ms` while playout is stopped (to pick up the first packets).
+  func nextTurn(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    guard let due = published.withLock({ $0 }) else { return now + Self.frameInterval }
+    guard due <= now else { return due }
+    let slots = Int((now - due) / Self.frameInterval) + 1
+    return due + Self.frameInterval * slots
+  }
+
+  private func turn() {
+    guard !stopped.withLock({ $0 }) else { return }
+    let packets = inbox.withLock { inbox -> [ReceivedRTPPacket] in
+      defer { inbox.removeAll(keepingCapacity: true) }
+      return inbox
+    }
+    for packet in packets { receiver.insert(packet) }
     let frames = receiver.pull(now: clock.now)
     stats.withLock { $0 = receiver.statistics }
+    published.withLock { $0 = receiver.nextDeadline }
     guard !frames.isEmpty, let sink = sink() else { return }
     for frame in frames {
       sink.play(
