@@ -59,13 +59,17 @@ extension NativeMediaConnection {
       }
       receivers[mediaSSRC] = entry
     }
-    guard var entry = receivers[mediaSSRC] else { return }
-    entry.lastPacketAt = now
-    if entry.isVideo { videoBytes += UInt64(bytes.count) }
-    let result = entry.stream.receive(packet, now: now)
-    receivers[mediaSSRC] = entry
-    if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
-    if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
+    // The entry is mutated in place through the dictionary: a copy would share the storage
+    // of the jitter buffer, NACK generator and statistics, and mutating it would copy all of
+    // that for every packet (copy-on-write).
+    guard let isVideo = receivers[mediaSSRC]?.isVideo else { return }
+    receivers[mediaSSRC]?.lastPacketAt = now
+    if isVideo { videoBytes += UInt64(bytes.count) }
+    guard let result = receivers[mediaSSRC]?.stream.receive(packet, now: now) else { return }
+    if case .success(let output) = result { deliver(output, isVideo: isVideo, now: now) }
+    if request.direction == .play, let due = receivers[mediaSSRC]?.stream.nextDeadline {
+      pollNoLaterThan(due)
+    }
   }
 
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)

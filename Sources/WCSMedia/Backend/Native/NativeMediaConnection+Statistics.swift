@@ -55,10 +55,11 @@ extension NativeMediaConnection {
   func poll() {
     let now = loop.now()
     for key in Array(receivers.keys) {
-      guard var entry = receivers[key] else { continue }
-      let output = entry.stream.poll(now: now)
-      receivers[key] = entry
-      deliver(output, isVideo: entry.isVideo, now: now)
+      // In place, as in `receiveRTP` (a copy would make the poll copy the stream's storage).
+      guard let isVideo = receivers[key]?.isVideo,
+        let output = receivers[key]?.stream.poll(now: now)
+      else { continue }
+      deliver(output, isVideo: isVideo, now: now)
     }
     if var stream = videoSend {
       let output = stream.poll(now: now)
