@@ -9,7 +9,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   // @unchecked Sendable: `receiver` is used on `queue` only; `statistics` sits behind a mutex.
 
   let queue = DispatchQueue(label: "WCSMedia.VideoReceiveTrack", qos: .userInitiated)
-  private let receiver: VideoReceiver
+  private let receiver: VideoDecodePipeline<VideoFrame>
   private let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoReceiver.Statistics())
@@ -20,7 +20,10 @@ final class VideoReceiveTrack: @unchecked Sendable {
   init(
     renderer: (any VideoRenderer)?, onKeyFrameNeeded: @escaping @Sendable () -> Void
   ) throws(VP8Error) {
-    receiver = try VideoReceiver()
+    // Straight into the renderer's frame type: one copy out of libvpx per picture.
+    receiver = try VideoDecodePipeline { decoder, data throws(VP8Error) in
+      try decoder.decodeVideoFrame(data)
+    }
     self.renderer = renderer
     self.onKeyFrameNeeded = onKeyFrameNeeded
   }
@@ -45,8 +48,9 @@ final class VideoReceiveTrack: @unchecked Sendable {
       if output.needsKeyFrame { self.onKeyFrameNeeded() }
       guard let renderer = self.renderer else { return }
       for frame in output.frames {
-        renderer.render(
-          VideoFrame(frame.image, timestampNs: Int64(frame.rtpTimestamp) * 100_000 / 9))
+        var picture = frame.picture
+        picture.timestampNs = Int64(frame.rtpTimestamp) * 100_000 / 9
+        renderer.render(picture)
       }
     }
   }
