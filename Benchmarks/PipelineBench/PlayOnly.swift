@@ -1,11 +1,21 @@
 import Foundation
 import WCSMedia
 
+// Profiling the play path (the wall-clock CPU of part 2 is noisy on a shared machine; the
+// share of libvpx/libopus in the play process's own samples is not):
+//   swift run -c release PipelineBench play-only 22 &   # prints its pid, measures 22 s
+//   perf record -e cpu-clock -F 4000 -g -p <pid> -o play.data -- sleep 8
+//   perf report -i play.data --no-children --sort dso     # libvpx/libopus vs the rest
+//   perf stat -e task-clock,context-switches,page-faults -p <pid> -- sleep 5
+//   strace -c -f -p <pid>                                 # syscalls (wake-ups) per second
+// and the same on `decode-only`, whose samples are ~95 % libvpx/libopus: the play path's CPU
+// beyond raw decoding is about (raw share / play share) - 1, counting libvpx, libopus and the
+// copy out of libvpx (VP8Decoder) as decoding. Callgrind is not used: its slowdown (tens of
+// times) would keep the player from decoding 30 pictures a second in real time, which changes
+// what the play path does (late packets, key-frame requests).
+
 /// `PipelineBench play-only [seconds]`: only the play path (one player of the child
-/// publisher) for `span` seconds, then prints its CPU per decoded picture. For profilers that
-/// attribute the process's CPU to functions, e.g.
-/// `perf record -e cpu-clock -g -F 2000 -p <pid>` or `perf stat -e task-clock,context-switches`
-/// (kernel time of wake-ups included) and `strace -c -f -p <pid>` (syscalls per second).
+/// publisher) for `span` seconds, then prints its CPU per decoded picture.
 func runPlayOnly(duration span: Double) throws -> Never {
   let loop = EventLoop(label: "PipelineBench.play")
   let backend = NativeMediaBackend(
