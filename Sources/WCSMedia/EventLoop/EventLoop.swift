@@ -70,14 +70,18 @@ public final class EventLoop: @unchecked Sendable {
     wake = EventLoopWakePipe()
     let reference = EventLoopReference(self)
     let wake = wake
-    let thread = Thread { Self.runThread(reference, wake: wake) }
-    thread.name = String(label.prefix(15))
+    let name = String(label.prefix(15))  // the kernel keeps 15 bytes of a thread name
+    let thread = Thread {
+      Thread.current.name = name
+      Self.runThread(reference, wake: wake)
+    }
     thread.start()
   }
 
   deinit {
     receiveBuffer.deallocate()
-    // The thread sees the loop gone when it wakes, closes the pipe and ends.
+    // The thread sees the loop gone when it wakes and ends; the pipe closes when neither
+    // holds it any more, so this write never meets a closed (or reused) descriptor.
     wake.signal()
   }
 
@@ -216,7 +220,6 @@ public final class EventLoop: @unchecked Sendable {
       guard let loop = reference.loop else { break }
       if ready > 0 { loop.serveReady(descriptors) }
     }
-    wake.close()
   }
 
   /// Runs handed-over work and due timers, refreshes `descriptors` (the wake pipe first), and
@@ -362,8 +365,7 @@ final class EventLoopWakePipe: Sendable {
     {}
   }
 
-  /// Closes both ends (by the loop thread as it ends).
-  func close() {
+  deinit {
     if readDescriptor >= 0 { Glibc.close(readDescriptor) }
     if writeDescriptor >= 0 { Glibc.close(writeDescriptor) }
   }
