@@ -9,7 +9,7 @@ import Foundation
 let usage = """
   usage: wcs-demo [FILE...] [options]
 
-  Publishes FILE (any format FFmpeg reads; else the first camera and microphone; else
+  Publishes FILE (any format FFmpeg reads; else the first camera, with the first microphone; else
   /usr/share/forensics-samples/original-files/movie2/movie-hello.mp4; else the virtual camera
   and microphone), plays it back, records it and checks everything.
 
@@ -20,6 +20,8 @@ let usage = """
     --out DIR          where the played video/audio and the record go (default ./demo-output)
     --virtual          use the virtual camera and microphone
     --min-psnr DB      fail below this mean PSNR (default 30)
+    --max-av-delay MS  fail when the played audio is further than this from the video
+                       (default 60; measured as late in the run as the sound allows)
   \(ExampleServer.usage)
   """
 
@@ -45,10 +47,12 @@ func chooseInput(_ arguments: ExampleArguments) -> DemoInput {
   if arguments.flag("virtual") { return .virtual }
   let files = arguments.positional + (arguments.allValues["file"] ?? [])
   if let file = files.first { return .file(file) }
+  // A real camera makes it a device demo (with the real microphone if there is one); a
+  // microphone alone does not: the demo is about pictures compared with their source.
   let devices = WCSApi2.getMediaDevices()
   let camera = devices?.video.first { !ExampleMedia.isSynthetic($0.deviceID) }
   let microphone = devices?.audio.first { !ExampleMedia.isSynthetic($0.deviceID) }
-  if camera != nil || microphone != nil { return .devices(camera: camera, microphone: microphone) }
+  if camera != nil { return .devices(camera: camera, microphone: microphone) }
   if FileManager.default.fileExists(atPath: defaultMovie) { return .file(defaultMovie) }
   return .virtual
 }
@@ -65,6 +69,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   let fps: Int
   let bitrate: Int
   let minPSNR: Double
+  let maxAVDelay: Double
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"], usage: usage)
     width = try arguments.int("width", default: 640)
@@ -72,6 +77,7 @@ func runDemo(_ argv: [String]) -> Int32 {
     fps = try arguments.int("fps", default: 30)
     bitrate = try arguments.int("bitrate", default: 0)
     minPSNR = try arguments.double("min-psnr", default: 30)
+    maxAVDelay = try arguments.double("max-av-delay", default: 60) / 1000
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -194,10 +200,9 @@ func runDemo(_ argv: [String]) -> Int32 {
     summary.fail("Failed to publish: \(error)")
     return finish(&summary)
   }
-  guard
-    log.wait(for: ["publish PUBLISHING", "publish FAILED"], timeout: 15) == "publish PUBLISHING"
-  else {
-    summary.fail("publishing did not reach PUBLISHING")
+  // A FAILED stream or a lost session ends the run at once, with its reason.
+  var endEvents = ["publish FAILED", "session FAILED", "session DISCONNECTED"]
+  guard log.wait(for: "publish PUBLISHING", unless: endEvents, timeout: 15, in: &summary) else {
     return finish(&summary)
   }
 
@@ -223,9 +228,8 @@ func runDemo(_ argv: [String]) -> Int32 {
   } catch {
     summary.fail("Failed to play: \(error)")
   }
-  if log.wait(for: ["play PLAYING", "play FAILED"], timeout: 15) != "play PLAYING" {
-    summary.fail("playing did not reach PLAYING")
-  }
+  endEvents.append("play FAILED")
+  _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 15, in: &summary)
 
   // 4. Let it run, sampling the counters every second.
   let publishStart = log.time(of: "publish PUBLISHING") ?? log.elapsed
@@ -233,7 +237,9 @@ func runDemo(_ argv: [String]) -> Int32 {
   var playStats: FPWCSApi2StreamStats?
   var sentBitrates: [Int] = []
   var receivedBitrates: [Int] = []
-  while log.elapsed < publishStart + duration {
+  while summary.succeeded, log.elapsed < publishStart + duration,
+    !log.failIfEnded(endEvents, in: &summary)
+  {
     Thread.sleep(forTimeInterval: min(1, max(0.05, publishStart + duration - log.elapsed)))
     publishStats = ExampleStats.read(publishStream) ?? publishStats
     playStats = ExampleStats.read(playStream) ?? playStats
@@ -251,12 +257,12 @@ func runDemo(_ argv: [String]) -> Int32 {
   } catch {
     summary.fail("stopping the published stream: \(error)")
   }
-  if log.wait(for: ["publish UNPUBLISHED"], timeout: 10) == nil {
+  if log.wait(for: ["publish UNPUBLISHED"] + endEvents, timeout: 10) == nil {
     summary.fail("publishing did not reach UNPUBLISHED")
   }
-  if log.wait(for: ["play STOPPED", "play FAILED"], timeout: 5) == nil {
+  if log.wait(for: ["play STOPPED"] + endEvents, timeout: 5) == nil {
     try? playStream.stop()
-    _ = log.wait(for: ["play STOPPED"], timeout: 5)
+    _ = log.wait(for: ["play STOPPED"] + endEvents, timeout: 5)
   }
   let recordName = publishStream.getRecordName() ?? recordNameAtPublish
   session.disconnect()
@@ -279,6 +285,7 @@ func runDemo(_ argv: [String]) -> Int32 {
 
   var quality: VideoQualityReport?
   var audioDelay: AudioDelayReport?
+  var earlyAudioDelay: AudioDelayReport?
   let kept = played.keptFrames
   let playedSize = played.size
   switch input {
@@ -290,8 +297,28 @@ func runDemo(_ argv: [String]) -> Int32 {
         quality = VideoQualityReport.compare(played: kept, source: source)
         let keptAudio = playedAudio.kept
         if let offset = quality?.videoOffset, let start = keptAudio.start, !source.audio.isEmpty {
-          audioDelay = AudioDelayReport.measure(
-            played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
+          // Lip sync acts once the first SRs are in, within about a second of playback: measure
+          // as late as possible (up to 4 s in), in the latest window whose sound is distinctive
+          // enough to match one place of the source (a steady tone matches anywhere).
+          let playedSeconds = Double(keptAudio.samples.count) / 48_000
+          let latest = max(1.0, min(4.0, playedSeconds - 1.0))
+          var candidates: [AudioDelayReport] = []
+          for windowStart in stride(from: latest, through: 1.0, by: -0.5) {
+            guard
+              let report = AudioDelayReport.measure(
+                played: keptAudio.samples, playedStart: start, source: source,
+                videoOffset: offset, windowStart: windowStart)
+            else { continue }
+            candidates.append(report)
+            if report.distinctness >= 0.15 { break }
+          }
+          audioDelay =
+            candidates.first { $0.distinctness >= 0.15 }
+            ?? candidates.max { $0.distinctness < $1.distinctness }
+          if audioDelay?.windowStart != 1.0 {
+            earlyAudioDelay = AudioDelayReport.measure(
+              played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
+          }
         }
       } catch {
         summary.fail("\(error)")
@@ -347,6 +374,24 @@ func runDemo(_ argv: [String]) -> Int32 {
         format: "%+.0f ms (audio %@ video; correlation %.2f)", audioDelay.delay * 1000,
         audioDelay.delay >= 0 ? "behind" : "ahead of", audioDelay.correlation))
     summary.add("Audio delay method", audioDelay.method)
+    summary.add(
+      "Audio delay window",
+      String(
+        format: "%.1f s into playback (match %.2f better than any other lag)",
+        audioDelay.windowStart, audioDelay.distinctness))
+    if let earlyAudioDelay {
+      summary.add(
+        "Audio delay at 1 s",
+        String(
+          format: "%+.0f ms (match %.2f better than any other lag)", earlyAudioDelay.delay * 1000,
+          earlyAudioDelay.distinctness))
+    }
+    if abs(audioDelay.delay) > maxAVDelay {
+      summary.fail(
+        String(
+          format: "audio is %.0f ms %@ video (more than %.0f ms)", abs(audioDelay.delay) * 1000,
+          audioDelay.delay >= 0 ? "behind" : "ahead of", maxAVDelay * 1000))
+    }
   } else {
     summary.add(
       "Audio delay",

@@ -11,6 +11,7 @@ public final class ExampleLog: Sendable {
   private struct State {
     var lines: [String] = []
     var events: [String: Double] = [:]
+    var details: [String: String] = [:]
   }
 
   private let start = ContinuousClock.now
@@ -48,6 +49,28 @@ public final class ExampleLog: Sendable {
     state.withLock { state in
       if state.events[event] == nil { state.events[event] = now }
     }
+  }
+
+  /// Records that `event` happened now, with the line that says why (`play stream1 FAILED:
+  /// Stream not found`); only its first time and text are kept.
+  public func mark(_ event: String, detail: String) {
+    let now = elapsed
+    state.withLock { state in
+      if state.events[event] == nil {
+        state.events[event] = now
+        state.details[event] = detail
+      }
+    }
+  }
+
+  /// The text given with the first `event` (see `mark(_:detail:)`), `nil` if none.
+  public func detail(of event: String) -> String? {
+    state.withLock { $0.details[event] }
+  }
+
+  /// The first of `events` (in the given order) that has happened, `nil` if none has.
+  public func happened(_ events: [String]) -> String? {
+    state.withLock { state in events.first { state.events[$0] != nil } }
   }
 
   /// Seconds from the start to the first `event`, `nil` if it has not happened.

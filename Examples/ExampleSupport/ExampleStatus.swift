@@ -12,7 +12,7 @@ extension ExampleLog {
       text += " (\(reason))"
     }
     line(text)
-    mark("session " + status)
+    mark("session " + status, detail: text)
   }
 
   /// Prints and marks a stream status: `publish stream1 PUBLISHING` (event
@@ -25,7 +25,7 @@ extension ExampleLog {
       text += " (record \(record))"
     }
     line(text)
-    mark(role + " " + status)
+    mark(role + " " + status, detail: text)
   }
 }
 

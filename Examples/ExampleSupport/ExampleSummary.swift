@@ -71,10 +71,11 @@ public struct ExampleSummary: Sendable {
     return result
   }
 
-  /// The leading number of a summary value (`"31.2 dB"` → 31.2), `nil` when there is none.
+  /// The leading number of a summary value (`"31.2 dB"` → 31.2, `"+13 ms"` → 13), `nil` when
+  /// there is none.
   public static func number(_ value: String?) -> Double? {
     guard let value else { return nil }
-    let prefix = value.prefix { $0.isNumber || $0 == "." || $0 == "-" }
+    let prefix = value.prefix { $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" }
     return Double(prefix)
   }
 }

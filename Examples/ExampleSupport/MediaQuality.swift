@@ -197,31 +197,38 @@ public struct AudioDelayReport: Sendable {
   public var delay: Double
   /// Normalised cross-correlation at the best lag (1 = identical shape).
   public var correlation: Double
+  /// How much better the best lag matched than any lag 50 ms or more away from it: near 0 when
+  /// the window is a steady tone or silence that matches anywhere (then `delay` means little).
+  public var distinctness: Double
+  /// Where the measured window started, seconds into the played audio.
+  public var windowStart: Double
   /// How it was measured.
   public var method: String
 
-  /// Cross-correlates half a second of the played audio (from 1 s in, at 4 kHz) with the source
-  /// audio within ±1 s of where it would be if it were in step with the video; the lag found
-  /// gives the source time the audio played at that instant, and the difference from the
-  /// video's offset (`VideoQualityReport.videoOffset`) is the delay.
+  /// Cross-correlates half a second of the played audio (from `windowStart` seconds in, at
+  /// 4 kHz) with the source audio within ±1 s of where it would be if it were in step with the
+  /// video; the lag found gives the source time the audio played at that instant, and the
+  /// difference from the video's offset (`VideoQualityReport.videoOffset`) is the delay.
   public static func measure(
-    played: [Int16], playedStart: Double, source: SourceMedia, videoOffset: Double
+    played: [Int16], playedStart: Double, source: SourceMedia, videoOffset: Double,
+    windowStart: Double = 1.0
   ) -> AudioDelayReport? {
     let decimation = 12
     let rate = 48_000.0 / Double(decimation)
     let playedLow = decimate(played, by: decimation)
     let sourceLow = decimate(source.audio, by: decimation)
-    let windowStart = Int(1.0 * rate)
+    let firstSample = Int(max(0, windowStart) * rate)
     let windowLength = Int(0.5 * rate)
-    guard playedLow.count >= windowStart + windowLength else { return nil }
-    let window = Array(playedLow[windowStart..<windowStart + windowLength])
-    let windowTime = playedStart + Double(windowStart) / rate
+    guard playedLow.count >= firstSample + windowLength else { return nil }
+    let window = Array(playedLow[firstSample..<firstSample + windowLength])
+    let windowTime = playedStart + Double(firstSample) / rate
     let expected = Int(((windowTime - videoOffset) - source.audioStart) * rate)
     let range = Int(1.0 * rate)
     let windowEnergy = window.reduce(0.0) { $0 + $1 * $1 }
     guard windowEnergy > 0 else { return nil }
     var bestLag: Int?
     var bestScore = -Double.infinity
+    var scores: [(lag: Int, score: Double)] = []
     window.withUnsafeBufferPointer { w in
       sourceLow.withUnsafeBufferPointer { s in
         for lag in max(0, expected - range)...max(0, expected + range) {
@@ -235,6 +242,7 @@ public struct AudioDelayReport: Sendable {
           }
           guard energy > 0 else { continue }
           let score = dot / (windowEnergy * energy).squareRoot()
+          scores.append((lag, score))
           if score > bestScore {
             bestScore = score
             bestLag = lag
@@ -243,10 +251,13 @@ public struct AudioDelayReport: Sendable {
       }
     }
     guard let bestLag else { return nil }
+    let apart = Int(0.05 * rate)
+    let runnerUp = scores.filter { abs($0.lag - bestLag) >= apart }.map(\.score).max() ?? 0
     let sourceTime = source.audioStart + Double(bestLag) / rate
     let audioOffset = windowTime - sourceTime
     return AudioDelayReport(
       delay: audioOffset - videoOffset, correlation: bestScore,
+      distinctness: bestScore - runnerUp, windowStart: Double(firstSample) / rate,
       method: "cross-correlation of played vs source audio, against the PSNR-matched video")
   }
 

@@ -130,8 +130,8 @@ public final class VideoFileRenderer: VideoRenderer {
 }
 
 /// Where the played audio goes: a WAV file, the level of the last block, and (for the demo) the
-/// samples with their arrival times. Installed as the native engine's playout sink, the one
-/// place received audio comes out on Linux (there is no sound card output yet).
+/// samples with their arrival times. Installed as the native engine's playout sink, where every
+/// played stream's audio goes (a sound output plays it too when asked: `setLoudspeakerStatus`).
 public final class PlayedAudioRecorder: Sendable {
   private struct State {
     var writer: WAVWriter?

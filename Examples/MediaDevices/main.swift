@@ -234,16 +234,17 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   } catch {
     summary.fail("Failed to publish: \(error)")
   }
-  if log.wait(for: ["publish PUBLISHING", "publish FAILED"], timeout: 15) != "publish PUBLISHING" {
-    summary.fail("no PUBLISHING")
-  }
+  // A FAILED stream or a lost session ends the run at once, with its reason.
+  var endEvents = ["publish FAILED", "session FAILED", "session DISCONNECTED"]
+  _ = log.wait(for: "publish PUBLISHING", unless: endEvents, timeout: 15, in: &summary)
 
   // Playing with the remote constraints; remote mute events are printed.
   let playOptions = FPWCSApi2StreamOptions()
   playOptions.name = settings.playName
   playOptions.display = remoteDisplay
   playOptions.constraints = remoteMediaConstraints(settings)
-  if let playStream = try? session.createStream(playOptions) {
+  if summary.succeeded, let playStream = try? session.createStream(playOptions) {
+    endEvents.append("play FAILED")
     playStream.on(.fpwcsStreamStatusPlaying) { rStream in
       log.stream("play", rStream)
       log.line("audio muted by publisher: \(rStream?.getAudioState()?.muted ?? false)")
@@ -260,9 +261,7 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
     } catch {
       summary.fail("Failed to play: \(error)")
     }
-    if log.wait(for: ["play PLAYING", "play FAILED"], timeout: 15) != "play PLAYING" {
-      summary.fail("no PLAYING")
-    }
+    _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 15, in: &summary)
   }
 
   // Run; mute and unmute by key or on schedule.
@@ -297,7 +296,9 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   let start = log.elapsed
   var mutedDuring = false
   var unmutedDuring = false
-  while summary.succeeded, log.elapsed < start + duration, log.time(of: "quit") == nil {
+  while summary.succeeded, log.elapsed < start + duration, log.time(of: "quit") == nil,
+    !log.failIfEnded(endEvents, in: &summary)
+  {
     if arguments.flag("mute-during") {
       if !mutedDuring, log.elapsed >= start + duration / 3 {
         mutedDuring = true
@@ -317,9 +318,9 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   keys?.stop()
   let playStats = ExampleStats.read(session.getStreams().first { !$0.isPublished() })
   for stream in session.getStreams() { try? stream.stop() }
-  _ = log.wait(for: ["publish UNPUBLISHED"], timeout: 5)
+  _ = log.wait(for: ["publish UNPUBLISHED"] + endEvents, timeout: 5)
   session.disconnect()
-  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+  _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 
   summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))
   summary.addTime("Time to PUBLISHING", log.time(of: "publish PUBLISHING"))
@@ -337,7 +338,7 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   case .success(let path): summary.add("Played video written to", path ?? "nothing")
   case .failure(let error): summary.fail("\(error)")
   }
-  if settings.playVideo, settings.videoSend, !arguments.flag("mute-video"),
+  if summary.succeeded, settings.playVideo, settings.videoSend, !arguments.flag("mute-video"),
     remoteDisplay.frameCount == 0
   {
     summary.fail("no frame was played")

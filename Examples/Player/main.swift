@@ -14,6 +14,9 @@ let usage = """
     --file PATH          (local server only) publish this file as the test stream
     --duration S         seconds to play (default 5; 0: until the stream stops)
     --mute-audio         mute playback (the iOS example mutes when the volume is ~0)
+    --speaker            also play the audio on the default sound output (PulseAudio, else ALSA;
+                         the iOS example's setLoudspeakerStatus)
+    --speaker-sink NAME  play the audio on this PulseAudio sink or ALSA PCM instead
     --out DIR            where the played video and audio go (default ./example-output)
   \(ExampleServer.usage)
   """
@@ -28,7 +31,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   let duration: Double
   do {
     arguments = try ExampleArguments(
-      argv, booleanFlags: ["mute-audio", "server-log"], usage: usage)
+      argv, booleanFlags: ["mute-audio", "server-log", "speaker"], usage: usage)
     duration = try arguments.double("duration", default: 5)
   } catch {
     log.plain("\(error)\n\n\(usage)")
@@ -70,6 +73,9 @@ func runPlayer(_ argv: [String]) -> Int32 {
     log.line("Failed to connect")
     return 1
   }
+  let speaker: MediaConnectionRequest.AudioOutput? =
+    arguments.string("speaker-sink").map { .device($0) }
+    ?? (arguments.flag("speaker") ? .defaultDevice : nil)
   func play(_ session: FPWCSApi2Session?) {
     let options = FPWCSApi2StreamOptions()
     options.name = name
@@ -78,7 +84,17 @@ func runPlayer(_ argv: [String]) -> Int32 {
       log.line("Failed to play")
       return
     }
-    stream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
+    stream.on(.fpwcsStreamStatusPlaying) { rStream in
+      log.stream("play", rStream)
+      guard let speaker else { return }
+      // Opened once playing, so a missing sound system is reported and the stream plays on.
+      do {
+        try rStream?.setAudioOutput(speaker)
+        log.line("audio on the sound output (\(speaker))")
+      } catch {
+        log.line("sound output unavailable: \(error)")
+      }
+    }
     stream.on(.fpwcsStreamStatusNotEnoughtBandwidth) {
       log.line(ExampleText.notEnoughBandwidth($0))
     }
@@ -117,26 +133,23 @@ func runPlayer(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
   session.connect()
 
-  if log.wait(
-    for: ["play PLAYING", "play FAILED", "test stream FAILED", "session FAILED"], timeout: 20)
-    != "play PLAYING"
-  {
-    summary.fail("did not reach PLAYING")
-  }
-  let start = log.elapsed
-  while summary.succeeded, duration <= 0 || log.elapsed < start + duration,
-    log.time(of: "play STOPPED") == nil
-  {
-    Thread.sleep(forTimeInterval: 0.05)
+  // A FAILED stream or a lost session ends the run at once (a FAILED stream never resumes).
+  let endEvents = ["play FAILED", "test stream FAILED", "session FAILED", "session DISCONNECTED"]
+  if log.wait(for: "play PLAYING", unless: endEvents, timeout: 20, in: &summary) {
+    let start = log.elapsed
+    while duration <= 0 || log.elapsed < start + duration, log.time(of: "play STOPPED") == nil {
+      if log.failIfEnded(endEvents, in: &summary) { break }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
   }
   var bitrate = 0
   for stream in session.getStreams() where !stream.isPublished() {
     bitrate = ExampleStats.read(stream)?.currentVideoBitrate ?? 0
     try? stream.stop()
   }
-  _ = log.wait(for: ["play STOPPED"], timeout: 5)
+  _ = log.wait(for: ["play STOPPED"] + endEvents, timeout: 5)
   session.disconnect()
-  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+  _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 
   summary.add("Stream", name)
   summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))
@@ -153,7 +166,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   case .success(let path): summary.add("Played audio written to", path ?? "nothing")
   case .failure(let error): summary.fail("\(error)")
   }
-  if remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
+  if summary.succeeded, remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
   return summary.print(to: log)
 }
 

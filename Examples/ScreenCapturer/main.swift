@@ -118,13 +118,12 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
       try? audioStream.publish()
     }
   }
-  if log.wait(for: ["screen PUBLISHING", "screen FAILED"], timeout: 15) != "screen PUBLISHING" {
-    summary.fail("the screen stream did not reach PUBLISHING")
-  }
-  if sendAudio,
-    log.wait(for: ["audio PUBLISHING", "audio FAILED"], timeout: 15) != "audio PUBLISHING"
-  {
-    summary.fail("the audio stream did not reach PUBLISHING")
+  // A FAILED stream or a lost session ends the run at once, with its reason.
+  var endEvents = ["screen FAILED", "session FAILED", "session DISCONNECTED"]
+  if sendAudio { endEvents.append("audio FAILED") }
+  _ = log.wait(for: "screen PUBLISHING", unless: endEvents, timeout: 15, in: &summary)
+  if sendAudio, summary.succeeded {
+    _ = log.wait(for: "audio PUBLISHING", unless: endEvents, timeout: 15, in: &summary)
   }
   if play, summary.succeeded {
     let playOptions = FPWCSApi2StreamOptions()
@@ -138,13 +137,18 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
       try? playStream.play()
     }
   }
+  if play { endEvents.append("play FAILED") }
   let start = log.elapsed
-  while summary.succeeded, log.elapsed < start + duration { Thread.sleep(forTimeInterval: 0.05) }
+  while summary.succeeded, log.elapsed < start + duration,
+    !log.failIfEnded(endEvents, in: &summary)
+  {
+    Thread.sleep(forTimeInterval: 0.05)
+  }
   for stream in session.getStreams() { try? stream.stop() }
-  _ = log.wait(for: ["screen UNPUBLISHED"], timeout: 5)
-  if sendAudio { _ = log.wait(for: ["audio UNPUBLISHED"], timeout: 5) }
+  _ = log.wait(for: ["screen UNPUBLISHED"] + endEvents, timeout: 5)
+  if sendAudio { _ = log.wait(for: ["audio UNPUBLISHED"] + endEvents, timeout: 5) }
   session.disconnect()
-  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+  _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 
   summary.add("Screen", "\(capturer.width)x\(capturer.height) at \(fps) fps")
   summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))
@@ -157,8 +161,10 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   case .success(let path): summary.add("Played screen written to", path ?? "nothing")
   case .failure(let error): summary.fail("\(error)")
   }
-  if sent.frameCount == 0 { summary.fail("no screen frame was sent") }
-  if play, played.frameCount == 0 { summary.fail("no screen frame was played") }
+  if summary.succeeded, sent.frameCount == 0 { summary.fail("no screen frame was sent") }
+  if summary.succeeded, play, played.frameCount == 0 {
+    summary.fail("no screen frame was played")
+  }
   return summary.print(to: log)
 }
 

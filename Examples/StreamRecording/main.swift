@@ -113,20 +113,22 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
   session.connect()
 
-  if log.wait(for: ["publish PUBLISHING", "publish FAILED", "session FAILED"], timeout: 20)
-    != "publish PUBLISHING"
-  {
-    summary.fail("did not reach PUBLISHING")
-  }
+  // A FAILED stream or a lost session ends the run at once, with its reason.
+  let endEvents = ["publish FAILED", "session FAILED", "session DISCONNECTED"]
+  _ = log.wait(for: "publish PUBLISHING", unless: endEvents, timeout: 20, in: &summary)
   let start = log.elapsed
-  while summary.succeeded, log.elapsed < start + duration { Thread.sleep(forTimeInterval: 0.05) }
+  while summary.succeeded, log.elapsed < start + duration,
+    !log.failIfEnded(endEvents, in: &summary)
+  {
+    Thread.sleep(forTimeInterval: 0.05)
+  }
   // Stop: the record is finished when the stream is unpublished.
   for stream in session.getStreams() where stream.isPublished() { try? stream.stop() }
-  if log.wait(for: ["publish UNPUBLISHED"], timeout: 10) == nil, summary.succeeded {
+  if log.wait(for: ["publish UNPUBLISHED"] + endEvents, timeout: 10) == nil, summary.succeeded {
     summary.fail("no UNPUBLISHED")
   }
   session.disconnect()
-  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+  _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 
   summary.add("Stream", name)
   summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))

@@ -101,15 +101,13 @@ func runStreamer(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
   session.connect()
 
-  if log.wait(for: ["publish PUBLISHING", "publish FAILED", "session FAILED"], timeout: 20)
-    != "publish PUBLISHING"
-  {
-    summary.fail("did not reach PUBLISHING")
-  }
+  // A FAILED stream or a lost session ends the run at once, with its reason.
+  let endEvents = ["publish FAILED", "session FAILED", "session DISCONNECTED"]
+  _ = log.wait(for: "publish PUBLISHING", unless: endEvents, timeout: 20, in: &summary)
   let start = log.elapsed
   var bitrates: [Int] = []
   while summary.succeeded, duration <= 0 || log.elapsed < start + duration,
-    log.time(of: "session DISCONNECTED") == nil
+    !log.failIfEnded(endEvents, in: &summary)
   {
     Thread.sleep(forTimeInterval: min(1, max(0.05, start + duration - log.elapsed)))
     let stream = session.getStreams().first { $0.isPublished() }
@@ -121,9 +119,9 @@ func runStreamer(_ argv: [String]) -> Int32 {
     }
   }
   for stream in session.getStreams() where stream.isPublished() { try? stream.stop() }
-  _ = log.wait(for: ["publish UNPUBLISHED"], timeout: 5)
+  _ = log.wait(for: ["publish UNPUBLISHED"] + endEvents, timeout: 5)
   session.disconnect()
-  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+  _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 
   summary.add("Stream", name)
   summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))
@@ -133,8 +131,10 @@ func runStreamer(_ argv: [String]) -> Int32 {
   summary.add(
     "Video bitrate sent (mean)",
     positive.isEmpty ? "n/a" : "\(positive.reduce(0, +) / positive.count / 1000) kbps")
-  if log.time(of: "publish UNPUBLISHED") == nil { summary.fail("no UNPUBLISHED") }
-  if localDisplay.frameCount == 0 { summary.fail("no frame was sent") }
+  if summary.succeeded, log.time(of: "publish UNPUBLISHED") == nil {
+    summary.fail("no UNPUBLISHED")
+  }
+  if summary.succeeded, localDisplay.frameCount == 0 { summary.fail("no frame was sent") }
   return summary.print(to: log)
 }
 

@@ -130,15 +130,14 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
   session.connect()
 
-  if log.wait(
-    for: ["play PLAYING", "play FAILED", "publish FAILED", "session FAILED"], timeout: 20)
-    != "play PLAYING"
-  {
-    summary.fail("did not reach PLAYING")
-  }
+  // A FAILED stream or a lost session ends the run at once, with its reason.
+  let endEvents = ["play FAILED", "publish FAILED", "session FAILED", "session DISCONNECTED"]
+  _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 20, in: &summary)
   let start = log.time(of: "publish PUBLISHING") ?? log.elapsed
   var switched = false
-  while log.elapsed < start + duration, summary.succeeded {
+  while log.elapsed < start + duration, summary.succeeded,
+    !log.failIfEnded(endEvents, in: &summary)
+  {
     if !switched, switchAt >= 0, log.elapsed >= start + switchAt {
       switched = true
       // Switching camera: every published stream of the first session.
@@ -167,11 +166,11 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   for stream in session.getStreams() where stream.isPublished() {
     try? stream.stop()
   }
-  _ = log.wait(for: ["publish UNPUBLISHED"], timeout: 5)
-  _ = log.wait(for: ["play STOPPED"], timeout: 5)
+  _ = log.wait(for: ["publish UNPUBLISHED"] + endEvents, timeout: 5)
+  _ = log.wait(for: ["play STOPPED"] + endEvents, timeout: 5)
   log.line("Disconnect session with server \(session.getServerUrl())")
   session.disconnect()
-  _ = log.wait(for: ["session DISCONNECTED"], timeout: 5)
+  _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 
   summary.addTime("Time to ESTABLISHED", log.time(of: "session ESTABLISHED"))
   summary.addTime("Time to PUBLISHING", log.time(of: "publish PUBLISHING"))
@@ -189,8 +188,10 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   case .success(let path): summary.add("Played video written to", path ?? "nothing")
   case .failure(let error): summary.fail("\(error)")
   }
-  if remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
-  if log.time(of: "session DISCONNECTED") == nil { summary.fail("no DISCONNECTED") }
+  if summary.succeeded, remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
+  if summary.succeeded, log.time(of: "session DISCONNECTED") == nil {
+    summary.fail("no DISCONNECTED")
+  }
   return summary.print(to: log)
 }
 

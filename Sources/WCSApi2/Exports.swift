@@ -28,6 +28,8 @@ public typealias MediaConnection = WCSMedia.MediaConnection
 public typealias MediaConnectionRequest = WCSMedia.MediaConnectionRequest
 /// Connection state (see `WCSMedia.MediaConnectionState`).
 public typealias MediaConnectionState = WCSMedia.MediaConnectionState
+/// Why a connection failed (see `WCSMedia.MediaConnectionFailure`).
+public typealias MediaConnectionFailure = WCSMedia.MediaConnectionFailure
 /// Connection counters (see `WCSMedia.MediaConnectionStats`).
 public typealias MediaConnectionStats = WCSMedia.MediaConnectionStats
 /// Media engine errors (see `WCSMedia.MediaBackendError`).

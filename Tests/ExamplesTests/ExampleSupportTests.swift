@@ -32,6 +32,30 @@ final class ExampleSupportTests: XCTestCase {
     XCTAssertThrowsError(try ExampleArguments(["--width", "wide"]).int("width", default: 0))
   }
 
+  /// A terminal status ends the wait at once and becomes the summary's reason.
+  func testEndEventsStopTheWaitWithTheirLine() {
+    let log = ExampleLog()
+    var summary = ExampleSummary()
+    let ends = ["play FAILED", "session FAILED"]
+    XCTAssertFalse(log.failIfEnded(ends, in: &summary))
+    XCTAssertTrue(summary.succeeded)
+    log.mark("play FAILED", detail: "play cam FAILED: Stream not found")
+    log.mark("play FAILED", detail: "a later text is not kept")
+    XCTAssertEqual(log.happened(["session FAILED", "play FAILED"]), "play FAILED")
+    XCTAssertEqual(log.detail(of: "play FAILED"), "play cam FAILED: Stream not found")
+    // Returns at once although the goal never comes and the timeout is an hour.
+    XCTAssertFalse(log.wait(for: "play PLAYING", unless: ends, timeout: 3600, in: &summary))
+    XCTAssertEqual(summary.failures, ["play cam FAILED: Stream not found"])
+    var timedOut = ExampleSummary()
+    XCTAssertFalse(
+      log.wait(for: "play PLAYING", unless: ["session FAILED"], timeout: 0, in: &timedOut))
+    XCTAssertEqual(timedOut.failures, ["did not reach play PLAYING"])
+    log.mark("play PLAYING")
+    var reached = ExampleSummary()
+    XCTAssertTrue(log.wait(for: "play PLAYING", unless: ends, timeout: 0, in: &reached))
+    XCTAssertTrue(reached.succeeded)
+  }
+
   func testSummaryPrintsAndParsesBack() {
     var summary = ExampleSummary()
     summary.addTime("Time to PLAYING", 0.25)
@@ -54,6 +78,9 @@ final class ExampleSupportTests: XCTestCase {
     XCTAssertEqual(ExampleSummary.number(parsed["PSNR"]), 41.5)
     XCTAssertEqual(parsed["FAILED"], "no record; ")
     XCTAssertNil(ExampleSummary.number(parsed["Time to first frame"]))
+    // Signed figures, as the demo's audio delay prints them.
+    XCTAssertEqual(ExampleSummary.number("+13 ms (audio behind video)"), 13)
+    XCTAssertEqual(ExampleSummary.number("-21 ms (audio ahead of video)"), -21)
     XCTAssertFalse(summary.succeeded)
     XCTAssertEqual(
       summary.entries.map(\.label), ["Time to PLAYING", "Time to first frame", "PSNR"])

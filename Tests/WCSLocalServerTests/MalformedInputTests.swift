@@ -76,6 +76,82 @@ final class MalformedInputTests: XCTestCase {
     XCTAssertEqual(published?.object["width"], 640)
   }
 
+  /// Negative or absurd sizes, bitrates and frame rates, over-long names and names with
+  /// control characters FAIL that stream with a `Bad request` naming the field; the session
+  /// and its live stream go on.
+  func testOutOfRangeValuesAndBadNamesFailThatStreamOnly() {
+    let server = ServerHarness()
+    let c: WCSConnectionID = 1
+    server.connect(c)
+    server.publish(c, "live", name: "live")
+    _ = server.take(c)
+    func request(_ extra: [String: JSONValue], name: String = "x") -> JSONValue {
+      var object: [String: JSONValue] = [
+        "mediaSessionId": "s1", "name": .string(name), "sdp": "v=0",
+      ]
+      object.merge(extra) { $1 }
+      return .object(object)
+    }
+    let longest = String(repeating: "é", count: 128)  // 256 UTF-8 bytes: allowed
+    let cases: [(JSONValue, String)] = [
+      (
+        request(["bitrate": -1]), "Bad request: bitrate must be between 0 and 100000 kbit/s, got -1"
+      ),
+      (
+        request(["minBitrate": "-500"]),
+        "Bad request: minBitrate must be between 0 and 100000 kbit/s, got -500"
+      ),
+      (
+        request(["maxBitrate": 100_001]),
+        "Bad request: maxBitrate must be between 0 and 100000 kbit/s, got 100001"
+      ),
+      (request(["width": -640]), "Bad request: width must be between 0 and 16384 pixels, got -640"),
+      (
+        request(["height": 1_000_000]),
+        "Bad request: height must be between 0 and 16384 pixels, got 1000000"
+      ),
+      (request(["quality": 101]), "Bad request: quality must be between 0 and 100, got 101"),
+      (
+        request(["constraints": ["video": ["maxFrameRate": 1000]]]),
+        "Bad request: constraints.video.maxFrameRate must be between 0 and 240 fps, got 1000"
+      ),
+      (
+        request(["constraints": ["video": ["frameRate": -30]]]),
+        "Bad request: constraints.video.frameRate must be between 0 and 240 fps, got -30"
+      ),
+      (
+        request([:], name: longest + "x"),
+        "Bad request: name must be at most 256 UTF-8 bytes, got 257"
+      ),
+      (request([:], name: "cam\n1"), "Bad request: name must not contain control characters"),
+      (request([:], name: "cam\u{7F}"), "Bad request: name must not contain control characters"),
+      (request([:], name: "cam\u{85}"), "Bad request: name must not contain control characters"),
+    ]
+    for (object, info) in cases {
+      server.receive(c, "publishStream", object)
+      let out = server.take(c)
+      XCTAssertEqual(out.count, 1, info)
+      assertStatus(out.first, "s1", "FAILED", info: info)
+      server.receive(c, "playStream", object)
+      assertStatus(server.take(c).first, "s1", "FAILED", info: info)
+    }
+    XCTAssertEqual(server.core.streamCount, 1)
+    XCTAssertEqual(server.core.sessionCount, 1)
+    XCTAssertTrue(server.closes.isEmpty)
+    // Limits themselves, 0 ("no limit"), browser-style constraint objects and a 256-byte name
+    // are accepted.
+    server.receive(
+      c, "publishStream",
+      request(
+        [
+          "bitrate": 100_000, "minBitrate": 0, "maxBitrate": 100_000, "width": 16_384,
+          "height": 16_384, "quality": 100,
+          "constraints": ["video": ["frameRate": ["ideal": 30], "maxFrameRate": 240]],
+        ], name: longest))
+    assertStatus(server.take(c).last, "s1", "PUBLISHING")
+    XCTAssertEqual(server.core.streamCount, 2)
+  }
+
   func testMessagesBeforeConnectionFail() {
     let server = ServerHarness()
     let c: WCSConnectionID = 1

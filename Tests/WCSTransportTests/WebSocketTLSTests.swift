@@ -115,4 +115,61 @@ final class WebSocketTLSTests: XCTestCase {
     XCTAssertTrue(reason.contains("mismatch"), reason)
     XCTAssertTrue(client.waitUntilStopped(timeout: 10))
   }
+
+  func testUnreadableCAFileFailsWithItsPath() throws {
+    let (server, serverEvents) = try startTLSServer()
+    defer { server.stop() }
+    let missing = (directory?.path ?? "/nonexistent") + "/missing-ca.pem"
+    let (client, events) = connectClient(
+      server.url, options: .init(connectTimeout: 5, caFile: missing))
+    let reason = failureReason(events.wait { $0.contains { $0.isTerminal } })
+    XCTAssertEqual(reason, "could not read CA certificates from \(missing)")
+    XCTAssertTrue(client.waitUntilStopped(timeout: 10))
+    XCTAssertTrue(serverEvents.all.isEmpty)
+  }
+
+  /// The system trust store is loaded once and shared; a connection that skipped verification
+  /// before must not leave the next one accepting what it should refuse, and the other way round.
+  func testSharedTrustStoreKeepsEachConnectionsVerification() throws {
+    let (server, _) = try startTLSServer()
+    defer { server.stop() }
+    for verify in [false, true, false, true] {
+      let (client, events) = connectClient(
+        server.url, options: .init(connectTimeout: 5, verifyCertificates: verify))
+      if verify {
+        let reason = failureReason(events.wait { $0.contains { $0.isTerminal } })
+        XCTAssertTrue(reason.contains("self-signed certificate"), reason)
+        XCTAssertTrue(client.waitUntilStopped(timeout: 10))
+      } else {
+        waitOpened(events)
+        closeAndWait(client, events)
+      }
+    }
+  }
+
+  /// TLS handshakes in flight while other connections and a server create their libwebsockets
+  /// contexts: every handshake must still verify and open. (lws re-allocated the SSL ex-data
+  /// index its verify callback reads on each context created with the TLS init option, so this
+  /// used to fail some handshakes with "certificate verify failed".)
+  func testHandshakesSurviveContextsCreatedMeanwhile() throws {
+    let (server, _) = try startTLSServer()
+    defer { server.stop() }
+    let (plain, _) = try startServer()
+    defer { plain.stop() }
+    var clients: [(WebSocketTransport, Recorder<SignalingEvent>)] = []
+    var servers: [WebSocketServer] = []
+    for _ in 0..<12 {
+      clients.append(
+        connectClient(server.url, options: .init(connectTimeout: 10, caFile: certificate)))
+      clients.append(connectClient(plain.url))
+      let (extra, _) = try startServer()
+      servers.append(extra)
+    }
+    for (client, events) in clients {
+      let all = events.wait(timeout: 15) { $0.contains { $0 == .opened || $0.isTerminal } }
+      XCTAssertEqual(all.first, .opened, "\(all)")
+      closeAndWait(client, events)
+    }
+    for extra in servers { extra.stop() }
+  }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import WCSMedia
 import WCSTransport
 
 /// Session options (`FPWCSApi2SessionOptions`, api-surface.md §2.3). Read once, when the session
@@ -77,6 +78,16 @@ public final class FPWCSApi2StreamOptions {
   public var stripCodecs: [Any]?
   /// Ask for the RTP Coordination-of-Video-Orientation extension (`cvoExtension`).
   public var cvoExtension: Bool = false
+
+  // Linux additions.
+
+  /// Play only: the sound output the stream's audio is played on, opened when `play()` creates
+  /// the media connection (`.defaultDevice`: PulseAudio's default sink, else ALSA `default`;
+  /// `.device(name)`: a sink or PCM name). Default `.none`: audio is decoded for the media
+  /// backend's playout sink only. A device that cannot be opened then leaves the stream playing
+  /// without it. Change it later with `FPWCSApi2Stream.setAudioOutput(_:)` or
+  /// `setLoudspeakerStatus(_:)`. Ignored for a published stream.
+  public var audioOutput: MediaConnectionRequest.AudioOutput = .none
 
   /// Empty options.
   public init() {}

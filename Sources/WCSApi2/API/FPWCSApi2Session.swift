@@ -130,7 +130,9 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   // MARK: faithful API
 
   /// Creates a stream of this session (status New). `options.name` is required.
-  /// - Throws: `WCSError.invalidOptions` without a name, `.invalidArgument` for non-JSON `custom`.
+  /// - Throws: `WCSError.invalidOptions` without a name, `.invalidOption(field:reason:)` for a
+  ///   name or constraint out of `FPWCSApi2StreamLimits`, `.invalidArgument` for non-JSON
+  ///   `custom`.
   public func createStream(_ options: FPWCSApi2StreamOptions) throws -> FPWCSApi2Stream {
     let stream = try FPWCSApi2Stream(session: self, options: options)
     onWork {
@@ -282,6 +284,8 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   // MARK: streams (called by FPWCSApi2Stream)
 
   func startStream(_ stream: FPWCSApi2Stream, published: Bool) throws(WCSError) {
+    // Constraints are shared objects the app may have changed since `createStream`.
+    try FPWCSApi2StreamLimits.validate(stream.constraints)
     try onWork { () throws(WCSError) in
       let id = stream.mediaSessionId
       try core.checkCanStart(streamId: id, operation: published ? "publish" : "play")
@@ -290,7 +294,12 @@ public final class FPWCSApi2Session: @unchecked Sendable {
         connection = try backend.makeConnection(stream.connectionRequest(published: published)) {
           [weak self] state in
           guard let self else { return }
-          self.work.async { self.streamObjects[id]?.setConnectionState(state) }
+          self.work.async {
+            self.streamObjects[id]?.setConnectionState(state)
+            if case .failed(.captureDeviceLost(let kind, let reason)) = state {
+              self.run(self.core.captureDeviceLost(streamId: id, kind: kind, reason: reason))
+            }
+          }
         }
       } catch {
         throw .media(error)

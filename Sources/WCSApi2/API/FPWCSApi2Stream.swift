@@ -27,7 +27,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   let name: String
   private weak var session: FPWCSApi2Session?
   private let callbackQueue: DispatchQueue
-  private let constraints: FPWCSApi2MediaConstraints
+  let constraints: FPWCSApi2MediaConstraints
   private let display: (any VideoRenderer)?
   private let record: Bool
   private let rtmpUrl: String?
@@ -37,6 +37,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   private let stripCodecs: [String]
   private let state: Mutex<StreamState>
   private let connectionState = Mutex<MediaConnectionState>(.new)
+  /// Where played audio is heard (`setAudioOutput`, `setLoudspeakerStatus`, options).
+  private let audioOutput: Mutex<MediaConnectionRequest.AudioOutput>
   private let callbacks = Mutex(Callbacks())
   private let quality = Mutex(QualityState())
 
@@ -54,11 +56,14 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     guard let name = options.name, !name.isEmpty else {
       throw .invalidOptions("name must be provided")
     }
+    try FPWCSApi2StreamLimits.validate(name: name)
+    let constraints = MediaRequestBuilder.effective(options.constraints)
+    try FPWCSApi2StreamLimits.validate(constraints)
     self.mediaSessionId = UUID().uuidString.lowercased()
     self.name = name
     self.session = session
     self.callbackQueue = session.callbackQueue
-    self.constraints = MediaRequestBuilder.effective(options.constraints)
+    self.constraints = constraints
     self.display = options.display
     self.record = options.record
     self.rtmpUrl = options.rtmpUrl
@@ -68,6 +73,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     self.transport = options.transport
     self.cvoExtension = options.cvoExtension
     self.stripCodecs = (options.stripCodecs ?? []).map { "\($0)" }
+    self.audioOutput = Mutex(options.audioOutput)
     self.state = Mutex(StreamState(id: mediaSessionId, name: name))
   }
 
@@ -80,9 +86,11 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   }
 
   func connectionRequest(published: Bool) -> MediaConnectionRequest {
-    MediaRequestBuilder.connectionRequest(
+    var request = MediaRequestBuilder.connectionRequest(
       constraints, direction: published ? .publish : .play, display: display, transport: transport,
       stripCodecs: stripCodecs)
+    if !published { request.audio?.output = audioOutput.withLock { $0 } }
+    return request
   }
 
   func streamRequest(published: Bool) -> StreamRequest {
@@ -122,7 +130,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   public func isAudioMuted() -> Bool { state.withLock { $0.localAudioMuted } }
   /// `true` when the local video track is muted.
   public func isVideoMuted() -> Bool { state.withLock { $0.localVideoMuted } }
-  /// The WebRTC connection state (Linux addition).
+  /// The WebRTC connection state (Linux addition); `.failed` carries the cause
+  /// (`MediaConnectionFailure`: ICE, consent, DTLS, or a lost camera/microphone).
   public func getConnectionState() -> MediaConnectionState { connectionState.withLock { $0 } }
 
   /// Remote publisher's audio mute state as last reported; `nil` before any report.
@@ -137,7 +146,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   /// Starts publishing: sends `publishStream` with a send-only SDP offer (wcs-protocol.md §3.1);
   /// Publishing (or Failed) arrives through the callbacks.
   /// - Throws: `WCSError.invalidSessionState` unless the session is Established,
-  ///   `.invalidStreamState` unless the stream is New, `.media` when the engine cannot start.
+  ///   `.invalidStreamState` unless the stream is New, `.media` when the engine cannot start,
+  ///   `.invalidOption` when the constraints were changed out of `FPWCSApi2StreamLimits`.
   public func publish() throws {
     guard let session else { throw WCSError.disconnected }
     try session.startStream(self, published: true)
@@ -274,11 +284,45 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     }
   }
 
-  /// Loudspeaker routing is an iOS audio-session feature.
-  /// - Throws: always `WCSError.notSupported`.
+  /// Plays (`true`) or stops playing (`false`) the played stream's audio on the default sound
+  /// output: the Linux mapping of the iOS loudspeaker switch (Linux has no earpiece; the sound
+  /// system's default sink is the "loudspeaker"). Same as `setAudioOutput(.defaultDevice)` /
+  /// `setAudioOutput(.none)`; see there for when it applies and what it throws.
   public func setLoudspeakerStatus(_ enable: Bool) throws {
-    throw WCSError.notSupported(
-      "loudspeaker routing (choose the output device in the audio system)")
+    try setAudioOutput(enable ? .defaultDevice : .none)
+  }
+
+  /// Plays the played stream's audio on a sound output (Linux addition): `.defaultDevice`,
+  /// `.device(name)` (a PulseAudio sink or ALSA PCM name) or `.none` (stops and closes the
+  /// device). While the stream has a media connection (Pending, Playing) the device is opened
+  /// before this returns; before `play()` the choice is remembered and applied when `play()`
+  /// creates the connection. A device failure never stops the stream.
+  /// - Throws: `WCSError.invalidStreamState` for a published stream, or when asking for an output
+  ///   on a stream that has ended; `.media(.audioOutputUnavailable(reason))` when the device
+  ///   cannot be opened (`reason`: the sound system's message, e.g. no PulseAudio server and no
+  ///   ALSA device).
+  public func setAudioOutput(_ output: MediaConnectionRequest.AudioOutput) throws {
+    let status = getStatus()
+    guard !isPublished() else {
+      throw WCSError.invalidStreamState(
+        status, operation: "play audio on a sound output (the stream is published, not played)")
+    }
+    if status.isTerminal, output != .none {
+      throw WCSError.invalidStreamState(status, operation: "play audio on a sound output")
+    }
+    audioOutput.withLock { $0 = output }
+    guard let connection = session?.connection(of: self) else { return }
+    do throws(MediaBackendError) {
+      try connection.setAudioOutput(output)
+    } catch {
+      throw WCSError.media(error)
+    }
+  }
+
+  /// The sound output chosen with `setAudioOutput(_:)`, `setLoudspeakerStatus(_:)` or the
+  /// options (Linux addition).
+  public func getAudioOutput() -> MediaConnectionRequest.AudioOutput {
+    audioOutput.withLock { $0 }
   }
 
   /// Every status callback from now on (including event-like Resize/NotEnoughtBandwidth), in

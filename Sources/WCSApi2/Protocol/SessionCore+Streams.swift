@@ -88,6 +88,25 @@ extension SessionCore {
     return effects
   }
 
+  /// A publishing stream's camera or microphone was lost (its media connection failed with
+  /// `.captureDeviceLost`): the stream fails locally with `info` "Camera lost: <reason>" (or
+  /// "Microphone lost: ..."), `unPublishStream` tells the server, and the media is released.
+  /// FAILED is terminal: the stream is forgotten, so a later STOPPED/FAILED from the server
+  /// for it is skipped. Other media failures are left to the server, which sees them too.
+  func captureDeviceLost(streamId: String, kind: CaptureDevice.Kind, reason: String)
+    -> [SessionEffect]
+  {
+    guard var stream = streams[streamId], stream.published, !stream.status.isTerminal else {
+      return []
+    }
+    var effects: [SessionEffect] = []
+    if stream.offerSent { effects.append(.send(ClientMessages.stopStream(stream))) }
+    effects += finish(
+      &stream, status: .fpwcsStreamStatusFailed,
+      info: kind == .video ? "Camera lost" : "Microphone lost", localDetail: reason)
+    return effects
+  }
+
   /// `stop()` (wcs-protocol.md §3.1 client-side rules): New → Failed locally, nothing sent;
   /// Pending → stop once the server answered (or end locally if the offer was never sent);
   /// Publishing/Playing → `unPublishStream`/`stopStream` and release media at once;

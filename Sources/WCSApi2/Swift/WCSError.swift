@@ -5,6 +5,9 @@ import WCSTransport
 public enum WCSError: Error, Sendable, Equatable, LocalizedError, CustomStringConvertible {
   /// An option is missing or invalid (`urlServer` not set, stream `name` missing...).
   case invalidOptions(String)
+  /// One option has a value out of range (`FPWCSApi2StreamLimits`); `field` is its path in the
+  /// options (`name`, `constraints.video.maxBitrate`), `reason` says what is allowed.
+  case invalidOption(field: String, reason: String)
   /// An argument is not acceptable (e.g. a non-JSON value in a dictionary).
   case invalidArgument(String)
   /// The session is not in a state that allows the call (e.g. publish before Established).
@@ -32,6 +35,7 @@ public enum WCSError: Error, Sendable, Equatable, LocalizedError, CustomStringCo
   public var description: String {
     switch self {
     case .invalidOptions(let s): return "invalid options: \(s)"
+    case .invalidOption(let field, let reason): return "invalid options: \(field) \(reason)"
     case .invalidArgument(let s): return "invalid argument: \(s)"
     case .invalidSessionState(let status, let op):
       return "cannot \(op): session is \(FPWCSApi2Model.sessionStatus(toString: status))"

@@ -33,7 +33,8 @@ public final class WCSSession: Sendable {
   public func getStatus() -> kFPWCSSessionStatus { session.getStatus() }
 
   /// Creates a wrapped stream.
-  /// - Throws: `WCSError.invalidOptions` without a stream name.
+  /// - Throws: `WCSError.invalidOptions` without a stream name, `.invalidOption(field:reason:)`
+  ///   for a name or constraint out of `FPWCSApi2StreamLimits`.
   public func createStream(_ options: FPWCSApi2StreamOptions) throws -> WCSStream {
     WCSStream(try session.createStream(options))
   }

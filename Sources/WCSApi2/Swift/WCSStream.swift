@@ -1,3 +1,5 @@
+import WCSMedia
+
 /// Swift wrapper of `FPWCSApi2Stream` (`WCSStream`, api-surface.md §2.8, §7); callbacks receive
 /// the underlying stream.
 public final class WCSStream: Sendable {
@@ -50,9 +52,13 @@ public final class WCSStream: Sendable {
   public func muteVideo() { stream.muteVideo() }
   /// Unmutes outgoing video.
   public func unmuteVideo() { stream.unmuteVideo() }
-  /// Throws `WCSError.notSupported` (no loudspeaker routing on Linux).
+  /// Plays (or stops playing) the played audio on the default sound output; throws `WCSError`.
   public func setLoudspeakerStatus(_ enable: Bool) throws {
     try stream.setLoudspeakerStatus(enable)
+  }
+  /// Plays the played audio on a sound output (`.none` stops); throws `WCSError`.
+  public func setAudioOutput(_ output: MediaConnectionRequest.AudioOutput) throws {
+    try stream.setAudioOutput(output)
   }
   /// Turns the connection-quality estimate on or off.
   public func enableConnectionQualityCalculation(_ enable: Bool) {

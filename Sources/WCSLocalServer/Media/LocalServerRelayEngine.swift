@@ -139,8 +139,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     let id = request.mediaSessionId
     let connection = PeerConnection(configuration: configuration.peerConnection, loop: loop)
     do {
-      let codecs = RelayCodecs.payloadTypes(in: try SDPParser.parse(request.offerSDP).description)
-      guard !codecs.isEmpty else { throw RelayAnswerError.noCommonCodecs }
+      let codecs = try RelayAnswer.offeredCodecs(request.offerSDP)
       try connection.setRemoteDescription(offer: request.offerSDP)
       let answer = try RelayAnswer.restrict(try connection.createAnswer())
       let publisher = RelayPublisher(
@@ -177,8 +176,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     let id = request.mediaSessionId
     let connection = PeerConnection(configuration: configuration.peerConnection, loop: loop)
     do {
-      let codecs = RelayCodecs.payloadTypes(in: try SDPParser.parse(request.offerSDP).description)
-      guard !codecs.isEmpty else { throw RelayAnswerError.noCommonCodecs }
+      let codecs = try RelayAnswer.offeredCodecs(request.offerSDP)
       try connection.setRemoteDescription(offer: request.offerSDP)
       let ssrcs: [RelayCodec.Kind: UInt32] = [.audio: newSSRC(), .video: newSSRC()]
       let answer = try RelayAnswer.restrict(
@@ -420,11 +418,10 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
 
   /// FAILED `info` for an error (wcs-protocol.md §5.2 wording where there is one).
   static func reason(_ error: any Error) -> String {
-    if let error = error as? RelayAnswerError, error == .noCommonCodecs {
-      return "No common codecs"
-    }
+    if let error = error as? RelayAnswerError { return error.info }
     if let error = error as? PeerConnectionError {
       switch error {
+      case .unanswerableOffer(let reason): return RelayAnswerError.offer(reason).info
       case .iceFailed: return "Failed by ICE timeout"
       case .dtls: return "Failed by DTLS error"
       default: return WCSStreamInfo.failedByInternalError

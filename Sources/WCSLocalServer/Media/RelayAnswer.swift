@@ -11,14 +11,37 @@ enum RelayAnswer {
   static let transportWideCCExtension =
     "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
+  /// The Opus and VP8 formats of `offerSDP` by payload type.
+  /// - Throws: `SDPParseError` when the text does not parse; `.offer` when it has no section
+  ///   to accept; `.noCommonCodecs` when the accepted sections have neither Opus nor VP8.
+  static func offeredCodecs(_ offerSDP: String) throws -> [UInt8: RelayCodec] {
+    let offer = try SDPParser.parse(offerSDP).description
+    do {
+      _ = try offer.firstAcceptedMediaIndex()
+    } catch {
+      throw RelayAnswerError.offer(error)
+    }
+    let codecs = RelayCodecs.payloadTypes(in: offer)
+    guard !codecs.isEmpty else { throw RelayAnswerError.noCommonCodecs }
+    return codecs
+  }
+
   /// The restricted answer text. `ssrcs` maps `audio`/`video` to the SSRC we send there
   /// (players only); `cname` goes into those `a=ssrc` lines.
   /// - Throws: `SDPParseError` when `answer` does not parse (it is our own text, so only on a
-  ///   bug); `RelayAnswerError.noCommonCodecs` when no Opus or VP8 format is left.
+  ///   bug); `RelayAnswerError.offer` when no section was accepted to begin with;
+  ///   `RelayAnswerError.noCommonCodecs` when no Opus or VP8 format is left.
   static func restrict(_ answer: String, ssrcs: [String: UInt32] = [:], cname: String = "wcs")
     throws -> String
   {
     var sdp = try SDPParser.parse(answer).description
+    // The answer mirrors the offer, so a section already rejected here was rejected (or
+    // missing) in the offer: that is not a codec problem.
+    do {
+      _ = try sdp.firstAcceptedMediaIndex()
+    } catch {
+      throw RelayAnswerError.offer(error)
+    }
     for index in sdp.media.indices where !sdp.media[index].isRejected {
       let names = Set(sdp.media[index].rtpMaps.map(\.encodingName))
       let unwanted = names.filter { name in
@@ -54,6 +77,19 @@ enum RelayAnswer {
 
 /// Why an offer cannot be answered.
 enum RelayAnswerError: Error, Equatable {
-  /// The offer has neither Opus nor VP8 (FAILED info `No common codecs`, wcs-protocol.md §5.2).
+  /// The offer has no media section to accept (no `m=` line, or every one at port 0).
+  case offer(SDPOfferError)
+  /// The offer's accepted sections have neither Opus nor VP8 (FAILED info `No common codecs`,
+  /// wcs-protocol.md §5.2).
   case noCommonCodecs
+
+  /// The FAILED `info` the client gets: the WCS wording for `noCommonCodecs`, local-server
+  /// texts (`WCSStreamInfo`) where WCS has none.
+  var info: String {
+    switch self {
+    case .offer(.noMediaSections): return WCSStreamInfo.offerHasNoMediaSections
+    case .offer(.allMediaSectionsRejected): return WCSStreamInfo.offerMediaSectionsAllRejected
+    case .noCommonCodecs: return WCSStreamInfo.noCommonCodecs
+    }
+  }
 }

@@ -2,7 +2,9 @@ import WCSTransport
 
 /// The fields of `publishStream` / `playStream` the server uses (wcs-protocol.md §3.1, §12).
 /// Strings must be JSON strings; booleans and numbers are read leniently (`"true"`, `1`, `"0"`)
-/// as SDKs differ (§2). Absent optional fields take the SDK defaults.
+/// as SDKs differ (§2). Absent optional fields take the SDK defaults. Values outside
+/// `WCSStreamRequestLimits` (negative or absurd bitrates and sizes, over-long names, names
+/// with control characters) are refused.
 struct StreamRequest: Equatable {
   var mediaSessionId: String
   var name: String
@@ -37,6 +39,7 @@ struct StreamRequest: Equatable {
     quality = try Self.int("quality", in: object)
     transport = try Self.optionalString("transport", in: object) ?? "UDP"
     cvoExtension = try Self.bool("cvoExtension", in: object, default: false)
+    try validate(constraints: object["constraints"])
   }
 
   /// `mediaSessionId` of a stream message: `nil` when absent or null (→ `MediaSessionId is

@@ -39,6 +39,13 @@ public enum WCSStreamInfo {
   public static let tooManyStreamsInSession = "Too many streams in this session"
   /// Local-server only: the server already holds `maxStreams` live streams.
   public static let serverStreamLimitReached = "Server stream limit reached"
+  /// The offer's accepted media sections have neither Opus nor VP8 (the only codecs the
+  /// local server relays).
+  public static let noCommonCodecs = "No common codecs"
+  /// Local-server only: the offer has no `m=` line (WCS has no wording for this).
+  public static let offerHasNoMediaSections = "Offer has no media sections"
+  /// Local-server only: every `m=` line of the offer has port 0 (RFC 3264 §5.1).
+  public static let offerMediaSectionsAllRejected = "Every media section is rejected (port 0)"
   /// Local-server only: media failed for a reason that is logged, not shown to the client.
   public static let failedByInternalError = "Failed by internal error"
 }

@@ -9,6 +9,9 @@ public enum WCSRequestError: Error, Sendable, Equatable, CustomStringConvertible
   case missingField(String)
   /// A field has the wrong JSON type (`expected` says which).
   case wrongType(field: String, expected: String)
+  /// A field has the right type but a value the server does not accept (out of range, too
+  /// long, control characters); `reason` says what is allowed (`WCSStreamRequestLimits`).
+  case invalidValue(field: String, reason: String)
 
   /// `Bad request: <what>`, the text sent in `info`.
   public var description: String {
@@ -19,6 +22,7 @@ public enum WCSRequestError: Error, Sendable, Equatable, CustomStringConvertible
     case .missingField(let field): return "Bad request: \(field) is missing"
     case .wrongType(let field, let expected):
       return "Bad request: \(field) must be \(expected)"
+    case .invalidValue(let field, let reason): return "Bad request: \(field) \(reason)"
     }
   }
 }

@@ -10,6 +10,10 @@ public enum MediaBackendError: Error, Sendable, Equatable, CustomStringConvertib
   case answerRejected(String)
   /// The connection is closed; nothing more can be done with it.
   case closed
+  /// A sound output device could not be opened or cannot be used for this connection
+  /// (`reason`: the sound system's message, e.g. an `AudioDeviceError`, or why the connection
+  /// has no played audio).
+  case audioOutputUnavailable(String)
 
   /// One line saying what failed and why.
   public var description: String {
@@ -19,22 +23,75 @@ public enum MediaBackendError: Error, Sendable, Equatable, CustomStringConvertib
     case .offerFailed(let reason): return "could not create the SDP offer: \(reason)"
     case .answerRejected(let reason): return "server SDP rejected: \(reason)"
     case .closed: return "media connection is closed"
+    case .audioOutputUnavailable(let reason): return "audio output unavailable: \(reason)"
     }
   }
 }
 
-/// State of one WebRTC connection (ICE + DTLS), as `RTCPeerConnectionState` names it.
-public enum MediaConnectionState: String, Sendable {
+/// Why a media connection went `.failed`: the transport (ICE, consent, DTLS) or a local
+/// capture device. WCSApi2 lets the server decide the stream's status for transport failures
+/// (the server sees them too) and fails a publishing stream locally when its capture device was
+/// lost.
+public enum MediaConnectionFailure: Sendable, Equatable, CustomStringConvertible {
+  /// ICE connectivity checks failed on every candidate pair before media flowed (RFC 8445 §7.2.5.3).
+  case ice
+  /// Consent freshness checks stopped getting answers after the connection was up (RFC 7675 §5.1).
+  case consentExpired
+  /// The DTLS handshake failed or timed out, or the peer's certificate did not match the SDP
+  /// fingerprint (RFC 8122 §5); `reason` is the DTLS layer's message.
+  case dtls(String)
+  /// Another transport failure (SRTP keys refused, incompatible `a=setup`, sockets); `reason`.
+  case transport(String)
+  /// A capture device stopped delivering while publishing: `kind` says camera or microphone,
+  /// `reason` is the device layer's message (e.g. "camera /dev/video0 was lost: noDevice").
+  case captureDeviceLost(CaptureDevice.Kind, String)
+
+  /// One line for logs.
+  public var description: String {
+    switch self {
+    case .ice: return "ICE failed"
+    case .consentExpired: return "ICE consent expired"
+    case .dtls(let reason): return "DTLS failed: \(reason)"
+    case .transport(let reason): return "transport failed: \(reason)"
+    case .captureDeviceLost(let kind, let reason):
+      return "\(kind == .video ? "camera" : "microphone") lost: \(reason)"
+    }
+  }
+}
+
+/// State of one WebRTC connection (ICE + DTLS), as `RTCPeerConnectionState` names it; `.failed`
+/// carries the cause.
+public enum MediaConnectionState: Sendable, Equatable, CustomStringConvertible {
   /// Created, no answer applied yet.
   case new
   /// ICE checks or the DTLS handshake are running.
   case connecting
   /// Media can flow.
   case connected
-  /// ICE or DTLS failed, or consent expired.
-  case failed
-  /// Closed by `close()`.
+  /// ICE or DTLS failed, consent expired, or a capture device was lost; final.
+  case failed(MediaConnectionFailure)
+  /// Closed by `close()`; final.
   case closed
+
+  /// The failure cause for `.failed`, `nil` otherwise.
+  public var failure: MediaConnectionFailure? {
+    if case .failed(let failure) = self { return failure }
+    return nil
+  }
+
+  /// `true` for `.failed` (any cause).
+  public var isFailed: Bool { failure != nil }
+
+  /// `new`, `connecting`, `connected`, `failed (<cause>)` or `closed`.
+  public var description: String {
+    switch self {
+    case .new: return "new"
+    case .connecting: return "connecting"
+    case .connected: return "connected"
+    case .failed(let failure): return "failed (\(failure))"
+    case .closed: return "closed"
+    }
+  }
 }
 
 /// Transport counters of one connection, summed over its RTP streams.
@@ -85,6 +142,13 @@ public protocol MediaConnection: AnyObject, Sendable {
   /// Moves a published video track to the next camera (or calls the custom capturer's
   /// `startCapture` with it). Throws `.deviceUnavailable` when there is no other camera.
   func switchCamera() throws(MediaBackendError)
+  /// Plays this connection's received audio on a sound output (`.defaultDevice`, a named
+  /// device) or stops playing it there (`.none`, which also closes the device). Opens the device
+  /// before returning (may block briefly while the sound server answers); decoded audio still
+  /// goes to the backend's playout sink as well. A later write failure stops the output without
+  /// failing the connection. Throws `.audioOutputUnavailable` when the device cannot be opened
+  /// or the connection plays no audio (publish, or no audio part), `.closed` after `close()`.
+  func setAudioOutput(_ output: MediaConnectionRequest.AudioOutput) throws(MediaBackendError)
   /// Reads the current counters.
   func stats(completion: @escaping @Sendable (MediaConnectionStats) -> Void)
   /// Stops capture/rendering of this connection and releases its sockets. Idempotent.

@@ -17,6 +17,18 @@ public struct MediaConnectionRequest: Sendable {
     case tcp
   }
 
+  /// Where a played stream's decoded audio is heard, besides the backend's playout sink.
+  public enum AudioOutput: Sendable, Equatable {
+    /// Nowhere (the default): audio is decoded for the playout sink only.
+    case none
+    /// The sound system's default output: PulseAudio's default sink (PipeWire's pulse server
+    /// included), else ALSA's `default` PCM.
+    case defaultDevice
+    /// A named output: a PulseAudio sink name (`pactl list short sinks`) or an ALSA PCM name
+    /// (`hw:0,0`), as `AudioDeviceEnumerator` lists speakers.
+    case device(String)
+  }
+
   /// Audio part; `nil` = no audio m-line.
   public struct Audio: Sendable, Equatable {
     /// Capture device id (`nil` = default microphone); publish only.
@@ -27,15 +39,23 @@ public struct MediaConnectionRequest: Sendable {
     public var useStereo: Bool
     /// Opus target bitrate in bits per second, 0 = encoder default.
     public var bitrate: Int
+    /// Play only: the sound output the received audio is played on, opened when the offer is
+    /// created (a device that cannot be opened then leaves the audio unplayed there, see
+    /// `NativeMediaConnection.audioOutputFailure`; the stream goes on). Change it later with
+    /// `MediaConnection.setAudioOutput(_:)`.
+    public var output: AudioOutput
 
-    /// Creates an audio description (defaults: default device, no FEC, mono, default bitrate).
+    /// Creates an audio description (defaults: default device, no FEC, mono, default bitrate,
+    /// no sound output).
     public init(
-      deviceID: String? = nil, useFEC: Bool = false, useStereo: Bool = false, bitrate: Int = 0
+      deviceID: String? = nil, useFEC: Bool = false, useStereo: Bool = false, bitrate: Int = 0,
+      output: AudioOutput = .none
     ) {
       self.deviceID = deviceID
       self.useFEC = useFEC
       self.useStereo = useStereo
       self.bitrate = bitrate
+      self.output = output
     }
   }
 

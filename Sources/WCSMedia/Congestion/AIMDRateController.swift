@@ -1,8 +1,15 @@
 import Foundation
 
 /// The delay-based rate controller (draft-ietf-rmcat-gcc-02 §5.5, libwebrtc's AIMD): increases
-/// multiplicatively (8 %/s) far from the last known link capacity, additively (about one packet
-/// per response time) near it, and on overuse drops to β = 0.85 × the acknowledged throughput.
+/// multiplicatively (8 %/s) while the link capacity is unknown, additively (half a packet per
+/// response time) once an overuse has measured it, and on overuse drops to β = 0.85 × the
+/// acknowledged throughput.
+///
+/// Steady state on a fixed bottleneck is therefore a sawtooth: β × capacity after each back-off,
+/// a slow additive climb, and a peak a few percent above capacity (the queue only grows, and the
+/// trendline only sees overuse, once the send rate exceeds the capacity). Its mean over one
+/// period is about (β + 1.03) / 2 ≈ 94 % of capacity, whatever the window; shorter windows see
+/// the phase of the sawtooth.
 public struct AIMDRateController: Sendable {
   /// Controller state (§5.5).
   public enum State: Sendable, Equatable {
@@ -27,7 +34,6 @@ public struct AIMDRateController: Sendable {
   public private(set) var bounds: ClosedRange<Double>
 
   private var lastChange: Int64?
-  private var lastDecrease: Int64?
   private var linkCapacity = LinkCapacityEstimate()
 
   /// Creates a controller starting at `startBitrate` (bps) within `bounds` (bps).
@@ -44,6 +50,9 @@ public struct AIMDRateController: Sendable {
   /// Whether the link capacity estimate is known (so increases are additive).
   public var isNearConvergence: Bool { linkCapacity.estimate != nil }
 
+  /// The link capacity measured at past overuses (reset when the throughput leaves its ±3σ band).
+  public var linkCapacityEstimate: LinkCapacityEstimate { linkCapacity }
+
   /// Changes the bounds (bps) and clamps the current rate into them.
   public mutating func setBounds(_ bounds: ClosedRange<Double>) {
     self.bounds = bounds
@@ -56,12 +65,14 @@ public struct AIMDRateController: Sendable {
     lastChange = now
   }
 
-  /// Whether another decrease is allowed now: once per RTT (10…200 ms), or at once if the
-  /// acknowledged rate has fallen below half the current rate (libwebrtc `TimeToReduceFurther`).
+  /// Whether a decrease is allowed now: one RTT (10…200 ms) after the last change of the rate
+  /// (a decrease, an increase or a probe result), or at once if the acknowledged rate has fallen
+  /// below half the current rate (libwebrtc `TimeToReduceFurther`). Counting from any change
+  /// keeps a fresh probe result from being cut against an acknowledged rate that still lags it.
   public func canReduceFurther(now: Int64, rtt: Int64, ackedBitrate: Double?) -> Bool {
-    guard let lastDecrease else { return true }
+    guard let lastChange else { return true }
     let interval = min(max(rtt, 10_000), 200_000)
-    if now - lastDecrease >= interval { return true }
+    if now - lastChange >= interval { return true }
     if let ackedBitrate, ackedBitrate < bitrate / 2 { return true }
     return false
   }
@@ -75,7 +86,12 @@ public struct AIMDRateController: Sendable {
     switch usage {
     case .overusing: state = .decrease
     case .underusing: state = .hold
-    case .normal: if state == .hold { state = .increase }
+    case .normal:
+      // Growth restarts from now, not from the last change (libwebrtc `ChangeState`).
+      if state == .hold {
+        state = .increase
+        lastChange = now
+      }
     }
     let elapsed = lastChange.map { Double(now - $0) / 1_000_000 } ?? 0
     switch state {
@@ -88,7 +104,7 @@ public struct AIMDRateController: Sendable {
       let step = min(max(elapsed, 0), 1)
       var newRate: Double
       if linkCapacity.estimate != nil {
-        newRate = bitrate + additiveIncreasePerSecond(rtt: rtt) * step
+        newRate = bitrate + nearMaxIncreaseRate(rtt: rtt) * step
       } else {
         let factor = pow(multiplicativeIncreasePerSecond, step)
         newRate = bitrate + max(bitrate * (factor - 1), 1000 * step)
@@ -106,7 +122,6 @@ public struct AIMDRateController: Sendable {
       if decreased < bitrate { bitrate = decreased }
       if let lower = linkCapacity.lowerBound, measured < lower { linkCapacity.reset() }
       linkCapacity.onOveruse(measured)
-      lastDecrease = now
       state = .hold
     }
     bitrate = min(max(bitrate, bounds.lowerBound), bounds.upperBound)
@@ -114,35 +129,50 @@ public struct AIMDRateController: Sendable {
     return bitrate
   }
 
-  /// About one average packet per response time (RTT + 100 ms), at least 4 kbps/s.
-  private func additiveIncreasePerSecond(rtt: Int64) -> Double {
+  /// The additive ("near max") increase rate at the current bitrate, bits per second per second:
+  /// half an average packet per response time, response time = RTT + 100 ms (draft §5.5:
+  /// α = 0.5 × min(Δt / response time, 1) packets per update; libwebrtc's AimdRateControl doubles
+  /// the response time instead). The packet is a 30 fps frame split into ≤ 1200-byte packets.
+  /// At least 4 kbit/s per second. `rtt` in microseconds.
+  public func nearMaxIncreaseRate(rtt: Int64) -> Double {
     let bitsPerFrame = bitrate / 30
     let packetsPerFrame = max(1, (bitsPerFrame / (1200 * 8)).rounded(.up))
     let averagePacketBits = bitsPerFrame / packetsPerFrame
-    let responseTime = Double(rtt + 100_000) / 1_000_000
-    return max(4_000, averagePacketBits / responseTime)
+    let responseTime = Double(max(rtt, 0) + 100_000) / 1_000_000
+    return max(4_000, 0.5 * averagePacketBits / responseTime)
   }
 }
 
-/// Running estimate of the link capacity seen at overuse events (libwebrtc
-/// `LinkCapacityEstimator`): mean and a normalised variance, in kbps.
-struct LinkCapacityEstimate: Sendable {
-  private(set) var estimateKbps: Double?
+/// Running estimate of the link capacity: the acknowledged throughput at each overuse, averaged
+/// exponentially (α = 0.05) with a variance normalised by the estimate and clamped to
+/// 0.4…2.5 kbit/s (draft-ietf-rmcat-gcc-02 §5.5 "average max bitrate", libwebrtc
+/// `LinkCapacityEstimator`). While it exists the AIMD increase is additive; a throughput outside
+/// estimate ± 3σ means the path changed and the estimate is dropped.
+public struct LinkCapacityEstimate: Sendable {
+  private var estimateKbps: Double?
   private var deviationKbps: Double = 0.4
 
-  var estimate: Double? { estimateKbps.map { $0 * 1000 } }
+  /// Creates an empty estimate (link capacity unknown).
+  public init() {}
 
-  var upperBound: Double? {
+  /// Estimated capacity, bits per second (`nil` until the first overuse or after a reset).
+  public var estimate: Double? { estimateKbps.map { $0 * 1000 } }
+
+  /// Estimate + 3σ, bits per second; σ = √(normalised variance × estimate), in kbit/s.
+  public var upperBound: Double? {
     estimateKbps.map { ($0 + 3 * deviation($0)) * 1000 }
   }
 
-  var lowerBound: Double? {
+  /// Estimate − 3σ (at least 0), bits per second.
+  public var lowerBound: Double? {
     estimateKbps.map { max(0, $0 - 3 * deviation($0)) * 1000 }
   }
 
-  mutating func reset() { estimateKbps = nil }
+  /// Forgets the estimate (the path changed).
+  public mutating func reset() { estimateKbps = nil }
 
-  mutating func onOveruse(_ bitrate: Double) {
+  /// Folds in the acknowledged throughput (bps) measured at an overuse.
+  public mutating func onOveruse(_ bitrate: Double) {
     let sampleKbps = bitrate / 1000
     let alpha = 0.05
     let mean = estimateKbps.map { (1 - alpha) * $0 + alpha * sampleKbps } ?? sampleKbps

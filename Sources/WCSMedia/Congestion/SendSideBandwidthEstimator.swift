@@ -67,6 +67,11 @@ public final class SendSideBandwidthEstimator {
   public var acknowledgedBitrate: Int? { ackedBitrateEstimator.bitrate.map { Int($0) } }
   /// Delay-based rate, bps.
   public var delayBasedBitrate: Int { Int(rateController.bitrate) }
+  /// Link capacity estimated from the throughput at past overuses, bps (`nil` while unknown, i.e.
+  /// while the delay-based rate still grows multiplicatively).
+  public var linkCapacityEstimate: Int? {
+    rateController.linkCapacityEstimate.estimate.map { Int($0) }
+  }
   /// Loss-based rate, bps (`nil` until the first loss measurement).
   public var lossBasedBitrate: Int? { lossController.bitrate.map { Int($0) } }
   /// Loss fraction (0…1) of the last loss measurement.

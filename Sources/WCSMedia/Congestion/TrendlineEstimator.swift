@@ -20,9 +20,16 @@ public struct TrendlineEstimator: Sendable {
   public let smoothingCoefficient: Double
   /// Multiplier applied to the slope before thresholding (libwebrtc: 4).
   public let thresholdGain: Double
-  /// Threshold gain when |trend| exceeds the threshold (K_u, per ms).
+  /// Threshold gain when |trend| exceeds the threshold (k_up, per ms; libwebrtc's trendline:
+  /// 0.0087).
   public let thresholdIncreaseGain: Double
-  /// Threshold gain when |trend| is below the threshold (K_d, per ms).
+  /// Threshold gain when |trend| is below the threshold (k_down, per ms; libwebrtc's trendline:
+  /// 0.039).
+  ///
+  /// The draft's K_u = 0.01 / K_d = 0.00018 (§5.4) belong to its Kalman offset estimate; with
+  /// this trendline they let one capacity drop or queue drain pump the threshold to ~30 and keep
+  /// it there for seconds, so the next overuse builds a 150 ms queue before it is seen. With
+  /// libwebrtc's trendline gains the threshold falls back to |trend| (at least 6) within ~100 ms.
   public let thresholdDecreaseGain: Double
 
   /// Current detector state.
@@ -42,10 +49,10 @@ public struct TrendlineEstimator: Sendable {
   private var overuseCounter = 0
   private var lastThresholdUpdate: Int64?
 
-  /// Creates an estimator with the draft's / libwebrtc's constants unless overridden.
+  /// Creates an estimator with libwebrtc's trendline constants unless overridden.
   public init(
     windowSize: Int = 20, smoothingCoefficient: Double = 0.9, thresholdGain: Double = 4,
-    thresholdIncreaseGain: Double = 0.01, thresholdDecreaseGain: Double = 0.00018
+    thresholdIncreaseGain: Double = 0.0087, thresholdDecreaseGain: Double = 0.039
   ) {
     self.windowSize = max(2, windowSize)
     self.smoothingCoefficient = smoothingCoefficient

@@ -14,6 +14,12 @@ extension ICEAgent {
       service(now: now)
       return relayed
     }
+    // Under the relay policy a host socket talks only to TURN servers: a check sent straight
+    // to it would pair (and reveal) a host candidate.
+    if socket >= 0 && configuration.transportPolicy == .relay {
+      service(now: now)
+      return .handled
+    }
     processSTUN(bytes, from: source, socket: socket, now: now)
     service(now: now)
     return .handled

@@ -5,8 +5,9 @@ public enum ICEReceiveResult: Equatable, Sendable {
   /// Not STUN: the driver hands the datagram itself to DTLS/SRTP (RFC 7983).
   case notSTUN
   /// Application data that came through a TURN relay from `peer`, unwrapped from a Data
-  /// indication.
-  case relayedData([UInt8], peer: ICETransportAddress)
+  /// indication; `relay` is the relay's pseudo socket ID (negative), the socket to answer on
+  /// (`relayDatagrams(_:relay:to:now:)`) and to check with `isValidated(_:socket:)`.
+  case relayedData([UInt8], peer: ICETransportAddress, relay: ICESocketID)
 }
 
 extension ICEAgent {
@@ -26,20 +27,35 @@ extension ICEAgent {
 
   /// The datagram that carries application bytes (DTLS, SRTP) on the selected pair: direct, or
   /// wrapped for the TURN server when the local candidate is relayed. `nil` before selection.
+  /// A permission request the relay needs first is queued in the outputs
+  /// (`relayDatagrams(_:relay:to:now:)` returns it instead).
   public func applicationDatagram(_ bytes: [UInt8], now: Double) -> ICEDatagram? {
     guard let pair = selectedPair else { return nil }
     guard pair.socket < 0 else {
       return ICEDatagram(socket: pair.socket, destination: pair.remote.address, bytes: bytes)
     }
-    guard let index = relays.firstIndex(where: { $0.pseudoSocket == pair.socket }) else {
-      return nil
-    }
-    let client = relays[index].client
-    client.send(bytes, to: pair.remote.address, now: now)
-    let datagrams = client.takeDatagrams()
-    // A permission refresh may precede the Send indication: keep it for the next outputs.
+    let datagrams = relayDatagrams(bytes, relay: pair.socket, to: pair.remote.address, now: now)
     for extra in datagrams.dropLast() { outputs.append(.send(extra)) }
     return datagrams.last
+  }
+
+  /// Wraps application bytes for `peer` in a TURN Send indication (RFC 8656 §11) on the relay
+  /// with pseudo socket ID `relay` — the selected pair's, or the one DTLS arrived through
+  /// before a pair was selected. Returns every datagram the relay's client has to send, in
+  /// order, each from its driver socket to the TURN server: a CreatePermission request
+  /// (RFC 8656 §9) when `peer`'s IP has none yet, then the Send indication. Empty when
+  /// `relay` names no usable relay (unknown, not yet allocated, or its allocation failed).
+  /// A new permission request starts a transaction: re-read `nextDeadline` afterwards.
+  public func relayDatagrams(
+    _ bytes: [UInt8], relay: ICESocketID, to peer: ICETransportAddress, now: Double
+  ) -> [ICEDatagram] {
+    guard state != .closed,
+      let index = relays.firstIndex(where: { $0.pseudoSocket == relay }),
+      relays[index].allocated
+    else { return [] }
+    let client = relays[index].client
+    client.send(bytes, to: peer, now: now)
+    return client.takeDatagrams()
   }
 
   /// Gives a datagram from a TURN server to its client; returns `nil` when no relay owns the
@@ -60,7 +76,7 @@ extension ICEAgent {
       if STUNMessage.looksLikeSTUN(payload) {
         processSTUN(payload, from: peer, socket: pseudo, now: now)
       } else {
-        result = .relayedData(payload, peer: peer)
+        result = .relayedData(payload, peer: peer, relay: relays[index].pseudoSocket)
       }
     }
     return result
@@ -110,10 +126,16 @@ extension ICEAgent {
     _ relayed: ICETransportAddress, mapped: ICETransportAddress?, relay: Relay
   ) {
     guard let base = socket(relay.baseSocket) else { return }
+    // Under the relay policy no local address is revealed, not even as raddr (RFC 8828 §5.2
+    // mode 4; browsers send 0.0.0.0 / port 0 then).
+    let related =
+      configuration.transportPolicy == .relay
+      ? ICETransportAddress(ip: base.address.ip.isIPv6 ? .v6(0, 0) : .v4(0), port: 0)
+      : mapped ?? base.address
     let candidate = ICECandidate(
       foundation: "r\(relay.baseSocket + 1)",
       priority: ICECandidate.priority(type: .relayed, localPreference: base.localPreference),
-      address: relayed, type: .relayed, relatedAddress: mapped ?? base.address)
+      address: relayed, type: .relayed, relatedAddress: related)
     sockets.append(
       LocalSocket(
         id: relay.pseudoSocket, address: relayed, localPreference: base.localPreference,

@@ -10,7 +10,9 @@
 /// learns peer-reflexive candidates, resolves role conflicts (§7.3.1.1), nominates as the
 /// controlling agent (regular nomination, §8.1.1) and checks consent on the selected pair
 /// (RFC 7675). Lite mode (§2.5) only answers checks and selects the pair the peer nominates.
-/// TURN relayed candidates are not implemented.
+/// TURN relayed candidates (RFC 8656) use negative pseudo socket IDs in pairs; application
+/// bytes for them go through `applicationDatagram` or `relayDatagrams`. With
+/// `ICETransportPolicy.relay` only relayed candidates are signalled and paired.
 ///
 /// Not thread-safe: call it from one thread or queue.
 public final class ICEAgent {
@@ -104,7 +106,8 @@ public final class ICEAgent {
   /// Adds a bound local UDP socket; its address becomes a host candidate (emitted as
   /// `.localCandidate`) and is paired with every remote candidate of the same family. Sockets
   /// added first get the higher local preference. Socket IDs must be ≥ 0: negative IDs name
-  /// TURN relays in pairs.
+  /// TURN relays in pairs. Under `ICETransportPolicy.relay` the socket is only a base for TURN
+  /// allocations: no host candidate is emitted or paired.
   public func addLocalSocket(_ socket: ICESocketID, address: ICETransportAddress, now: Double) {
     guard socket >= 0, !sockets.contains(where: { $0.id == socket }) else { return }
     let preference = UInt16(max(0, 65535 - sockets.count))
@@ -114,6 +117,10 @@ public final class ICEAgent {
       address: address, type: .host)
     sockets.append(
       LocalSocket(id: socket, address: address, localPreference: preference, host: host))
+    guard configuration.transportPolicy == .all else {
+      service(now: now)
+      return
+    }
     localCandidates.append(host)
     outputs.append(.localCandidate(host))
     if configuration.mode == .full {
@@ -128,7 +135,7 @@ public final class ICEAgent {
   public func startGathering(now: Double) {
     guard !gatheringStarted else { return }
     gatheringStarted = true
-    if configuration.mode == .full {
+    if configuration.mode == .full && configuration.transportPolicy == .all {
       for socket in sockets {
         for server in configuration.stunServers where server.ip.isIPv6 == socket.address.ip.isIPv6 {
           serverReflexiveQueue.append((socket.id, server))
@@ -225,7 +232,9 @@ public final class ICEAgent {
   /// Frozen otherwise (RFC 8445 §6.1.2.6). Returns its index.
   @discardableResult
   func addPair(socket id: ICESocketID, remote: ICECandidate) -> Int? {
-    guard let socket = socket(id), socket.address.ip.isIPv6 == remote.address.ip.isIPv6 else {
+    guard let socket = socket(id), socket.address.ip.isIPv6 == remote.address.ip.isIPv6,
+      id < 0 || configuration.transportPolicy == .all
+    else {
       return nil
     }
     let key = ICEPairKey(socket: id, remote: remote.address)

@@ -57,6 +57,8 @@ public struct ICEAgentConfiguration: Sendable {
   /// TURN servers for relayed candidates (RFC 8656, UDP), one allocation per IPv4/IPv6 socket
   /// of the server's family.
   public var turnServers: [ICETURNServer]
+  /// Which local candidates are gathered and paired; `.all` by default.
+  public var transportPolicy: ICETransportPolicy
   /// Pacing interval Ta between new checks (RFC 8445 §14.2): 50 ms.
   public var pacingInterval: Double
   /// First retransmission timeout of a check; doubles up to `maxRetransmissionTimeout`.
@@ -93,6 +95,7 @@ public struct ICEAgentConfiguration: Sendable {
     self.tieBreaker = tieBreaker ?? UInt64.random(in: .min ... .max, using: &generator)
     self.stunServers = stunServers
     self.turnServers = []
+    self.transportPolicy = .all
     self.pacingInterval = 0.05
     self.initialRetransmissionTimeout = 0.25
     self.maxRetransmissionTimeout = 1.6

@@ -4,10 +4,13 @@ extension PeerConnection {
   /// Protects one RTP packet (header + payload, RFC 3550 §5.1) with SRTP and sends it on the
   /// selected pair. Call on the loop.
   ///
+  /// A selected pair with a relayed local candidate sends through its TURN server
+  /// (`sendApplicationDatagram`).
+  ///
   /// - Throws: `.notConnected` before `.connected`, after close/failure or the peer's DTLS
-  ///   close,
-  ///   `.packetTooLarge` when it cannot fit a datagram with the SRTP tag, `.srtp` when libsrtp
-  ///   refuses it (e.g. shorter than an RTP header).
+  ///   close, or when the selected pair's TURN allocation is lost; `.packetTooLarge` when it
+  ///   cannot fit a datagram with the SRTP tag, `.srtp` when libsrtp refuses it (e.g. shorter
+  ///   than an RTP header), `.socket` when the kernel refused the send.
   public func sendRTP(_ packet: UnsafeRawBufferPointer) throws(PeerConnectionError) {
     try sendProtected(packet, isRTCP: false)
   }
@@ -49,8 +52,7 @@ extension PeerConnection {
     // While consent is merely late (`.disconnected`) media keeps going, as in WebRTC; the
     // keys are gone after a failure, a close or the peer's close_notify.
     guard state == .connected || state == .disconnected, let outbound = srtpOutbound,
-      let pair = selectedPair,
-      sockets.indices.contains(pair.socket), let source = packet.baseAddress
+      let pair = selectedPair, let source = packet.baseAddress
     else { throw .notConnected }
     let trailer = isRTCP ? outbound.profile.rtcpTrailerLength : outbound.profile.rtpTrailerLength
     guard packet.count + trailer <= sendBuffer.count else {
@@ -66,12 +68,9 @@ extension PeerConnection {
     } catch {
       throw .srtp(error)
     }
-    do {
-      try sockets[pair.socket].send(
-        UnsafeRawBufferPointer(rebasing: sendBuffer[0..<length]), to: pair.remote.address)
-    } catch {
-      throw .socket(error)
-    }
+    try sendApplicationDatagram(
+      UnsafeRawBufferPointer(rebasing: sendBuffer[0..<length]), socket: pair.socket,
+      to: pair.remote.address)
     if isRTCP {
       counters.rtcpPacketsSent += 1
     } else {

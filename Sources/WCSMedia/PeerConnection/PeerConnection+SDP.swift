@@ -14,7 +14,9 @@ extension PeerConnection {
   /// Makes our SDP offer (JSEP, RFC 8829 §5.2.1): binds the sockets and starts ICE, then
   /// writes the sections with our ICE credentials, the certificate's SHA-256 fingerprint,
   /// `a=setup:actpass`, BUNDLE, rtcp-mux and our host candidates inline with
-  /// `a=end-of-candidates` (the transport is complete at once). Call on the loop, once.
+  /// `a=end-of-candidates` (the transport is complete at once). Under
+  /// `ICETransportPolicy.relay` no candidate is known yet: the relayed ones come as
+  /// `.localCandidate` events, and `a=end-of-candidates` is left out. Call on the loop, once.
   ///
   /// - Parameters:
   ///   - audio: the audio section (Opus/48000/2 ...), `nil` for none.
@@ -40,7 +42,7 @@ extension PeerConnection {
       iceUfrag: local.iceCredentials.ufrag, icePwd: local.iceCredentials.pwd,
       fingerprint: Self.sdpFingerprint(local.fingerprint), setup: .actpass,
       candidates: includeCandidates ? local.candidates.compactMap(Self.sdpCandidate) : [],
-      endOfCandidates: includeCandidates)
+      endOfCandidates: includeCandidates && local.endOfCandidates)
     let offer: SessionDescription
     switch mode {
     case .publish: offer = SDPOfferBuilder.publishOffer(parameters)
@@ -83,13 +85,17 @@ extension PeerConnection {
   /// starts ICE (lite when `configuration.iceLite`). Call on the loop, once; then
   /// `createAnswer()`.
   ///
-  /// - Throws: `PeerConnectionError.sdp` for an offer without ICE credentials or fingerprint;
-  ///   errors of `setRemoteOffer(_:)`.
+  /// - Throws: `PeerConnectionError.unanswerableOffer` for an offer without an `m=` line or
+  ///   with every section at port 0; `.sdp` for one that does not parse or lacks ICE
+  ///   credentials or a fingerprint; errors of `setRemoteOffer(_:)`.
   public func setRemoteDescription(offer text: String) throws(PeerConnectionError) {
     loop.assertInEventLoop()
     let offer = try Self.parse(text)
-    guard let section = offer.media.first(where: { !$0.isRejected }) else {
-      throw .sdp(reason: "offer: no accepted m-section")
+    let section: MediaDescription
+    do {
+      section = offer.media[try offer.firstAcceptedMediaIndex()]
+    } catch {
+      throw .unanswerableOffer(error)
     }
     func attribute<Value>(_ pick: (SDPAttribute) -> Value?) -> Value? {
       section.attributes.lazy.compactMap(pick).first ?? offer.attributes.lazy.compactMap(pick).first
@@ -117,7 +123,11 @@ extension PeerConnection {
   /// section accepted with its formats, rtpmap/fmtp/rtcp-fb/extmap as offered, the direction
   /// reversed (RFC 3264 §6.1), rtcp-mux, the offer's BUNDLE group, our ICE credentials,
   /// fingerprint, `a=setup` (`active` to an `actpass` offer), `a=ice-lite` when lite, and our
-  /// host candidates with `a=end-of-candidates`. Call on the loop.
+  /// host candidates with `a=end-of-candidates` (under `ICETransportPolicy.relay`: the
+  /// relayed candidates so far, the end only once gathering finished — see
+  /// `localDescriptionWithCandidates`). The `o=` line is ours (RFC 3264 §5): a random session id
+  /// in 1...2^62 on the first answer, kept by later ones, whose version goes up by one each time
+  /// (`answerOrigin`). Call on the loop.
   ///
   /// - Throws: `PeerConnectionError.invalidState` before `setRemoteDescription(offer:)`.
   public func createAnswer() throws(PeerConnectionError) -> String {
@@ -126,10 +136,53 @@ extension PeerConnection {
       throw .invalidState(reason: "createAnswer needs setRemoteDescription(offer:) first")
     }
     let local = try localDescription()
+    var generator = SystemRandomNumberGenerator()
+    var origin = answerOrigin ?? SDPLocalOrigin(using: &generator)
     let answer = PeerConnectionAnswerBuilder.answer(
-      to: offer, local: local, candidates: local.candidates.compactMap(Self.sdpCandidate))
+      to: offer, origin: origin.next(), local: local,
+      candidates: local.candidates.compactMap(Self.sdpCandidate))
+    answerOrigin = origin
     localSessionDescription = answer
     return SDPWriter.write(answer)
+  }
+
+  /// Our last offer or answer (`createOffer`/`createAnswer`) with every local candidate
+  /// gathered so far in each section, and `a=end-of-candidates` once gathering finished; the
+  /// first candidate becomes the section's default address (`c=` and port, RFC 8829
+  /// §5.2.1). For a peer that takes no trickled candidates when server-reflexive or relayed
+  /// ones (`ICETransportPolicy.relay`) come after the description: wait for
+  /// `.gatheringComplete`, then send this instead. The origin's version stays (the session is
+  /// the same). `nil` before a description was made. Call on the loop.
+  public func localDescriptionWithCandidates() -> String? {
+    loop.assertInEventLoop()
+    guard var description = localSessionDescription else { return nil }
+    let candidates = localCandidates.compactMap(Self.sdpCandidate)
+    var transport: [SDPAttribute] = candidates.map { .candidate($0) }
+    if endOfLocalCandidates { transport.append(.endOfCandidates) }
+    for index in description.media.indices where !description.media[index].isRejected {
+      var section = description.media[index]
+      section.attributes.removeAll {
+        switch $0 {
+        case .candidate, .endOfCandidates: return true
+        default: return false
+        }
+      }
+      let position =
+        section.attributes.firstIndex {
+          if case .iceUfrag = $0 { return true }
+          return false
+        } ?? section.attributes.endIndex
+      section.attributes.insert(contentsOf: transport, at: position)
+      if let first = candidates.first {
+        section.port = first.port
+        section.connections = [
+          SDPConnection(
+            addressType: first.address.contains(":") ? "IP6" : "IP4", address: first.address)
+        ]
+      }
+      description.media[index] = section
+    }
+    return SDPWriter.write(description)
   }
 
   // MARK: - Conversions between SDP and the cores

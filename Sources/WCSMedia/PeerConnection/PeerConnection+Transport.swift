@@ -30,19 +30,21 @@ extension PeerConnection {
   private func receiveSTUN(_ bytes: [UInt8], from source: ICETransportAddress, socket: Int) {
     guard let agent else { return }
     let result = agent.receive(bytes, from: source, socket: socket, now: iceNow())
-    if case .relayedData(let data, let peer) = result {
-      // Data unwrapped from a TURN relay: DTLS or SRTP from the peer behind it.
+    if case .relayedData(let data, let peer, let relay) = result {
+      // Data unwrapped from a TURN relay: DTLS or SRTP from the peer behind it. It is handled
+      // as arriving on the relay's pseudo socket, so DTLS replies go back through the relay;
+      // `peer` is the pair's remote address, which is what receiveSRTP accepts.
       switch RFC7983Demultiplexer.classify(data) {
       case .dtls:
-        if agent.isValidated(relayedFrom: peer, baseSocket: socket) {
-          receiveDTLS(data, from: peer, socket: socket)
+        if agent.isValidated(peer, socket: relay) {
+          receiveDTLS(data, from: peer, socket: relay)
         } else {
           counters.unexpectedDatagrams += 1
         }
       case .rtp, .rtcp:
         data.withUnsafeBytes {
           receiveSRTP(
-            $0, from: peer, socket: socket, isRTCP: RFC7983Demultiplexer.classify($0) == .rtcp)
+            $0, from: peer, socket: relay, isRTCP: RFC7983Demultiplexer.classify($0) == .rtcp)
         }
       default: counters.unexpectedDatagrams += 1
       }
@@ -50,7 +52,8 @@ extension PeerConnection {
     serviceICE()
   }
 
-  /// DTLS from an address ICE has validated (the callers check).
+  /// DTLS from an address ICE has validated (the callers check); `socket` is the relay's pseudo
+  /// socket for data that came through TURN.
   private func receiveDTLS(_ bytes: [UInt8], from source: ICETransportAddress, socket: Int) {
     guard let dtls else {
       counters.unexpectedDatagrams += 1
@@ -179,7 +182,12 @@ extension PeerConnection {
     let target: (socket: ICESocketID, address: ICETransportAddress)? =
       selectedPair.map { ($0.socket, $0.remote.address) } ?? dtlsFallbackDestination
     guard let target else { return }
-    for datagram in datagrams { send(datagram, socket: target.socket, to: target.address) }
+    for datagram in datagrams {
+      // Not fatal: DTLS retransmits, and ICE consent decides about the path.
+      _ = datagram.withUnsafeBytes { bytes in
+        try? sendApplicationDatagram(bytes, socket: target.socket, to: target.address)
+      }
+    }
   }
 
   /// Keys SRTP from the exporter output (RFC 5764 §4.2), split by our DTLS role.
@@ -216,8 +224,10 @@ extension PeerConnection {
 
   // MARK: - Sending
 
-  /// Sends one datagram from socket `socket`; a full send buffer drops it (UDP), other errors
-  /// are not fatal to the connection (ICE consent decides about the path).
+  /// Sends one datagram the ICE agent produced (already wrapped for TURN) from driver socket
+  /// `socket`; a full send buffer drops it (UDP), other errors are not fatal to the connection
+  /// (ICE consent decides about the path). Application data goes through
+  /// `sendApplicationDatagram` instead.
   func send(_ bytes: [UInt8], socket: ICESocketID, to destination: ICETransportAddress) {
     guard sockets.indices.contains(socket) else { return }
     _ = try? sockets[socket].send(bytes, to: destination)

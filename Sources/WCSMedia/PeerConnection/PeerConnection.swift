@@ -71,6 +71,9 @@ public final class PeerConnection: @unchecked Sendable {
   public internal(set) var remoteOffer: SessionDescription?
   /// The offer or answer we made, once made.
   public internal(set) var localSessionDescription: SessionDescription?
+  /// Our `o=` session id and last version as answerer: random on the first answer, then kept,
+  /// the version bumped by each new answer (RFC 3264 §8).
+  public internal(set) var answerOrigin: SDPLocalOrigin?
 
   var sockets: [EventLoopUDPSocket] = []
   var certificate: DTLSCertificate?
@@ -218,9 +221,9 @@ public final class PeerConnection: @unchecked Sendable {
     return result
   }
 
-  /// Closes the connection: DTLS close_notify to the peer (when DTLS finished), ICE stopped,
-  /// sockets closed, timer cancelled, SRTP keys dropped; state `.closed`. Call on the loop;
-  /// calling it again is harmless.
+  /// Closes the connection: DTLS close_notify to the peer (when DTLS finished), ICE stopped and
+  /// TURN allocations released, sockets closed, timer cancelled, SRTP keys dropped; state
+  /// `.closed`. Call on the loop; calling it again is harmless.
   public func close() {
     loop.assertInEventLoop()
     guard state != .closed else { return }
@@ -228,8 +231,7 @@ public final class PeerConnection: @unchecked Sendable {
       let output = dtls.close(now: loop.now())
       sendDTLS(output.datagrams)
     }
-    agent?.close()
-    _ = agent?.takeOutputs()
+    closeAgent()
     tearDown()
     setState(.closed)
   }
@@ -241,8 +243,16 @@ public final class PeerConnection: @unchecked Sendable {
     return PeerConnectionTransportDescription(
       iceCredentials: localCredentials,
       iceLite: configuration.iceLite && signalingRole == .answerer,
-      candidates: agent?.localCandidates ?? [], endOfCandidates: true,
+      candidates: agent?.localCandidates ?? [], endOfCandidates: endOfLocalCandidates,
       fingerprint: certificate.fingerprint, setup: localSetup)
+  }
+
+  /// Whether the local description may say `a=end-of-candidates`. Always, as before, for
+  /// `.all` (host candidates are all there; later ones are trickled); under `.relay` only once
+  /// the TURN allocations answered, since the description has no candidate before that.
+  var endOfLocalCandidates: Bool {
+    guard configuration.iceTransportPolicy == .relay, let agent else { return true }
+    return agent.gatheringStarted && agent.gatheringPending == 0
   }
 
   private func startTransport(mode: ICEMode, role: ICERole, remoteIsLite: Bool)
@@ -261,6 +271,7 @@ public final class PeerConnection: @unchecked Sendable {
       mode: mode, role: role, remoteIsLite: remoteIsLite, localCredentials: localCredentials,
       stunServers: configuration.stunServers)
     iceConfiguration.turnServers = configuration.turnServers
+    iceConfiguration.transportPolicy = configuration.iceTransportPolicy
     iceConfiguration.disconnectedTimeout = configuration.iceDisconnectedTimeout
     iceConfiguration.consentTimeout = configuration.iceConsentTimeout
     iceConfiguration.pacingInterval = configuration.icePacingInterval
@@ -361,10 +372,22 @@ public final class PeerConnection: @unchecked Sendable {
 
   func fail(_ error: PeerConnectionError) {
     guard !state.isFinal else { return }
-    agent?.close()
-    _ = agent?.takeOutputs()
+    closeAgent()
     tearDown()
     setState(.failed(error))
+  }
+
+  /// Stops ICE and sends its last datagrams, which release the TURN allocations (Refresh with
+  /// LIFETIME 0, RFC 8656 §7) instead of leaving them on the server until their lifetime ends;
+  /// its other outputs no longer matter.
+  private func closeAgent() {
+    guard let agent else { return }
+    agent.close()
+    for output in agent.takeOutputs() {
+      if case .send(let datagram) = output {
+        send(datagram.bytes, socket: datagram.socket, to: datagram.destination)
+      }
+    }
   }
 
   /// Derives the state from ICE and DTLS after either changed.

@@ -1,8 +1,9 @@
 /// Builds the answer a `PeerConnection` answerer returns (RFC 3264 §6, RFC 8829 §5.3.1):
-/// every offered section mirrored with our transport attributes.
+/// every offered section mirrored with our transport attributes, under our own `o=` line
+/// (`origin`, from the answerer's `SDPLocalOrigin`; never the offer's, RFC 3264 §5).
 enum PeerConnectionAnswerBuilder {
   static func answer(
-    to offer: SessionDescription, local: PeerConnectionTransportDescription,
+    to offer: SessionDescription, origin: SDPOrigin, local: PeerConnectionTransportDescription,
     candidates: [ICECandidateAttribute]
   ) -> SessionDescription {
     var sessionAttributes: [SDPAttribute] = []
@@ -11,9 +12,6 @@ enum PeerConnectionAnswerBuilder {
     let media = offer.media.map { section in
       mirror(section, local: local, candidates: candidates)
     }
-    let origin = SDPOrigin(
-      sessionId: offer.origin.sessionId == "0" ? "1" : offer.origin.sessionId,
-      sessionVersion: "1")
     return SessionDescription(origin: origin, attributes: sessionAttributes, media: media)
   }
 
@@ -40,7 +38,7 @@ enum PeerConnectionAnswerBuilder {
       }
     }
     attributes += candidates.map { .candidate($0) }
-    attributes.append(.endOfCandidates)
+    if local.endOfCandidates { attributes.append(.endOfCandidates) }
     let address = candidates.first?.address ?? "0.0.0.0"
     return MediaDescription(
       media: section.media, port: candidates.first?.port ?? 9, proto: section.proto,

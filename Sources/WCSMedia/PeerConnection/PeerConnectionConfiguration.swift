@@ -4,6 +4,12 @@ public struct PeerConnectionConfiguration: Sendable {
   public var stunServers: [ICETransportAddress]
   /// TURN servers for relayed candidates (RFC 8656); empty for none.
   public var turnServers: [ICETURNServer]
+  /// Which local candidates ICE gathers, signals and pairs (W3C `iceTransportPolicy`).
+  /// `.relay` uses only TURN relayed candidates (needs `turnServers`; none with `iceLite`):
+  /// the local description then carries no candidate — relayed ones arrive later as
+  /// `.localCandidate` events to trickle — and no `a=end-of-candidates` until gathering
+  /// finished; host addresses are never revealed or used directly.
+  public var iceTransportPolicy: ICETransportPolicy
   /// Answer as an ICE-lite agent (RFC 8445 §2.5): only answer checks, never send them. For the
   /// local server, which has public (or loopback) addresses. Only used by the answerer.
   public var iceLite: Bool
@@ -47,7 +53,8 @@ public struct PeerConnectionConfiguration: Sendable {
 
   /// A configuration with the defaults: no STUN/TURN servers, full ICE, no loopback, every
   /// interface, any port, the shared certificate, `DTLSSRTPProfile.defaultOffer`, a 10 s
-  /// DTLS handshake timeout, 1 s client fallback, consent checks every 5 s with 10 s/30 s timeouts, Ta 20 ms, a 30 s connect timeout.
+  /// DTLS handshake timeout, 1 s client fallback, consent checks every 5 s with 10 s/30 s
+  /// timeouts, Ta 20 ms, a 30 s connect timeout, every candidate type (`.all`).
   public init(
     stunServers: [ICETransportAddress] = [], turnServers: [ICETURNServer] = [],
     iceLite: Bool = false, allowLoopback: Bool = false, hostAddresses: [ICEIPAddress]? = nil,
@@ -56,8 +63,9 @@ public struct PeerConnectionConfiguration: Sendable {
     dtlsHandshakeTimeout: Duration = .seconds(10), dtlsClientFallback: Duration = .seconds(1),
     iceDisconnectedTimeout: Double = 10, iceConsentTimeout: Double = 30,
     iceConsentInterval: Double = 5, icePacingInterval: Double = 0.02,
-    connectTimeout: Duration = .seconds(30)
+    connectTimeout: Duration = .seconds(30), iceTransportPolicy: ICETransportPolicy = .all
   ) {
+    self.iceTransportPolicy = iceTransportPolicy
     self.stunServers = stunServers
     self.turnServers = turnServers
     self.iceLite = iceLite

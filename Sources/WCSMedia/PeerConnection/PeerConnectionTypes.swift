@@ -43,6 +43,9 @@ public enum PeerConnectionError: Error, Equatable, Sendable {
   case packetTooLarge(bytes: Int)
   /// The SDP could not be parsed or lacks what a transport needs.
   case sdp(reason: String)
+  /// The remote offer parses but has no media section to accept (no `m=` line, or every one
+  /// has port 0), so there is nothing to answer (RFC 3264 §6).
+  case unanswerableOffer(SDPOfferError)
 }
 
 /// What a `PeerConnection` reports to its owner, on its event loop thread, in order.
@@ -113,6 +116,12 @@ public struct PeerConnectionStats: Equatable, Sendable {
   public var srtpDrops = 0
   /// Datagrams dropped because they came before keys or from an address ICE did not validate.
   public var unexpectedDatagrams = 0
+  /// Application datagrams (DTLS, SRTP, SRTCP) sent through a TURN relay in Send indications
+  /// (RFC 8656 §11), when the local candidate in use is relayed.
+  public var relayedDatagramsSent = 0
+  /// Application datagrams for a TURN relay that could not go out: the allocation was not
+  /// usable (failed or lost) or the socket refused the send.
+  public var relayedSendFailures = 0
   /// Round-trip time from the newest RTCP report block about an SSRC we send
   /// (RFC 3550 §6.4.1: arrival − LSR − DLSR), `nil` until one arrived.
   public var roundTripTime: Duration?

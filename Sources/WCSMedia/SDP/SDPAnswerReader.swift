@@ -3,7 +3,8 @@
 public enum SDPAnswerReader {
   /// Analyzes `answer`, matching its sections to `offer` (by `a=mid`, else by m-line index).
   ///
-  /// - Throws: ``SDPAnswerError/noAcceptedMedia`` when every section is rejected;
+  /// - Throws: ``SDPAnswerError/noMediaSections`` when there is no `m=` line;
+  ///   ``SDPAnswerError/allMediaSectionsRejected`` when every section has port 0;
   ///   ``SDPAnswerError/missingICECredentials(mediaIndex:)`` or
   ///   ``SDPAnswerError/missingFingerprint(mediaIndex:)`` when the first accepted section has no
   ///   ICE credentials or fingerprint at media or session level.
@@ -12,8 +13,9 @@ public enum SDPAnswerReader {
   {
     var notes: [String] = []
     let bundled = answer.bundleGroup?.mids ?? []
+    guard !answer.media.isEmpty else { throw .noMediaSections }
     guard let primaryIndex = answer.media.firstIndex(where: { !$0.isRejected }) else {
-      throw .noAcceptedMedia
+      throw .allMediaSectionsRejected
     }
     let primary = try transport(answer, primaryIndex, &notes)
     var sections: [NegotiatedMediaSection] = []

@@ -91,11 +91,24 @@ public struct SDPAnswerAnalysis: Hashable, Sendable {
 }
 
 /// Why an answer cannot be used.
-public enum SDPAnswerError: Error, Hashable, Sendable {
-  /// Every m-section is rejected (port 0) or there is none.
-  case noAcceptedMedia
+public enum SDPAnswerError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The answer has no `m=` line at all.
+  case noMediaSections
+  /// Every m-section has port 0: the answerer rejected each offered stream (RFC 3264 §6).
+  case allMediaSectionsRejected
   /// The section at `mediaIndex` has no `a=ice-ufrag`/`a=ice-pwd` at media or session level.
   case missingICECredentials(mediaIndex: Int)
   /// The section at `mediaIndex` has no valid `a=fingerprint` at media or session level.
   case missingFingerprint(mediaIndex: Int)
+
+  /// One line saying what the answer lacks (`every media section is rejected (port 0)`).
+  public var description: String {
+    switch self {
+    case .noMediaSections: return "no media sections"
+    case .allMediaSectionsRejected: return "every media section is rejected (port 0)"
+    case .missingICECredentials(let index):
+      return "m-section \(index) has no a=ice-ufrag/a=ice-pwd"
+    case .missingFingerprint(let index): return "m-section \(index) has no usable a=fingerprint"
+    }
+  }
 }

@@ -171,9 +171,14 @@ public struct RTPSendStream: Sendable {
   }
 
   /// Numbers `payload` (media timestamp + offset), stores it for retransmission and returns the
-  /// packet to send.
-  public mutating func send(_ payload: PacketizedPayload, now: ContinuousClock.Instant) -> RTPPacket
-  {
+  /// packet to send. `captureTime` is when the payload's first sample was captured (default
+  /// `now`): SRs extrapolate the RTP timestamp from it, so they map timestamps to capture time as
+  /// RFC 3550 §6.4.1 asks and not to capture time plus the encoding delay, which a receiver's
+  /// lip sync would take for network delay.
+  public mutating func send(
+    _ payload: PacketizedPayload, now: ContinuousClock.Instant,
+    captureTime: ContinuousClock.Instant? = nil
+  ) -> RTPPacket {
     let seconds = clock.seconds(now)
     let timestamp = payload.timestamp &+ timestampOffset
     let packet = RTPPacket(
@@ -185,7 +190,9 @@ public struct RTPSendStream: Sendable {
     history.store(packet, sentAt: seconds)
     counters.packets &+= 1
     counters.payloadOctets &+= UInt32(truncatingIfNeeded: payload.payload.count)
-    if lastMedia?.rtpTimestamp != timestamp { lastMedia = (timestamp, seconds) }
+    if lastMedia?.rtpTimestamp != timestamp {
+      lastMedia = (timestamp, captureTime.map { clock.seconds($0) } ?? seconds)
+    }
     return packet
   }
 

@@ -195,3 +195,5 @@ final class VideoDecodePipeline<Picture> {
     }
   }
 }
+
+extension VideoDecodePipeline.Frame: Sendable where Picture: Sendable {}

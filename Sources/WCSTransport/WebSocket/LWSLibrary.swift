@@ -18,6 +18,25 @@ enum LWSLibrary {
     lws_set_log_level(level, level == 0 ? nil : lwsl_emit_stderr)
   }()
 
+  /// OpenSSL's set-up through libwebsockets, done once for the process by a context that is
+  /// never destroyed. Every other context is created without `DO_SSL_GLOBAL_INIT` (their vhosts
+  /// keep it, which is what turns TLS on for a vhost): each context created with it makes lws
+  /// allocate a fresh `SSL` ex-data index and overwrite the global one its certificate-verify
+  /// callback reads, so a TLS handshake of an older context that reaches verification after a
+  /// newer context was created finds no connection there and fails ("certificate verify
+  /// failed"). Two clients or a client and a server starting close together hit it.
+  static let tlsLibrary: LWSContextHandle? = {
+    quiet
+    var info = lws_context_creation_info()
+    info.port = -1  // CONTEXT_PORT_NO_LISTEN
+    info.options = UInt64(
+      LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    info.gid = -1
+    info.uid = -1
+    info.fd_limit_per_thread = 4
+    return lws_create_context(&info).map { LWSContextHandle(pointer: $0) }
+  }()
+
   /// Copies a request header known to libwebsockets (`WSI_TOKEN_*`), or `nil` when absent.
   static func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
     let length = lws_hdr_total_length(wsi, token)

@@ -2,7 +2,8 @@ import CWebRTCCore
 import Foundation
 import Synchronization
 
-/// One client connection: its own libwebsockets context and service thread.
+/// One client connection: its own libwebsockets context and service thread; the TLS client
+/// context (trust store) is shared by the process (`ClientTLSContext`).
 ///
 /// Thread safety (`@unchecked Sendable`): the fields under "service thread only" are read and
 /// written only by the service thread (its run loop and the libwebsockets callback, which lws
@@ -109,23 +110,41 @@ final class WebSocketClientConnection: @unchecked Sendable {
       allocations.free()
       stopped.signal()
     }
+    let tls: ClientTLSContext
+    do {
+      tls = try ClientTLSContext.context(for: trustStore)
+    } catch {
+      finish(.failed(error))
+      return
+    }
+    _ = LWSLibrary.tlsLibrary
     var info = lws_context_creation_info()
     info.port = -1  // CONTEXT_PORT_NO_LISTEN: client only
-    info.protocols = allocations.protocols(
-      name: "wcs-signaling", callback: webSocketClientCallback,
-      rxBufferSize: Self.fragmentSize)
     info.gid = -1
     info.uid = -1
-    info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS)
     info.fd_limit_per_thread = 16
-    info.client_ssl_ca_filepath = allocations.string(options.caFile)
     info.user = Unmanaged.passUnretained(self).toOpaque()
     guard let context = lws_create_context(&info) else {
       finish(.failed(.connectionFailed(reason: "libwebsockets could not create a context")))
       return
     }
+    var vhostInfo = lws_context_creation_info()
+    vhostInfo.port = -1
+    vhostInfo.vhost_name = allocations.string("wcs-client")
+    vhostInfo.protocols = allocations.protocols(
+      name: "wcs-signaling", callback: webSocketClientCallback,
+      rxBufferSize: Self.fragmentSize)
+    // On a vhost this flag is what enables TLS (see `LWSLibrary.tlsLibrary`).
+    vhostInfo.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    vhostInfo.provided_client_ssl_ctx = tls.pointer
+    guard let vhost = lws_create_vhost(context, &vhostInfo) else {
+      lws_context_destroy(context)
+      finish(.failed(.connectionFailed(reason: "libwebsockets could not create a client vhost")))
+      return
+    }
     shared.withLock { $0.context = LWSContextHandle(pointer: context) }
-    connect(context, allocations)
+    connect(context, vhost, allocations)
     while !terminated {
       processRequests()
       if terminated { break }
@@ -133,11 +152,22 @@ final class WebSocketClientConnection: @unchecked Sendable {
     }
     shared.withLock { $0.context = nil }
     lws_context_destroy(context)
+    // libwebsockets does not free a provided SSL_CTX; ours must outlive the context.
+    withExtendedLifetime(tls) {}
   }
 
-  private func connect(_ context: OpaquePointer, _ allocations: LWSAllocations) {
+  /// The trust anchors this connection's TLS checks against.
+  private var trustStore: ClientTLSContext.TrustStore {
+    guard endpoint.secure else { return .none }
+    return options.caFile.map { .file($0) } ?? .system
+  }
+
+  private func connect(
+    _ context: OpaquePointer, _ vhost: OpaquePointer, _ allocations: LWSAllocations
+  ) {
     var info = lws_client_connect_info()
     info.context = context
+    info.vhost = vhost
     info.address = allocations.string(endpoint.host)
     info.port = Int32(endpoint.port)
     info.path = allocations.string(endpoint.path)
@@ -199,11 +229,6 @@ final class WebSocketClientConnection: @unchecked Sendable {
     _ input: UnsafeMutableRawPointer?, _ length: Int
   ) -> Int32 {
     switch reason {
-    case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_CLIENT_VERIFY_CERTS:
-      // lws only loads its build-time CA directory; the system store is what "verify" means.
-      if options.verifyCertificates, options.caFile == nil, let user {
-        SSL_CTX_set_default_verify_paths(OpaquePointer(user))
-      }
     case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
       return appendHeaders(wsi, input, length)
     case LWS_CALLBACK_CLIENT_ESTABLISHED:

@@ -92,9 +92,10 @@ public final class WebSocketServer: @unchecked Sendable {
     }
     guard !alreadyStarted else { throw .alreadyStarted }
     LWSLibrary.quiet
+    _ = LWSLibrary.tlsLibrary
     var info = lws_context_creation_info()
-    info.options = UInt64(
-      LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    // No DO_SSL_GLOBAL_INIT on the context (see `LWSLibrary.tlsLibrary`); the vhosts have it.
+    info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS)
     info.gid = -1
     info.uid = -1
     info.fd_limit_per_thread = 1024
@@ -150,6 +151,10 @@ public final class WebSocketServer: @unchecked Sendable {
       rxBufferSize: WebSocketClientConnection.fragmentSize)
     // lws enables TLS on a vhost only when the vhost's own options ask for the TLS init too.
     info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    // The vhost would otherwise build a client TLS context and parse the system CA bundle into
+    // it (25–150 ms per start) for client connections a server never makes. The shared context
+    // lives for the process.
+    info.provided_client_ssl_ctx = (try? ClientTLSContext.context(for: .none))?.pointer
     info.ssl_cert_filepath = allocations.string(configuration.certificatePath)
     info.ssl_private_key_filepath = allocations.string(configuration.privateKeyPath)
     if configuration.certificatePath != nil {

@@ -284,10 +284,19 @@ final class DocSnippetPortingTests: DocSnippetTestCase {
     let session = WCSSession(session: try establishedSession())
     let options = FPWCSApi2StreamOptions()
     options.name = "cam"
-    let stream = try session.createStream(options)
+    let player = try session.createStream(options)
+    XCTAssertNil(tryLoudspeaker(player), "remembered until play() creates the connection")
+    XCTAssertEqual(player.stream.getAudioOutput(), .defaultDevice)
+    try player.play()
+    server.settle()
+    XCTAssertEqual(backend.requests.first?.audio?.output, .defaultDevice)
+    let publisher = try session.createStream(options)
+    try publisher.publish()
+    server.settle()
     XCTAssertEqual(
-      tryLoudspeaker(stream),
-      "not supported on Linux: loudspeaker routing (choose the output device in the audio system)")
+      tryLoudspeaker(publisher),
+      "cannot play audio on a sound output (the stream is published, not played): stream is PUBLISHING"
+    )
   }
 }
 

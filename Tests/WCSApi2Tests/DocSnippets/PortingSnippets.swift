@@ -31,7 +31,8 @@ func mainQueueSessionOptions(serverURL: String) -> FPWCSApi2SessionOptions {
   return options
 }
 
-/// Loudspeaker routing is an iOS audio-session feature: on Linux the call throws.
+/// The loudspeaker switch plays the played audio on the default sound output; it throws for a
+/// published stream or when no sound device can be opened.
 func tryLoudspeaker(_ stream: WCSStream) -> String? {
   do {
     try stream.setLoudspeakerStatus(true)

@@ -84,6 +84,10 @@ final class FakeMediaConnection: MediaConnection {
     var trackEnabled: [String: Bool] = [:]
     var closed = false
     var switchedCamera = 0
+    /// Every `setAudioOutput` call, in order.
+    var audioOutputs: [MediaConnectionRequest.AudioOutput] = []
+    /// Thrown by `setAudioOutput` when set.
+    var audioOutputError: MediaBackendError?
     var pendingOffer: (@Sendable (Result<String, MediaBackendError>) -> Void)?
     /// Order of calls: "offer", "answer", "close".
     var log: [String] = []
@@ -160,6 +164,22 @@ final class FakeMediaConnection: MediaConnection {
 
   func switchCamera() throws(MediaBackendError) {
     state.withLock { $0.switchedCamera += 1 }
+  }
+
+  func setAudioOutput(_ output: MediaConnectionRequest.AudioOutput) throws(MediaBackendError) {
+    let error = state.withLock { state -> MediaBackendError? in
+      if let error = state.audioOutputError { return error }
+      state.audioOutputs.append(output)
+      return nil
+    }
+    if let error { throw error }
+  }
+
+  var audioOutputs: [MediaConnectionRequest.AudioOutput] { state.withLock { $0.audioOutputs } }
+
+  /// Reports `.failed(failure)` as the engine would (on the calling thread).
+  func fail(_ failure: MediaConnectionFailure) {
+    onStateChange(.failed(failure))
   }
 
   func stats(completion: @escaping @Sendable (MediaConnectionStats) -> Void) {

@@ -52,6 +52,13 @@ final class LocalServerRelayTests: XCTestCase {
     let publisherAnswer = try XCTUnwrap(
       publisher.waitFor { $0.name == "setRemoteSDP" }?[1]?.stringValue)
     XCTAssertTrue(publisherAnswer.contains("a=ice-lite"))
+    // The relay answers under its own o= session id, not the publisher's (RFC 3264 §5).
+    let offerOrigin = try SDPParser.parse(publisherOffer).description.origin
+    let answerOrigin = try SDPParser.parse(publisherAnswer).description.origin
+    XCTAssertNotEqual(answerOrigin.sessionId, offerOrigin.sessionId)
+    let answerId = UInt64(answerOrigin.sessionId) ?? 0
+    XCTAssertTrue((1...(UInt64(1) << 62)).contains(answerId), answerOrigin.sessionId)
+    XCTAssertEqual(answerOrigin.sessionVersion, "1")
     XCTAssertTrue(publisherAnswer.contains("a=end-of-candidates"))
     XCTAssertTrue(publisherAnswer.contains("a=setup:active"))
     try loop.submit { try publisherPC.setRemoteDescription(answer: publisherAnswer) }
@@ -240,6 +247,45 @@ final class LocalServerRelayTests: XCTestCase {
     let failed = client.waitForStatus("pub-h264", "FAILED")
     XCTAssertEqual(failed?.object["info"], "No common codecs")
     logs.wait { $0.contains { $0.contains("media pub-h264: offer refused") } }
+    client.closeAndWait()
+  }
+
+  /// An offer with no `m=` line, and one whose every section has port 0, each FAIL with their
+  /// own info; `No common codecs` stays for an offer whose accepted sections lack Opus/VP8.
+  func testOffersWithoutAcceptedMediaFailWithTheirOwnInfo() throws {
+    let records = try makeTemporaryDirectory("wcs-relay-no-media")
+    defer { try? FileManager.default.removeItem(at: records) }
+    let logs = Collector<String>()
+    var configuration = testConfiguration(
+      engine: UnavailableMediaEngine(), records: records, logs: logs)
+    configuration.mediaEngine = nil
+    let server = try WCSLocalServer.start(configuration)
+    defer { server.stop() }
+    let session = ["v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0"]
+    let transport = [
+      "c=IN IP4 0.0.0.0", "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
+      "a=setup:actpass",
+    ]
+    let noMedia = (session + ["a=ice-lite", ""]).joined(separator: "\r\n")
+    let allRejected =
+      (session + ["m=audio 0 UDP/TLS/RTP/SAVPF 111"] + transport
+      + ["a=rtpmap:111 opus/48000/2", "m=video 0 UDP/TLS/RTP/SAVPF 96"] + transport
+      + ["a=rtpmap:96 VP8/90000", ""]).joined(separator: "\r\n")
+    let client = TestClient(server.wsURL)
+    client.establish()
+    client.send("publishStream", Self.stream("pub-none", name: "n", published: true, sdp: noMedia))
+    XCTAssertEqual(
+      client.waitForStatus("pub-none", "FAILED")?.object["info"], "Offer has no media sections")
+    client.send(
+      "publishStream", Self.stream("pub-zero", name: "z", published: true, sdp: allRejected))
+    XCTAssertEqual(
+      client.waitForStatus("pub-zero", "FAILED")?.object["info"],
+      "Every media section is rejected (port 0)")
+    let h264Only =
+      (session + ["m=video 9 UDP/TLS/RTP/SAVPF 102"] + transport
+      + ["a=rtpmap:102 H264/90000", ""]).joined(separator: "\r\n")
+    client.send("publishStream", Self.stream("pub-h264", name: "h", published: true, sdp: h264Only))
+    XCTAssertEqual(client.waitForStatus("pub-h264", "FAILED")?.object["info"], "No common codecs")
     client.closeAndWait()
   }
 

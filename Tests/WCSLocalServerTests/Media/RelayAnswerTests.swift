@@ -38,5 +38,38 @@ final class RelayAnswerTests: XCTestCase {
     XCTAssertThrowsError(try RelayAnswer.restrict(h264Only)) {
       XCTAssertEqual($0 as? RelayAnswerError, .noCommonCodecs)
     }
+    XCTAssertThrowsError(try RelayAnswer.offeredCodecs(h264Only)) {
+      XCTAssertEqual($0 as? RelayAnswerError, .noCommonCodecs)
+    }
+  }
+
+  /// No `m=` line and all sections at port 0 are not codec problems.
+  func testOffersWithoutAcceptedMediaAreNotCodecErrors() throws {
+    let session = ["v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0"]
+    let noMedia = (session + [""]).joined(separator: "\r\n")
+    let allRejected =
+      (session + [
+        "m=audio 0 UDP/TLS/RTP/SAVPF 111", "a=rtpmap:111 opus/48000/2",
+        "m=video 0 UDP/TLS/RTP/SAVPF 96", "a=rtpmap:96 VP8/90000", "",
+      ]).joined(separator: "\r\n")
+    XCTAssertThrowsError(try RelayAnswer.offeredCodecs(noMedia)) {
+      XCTAssertEqual($0 as? RelayAnswerError, .offer(.noMediaSections))
+    }
+    XCTAssertThrowsError(try RelayAnswer.offeredCodecs(allRejected)) {
+      XCTAssertEqual($0 as? RelayAnswerError, .offer(.allMediaSectionsRejected))
+    }
+    XCTAssertThrowsError(try RelayAnswer.restrict(allRejected)) {
+      XCTAssertEqual($0 as? RelayAnswerError, .offer(.allMediaSectionsRejected))
+    }
+    XCTAssertEqual(RelayAnswerError.offer(.noMediaSections).info, "Offer has no media sections")
+    XCTAssertEqual(
+      RelayAnswerError.offer(.allMediaSectionsRejected).info,
+      "Every media section is rejected (port 0)")
+    XCTAssertEqual(RelayAnswerError.noCommonCodecs.info, "No common codecs")
+    let opus = (session + ["m=audio 9 UDP/TLS/RTP/SAVPF 111", "a=rtpmap:111 opus/48000/2", ""])
+      .joined(separator: "\r\n")
+    XCTAssertEqual(
+      try RelayAnswer.offeredCodecs(opus),
+      [111: RelayCodec(kind: .audio, name: "opus", clockRate: 48000)])
   }
 }

@@ -135,6 +135,12 @@ final class RelayCoreTests: XCTestCase {
     XCTAssertEqual(
       LocalServerRelayEngine.reason(RelayAnswerError.noCommonCodecs), "No common codecs")
     XCTAssertEqual(
+      LocalServerRelayEngine.reason(PeerConnectionError.unanswerableOffer(.noMediaSections)),
+      "Offer has no media sections")
+    XCTAssertEqual(
+      LocalServerRelayEngine.reason(RelayAnswerError.offer(.allMediaSectionsRejected)),
+      "Every media section is rejected (port 0)")
+    XCTAssertEqual(
       LocalServerRelayEngine.reason(CocoaError(.fileNoSuchFile)), "Failed by internal error")
   }
 }

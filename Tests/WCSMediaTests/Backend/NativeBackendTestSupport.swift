@@ -32,6 +32,9 @@ final class LoopbackRelay: @unchecked Sendable {
   /// Decides whether a publisher RTP packet reaches the player (`true`: drop it); on the loop.
   var dropFilter: (@Sendable (_ payloadType: UInt8, _ sequenceNumber: UInt16) -> Bool)?
   let dropped = BackendTestBox(0)
+  /// Extra one-way delay for the publisher's RTP of a payload type (`nil`: none), as a longer
+  /// network path for that stream; RTCP is not delayed. Set before connecting.
+  var rtpDelay: (@Sendable (_ payloadType: UInt8) -> Duration?)?
 
   init(loop: EventLoop) { self.loop = loop }
 
@@ -53,6 +56,13 @@ final class LoopbackRelay: @unchecked Sendable {
           return
         }
         self.relayedRTP.mutate { $0 += 1 }
+        if let delay = self.rtpDelay?(payloadType) {
+          let bytes = [UInt8](packet)
+          _ = self.loop.schedule(after: delay) { [weak self] in
+            try? self?.playerSide?.sendRTP(bytes)
+          }
+          return
+        }
         try? self.playerSide?.sendRTP(packet)
       }
       connection.onRTCP = { [weak self] packet in
@@ -149,8 +159,10 @@ final class LoopbackCall: Sendable {
   let frames = BackendTestBox<[VideoFrame]>([])
   let audio = BackendTestBox<[AudioFrame]>([])
 
+  /// - Parameter playOutput: the player request's sound output (`Audio.output`).
   init(
     publish request: MediaConnectionRequest,
+    playOutput: MediaConnectionRequest.AudioOutput = .none,
     backend makeBackend: (NativeMediaBackend.Configuration) -> NativeMediaBackend = {
       NativeMediaBackend(configuration: $0)
     }
@@ -169,7 +181,8 @@ final class LoopbackCall: Sendable {
         }) as? NativeMediaConnection,
       let player = try backend.makeConnection(
         MediaConnectionRequest(
-          direction: .play, audio: request.audio.map { .init(useStereo: $0.useStereo) },
+          direction: .play,
+          audio: request.audio.map { .init(useStereo: $0.useStereo, output: playOutput) },
           video: request.video.map { _ in .init() },
           renderer: VideoFrameCallbackRenderer { frame in frames.mutate { $0.append(frame) } }),
         onStateChange: { state in playStates.mutate { $0.append(state) } })

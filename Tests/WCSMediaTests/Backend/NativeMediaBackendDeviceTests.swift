@@ -92,9 +92,14 @@ final class NativeMediaBackendDeviceTests: XCTestCase {
     }
 
     io.deliver([.unplug])
-    waitForBackend("publisher failed") { call.publishStates.value.last == .failed }
+    waitForBackend("publisher failed") { call.publishStates.value.last?.isFailed == true }
     let reason = try XCTUnwrap(call.publisher.failureReason)
     XCTAssertTrue(reason.contains("/dev/video0") && reason.contains("lost"), reason)
+    XCTAssertEqual(
+      call.publishStates.value.last, .failed(.captureDeviceLost(.video, reason)),
+      "the failure says the camera was lost, with the device layer's reason")
+    XCTAssertEqual(
+      call.publishStates.value.filter(\.isFailed).count, 1, "the failure is reported once")
   }
 
   /// A camera that does not exist or that another program streams from fails the offer with

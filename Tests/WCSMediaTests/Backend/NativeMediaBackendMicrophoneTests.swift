@@ -7,42 +7,15 @@ import XCTest
 /// starts: a 1 kHz tone played into a null sink is captured from its monitor
 /// (`pulse:test.monitor`), published and heard by the loopback player.
 final class NativeMediaBackendMicrophoneTests: XCTestCase {
-  private var server: ChildProcess?
-  private var directory: URL?
+  private var pulse: PrivatePulseAudio?
 
   override func setUpWithError() throws {
-    guard let pulseaudio = ChildProcess.find("pulseaudio") else {
-      throw XCTSkip("pulseaudio is not installed (apt-get install pulseaudio pulseaudio-utils)")
-    }
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "wcs-pulse-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(
-      at: dir.appendingPathComponent("runtime"), withIntermediateDirectories: true)
-    directory = dir
-    let socket = dir.appendingPathComponent("native").path
-    server = try ChildProcess(
-      pulseaudio,
-      [
-        "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no", "-n",
-        "--log-target=stderr",
-        "--load=module-null-sink sink_name=test rate=48000",
-        "--load=module-native-protocol-unix socket=\(socket) auth-anonymous=1",
-      ],
-      environment: [
-        "HOME": dir.path, "PULSE_RUNTIME_PATH": dir.appendingPathComponent("runtime").path,
-        "XDG_RUNTIME_DIR": dir.appendingPathComponent("runtime").path,
-      ])
-    setenv("PULSE_SERVER", "unix:\(socket)", 1)
-    XCTAssertTrue(
-      waitUntil(timeout: 5) { FileManager.default.fileExists(atPath: socket) },
-      "pulseaudio created its socket within 5 s")
+    pulse = try PrivatePulseAudio()
   }
 
   override func tearDown() {
-    unsetenv("PULSE_SERVER")
-    server?.terminate()
-    server = nil
-    if let directory { try? FileManager.default.removeItem(at: directory) }
+    pulse?.stop()
+    pulse = nil
   }
 
   func testPulseAudioMicrophoneIsPublished() throws {

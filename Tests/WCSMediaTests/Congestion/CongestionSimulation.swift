@@ -23,6 +23,9 @@ struct CongestionSample {
   var sendRate: Double
   var maxQueueingDelay: Int64
   var lossFraction: Double
+  var overuseThreshold: Double
+  var acknowledged: Int?
+  var linkCapacity: Int?
 }
 
 /// Result of a run: samples every 100 ms plus totals.
@@ -43,10 +46,43 @@ struct CongestionTrace {
     }
   }
 
+  /// Mean of the 100 ms target samples in [start, end) seconds.
   func meanTarget(from start: Double, to end: Double) -> Double {
-    let window = samples(from: start, to: end)
+    let window = samples.filter {
+      $0.time >= Int64((start * 1_000_000).rounded())
+        && $0.time < Int64((end * 1_000_000).rounded())
+    }
     guard !window.isEmpty else { return 0 }
     return Double(window.reduce(0) { $0 + $1.target }) / Double(window.count)
+  }
+
+  /// Worst queueing delay (µs) seen in [start, end] seconds.
+  func worstQueueingDelay(from start: Double, to end: Double) -> Int64 {
+    samples(from: start, to: end).map(\.maxQueueingDelay).max() ?? 0
+  }
+
+  /// Times (s) where the delay-based rate fell by more than 5 % within one 100 ms sample: the
+  /// AIMD back-offs that end each sawtooth period.
+  func backOffs(from start: Double, to end: Double) -> [Double] {
+    var times: [Double] = []
+    let window = samples(from: start, to: end)
+    for (previous, sample) in zip(window, window.dropFirst())
+    where Double(sample.delayBased) < 0.95 * Double(previous.delayBased) {
+      times.append(Double(sample.time) / 1_000_000)
+    }
+    return times
+  }
+
+  /// Means of `window`-second windows starting every 100 ms from `start` while they end by `end`.
+  func slidingMeans(window: Double, from start: Double, to end: Double) -> [Double] {
+    var means: [Double] = []
+    var step = 0
+    while start + Double(step) / 10 + window <= end + 1e-9 {
+      let begin = start + Double(step) / 10
+      means.append(meanTarget(from: begin, to: begin + window))
+      step += 1
+    }
+    return means
   }
 
   /// The figures the brief asks to see in the test log.
@@ -63,7 +99,8 @@ struct CongestionTrace {
         "  t=\(second)s target \(sample.target / 1000) kbps, delay-based "
           + "\(sample.delayBased / 1000) kbps, send rate \(Int(sample.sendRate / 1000)) kbps, "
           + "queueing delay \(sample.maxQueueingDelay / 1000) ms, "
-          + "loss \(Int((sample.lossFraction * 100).rounded())) %")
+          + "loss \(Int((sample.lossFraction * 100).rounded())) %, "
+          + "link capacity \(sample.linkCapacity.map { "\($0 / 1000) kbps" } ?? "unknown")")
     }
     return lines.joined(separator: "\n")
   }
@@ -168,7 +205,9 @@ struct CongestionSimulation {
           CongestionSample(
             time: now, target: estimator.targetBitrate, delayBased: estimator.delayBasedBitrate,
             sendRate: Double(bytesInLastSecond * 8), maxQueueingDelay: maxDelayInSample,
-            lossFraction: estimator.lossFraction))
+            lossFraction: estimator.lossFraction, overuseThreshold: estimator.overuseThreshold,
+            acknowledged: estimator.acknowledgedBitrate,
+            linkCapacity: estimator.linkCapacityEstimate))
         maxDelayInSample = 0
       }
       now += 1_000

@@ -28,10 +28,11 @@ final class DelayBasedControllerTests: XCTestCase {
   }
 
   private func feed(
-    _ trendline: inout TrendlineEstimator, groups: Int, sendSpacing: Int64, arrivalSpacing: Int64
+    _ trendline: inout TrendlineEstimator, groups: Int, sendSpacing: Int64, arrivalSpacing: Int64,
+    after start: Int64 = 0
   ) -> [TrendlineEstimator.BandwidthUsage] {
     var states: [TrendlineEstimator.BandwidthUsage] = []
-    var arrival: Int64 = 0
+    var arrival = start
     for _ in 0..<groups {
       arrival += arrivalSpacing
       states.append(
@@ -77,7 +78,23 @@ final class DelayBasedControllerTests: XCTestCase {
       XCTAssertGreaterThanOrEqual(trendline.threshold, 6)
       XCTAssertLessThanOrEqual(trendline.threshold, 600)
     }
-    XCTAssertGreaterThan(trendline.threshold, 12.5, "large trends raise it (K_u)")
+  }
+
+  /// libwebrtc's trendline gains: the threshold climbs slowly towards a sustained trend
+  /// (k_up = 0.0087/ms) and falls back fast once it is gone (k_down = 0.039/ms), so one queue
+  /// episode does not blind the detector to the next.
+  func testThresholdFollowsTheTrend() {
+    var trendline = TrendlineEstimator()
+    // Groups 5 ms apart arriving 5.5 ms apart: modified trend 60 × 4 × 0.5 / 5.5 = 21.8.
+    let overuse = feed(&trendline, groups: 150, sendSpacing: 5_000, arrivalSpacing: 5_500)
+    XCTAssertEqual(trendline.modifiedTrend, 21.8, accuracy: 0.1)
+    XCTAssertEqual(trendline.threshold, 21.7, accuracy: 0.1)
+    XCTAssertEqual(overuse.last, .overusing)
+    // 200 ms of flat delay: back at the 6 ms floor (the draft's K_d = 0.00018 would still be
+    // near 21 here).
+    _ = feed(&trendline, groups: 40, sendSpacing: 5_000, arrivalSpacing: 5_000, after: 825_000)
+    XCTAssertEqual(trendline.threshold, 6)
+    XCTAssertEqual(trendline.state, .normal)
   }
 
   func testAIMDDecreasesToBetaTimesAckedAndIncreases() {
@@ -95,19 +112,92 @@ final class DelayBasedControllerTests: XCTestCase {
     XCTAssertTrue(controller.isNearConvergence)
     XCTAssertFalse(controller.canReduceFurther(now: 1_150_000, rtt: 100_000, ackedBitrate: 700_000))
     XCTAssertTrue(controller.canReduceFurther(now: 1_200_000, rtt: 100_000, ackedBitrate: 700_000))
-    // Near the link capacity the increase is additive: one ~1200-byte packet per response time
-    // (RTT + 100 ms): 680 kbit/s / 30 fps = 22.7 kbit/frame in 3 packets → 7.6 kbit / 0.2 s.
+    // Near the link capacity the increase is additive: half a ~1200-byte packet per response
+    // time (RTT + 100 ms): 680 kbit/s / 30 fps = 22.7 kbit/frame in 3 packets → 7.6 kbit / 2 /
+    // 0.2 s.
     let resumed = controller.update(
       usage: .normal, ackedBitrate: 680_000, rtt: 100_000, now: 1_200_000)
+    XCTAssertEqual(resumed, decreased, accuracy: 1, "hold → increase starts from now")
     let additive = controller.update(
       usage: .normal, ackedBitrate: 680_000, rtt: 100_000, now: 2_200_000)
-    XCTAssertEqual(additive - resumed, 37_778, accuracy: 300)
+    XCTAssertEqual(additive - resumed, 18_889, accuracy: 1)
     // Never more than 1.5 × acked + 10 kbit/s.
     var capped = AIMDRateController(startBitrate: 1_000_000, bounds: 10_000...5_000_000)
     capped.update(usage: .normal, ackedBitrate: 500_000, rtt: 100_000, now: 0)
     XCTAssertEqual(
       capped.update(usage: .normal, ackedBitrate: 500_000, rtt: 100_000, now: 1_000_000),
       1_000_000)
+  }
+
+  /// The link capacity estimate (draft §5.5 "average max bitrate") is what switches the increase
+  /// from multiplicative to additive; a throughput outside its 3σ band switches it back.
+  func testLinkCapacityEstimateSwitchesBetweenMultiplicativeAndAdditiveIncrease() {
+    var controller = AIMDRateController(startBitrate: 3_600_000, bounds: 10_000...10_000_000)
+    XCTAssertNil(controller.linkCapacityEstimate.estimate)
+    XCTAssertFalse(controller.isNearConvergence)
+    controller.update(usage: .normal, ackedBitrate: 3_000_000, rtt: 100_000, now: 0)
+    // Overuse with 3 Mbit/s acknowledged: 0.85 × acked, not 0.85 × the 3.6 Mbit/s estimate.
+    let backedOff = controller.update(
+      usage: .overusing, ackedBitrate: 3_000_000, rtt: 100_000, now: 100_000)
+    XCTAssertEqual(backedOff, 2_550_000, accuracy: 1)
+    // First sample: estimate 3000 kbit/s, σ = √(0.4 × 3000) = 34.64 kbit/s.
+    let capacity = controller.linkCapacityEstimate
+    XCTAssertEqual(capacity.estimate ?? 0, 3_000_000, accuracy: 1)
+    XCTAssertEqual(capacity.upperBound ?? 0, 3_103_923, accuracy: 1)
+    XCTAssertEqual(capacity.lowerBound ?? 0, 2_896_077, accuracy: 1)
+    XCTAssertTrue(controller.isNearConvergence)
+    // Queues draining: hold.
+    XCTAssertEqual(
+      controller.update(usage: .underusing, ackedBitrate: 2_900_000, rtt: 100_000, now: 200_000),
+      2_550_000)
+    XCTAssertEqual(controller.state, .hold)
+    // 2.55 Mbit/s / 30 fps = 85 kbit/frame = 9 packets of 9.44 kbit; half a packet per
+    // (100 ms RTT + 100 ms) = 23.6 kbit/s per second, against 8 % = 204 kbit/s multiplicative.
+    XCTAssertEqual(controller.nearMaxIncreaseRate(rtt: 100_000), 23_611, accuracy: 1)
+    controller.update(usage: .normal, ackedBitrate: 2_550_000, rtt: 100_000, now: 300_000)
+    let additive = controller.update(
+      usage: .normal, ackedBitrate: 2_550_000, rtt: 100_000, now: 1_300_000)
+    XCTAssertEqual(additive, 2_573_611, accuracy: 1)
+    // 3.05 Mbit/s is inside 3000 ± 104 kbit/s: still additive.
+    let stillAdditive = controller.update(
+      usage: .normal, ackedBitrate: 3_050_000, rtt: 100_000, now: 1_400_000)
+    XCTAssertEqual(stillAdditive - additive, 2_383, accuracy: 1)
+    // 3.2 Mbit/s is beyond the upper bound: the path changed, forget it and grow by 8 %/s.
+    let multiplicative = controller.update(
+      usage: .normal, ackedBitrate: 3_200_000, rtt: 100_000, now: 2_400_000)
+    XCTAssertNil(controller.linkCapacityEstimate.estimate)
+    XCTAssertEqual(multiplicative, stillAdditive * 1.08, accuracy: 1)
+
+    // A second overuse sample averages in with α = 0.05 and widens σ by the squared error.
+    var estimate = LinkCapacityEstimate()
+    estimate.onOveruse(3_000_000)
+    estimate.onOveruse(2_950_000)
+    XCTAssertEqual(estimate.estimate ?? 0, 2_997_500, accuracy: 1)
+    XCTAssertEqual(estimate.upperBound ?? 0, 3_103_645, accuracy: 1)
+    XCTAssertEqual(estimate.lowerBound ?? 0, 2_891_355, accuracy: 1)
+    estimate.reset()
+    XCTAssertNil(estimate.upperBound)
+  }
+
+  /// A back-off waits one RTT (10…200 ms) after the last change of the rate, so an overuse seen
+  /// right after a probe result is not cut against an acknowledged rate still catching up with it;
+  /// unless the acknowledged rate is below half the estimate (libwebrtc `TimeToReduceFurther`).
+  func testBackOffIsRateLimitedFromTheLastChange() {
+    var controller = AIMDRateController(startBitrate: 300_000, bounds: 50_000...5_000_000)
+    XCTAssertTrue(controller.canReduceFurther(now: 0, rtt: 200_000, ackedBitrate: nil))
+    controller.setEstimate(2_850_000, now: 400_000)
+    // 150 ms after the probe result, 1.76 Mbit/s acknowledged (≥ half of 2.85): wait.
+    XCTAssertFalse(controller.canReduceFurther(now: 550_000, rtt: 200_000, ackedBitrate: 1_760_000))
+    XCTAssertTrue(controller.canReduceFurther(now: 550_000, rtt: 200_000, ackedBitrate: 1_400_000))
+    XCTAssertTrue(controller.canReduceFurther(now: 600_000, rtt: 200_000, ackedBitrate: 2_200_000))
+    // The RTT is clamped to 200 ms …
+    XCTAssertFalse(controller.canReduceFurther(now: 599_999, rtt: 900_000, ackedBitrate: 2_200_000))
+    XCTAssertTrue(controller.canReduceFurther(now: 600_000, rtt: 900_000, ackedBitrate: 2_200_000))
+    // … and to at least 10 ms.
+    XCTAssertTrue(controller.canReduceFurther(now: 410_000, rtt: 1_000, ackedBitrate: 2_200_000))
+    XCTAssertEqual(
+      controller.update(usage: .overusing, ackedBitrate: 2_200_000, rtt: 200_000, now: 600_000),
+      1_870_000, accuracy: 1)
   }
 
   func testLossBasedRules() {

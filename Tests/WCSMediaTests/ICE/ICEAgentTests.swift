@@ -375,7 +375,8 @@ extension ICEAgentTests {
     XCTAssertEqual(network.applicationData.first?.result, .notSTUN)
     XCTAssertEqual(network.applicationData.first?.bytes, Array("hello".utf8))
     XCTAssertEqual(
-      network.applicationData.last?.result, .relayedData(Array("world".utf8), peer: addressB))
+      network.applicationData.last?.result,
+      .relayedData(Array("world".utf8), peer: addressB, relay: -1))
 
     // The allocation is refreshed before its 600 s lifetime ends, and consent keeps going.
     network.run(until: 700)

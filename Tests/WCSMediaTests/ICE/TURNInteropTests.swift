@@ -6,32 +6,8 @@ import XCTest
 /// Our TURN client against coturn on 127.0.0.1 over real UDP sockets.
 final class TURNInteropTests: XCTestCase {
   func testAllocatePermissionSendAndDataWithCoturn() throws {
-    let turnserver = "/usr/bin/turnserver"
-    guard FileManager.default.isExecutableFile(atPath: turnserver) else {
-      throw XCTSkip("coturn is not installed (apt-get install coturn)")
-    }
-    // A free port: bind, read it, release it.
-    let port = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
-      .localAddress.port
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("wcs-turn-\(UInt32.random(in: 0 ... .max))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: turnserver)
-    process.arguments = [
-      "-n", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
-      "--user=user:secret", "--realm=wcs.test", "--lt-cred-mech", "--no-tls", "--no-dtls",
-      "--allow-loopback-peers", "--no-cli", "--log-file=stdout", "--simple-log",
-      "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
-    ]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    defer {
-      process.terminate()
-      process.waitUntilExit()
-    }
+    let coturn = try CoturnTestServer()
+    defer { coturn.stop() }
 
     let clock = ContinuousClock()
     let start = clock.now
@@ -41,9 +17,7 @@ final class TURNInteropTests: XCTestCase {
     }
     let socket = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
     let peer = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
-    let server = ICETURNServer(
-      address: ICETransportAddress(ip: .loopbackV4, port: port), username: "user",
-      password: "secret")
+    let server = coturn.server
     let client = TURNClient(server: server, socket: 0)
     var events: [TURNEvent] = []
     func pump(until done: () -> Bool, timeout: Double) throws {

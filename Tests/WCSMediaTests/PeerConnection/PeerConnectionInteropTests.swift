@@ -165,7 +165,7 @@ final class PeerConnectionInteropTests: XCTestCase {
 
   /// Asks aiortc for its report until it received `count` RTP packets (at most ~20 s):
   /// the plain RTP packets it received and sent, as hex.
-  private func report(from peer: JSONLinesProcess, expectingReceived count: Int) throws
+  func report(from peer: JSONLinesProcess, expectingReceived count: Int) throws
     -> (received: [String], sent: [String])
   {
     var received: [String] = []
@@ -184,7 +184,7 @@ final class PeerConnectionInteropTests: XCTestCase {
     bytes.map { String(format: "%02x", $0) }.joined()
   }
 
-  private func skipUnlessAiortcIsInstalled() throws {
+  func skipUnlessAiortcIsInstalled() throws {
     let check = Process()
     check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     check.arguments = ["python3", "-c", "import aiortc"]

@@ -39,6 +39,31 @@ final class PeerConnectionSDPTests: XCTestCase {
     }
   }
 
+  /// The answer's `o=` line is the answerer's own (RFC 3264 §5): a different random session id
+  /// in 1...2^62; a later answer from the same connection keeps it and bumps the version (§8).
+  func testTheAnswerHasItsOwnOriginKeptAcrossAnswers() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    let (offer, first, second) = try peers.loop.submit {
+      let offer = try peers.offerer.createOffer(audio: Self.audio, video: nil)
+      try peers.answerer.setRemoteDescription(offer: offer)
+      let first = try peers.answerer.createAnswer()
+      let second = try peers.answerer.createAnswer()
+      return (
+        try SDPParser.parse(offer).description.origin,
+        try SDPParser.parse(first).description.origin,
+        try SDPParser.parse(second).description.origin
+      )
+    }
+    XCTAssertNotEqual(first.sessionId, offer.sessionId)
+    let id = try XCTUnwrap(UInt64(first.sessionId), first.sessionId)
+    XCTAssertTrue((1...(UInt64(1) << 62)).contains(id), "\(id)")
+    XCTAssertEqual(first.sessionVersion, "1")
+    XCTAssertEqual(second.sessionId, first.sessionId)
+    XCTAssertEqual(second.sessionVersion, "2")
+    XCTAssertEqual(peers.loop.submit { peers.answerer.answerOrigin?.sessionId }, id)
+  }
+
   /// As WCS clients do: an offer without candidates; the ICE-lite answerer learns our address
   /// from our checks (peer-reflexive, RFC 8445 §7.3.1.3).
   func testOfferWithoutCandidatesConnectsToALiteAnswerer() throws {
@@ -91,6 +116,16 @@ final class PeerConnectionSDPTests: XCTestCase {
             "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n")
       ) {
         guard case .sdp = $0 as? PeerConnectionError else { return XCTFail("\($0)") }
+      }
+      let session = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
+      XCTAssertThrowsError(try connection.setRemoteDescription(offer: session)) {
+        XCTAssertEqual($0 as? PeerConnectionError, .unanswerableOffer(.noMediaSections))
+      }
+      XCTAssertThrowsError(
+        try connection.setRemoteDescription(
+          offer: session + "m=audio 0 UDP/TLS/RTP/SAVPF 111\r\nm=video 0 UDP/TLS/RTP/SAVPF 96\r\n")
+      ) {
+        XCTAssertEqual($0 as? PeerConnectionError, .unanswerableOffer(.allMediaSectionsRejected))
       }
       XCTAssertThrowsError(try connection.createAnswer())
       connection.close()

@@ -192,7 +192,13 @@ final class SDPAnswerReaderTests: XCTestCase {
     let rejected = try SessionDescription(
       parsing: "v=0\no=- 1 1 IN IP4 1.1.1.1\ns=-\nt=0 0\nm=audio 0 RTP/SAVPF 0\n")
     XCTAssertThrowsError(try SDPAnswerReader.analyze(answer: rejected)) {
-      XCTAssertEqual($0 as? SDPAnswerError, .noAcceptedMedia)
+      XCTAssertEqual($0 as? SDPAnswerError, .allMediaSectionsRejected)
+      XCTAssertEqual("\($0)", "every media section is rejected (port 0)")
+    }
+    let noMedia = try SessionDescription(parsing: "v=0\no=- 1 1 IN IP4 1.1.1.1\ns=-\nt=0 0\n")
+    XCTAssertThrowsError(try SDPAnswerReader.analyze(answer: noMedia)) {
+      XCTAssertEqual($0 as? SDPAnswerError, .noMediaSections)
+      XCTAssertEqual("\($0)", "no media sections")
     }
     let noICE = try SessionDescription(
       parsing: "v=0\no=- 1 1 IN IP4 1.1.1.1\ns=-\nt=0 0\nm=audio 9 RTP/SAVPF 0\n")

@@ -91,7 +91,9 @@ final class VirtualCameraSource: NativeCaptureSource {
   func stop() { ticker.stop() }
 }
 
-/// The virtual microphone (`VirtualMicrophone`, a 440 Hz tone): one 20 ms frame per tick.
+/// The virtual microphone (`VirtualMicrophone`, a 440 Hz tone): each 20 ms frame as soon as the
+/// clock has passed its end (ticks every 10 ms, so a frame goes out at most 10 ms late and the
+/// 20 ms capture-to-send time the SRs assume holds within that).
 final class VirtualMicrophoneSource: NativeCaptureSource {
   private let track: AudioSendTrack
   private let microphone: VirtualMicrophone
@@ -102,7 +104,7 @@ final class VirtualMicrophoneSource: NativeCaptureSource {
     self.track = track
     self.clock = clock
     self.microphone = microphone
-    ticker = QueueTicker(queue: track.queue, interval: .milliseconds(20))
+    ticker = QueueTicker(queue: track.queue, interval: .milliseconds(10))
   }
 
   func start() {

@@ -14,11 +14,17 @@ public final class NativeMediaBackend: MediaBackend {
     public var loop: EventLoop
     /// PeerConnection settings (STUN/TURN servers, addresses, DTLS).
     public var peerConnection: PeerConnectionConfiguration
-    /// Where received audio goes (`nil`: nowhere; there is no sound card output yet).
+    /// Where received audio goes (`nil`: nowhere). A play connection can also play on a sound
+    /// output: `MediaConnectionRequest.Audio.output`, `setAudioOutput(_:)`.
     public var playoutSink: (any PlayoutAudioSink)?
     /// Real cameras and microphones listed and opened beside the virtual ones (`nil`: only
     /// virtual devices and file sources).
     public var systemDevices: NativeSystemDevices?
+    /// Whether a play connection with audio and video keeps them in sync from the sender's RTCP
+    /// SRs by delaying the earlier one (`PlayoutSynchronizer`; default true).
+    public var synchronizesPlayout: Bool
+    /// What the virtual microphone plays (default a 440 Hz tone; a chirp gives timing).
+    public var virtualMicrophoneSignal: VirtualMicrophone.Signal
 
     /// Defaults: the shared loop; every interface plus loopback (so a `wcs-local-server` on
     /// 127.0.0.1 is reachable); no playout sink; the machine's real devices.
@@ -27,8 +33,12 @@ public final class NativeMediaBackend: MediaBackend {
       peerConnection: PeerConnectionConfiguration = PeerConnectionConfiguration(
         allowLoopback: true),
       playoutSink: (any PlayoutAudioSink)? = nil,
-      systemDevices: NativeSystemDevices? = NativeSystemDevices()
+      systemDevices: NativeSystemDevices? = NativeSystemDevices(),
+      synchronizesPlayout: Bool = true,
+      virtualMicrophoneSignal: VirtualMicrophone.Signal = .tone(frequency: 440)
     ) {
+      self.synchronizesPlayout = synchronizesPlayout
+      self.virtualMicrophoneSignal = virtualMicrophoneSignal
       self.loop = loop
       self.peerConnection = peerConnection
       self.playoutSink = playoutSink

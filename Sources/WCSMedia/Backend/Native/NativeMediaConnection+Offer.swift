@@ -101,7 +101,7 @@ extension NativeMediaConnection {
       }
       return try V4L2CameraSource(
         path: path, io: system.videoIO, track: track, clock: mediaClock,
-        onFailure: captureFailureHandler())
+        onFailure: captureFailureHandler(kind: .video))
     }
     guard deviceID == NativeMediaDevices.virtualCameraID else {
       throw .deviceUnavailable("unknown camera \(deviceID)")
@@ -128,20 +128,26 @@ extension NativeMediaConnection {
       }
       return try MicrophoneSource(
         name: microphone.name, backend: microphone.backend, track: track,
-        onFailure: captureFailureHandler())
+        onFailure: captureFailureHandler(kind: .audio))
     }
     guard id == NativeMediaDevices.virtualMicrophoneID else {
       throw .deviceUnavailable("unknown microphone \(id)")
     }
     return VirtualMicrophoneSource(
       track: track, clock: mediaClock,
-      microphone: VirtualMicrophone(channels: parameters.audioChannels))
+      microphone: VirtualMicrophone(
+        signal: configuration.virtualMicrophoneSignal, channels: parameters.audioChannels))
   }
 
   func openReceiveTracks() throws(MediaBackendError) {
+    if request.video != nil, request.audio != nil, configuration.synchronizesPlayout {
+      playoutSync = PlayoutSync()
+    }
     if request.video != nil {
       do {
-        videoReceiveTrack = try VideoReceiveTrack(renderer: request.renderer) {
+        videoReceiveTrack = try VideoReceiveTrack(
+          renderer: request.renderer, playoutSync: playoutSync
+        ) {
           [weak self] in
           guard let self else { return }
           self.loop.execute { self.requestKeyFrameFromSender() }
@@ -152,17 +158,27 @@ extension NativeMediaConnection {
     }
     if let audio = request.audio {
       do {
-        audioReceiveTrack = try AudioReceiveTrack(channels: audio.useStereo ? 2 : 1) {
+        audioReceiveTrack = try AudioReceiveTrack(
+          channels: audio.useStereo ? 2 : 1, playoutSync: playoutSync
+        ) {
           [weak self] in
-          guard let self else { return nil }
+          guard let self else { return [] }
+          var sinks: [any PlayoutAudioSink] = []
           if let sink = self.playoutSinkOverride.withLock({ $0 }) {
-            return self.backend?.isPlayoutMuted == true ? nil : sink
+            guard self.backend?.isPlayoutMuted != true else { return [] }
+            sinks.append(sink)
+          } else if let sink = self.backend?.currentPlayoutSink() {
+            sinks.append(sink)
+          } else if self.backend?.isPlayoutMuted == true {
+            return []
           }
-          return self.backend?.currentPlayoutSink()
+          if let speaker = self.audioOutput.withLock({ $0.player }) { sinks.append(speaker) }
+          return sinks
         }
       } catch {
         throw .deviceUnavailable("Opus decoder: \(error)")
       }
+      openRequestedAudioOutput(audio.output, channels: audio.useStereo ? 2 : 1)
     }
   }
 }

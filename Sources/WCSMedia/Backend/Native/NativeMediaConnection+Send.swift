@@ -12,11 +12,12 @@ extension NativeMediaConnection {
       let packet: RTPPacket
       if video {
         guard var stream = videoSend else { return }
-        packet = stream.send(payload, now: now)
+        packet = stream.send(payload, now: now, captureTime: captureTime(of: payload, now: now))
         videoSend = stream
       } else {
         guard var stream = audioSend else { return }
-        packet = stream.send(payload, now: now)
+        // The frame's first sample was captured a frame (20 ms) before it could be encoded.
+        packet = stream.send(payload, now: now, captureTime: now - .milliseconds(20))
         audioSend = stream
       }
       if pacer != nil {
@@ -26,6 +27,16 @@ extension NativeMediaConnection {
       }
     }
     if pacer != nil { drainPacer() }
+  }
+
+  /// When a video payload's picture was captured: every video source stamps pictures with
+  /// `mediaClock`, so the timestamp's age is exact (anything else counts as captured now).
+  func captureTime(of payload: PacketizedPayload, now: ContinuousClock.Instant)
+    -> ContinuousClock.Instant
+  {
+    let age = Double(Int32(bitPattern: mediaClock.videoTimestamp() &- payload.timestamp)) / 90_000
+    guard age >= 0, age < 1 else { return now }
+    return now - .seconds(age)
   }
 
   /// Puts the transport-wide sequence number on `packet` (numbers follow the send order, so
@@ -85,6 +96,7 @@ extension NativeMediaConnection {
         for key in Array(receivers.keys) {
           receivers[key]?.stream.handleSenderReport(report, now: now)
         }
+        feedPlayoutSync(senderReportOf: report.ssrc)
       }
       if var stream = videoSend {
         let output = stream.handle(packet, now: now)

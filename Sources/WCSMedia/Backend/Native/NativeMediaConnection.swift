@@ -14,8 +14,8 @@ import Synchronization
 /// Every method may be called from any thread; completions and `onStateChange` run on the loop.
 public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   // @unchecked Sendable: everything under "loop state" is used on `loop` only (every entry point
-  // hops there with `loop.execute`/`loop.submit`); `trackEnabled` and `playoutSink` sit behind
-  // mutexes; the rest is immutable.
+  // hops there with `loop.execute`/`loop.submit`); `trackEnabled`, `playoutSinkOverride` and
+  // `audioOutput` sit behind mutexes; the rest is immutable.
 
   struct ReceiveEntry {
     var stream: RTPReceiveStream
@@ -37,6 +37,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   weak var backend: NativeMediaBackend?
   let trackEnabled = Mutex<[CaptureDevice.Kind: Bool]>([:])
   let playoutSinkOverride = Mutex<(any PlayoutAudioSink)?>(nil)
+  /// The sound output of played audio (`setAudioOutput`, `request.audio.output`).
+  let audioOutput = Mutex(AudioOutputState())
   let cname = PeerConnection.randomToken(16)
   let localSSRC: UInt32
   let videoSSRC: UInt32
@@ -65,6 +67,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var rtxSource: (ssrc: UInt32, lastPacketAt: ContinuousClock.Instant)?
   var videoReceiveTrack: VideoReceiveTrack?
   var audioReceiveTrack: AudioReceiveTrack?
+  /// Lip sync of the played audio and video (play with both, `synchronizesPlayout`).
+  var playoutSync: PlayoutSync?
   var pollTimer: EventLoopTimer?
   /// When `pollTimer` fires (play: a packet whose stream falls due earlier re-arms it).
   var pollAt: ContinuousClock.Instant?
@@ -77,7 +81,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var videoBytes: UInt64 = 0
   var mediaStarted = false
   /// Why the connection failed when a capture device was lost or failed; see `failureReason`.
-  var captureFailure: String?
+  var captureFailure: (kind: CaptureDevice.Kind, reason: String)?
   /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
   var transportWideCCID: UInt8?
   var nextTransportSequenceNumber: UInt16 = 0
@@ -185,23 +189,23 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
 
   /// Why the connection went `.failed` because of its capture device (a camera unplugged
   /// while publishing, a microphone whose sound server died); `nil` otherwise.
-  public var failureReason: String? { loop.submit { self.captureFailure } }
+  public var failureReason: String? { loop.submit { self.captureFailure?.reason } }
 
   /// A capture source's failure callback: hops to the loop, stops the media and reports
-  /// `.failed` once, keeping `reason`.
-  func captureFailureHandler() -> @Sendable (String) -> Void {
+  /// `.failed(.captureDeviceLost(kind, reason))` once.
+  func captureFailureHandler(kind: CaptureDevice.Kind) -> @Sendable (String) -> Void {
     { [weak self] reason in
       guard let self else { return }
-      self.loop.execute { self.failCapture(reason) }
+      self.loop.execute { self.failCapture(kind: kind, reason: reason) }
     }
   }
 
-  func failCapture(_ reason: String) {
+  func failCapture(kind: CaptureDevice.Kind, reason: String) {
     loop.assertInEventLoop()
-    guard !closed, captureFailure == nil else { return }
-    captureFailure = reason
+    guard !closed, captureFailure == nil, !state.isFailed else { return }
+    captureFailure = (kind, reason)
     stopMedia()
-    report(.failed)
+    report(.failed(.captureDeviceLost(kind, reason)))
   }
 
   // MARK: - Events
@@ -213,16 +217,27 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     case .new: mapped = .new
     case .connecting, .disconnected: mapped = .connecting
     case .connected: mapped = .connected
-    case .failed: mapped = .failed
+    case .failed(let error): mapped = .failed(failure(of: error))
     case .closed: mapped = .closed
     }
     if mapped == .connected, state != .connected { startMedia() }
-    if mapped == .failed { stopMedia() }
+    if mapped.isFailed { stopMedia() }
     report(mapped)
   }
 
+  /// The cause WCSApi2 sees: an ICE failure after media started is lost consent (RFC 7675).
+  func failure(of error: PeerConnectionError) -> MediaConnectionFailure {
+    switch error {
+    case .iceFailed: return mediaStarted ? .consentExpired : .ice
+    case .dtls(let dtls): return .dtls("\(dtls)")
+    default: return .transport("\(error)")
+    }
+  }
+
+  /// Reports a state change once; the first failure cause is kept (a transport failure after a
+  /// lost camera is not reported again).
   func report(_ newState: MediaConnectionState) {
-    guard newState != state else { return }
+    guard newState != state, !(newState.isFailed && state.isFailed) else { return }
     state = newState
     onStateChange(newState)
   }
@@ -272,6 +287,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     pacerTimer = nil
     pacer = nil
     stopMedia()
+    closeAudioOutput()
     if let source = audioSource as? ExternalAudioSource {
       backend?.unregister(externalAudio: source)
     }

@@ -6,25 +6,32 @@ import Synchronization
 /// jitter buffer → VP8 frame assembly and decoding (`VideoReceiver`) → the stream's renderer.
 /// Runs on its own serial queue, never on the event loop.
 final class VideoReceiveTrack: @unchecked Sendable {
-  // @unchecked Sendable: `receiver` is used on `queue` only; `statistics` sits behind a mutex.
+  // @unchecked Sendable: `receiver` (and the A/V sync `renderQueue`, `releaseScheduled`) is used
+  // on `queue` only; `statistics` sits behind a mutex.
 
   let queue = DispatchQueue(label: "WCSMedia.VideoReceiveTrack", qos: .userInitiated)
   private let receiver: VideoDecodePipeline<VideoFrame>
-  private let renderer: (any VideoRenderer)?
+  let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoReceiver.Statistics())
-  private let stopped = Mutex(false)
+  let stopped = Mutex(false)
+  // A/V sync (VideoReceiveTrack+Sync.swift).
+  let playoutSync: PlayoutSync?
+  var renderQueue = VideoRenderQueue<VideoDecodePipeline<VideoFrame>.Frame>()
+  var releaseScheduled = false
 
   /// - Parameter onKeyFrameNeeded: called (on the queue) when the picture is lost; the owner
   ///   asks the sender for a key frame (PLI).
   init(
-    renderer: (any VideoRenderer)?, onKeyFrameNeeded: @escaping @Sendable () -> Void
+    renderer: (any VideoRenderer)?, playoutSync: PlayoutSync? = nil,
+    onKeyFrameNeeded: @escaping @Sendable () -> Void
   ) throws(VP8Error) {
     // Straight into the renderer's frame type: one copy out of libvpx per picture.
     receiver = try VideoDecodePipeline { decoder, data throws(VP8Error) in
       try decoder.decodeVideoFrame(data)
     }
     self.renderer = renderer
+    self.playoutSync = playoutSync
     self.onKeyFrameNeeded = onKeyFrameNeeded
   }
 
@@ -46,12 +53,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
       let output = self.receiver.handle(packets, now: now)
       self.stats.withLock { $0 = self.receiver.statistics }
       if output.needsKeyFrame { self.onKeyFrameNeeded() }
-      guard let renderer = self.renderer else { return }
-      for frame in output.frames {
-        var picture = frame.picture
-        picture.timestampNs = Int64(frame.rtpTimestamp) * 100_000 / 9
-        renderer.render(picture)
-      }
+      self.present(output.frames)
     }
   }
 }
@@ -75,7 +77,7 @@ public final class PlayoutAudioCallbackSink: PlayoutAudioSink {
 }
 
 /// The decode side of one played audio track: packets → Opus decode with FEC/PLC and 20 ms
-/// playout (`AudioReceiver`) → a `PlayoutAudioSink`. Runs on its own serial queue.
+/// playout (`AudioReceiver`) → the `PlayoutAudioSink`s. Runs on its own serial queue.
 ///
 /// The owner's clock drives playout: packets wait in an inbox (no hop per packet) and each
 /// `playDue()` runs one turn on the queue that takes them and plays every frame due. The owner
@@ -84,12 +86,12 @@ public final class PlayoutAudioCallbackSink: PlayoutAudioSink {
 /// on its own timer woke it and Dispatch's timer thread 100 times a second, and every packet
 /// woke it once more).
 final class AudioReceiveTrack: @unchecked Sendable {
-  // @unchecked Sendable: `receiver` is used on `queue` only; `stats`, `inbox`, `published` and
-  // `stopped` sit behind mutexes.
+  // @unchecked Sendable: `receiver` (and the A/V sync `delayLine`, `syncTarget`) is used on
+  // `queue` only; `stats`, `inbox`, `published` and `stopped` sit behind mutexes.
 
   let queue = DispatchQueue(label: "WCSMedia.AudioReceiveTrack", qos: .userInitiated)
   private let receiver: AudioReceiver
-  private let sink: @Sendable () -> (any PlayoutAudioSink)?
+  private let sinks: @Sendable () -> [any PlayoutAudioSink]
   private let stats = Mutex(AudioReceiver.Statistics())
   /// Packets handed over since the last turn.
   private let inbox = Mutex<[ReceivedRTPPacket]>([])
@@ -98,6 +100,10 @@ final class AudioReceiveTrack: @unchecked Sendable {
   private let stopped = Mutex(true)
   private let key = DispatchSpecificKey<Int>()
   private let clock = ContinuousClock()
+  // A/V sync (VideoReceiveTrack+Sync.swift).
+  let playoutSync: PlayoutSync?
+  var delayLine = AudioDelayLine()
+  var syncTarget: Duration = .zero
 
   /// One Opus frame (the receiver plays 20 ms frames).
   static let frameInterval: Duration = .milliseconds(20)
@@ -105,11 +111,15 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// would be late anyway.
   static let inboxLimit = 500
 
-  /// - Parameter sink: read for every block, so muting or replacing the process sink applies
-  ///   at once; `nil` drops the block.
-  init(channels: Int, sink: @escaping @Sendable () -> (any PlayoutAudioSink)?) throws(OpusError) {
+  /// - Parameter sinks: read for every turn, so muting or replacing the process sink or the
+  ///   sound output applies at once; empty drops the blocks.
+  init(
+    channels: Int, playoutSync: PlayoutSync? = nil,
+    sinks: @escaping @Sendable () -> [any PlayoutAudioSink]
+  ) throws(OpusError) {
     receiver = try AudioReceiver(channels: channels)
-    self.sink = sink
+    self.playoutSync = playoutSync
+    self.sinks = sinks
     queue.setSpecific(key: key, value: 1)
   }
 
@@ -157,15 +167,17 @@ final class AudioReceiveTrack: @unchecked Sendable {
       return inbox
     }
     for packet in packets { receiver.insert(packet) }
-    let frames = receiver.pull(now: clock.now)
+    let frames = synchronized(receiver.pull(now: clock.now))
     stats.withLock { $0 = receiver.statistics }
     published.withLock { $0 = receiver.nextDeadline }
-    guard !frames.isEmpty, let sink = sink() else { return }
+    guard !frames.isEmpty else { return }
+    let sinks = sinks()
+    guard !sinks.isEmpty else { return }
     for frame in frames {
-      sink.play(
-        AudioFrame(
-          sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,
-          timestampNs: Int64(frame.timestamp) * 1_000_000 / 48))
+      let block = AudioFrame(
+        sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,
+        timestampNs: Int64(frame.timestamp) * 1_000_000 / 48)
+      for sink in sinks { sink.play(block) }
     }
   }
 }

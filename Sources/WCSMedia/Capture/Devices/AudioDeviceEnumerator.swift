@@ -113,10 +113,13 @@ public enum AudioDeviceEnumerator {
     defer { snd_device_name_free_hint(hints) }
     var inputs: [AudioDeviceInfo] = []
     var outputs: [AudioDeviceInfo] = []
+    let cards = soundCardsPresent()
     var cursor = hints
     while let hint = cursor.pointee {
       cursor += 1
-      guard let name = takeHint(hint, "NAME"), name != "null" else { continue }
+      guard let name = takeHint(hint, "NAME"), isSoundCardPCM(name, cardsPresent: cards) else {
+        continue
+      }
       let label = takeHint(hint, "DESC")?.split(separator: "\n").first.map(String.init) ?? name
       let direction = takeHint(hint, "IOID")
       let info = AudioDeviceInfo(id: name, label: label, backend: .alsa)
@@ -124,6 +127,24 @@ public enum AudioDeviceEnumerator {
       if direction == nil || direction == "Output" { outputs.append(info) }
     }
     return (inputs, outputs)
+  }
+
+  /// Whether an ALSA PCM name reaches a sound card: `hw:`/`plughw:`/`sysdefault:`/`front:`...
+  /// names with a `CARD=`, and `default`/`sysdefault` while the machine has a card. The hints
+  /// also list converter and routing plugins with no device behind them (`lavrate`,
+  /// `samplerate`, `speexrate`, `upmix`, `jack`, `oss`, `pulse`, `null`), which can never open
+  /// as a microphone or speaker on their own; PulseAudio is reached natively.
+  static func isSoundCardPCM(_ name: String, cardsPresent: Bool) -> Bool {
+    if name.contains("CARD=") { return true }
+    return cardsPresent && (name == "default" || name == "sysdefault")
+  }
+
+  /// Whether the kernel lists any ALSA card (`/proc/asound/cards`).
+  static func soundCardsPresent() -> Bool {
+    guard let text = try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8) else {
+      return false
+    }
+    return !text.contains("no soundcards") && !text.trimmingCharacters(in: .whitespaces).isEmpty
   }
 
   private static func takeHint(_ hint: UnsafeMutableRawPointer, _ key: String) -> String? {

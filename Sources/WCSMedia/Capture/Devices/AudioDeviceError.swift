@@ -31,3 +31,27 @@ public enum AudioDeviceError: Error, Sendable, Equatable {
   /// Listing devices failed: the reason.
   case enumerationFailed(reason: String)
 }
+
+extension AudioBackend: CustomStringConvertible {
+  /// "PulseAudio" or "ALSA".
+  public var description: String {
+    switch self {
+    case .pulseAudio: "PulseAudio"
+    case .alsa: "ALSA"
+    }
+  }
+}
+
+extension AudioDeviceError: CustomStringConvertible {
+  /// A sentence naming the sound system, the device and the library's reason.
+  public var description: String {
+    switch self {
+    case .noSoundServer(let reason): "no sound system answered (\(reason))"
+    case .deviceNotFound(let backend, let device): "\(backend) has no device \"\(device)\""
+    case .openFailed(let backend, let reason): "\(backend) could not open the device: \(reason)"
+    case .readFailed(let backend, let reason): "\(backend) capture failed: \(reason)"
+    case .writeFailed(let backend, let reason): "\(backend) playback failed: \(reason)"
+    case .enumerationFailed(let reason): "listing sound devices failed: \(reason)"
+    }
+  }
+}

@@ -42,7 +42,7 @@ func openPCMDeviceStream(
     do throws(AudioDeviceError) {
       return try ALSAStream(direction: direction, device: device, channels: channels)
     } catch {
-      throw .noSoundServer(reason: "PulseAudio: \(pulseError); ALSA: \(error)")
+      throw .noSoundServer(reason: "\(pulseError); \(error)")
     }
   }
 }

@@ -1,0 +1,58 @@
+import Dispatch
+
+/// Lip sync in the decode tracks: video frames wait in a `VideoRenderQueue` for the video's extra
+/// delay, audio goes through an `AudioDelayLine` for the audio's; both report what they played
+/// to the connection's `PlayoutSync`. Without a `PlayoutSync` frames pass straight through.
+extension VideoReceiveTrack {
+  /// Renders decoded `frames`, now or after the sync delay. On `queue`.
+  func present(_ frames: [VideoDecodePipeline<VideoFrame>.Frame]) {
+    guard let renderer else { return }
+    guard let playoutSync else {
+      for frame in frames { renderer.render(Self.videoFrame(frame)) }
+      return
+    }
+    let now = playoutSync.clock.now
+    for frame in frames { renderQueue.push(frame, decodedAt: now) }
+    releaseDueFrames()
+  }
+
+  /// Renders the held frames that are due and schedules the next release. On `queue`.
+  func releaseDueFrames() {
+    guard let renderer, let playoutSync, !stopped.withLock({ $0 }) else { return }
+    let extraDelay = playoutSync.videoExtraDelay
+    let now = playoutSync.clock.now
+    for release in renderQueue.release(now: now, extraDelay: extraDelay) {
+      renderer.render(Self.videoFrame(release.frame))
+      playoutSync.videoRendered(rtpTimestamp: release.frame.rtpTimestamp, heldFor: release.heldFor)
+    }
+    guard !releaseScheduled, let next = renderQueue.nextDeadline(extraDelay: extraDelay) else {
+      return
+    }
+    releaseScheduled = true
+    let wait = max(next - now, .milliseconds(1))
+    let nanoseconds =
+      Int(wait.components.seconds) * 1_000_000_000
+      + Int(wait.components.attoseconds / 1_000_000_000)
+    queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+      guard let self else { return }
+      self.releaseScheduled = false
+      self.releaseDueFrames()
+    }
+  }
+
+  static func videoFrame(_ frame: VideoDecodePipeline<VideoFrame>.Frame) -> VideoFrame {
+    var picture = frame.picture
+    picture.timestampNs = Int64(frame.rtpTimestamp) * 100_000 / 9
+    return picture
+  }
+}
+
+extension AudioReceiveTrack {
+  /// Passes pulled frames through the sync delay line and reports the played one. On `queue`.
+  func synchronized(_ frames: [PCMAudioFrame]) -> [PCMAudioFrame] {
+    guard let playoutSync, !frames.isEmpty else { return frames }
+    let output = delayLine.process(frames, target: syncTarget)
+    syncTarget = playoutSync.audioPlayed(output, appliedExtraDelay: delayLine.delay)
+    return output.frames
+  }
+}

@@ -1,0 +1,64 @@
+/// Holds played audio back by a whole number of 20 ms frames, for lip sync.
+///
+/// A sound card (or a file) takes samples back to back, so audio cannot be delayed by handing a
+/// frame over later: the delay is the number of frames held here. Each frame in gives one frame
+/// out; to grow the delay by 20 ms the last frame played is played again in place of the oldest
+/// held frame (a crude concealment: a tone or a vowel goes on instead of a 20 ms hole; silence
+/// when nothing was played yet), to shrink it one held frame is dropped. It moves at most one frame per frame played
+/// and only when the target is more than `hysteresis` away from the held delay, so a target
+/// wavering around a frame boundary does not toggle.
+///
+/// Not thread-safe: owned by the audio track's queue.
+public struct AudioDelayLine: Sendable {
+  /// What one call produced.
+  public struct Output: Sendable, Equatable {
+    /// Frames to play, in order.
+    public var frames: [PCMAudioFrame] = []
+    /// RTP timestamp (48 kHz) of the last decoded frame among them; nil when every frame was
+    /// an inserted frame or a concealed one (timestamp 0, see `OpusDecoder`).
+    public var playedTimestamp: UInt32?
+  }
+
+  /// One step of the delay: a 20 ms frame.
+  public static let step: Duration = .milliseconds(20)
+  /// How far the target must be from the held delay before it moves (12 ms).
+  public static let hysteresis: Duration = .milliseconds(12)
+
+  private var held: [PCMAudioFrame] = []
+  private var lastPlayed: PCMAudioFrame?
+
+  /// Creates an empty line (no delay).
+  public init() {}
+
+  /// The delay now: frames held × 20 ms.
+  public var delay: Duration { Self.step * held.count }
+
+  /// Takes the frames pulled from the receiver and returns what to play, moving the delay one
+  /// step towards `target` per frame when it is more than `hysteresis` away.
+  public mutating func process(_ input: [PCMAudioFrame], target: Duration) -> Output {
+    var output = Output()
+    for frame in input {
+      held.append(frame)
+      let current = Self.step * (held.count - 1)
+      if target > current + Self.hysteresis {
+        // Keep every frame held and play the last frame again: the delay grows a step.
+        let repeated =
+          lastPlayed.flatMap {
+            $0.channels == frame.channels && $0.samples.count == frame.samples.count
+              ? $0.samples : nil
+          } ?? Array(repeating: 0, count: frame.samples.count)
+        output.frames.append(
+          PCMAudioFrame(samples: repeated, channels: frame.channels, timestamp: 0))
+        continue
+      }
+      if target < current - Self.hysteresis, held.count >= 2 {
+        held.removeFirst()
+      }
+      let played = held.removeFirst()
+      lastPlayed = played
+      if played.timestamp != 0 { output.playedTimestamp = played.timestamp }
+      output.frames.append(played)
+    }
+    return output
+  }
+}

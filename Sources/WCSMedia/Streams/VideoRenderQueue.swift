@@ -1,0 +1,48 @@
+/// Holds decoded video frames back by an extra delay, for lip sync: a frame decoded at `t` is
+/// rendered at `t + extraDelay`, in decode order. With no extra delay frames pass at once.
+///
+/// The delay is read at each release, so when it shrinks held frames come out sooner (and when it
+/// grows they wait longer). At most `capacity` frames are held; beyond that the oldest goes out
+/// early rather than letting memory grow.
+///
+/// Sans-I/O and not thread-safe: owned by the video track's queue, which calls `release` when a
+/// frame is decoded and again at `nextDeadline`.
+public struct VideoRenderQueue<Frame: Sendable>: Sendable {
+  /// A frame due for rendering and how long it was held.
+  public struct Release: Sendable {
+    /// The frame.
+    public var frame: Frame
+    /// Time between decoding and release.
+    public var heldFor: Duration
+  }
+
+  /// Frames held at most (default 90: 3 s at 30 fps, beyond the 1 s sync cap).
+  public let capacity: Int
+  private var held: [(frame: Frame, decodedAt: ContinuousClock.Instant)] = []
+
+  /// Creates an empty queue holding at most `capacity` frames (at least 1).
+  public init(capacity: Int = 90) { self.capacity = max(1, capacity) }
+
+  /// Frames held now.
+  public var count: Int { held.count }
+
+  /// Holds `frame`, decoded at `now`.
+  public mutating func push(_ frame: Frame, decodedAt now: ContinuousClock.Instant) {
+    held.append((frame, now))
+  }
+
+  /// The frames due at `now` with `extraDelay`, oldest first (plus any over `capacity`).
+  public mutating func release(now: ContinuousClock.Instant, extraDelay: Duration) -> [Release] {
+    var out: [Release] = []
+    while let first = held.first, first.decodedAt + extraDelay <= now || held.count > capacity {
+      held.removeFirst()
+      out.append(Release(frame: first.frame, heldFor: now - first.decodedAt))
+    }
+    return out
+  }
+
+  /// When the oldest held frame is due with `extraDelay`; nil when nothing is held.
+  public func nextDeadline(extraDelay: Duration) -> ContinuousClock.Instant? {
+    held.first.map { $0.decodedAt + extraDelay }
+  }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import XCTest
+
+@testable import WCSMedia
+
+/// coturn (`turnserver`, installed by `scripts/install-deps.sh test`) on 127.0.0.1 for interop
+/// tests: long-term credentials `user`/`secret`, realm `wcs.test`, UDP only, relayed addresses
+/// on 127.0.0.1, loopback peers allowed, its log in a file the test can read. Stopped by
+/// `stop()` (also on deinit); the temporary directory is removed then.
+final class CoturnTestServer {
+  static let executable = "/usr/bin/turnserver"
+
+  /// The server as our TURN client and `PeerConnectionConfiguration.turnServers` take it.
+  let server: ICETURNServer
+  /// coturn's log (`--log-file`, `--simple-log`).
+  let logFile: URL
+  private let process: Process
+  private let directory: URL
+
+  /// One coturn usage report (`peer usage: ... rp=, rb=, sp=, sb=`), logged when an allocation
+  /// ends: packets/bytes the relay received from peers and sent to peers.
+  struct PeerUsage: Equatable {
+    var receivedPackets: Int
+    var receivedBytes: Int
+    var sentPackets: Int
+    var sentBytes: Int
+  }
+
+  /// Starts coturn on a free port. Throws `XCTSkip` when coturn is not installed. The server
+  /// may still be starting when this returns: TURN retransmissions cover that.
+  init() throws {
+    guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
+      throw XCTSkip("coturn is not installed (apt-get install coturn)")
+    }
+    // A free port: bind, read it, release it.
+    let port = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
+      .localAddress.port
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("wcs-turn-\(UInt32.random(in: 0 ... .max))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    logFile = directory.appendingPathComponent("turn.log")
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: Self.executable)
+    process.arguments = [
+      "-n", "-v", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
+      "--user=user:secret", "--realm=wcs.test", "--lt-cred-mech", "--no-tls", "--no-dtls",
+      "--allow-loopback-peers", "--no-cli", "--log-file=\(logFile.path)", "--simple-log",
+      "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    server = ICETURNServer(
+      address: ICETransportAddress(ip: .loopbackV4, port: port), username: "user",
+      password: "secret")
+    do {
+      try process.run()
+    } catch {
+      try? FileManager.default.removeItem(at: directory)
+      throw error
+    }
+  }
+
+  deinit { stop() }
+
+  /// Terminates coturn and removes its directory; calling it again is harmless.
+  func stop() {
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// The log so far ("" before coturn opened it).
+  var log: String {
+    (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+  }
+
+  /// The peer usage reports logged so far, oldest first.
+  var peerUsages: [PeerUsage] {
+    log.split(separator: "\n").compactMap { line -> PeerUsage? in
+      guard line.contains("peer usage:") else { return nil }
+      func value(_ name: String) -> Int? {
+        guard let range = line.range(of: " \(name)=") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+      }
+      guard let rp = value("rp"), let rb = value("rb"), let sp = value("sp"), let sb = value("sb")
+      else { return nil }
+      return PeerUsage(receivedPackets: rp, receivedBytes: rb, sentPackets: sp, sentBytes: sb)
+    }
+  }
+}
