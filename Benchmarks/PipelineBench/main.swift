@@ -22,6 +22,8 @@ let camera = VirtualCamera(
   width: PipelineSettings.width, height: PipelineSettings.height,
   frameRate: PipelineSettings.frameRate)
 let microphone = VirtualMicrophone()
+if arguments.first == "play-only" { try runPlayOnly(duration: duration) }
+if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
 
 func waitUntil(_ what: String, timeout: Double = 30, _ condition: () -> Bool) throws {
   let deadline = Date().addingTimeInterval(timeout)

@@ -1,4 +1,5 @@
 import CWebRTCCore
+import Foundation
 
 /// VP8 decoder (libvpx) producing I420 pictures, with corrupt-frame detection.
 ///
@@ -32,6 +33,21 @@ public final class VP8Decoder {
   ///   (truncated, not VP8, a delta frame before any key frame), `.corruptFrame` when libvpx decoded
   ///   it but flags the result corrupt. After either, ask the sender for a key frame.
   public func decode(_ frame: [UInt8]) throws(VP8Error) -> I420Image? {
+    try decode(frame, picture: Self.copy)
+  }
+
+  /// Decodes one complete VP8 frame (RFC 6386) into a `VideoFrame` with tightly packed planes
+  /// (copied once out of libvpx) and `timestampNs` 0; see `decode(_:)` for the result and
+  /// errors.
+  func decodeVideoFrame(_ frame: [UInt8]) throws(VP8Error) -> VideoFrame? {
+    try decode(frame, picture: Self.videoFrame)
+  }
+
+  /// `decode(_:)` with the copy out of libvpx's picture left to `picture` (nil: a format it
+  /// does not take).
+  private func decode<Picture>(_ frame: [UInt8], picture makePicture: (vpx_image_t) -> Picture?)
+    throws(VP8Error) -> Picture?
+  {
     guard !frame.isEmpty else { throw VP8Error(.invalidInput, message: "empty frame") }
     guard frame.count <= Int(UInt32.max) else {
       throw VP8Error(.invalidInput, message: "frame too large")
@@ -49,11 +65,40 @@ public final class VP8Decoder {
       throw VP8Error(.corruptFrame, message: "libvpx flagged the decoded frame corrupt")
     }
     var iterator: vpx_codec_iter_t? = nil
-    var picture: I420Image?
+    var picture: Picture?
     while let image = vpx_codec_get_frame(context, &iterator) {
-      picture = Self.copy(image.pointee)
+      picture = makePicture(image.pointee)
     }
     return picture
+  }
+
+  /// The picture as a `VideoFrame`: each plane copied row by row into a buffer of exactly
+  /// `width × rows` bytes that the `Data` takes over (no zero fill first, and no `Data`
+  /// bookkeeping per row).
+  private static func videoFrame(_ image: vpx_image_t) -> VideoFrame? {
+    guard image.fmt == VPX_IMG_FMT_I420 || image.fmt == VPX_IMG_FMT_YV12 else { return nil }
+    let width = Int(image.d_w)
+    let height = Int(image.d_h)
+    guard width > 0, height > 0 else { return nil }
+    let chromaWidth = (width + 1) / 2
+    let chromaHeight = (height + 1) / 2
+    func plane(_ pointer: UnsafeMutablePointer<UInt8>?, _ stride: Int32, _ w: Int, _ h: Int)
+      -> Data
+    {
+      guard let pointer, let buffer = malloc(w * h) else {
+        return Data(repeating: 128, count: w * h)
+      }
+      let rows = buffer.assumingMemoryBound(to: UInt8.self)
+      for row in 0..<h { (rows + row * w).initialize(from: pointer + row * Int(stride), count: w) }
+      return Data(bytesNoCopy: buffer, count: w * h, deallocator: .free)
+    }
+    let first = plane(image.planes.1, image.stride.1, chromaWidth, chromaHeight)
+    let second = plane(image.planes.2, image.stride.2, chromaWidth, chromaHeight)
+    let yv12 = image.fmt == VPX_IMG_FMT_YV12
+    return VideoFrame(
+      width: width, height: height, dataY: plane(image.planes.0, image.stride.0, width, height),
+      dataU: yv12 ? second : first, dataV: yv12 ? first : second, strideY: width,
+      strideU: chromaWidth, strideV: chromaWidth, timestampNs: 0)
   }
 
   private static func copy(_ image: vpx_image_t) -> I420Image? {

@@ -1,69 +1,95 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The thread that runs UDP sockets and protocol timers (ARCHITECTURE.md, "one event loop").
 ///
-/// Built on one serial `DispatchQueue` with Dispatch read sources for sockets and a single
-/// `DispatchSourceTimer` armed at the earliest deadline of its own timer heap. Dispatch was
-/// chosen over a hand-run `epoll_wait` thread because it needs only toolchain modules (Glibc
-/// does not export epoll, eventfd or timerfd, so a thread of our own would need new C shim
-/// declarations), it uses epoll underneath on Linux, and a serial queue gives the same
-/// guarantee a dedicated thread would: everything submitted to the loop runs one piece at a
-/// time, in order, with the memory effects of the previous piece visible. "On the loop" means
-/// "on this queue" (`inEventLoop`), not a fixed kernel thread.
+/// One dedicated thread per loop waits in `poll(2)` on the loop's sockets and a wake pipe, with
+/// the earliest deadline of its timer heap as the timeout; it then runs the work handed over by
+/// other threads, the due timers and the handlers of readable sockets, one piece at a time, in
+/// order. A packet therefore costs one wake-up of one thread. (An earlier version ran on a
+/// serial `DispatchQueue` with Dispatch read and timer sources: every datagram and every timer
+/// then woke Dispatch's manager thread, which re-armed epoll/timerfd and woke a worker thread,
+/// several system calls and two context switches per event, more CPU than the media itself.)
+/// `poll` needs only Glibc, so no C shim is involved.
 ///
-/// Timers use `ContinuousClock` (monotonic). Handlers run on the loop; they must not block.
+/// Timers use `ContinuousClock` (monotonic) and never fire early; `poll` counts in
+/// milliseconds, so they may fire up to about a millisecond late. Handlers run on the loop;
+/// they must not block.
 ///
-/// Thread safety: `execute`, `submit`, `inEventLoop` and `now()` may be called from any
-/// thread. `schedule`, `cancel` and everything about sockets must be called on the loop.
+/// Thread safety: `execute`, `submit`, `run`, `inEventLoop`, `now()` and `shutdown()` may be
+/// called from any thread. `schedule`, `cancel` and everything about sockets must be called on
+/// the loop.
 public final class EventLoop: @unchecked Sendable {
-  // @unchecked Sendable: every mutable property below is touched only on `queue` (checked by
-  // `assertInEventLoop`), which serializes access; the rest is immutable after `init`.
+  // @unchecked Sendable: the properties under "loop thread state" are touched only on the loop
+  // thread (checked by `assertInEventLoop`); `inbox` and `threadID` are synchronized; the rest
+  // is immutable after `init`.
 
   /// The process-wide loop every `PeerConnection` uses unless given another one.
   public static let shared = EventLoop(label: "WCSMedia.EventLoop.shared")
 
-  /// The queue label, for diagnostics.
+  /// The thread name, for diagnostics.
   public let label: String
   /// The monotonic clock timers run on.
   public let clock = ContinuousClock()
 
-  let queue: DispatchQueue
   /// One receive buffer for every socket of this loop: sockets read one datagram at a time on
   /// the loop, so they never need it at the same moment (no allocation per packet).
   let receiveBuffer: UnsafeMutableRawBufferPointer
 
-  private let key = DispatchSpecificKey<UInt8>()
-  private let timerSource: any DispatchSourceTimer
+  /// Work handed to the loop, and whether a wake byte is already on its way.
+  private struct Inbox {
+    var work: [@Sendable () -> Void] = []
+    var wakePending = false
+  }
+
+  private let inbox = Mutex(Inbox())
+  private let wake: EventLoopWakePipe
+  /// `pthread_self()` of the loop thread, 0 until it started.
+  private let threadID = Atomic<UInt>(0)
+
+  // MARK: loop thread state
   private var heap = TimerHeap()
   private var actions: [UInt64: () -> Void] = [:]
   private var nextTimerID: UInt64 = 0
-  private var armedDeadline: ContinuousClock.Instant?
   private var isShutDown = false
+  /// Readable-handlers of the watched descriptors.
+  private var watchers: [Int32: () -> Void] = [:]
+  private var watchersChanged = true
 
   /// The largest UDP payload over IPv4 (65,535 − 8 − 20), the size of the receive buffer.
   public static let maximumDatagramSize = 65_507
 
-  /// Creates a private loop (tests make their own; production code uses `shared`).
+  /// Creates a loop and starts its thread (tests make their own; production code uses
+  /// `shared`). The thread ends when the loop is deallocated.
   ///
-  /// - Parameter label: the Dispatch queue label.
+  /// - Parameter label: the thread name.
   public init(label: String = "WCSMedia.EventLoop") {
     self.label = label
-    queue = DispatchQueue(label: label, qos: .userInteractive)
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
-    timerSource = DispatchSource.makeTimerSource(queue: queue)
-    queue.setSpecific(key: key, value: 1)
-    timerSource.setEventHandler { [weak self] in self?.fireDueTimers() }
-    timerSource.resume()
+    wake = EventLoopWakePipe()
+    let reference = EventLoopReference(self)
+    let wake = wake
+    let name = String(label.prefix(15))  // the kernel keeps 15 bytes of a thread name
+    let thread = Thread {
+      Thread.current.name = name
+      Self.runThread(reference, wake: wake)
+    }
+    thread.start()
   }
 
   deinit {
-    timerSource.cancel()
     receiveBuffer.deallocate()
+    // The thread sees the loop gone when it wakes and ends; the pipe closes when neither
+    // holds it any more, so this write never meets a closed (or reused) descriptor.
+    wake.signal()
   }
 
   /// `true` when the caller runs on this loop.
-  public var inEventLoop: Bool { DispatchQueue.getSpecific(key: key) != nil }
+  public var inEventLoop: Bool {
+    let id = threadID.load(ordering: .acquiring)
+    return id != 0 && pthread_equal(id, pthread_self()) != 0
+  }
 
   /// Traps unless the caller runs on this loop (debug builds only; cheap checks in release
   /// would cost a thread-local lookup per packet).
@@ -77,22 +103,35 @@ public final class EventLoop: @unchecked Sendable {
 
   /// Runs `work` on the loop soon, after what is already queued. Callable from any thread.
   public func execute(_ work: @escaping @Sendable () -> Void) {
-    queue.async(execute: work)
+    let needsWake = inbox.withLock { inbox -> Bool in
+      inbox.work.append(work)
+      guard !inbox.wakePending else { return false }
+      inbox.wakePending = true
+      return true
+    }
+    if needsWake { wake.signal() }
   }
 
   /// Runs `body` on the loop and waits for its result; runs it inline when already on the
-  /// loop (so it never deadlocks on itself). Callable from any thread; rethrows `body`'s error.
-  public func submit<Result: Sendable>(_ body: () throws -> Result) rethrows -> Result {
+  /// loop (so it never deadlocks on itself). Callable from any thread; throws what `body`
+  /// throws.
+  public func submit<Value: Sendable, Failure: Error>(
+    _ body: () throws(Failure) -> Value
+  ) throws(Failure) -> Value {
     if inEventLoop { return try body() }
-    return try queue.sync(execute: body)
+    return try withoutActuallyEscaping(body) { escapable throws(Failure) -> Value in
+      let handOff = EventLoopHandOff(escapable)
+      execute { handOff.run() }
+      return try handOff.wait()
+    }
   }
 
   /// Runs `body` on the loop and resumes the caller with its result.
-  public func run<Result: Sendable>(
-    _ body: @escaping @Sendable () throws -> Result
-  ) async throws -> Result {
+  public func run<Value: Sendable>(
+    _ body: @escaping @Sendable () throws -> Value
+  ) async throws -> Value {
     try await withCheckedThrowingContinuation { continuation in
-      queue.async { continuation.resume(with: Swift.Result { try body() }) }
+      execute { continuation.resume(with: Result { try body() }) }
     }
   }
 
@@ -110,7 +149,6 @@ public final class EventLoop: @unchecked Sendable {
     guard !isShutDown else { return EventLoopTimer(id: id) }
     actions[id] = action
     heap.insert(TimerHeap.Entry(deadline: deadline, id: id))
-    if armedDeadline.map({ deadline < $0 }) ?? true { arm(deadline) }
     return EventLoopTimer(id: id)
   }
 
@@ -137,19 +175,87 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   /// Stops the loop's timers for good: pending ones never fire and new ones are ignored.
-  /// Sockets belong to their owners, who close them. Callable from any thread; waits for the
-  /// loop. Never call it on `shared`.
+  /// Work handed over with `execute` still runs and sockets are still served; they belong to
+  /// their owners, who close them. Callable from any thread; waits for the loop. Never call it
+  /// on `shared`.
   public func shutdown() {
     submit {
       isShutDown = true
       actions.removeAll()
       heap = TimerHeap()
-      timerSource.cancel()
+    }
+  }
+
+  // MARK: - Descriptors
+
+  /// Calls `handler` on the loop whenever `descriptor` is readable (level-triggered: until it
+  /// has been drained). Call on the loop.
+  func watch(_ descriptor: Int32, _ handler: @escaping () -> Void) {
+    assertInEventLoop()
+    watchers[descriptor] = handler
+    watchersChanged = true
+  }
+
+  /// Stops watching `descriptor`; it may be closed right after. Call on the loop.
+  func unwatch(_ descriptor: Int32) {
+    assertInEventLoop()
+    watchers[descriptor] = nil
+    watchersChanged = true
+  }
+
+  // MARK: - The thread
+
+  /// Turns until the loop is deallocated. The loop is held strongly only while it runs work,
+  /// not while the thread waits, so dropping the last reference ends the thread.
+  private static func runThread(_ reference: EventLoopReference, wake: EventLoopWakePipe) {
+    reference.loop?.threadID.store(UInt(pthread_self()), ordering: .releasing)
+    var descriptors: [pollfd] = []
+    var timeout: Int32 = 0
+    while true {
+      do {
+        guard let loop = reference.loop else { break }
+        timeout = loop.turn(&descriptors)
+      }
+      let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+      guard let loop = reference.loop else { break }
+      if ready > 0 { loop.serveReady(descriptors) }
+    }
+  }
+
+  /// Runs handed-over work and due timers, refreshes `descriptors` (the wake pipe first), and
+  /// returns the `poll` timeout in milliseconds (-1: none).
+  private func turn(_ descriptors: inout [pollfd]) -> Int32 {
+    let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
+      inbox.wakePending = false
+      defer { inbox.work.removeAll(keepingCapacity: true) }
+      return inbox.work
+    }
+    for item in work { item() }
+    fireDueTimers()
+    if watchersChanged {
+      watchersChanged = false
+      descriptors = [pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
+      for descriptor in watchers.keys.sorted() {
+        descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+      }
+    }
+    if wake.readDescriptor < 0 { return 1 }  // no wake pipe: look at the inbox every 1 ms
+    return pollTimeout()
+  }
+
+  /// Drains the wake pipe and calls the handlers of readable descriptors.
+  private func serveReady(_ descriptors: [pollfd]) {
+    for entry in descriptors where entry.revents != 0 {
+      if entry.fd == wake.readDescriptor {
+        wake.drain()
+      } else if let handler = watchers[entry.fd] {
+        handler()
+      }
     }
   }
 
   private func fireDueTimers() {
-    armedDeadline = nil
+    guard !heap.entries.isEmpty else { return }
     let now = clock.now
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself
     // for "now" cannot starve sockets.
@@ -159,24 +265,108 @@ public final class EventLoop: @unchecked Sendable {
       guard let action = actions.removeValue(forKey: top.id) else { continue }
       action()
     }
-    armEarliest()
   }
 
-  private func armEarliest() {
+  /// Milliseconds until the earliest live timer, rounded up so it never fires early; 0 when
+  /// one is due, -1 without timers.
+  private func pollTimeout() -> Int32 {
     while let top = heap.top, actions[top.id] == nil { heap.removeTop() }
-    guard let top = heap.top else { return }
-    arm(top.deadline)
+    guard let top = heap.top else { return -1 }
+    let delay = clock.now.duration(to: top.deadline)
+    guard delay > .zero else { return 0 }
+    let (seconds, attoseconds) = delay.components
+    // A day is the cap: deadlines further out are looked at again when the poll times out.
+    let microseconds = min(seconds, 86_400) * 1_000_000 + attoseconds / 1_000_000_000_000
+    return Int32(clamping: (microseconds + 999) / 1000)
+  }
+}
+
+/// The loop thread's weak hold on its loop.
+private final class EventLoopReference: Sendable {
+  weak let loop: EventLoop?
+
+  init(_ loop: EventLoop) { self.loop = loop }
+}
+
+/// `submit`'s hand-off: the body runs on the loop while the caller waits on `done`.
+private final class EventLoopHandOff<Value, Failure: Error>: @unchecked Sendable {
+  // @unchecked Sendable: `body` and `outcome` are written by the loop thread before `done` is
+  // signalled and read by the caller only after it waited for `done` (the semaphore orders the
+  // accesses); `body` does not escape `submit`, which waits for it.
+  private var body: (() throws(Failure) -> Value)?
+  private var outcome: Result<Value, Failure>?
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ body: @escaping () throws(Failure) -> Value) { self.body = body }
+
+  func run() {
+    outcome = evaluate()
+    done.signal()
   }
 
-  private func arm(_ deadline: ContinuousClock.Instant) {
-    guard !isShutDown else { return }
-    armedDeadline = deadline
-    let delay = clock.now.duration(to: deadline)
-    let (seconds, attoseconds) = delay.components
-    // A day is the cap: deadlines further out are re-armed when they come closer.
-    let nanoseconds = max(0, min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000)
-    timerSource.schedule(
-      deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)), repeating: .never,
-      leeway: .nanoseconds(0))
+  /// Runs the body once and lets go of it before the caller resumes: `withoutActuallyEscaping`
+  /// checks that nothing holds it any more (the inbox may still hold this hand-off).
+  private func evaluate() -> Result<Value, Failure>? {
+    guard let body else { return nil }
+    self.body = nil
+    do throws(Failure) {
+      return .success(try body())
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  func wait() throws(Failure) -> Value {
+    done.wait()
+    switch outcome {
+    case .success(let value): return value
+    case .failure(let error): throw error
+    case nil: preconditionFailure("EventLoop.submit resumed without running its body")
+    }
+  }
+}
+
+/// A non-blocking pipe that wakes the loop thread from `poll`.
+final class EventLoopWakePipe: Sendable {
+  /// The end `poll` watches; -1 when the pipe could not be made (the loop then polls every
+  /// millisecond).
+  let readDescriptor: Int32
+  private let writeDescriptor: Int32
+
+  init() {
+    var ends: [Int32] = [-1, -1]
+    if pipe(&ends) == 0 {
+      for end in ends {
+        _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+      }
+      readDescriptor = ends[0]
+      writeDescriptor = ends[1]
+    } else {
+      readDescriptor = -1
+      writeDescriptor = -1
+    }
+  }
+
+  /// Makes the read end readable (a full pipe is readable already).
+  func signal() {
+    guard writeDescriptor >= 0 else { return }
+    var byte: UInt8 = 1
+    _ = Glibc.write(writeDescriptor, &byte, 1)
+  }
+
+  /// Reads every pending byte.
+  func drain() {
+    guard readDescriptor >= 0 else { return }
+    var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+    while withUnsafeMutableBytes(
+      of: &bytes, { Glibc.read(readDescriptor, $0.baseAddress, $0.count) })
+      > 0
+    {}
+  }
+
+  deinit {
+    if readDescriptor >= 0 { Glibc.close(readDescriptor) }
+    if writeDescriptor >= 0 { Glibc.close(writeDescriptor) }
   }
 }

@@ -33,7 +33,6 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   public private(set) var isClosed = false
 
   private let descriptor: Int32
-  private let readSource: any DispatchSourceRead
   private var onDatagram: DatagramHandler?
   /// Datagrams read per readiness event before yielding to timers and other sockets.
   private static let readBudget = 64
@@ -78,16 +77,24 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     self.loop = loop
     self.descriptor = descriptor
     self.onDatagram = onDatagram
-    readSource = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: loop.queue)
-    readSource.setEventHandler { [weak self] in self?.readAvailable() }
-    // Closing the descriptor only after Dispatch stopped watching it avoids a reused number
-    // being watched by a stale source.
-    readSource.setCancelHandler { Glibc.close(descriptor) }
-    readSource.resume()
+    loop.watch(descriptor) { [weak self] in self?.readAvailable() }
   }
 
   deinit {
-    if !isClosed { readSource.cancel() }
+    guard !isClosed else { return }
+    // Closing the descriptor only after the loop stopped watching it (both on the loop
+    // thread) keeps a reused number from being served by a stale handler.
+    let loop = loop
+    let descriptor = descriptor
+    if loop.inEventLoop {
+      loop.unwatch(descriptor)
+      Glibc.close(descriptor)
+    } else {
+      loop.execute {
+        loop.unwatch(descriptor)
+        Glibc.close(descriptor)
+      }
+    }
   }
 
   /// Sends one datagram to `destination`. Call on the loop.
@@ -149,7 +156,8 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     guard !isClosed else { return }
     isClosed = true
     onDatagram = nil
-    readSource.cancel()
+    loop.unwatch(descriptor)
+    Glibc.close(descriptor)
   }
 
   private func readAvailable() {

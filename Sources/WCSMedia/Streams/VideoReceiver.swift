@@ -28,38 +28,15 @@ public final class VideoReceiver {
   }
 
   /// Render statistics.
-  public struct Statistics: Sendable, Equatable {
-    /// Frames decoded and handed out.
-    public var framesDecoded = 0
-    /// Key frames decoded.
-    public var keyFramesDecoded = 0
-    /// Frames skipped by the assembler (incomplete) or that failed to decode.
-    public var framesDropped = 0
-    /// Decode errors (libvpx rejected or flagged a frame corrupt).
-    public var decodeErrors = 0
-    /// Gaps of more than `freezeThreshold` between two rendered frames.
-    public var freezes = 0
-    /// Longest gap between two rendered frames, seconds.
-    public var longestGap: Double = 0
-    /// Packets the VP8 payload parser rejected.
-    public var malformedPackets = 0
-    /// Rendered frames per second from the first to the last frame.
-    public var framesPerSecond: Double = 0
-  }
+  public typealias Statistics = VideoDecodePipelineStatistics
 
   /// A gap between rendered frames longer than this counts as a freeze (500 ms, as WebRTC stats).
   public static let freezeThreshold: Double = 0.5
 
   /// Statistics so far.
-  public private(set) var statistics = Statistics()
+  public var statistics: Statistics { pipeline.statistics }
 
-  private var assembler: VP8FrameAssembler
-  private let decoder: VP8Decoder
-  private var waitingForKeyFrame = false
-  private var firstRenderAt: ContinuousClock.Instant?
-  private var lastRenderAt: ContinuousClock.Instant?
-  private var lastProgressAt: ContinuousClock.Instant?
-  private let stallTimeout: Duration
+  private let pipeline: VideoDecodePipeline<I420Image>
 
   /// Creates a receiver.
   ///
@@ -72,13 +49,87 @@ public final class VideoReceiver {
   /// - Throws: `VP8Error` when libvpx cannot create a decoder.
   public init(reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500)) throws(VP8Error)
   {
-    self.stallTimeout = stallTimeout
-    assembler = VP8FrameAssembler(reorderWindow: reorderWindow)
-    decoder = try VP8Decoder()
+    pipeline = try VideoDecodePipeline(
+      reorderWindow: reorderWindow, stallTimeout: stallTimeout
+    ) { decoder, data throws(VP8Error) in try decoder.decode(data) }
   }
 
   /// Takes packets released by the receive stream at `now` and decodes every frame they complete.
   public func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
+    let decoded = pipeline.handle(packets, now: now)
+    return Output(
+      frames: decoded.frames.map {
+        ReceivedVideoFrame(
+          image: $0.picture, rtpTimestamp: $0.rtpTimestamp, isKeyFrame: $0.isKeyFrame,
+          arrivalTime: $0.arrivalTime, renderTime: $0.renderTime)
+      }, needsKeyFrame: decoded.needsKeyFrame)
+  }
+}
+
+/// Render statistics of a `VideoReceiver`.
+public struct VideoDecodePipelineStatistics: Sendable, Equatable {
+  /// Frames decoded and handed out.
+  public var framesDecoded = 0
+  /// Key frames decoded.
+  public var keyFramesDecoded = 0
+  /// Frames skipped by the assembler (incomplete) or that failed to decode.
+  public var framesDropped = 0
+  /// Decode errors (libvpx rejected or flagged a frame corrupt).
+  public var decodeErrors = 0
+  /// Gaps of more than `freezeThreshold` between two rendered frames.
+  public var freezes = 0
+  /// Longest gap between two rendered frames, seconds.
+  public var longestGap: Double = 0
+  /// Packets the VP8 payload parser rejected.
+  public var malformedPackets = 0
+  /// Rendered frames per second from the first to the last frame.
+  public var framesPerSecond: Double = 0
+}
+
+/// `VideoReceiver`'s work with the picture type left open: `VideoReceiver` hands out
+/// `I420Image`s, the native play track decodes straight into the renderer's `VideoFrame`
+/// (one copy out of libvpx, and no picture allocated per frame only to be copied again).
+final class VideoDecodePipeline<Picture> {
+  /// A decoded picture with its timing (see `ReceivedVideoFrame`).
+  struct Frame {
+    var picture: Picture
+    var rtpTimestamp: UInt32
+    var isKeyFrame: Bool
+    var arrivalTime: ContinuousClock.Instant
+    var renderTime: ContinuousClock.Instant
+  }
+
+  /// What one call produced.
+  struct Output {
+    var frames: [Frame] = []
+    var needsKeyFrame = false
+  }
+
+  private(set) var statistics = VideoDecodePipelineStatistics()
+
+  private var assembler: VP8FrameAssembler
+  private let decoder: VP8Decoder
+  private let decodePicture: (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
+  private var waitingForKeyFrame = false
+  private var firstRenderAt: ContinuousClock.Instant?
+  private var lastRenderAt: ContinuousClock.Instant?
+  private var lastProgressAt: ContinuousClock.Instant?
+  private let stallTimeout: Duration
+
+  /// See `VideoReceiver.init`; `decodePicture` decodes one frame with the decoder (nil: not
+  /// shown).
+  init(
+    reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
+    decodePicture: @escaping (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
+  ) throws(VP8Error) {
+    self.stallTimeout = stallTimeout
+    self.decodePicture = decodePicture
+    assembler = VP8FrameAssembler(reorderWindow: reorderWindow)
+    decoder = try VP8Decoder()
+  }
+
+  /// See `VideoReceiver.handle`.
+  func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
     var output = Output()
     for received in packets {
       let packet = received.packet
@@ -116,14 +167,14 @@ public final class VideoReceiver {
       return
     }
     do {
-      guard let image = try decoder.decode(frame.data) else { return }
+      guard let picture = try decodePicture(decoder, frame.data) else { return }
       waitingForKeyFrame = false
       statistics.framesDecoded += 1
       if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
       if let lastRenderAt {
         let gap = (now - lastRenderAt).streamSeconds
         statistics.longestGap = max(statistics.longestGap, gap)
-        if gap > Self.freezeThreshold { statistics.freezes += 1 }
+        if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
       }
       firstRenderAt = firstRenderAt ?? now
       lastRenderAt = now
@@ -132,8 +183,8 @@ public final class VideoReceiver {
         if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
       }
       output.frames.append(
-        ReceivedVideoFrame(
-          image: image, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
+        Frame(
+          picture: picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
           arrivalTime: arrival, renderTime: now))
     } catch {
       // The reference chain is broken: later delta frames would decode to garbage.
@@ -144,3 +195,5 @@ public final class VideoReceiver {
     }
   }
 }
+
+extension VideoDecodePipeline.Frame: Sendable where Picture: Sendable {}

@@ -25,6 +25,9 @@ extension NativeMediaConnection {
     {
       transportFeedbackGenerator.onPacketReceived(
         transportSequenceNumber: sequenceNumber, arrivalTime: micros(now))
+      if request.direction == .play, let due = transportFeedbackGenerator.nextDeadline {
+        pollNoLaterThan(now + .microseconds(due - micros(now)))
+      }
     }
     if let rtx = rtxPayloadType, payloadType == rtx {
       // RTX (RFC 4588): the answer of a relay may carry no ssrc-group, so the repaired
@@ -56,12 +59,17 @@ extension NativeMediaConnection {
       }
       receivers[mediaSSRC] = entry
     }
-    guard var entry = receivers[mediaSSRC] else { return }
-    entry.lastPacketAt = now
-    if entry.isVideo { videoBytes += UInt64(bytes.count) }
-    let result = entry.stream.receive(packet, now: now)
-    receivers[mediaSSRC] = entry
-    if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
+    // The entry is mutated in place through the dictionary: a copy would share the storage
+    // of the jitter buffer, NACK generator and statistics, and mutating it would copy all of
+    // that for every packet (copy-on-write).
+    guard let isVideo = receivers[mediaSSRC]?.isVideo else { return }
+    receivers[mediaSSRC]?.lastPacketAt = now
+    if isVideo { videoBytes += UInt64(bytes.count) }
+    guard let result = receivers[mediaSSRC]?.stream.receive(packet, now: now) else { return }
+    if case .success(let output) = result { deliver(output, isVideo: isVideo, now: now) }
+    if request.direction == .play, let due = receivers[mediaSSRC]?.stream.nextDeadline {
+      pollNoLaterThan(due)
+    }
   }
 
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
@@ -101,6 +109,9 @@ extension NativeMediaConnection {
   func requestKeyFrameFromSender() {
     for key in Array(receivers.keys) where receivers[key]?.isVideo == true {
       receivers[key]?.stream.requestKeyFrame()
+      if request.direction == .play, let due = receivers[key]?.stream.nextDeadline {
+        pollNoLaterThan(due)
+      }
     }
   }
 }

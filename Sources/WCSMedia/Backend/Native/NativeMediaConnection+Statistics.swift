@@ -4,21 +4,62 @@ import Foundation
 extension NativeMediaConnection {
   // MARK: - Timers and statistics
 
+  /// Publish polls every 10 ms; play polls when something falls due (a jitter-buffer
+  /// release, a NACK, a PLI, a receiver report, transport feedback), so a played stream wakes
+  /// the loop about once per frame instead of 100 times a second.
   func schedulePoll() {
-    pollTimer = loop.schedule(after: .milliseconds(10)) { [weak self] in
+    let now = loop.now()
+    guard request.direction == .play else {
+      armPoll(at: now + Self.publishPollInterval)
+      return
+    }
+    armPoll(at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval))
+  }
+
+  /// Play: re-arms the poll when `deadline` comes before the armed one. Call on the loop.
+  func pollNoLaterThan(_ deadline: ContinuousClock.Instant) {
+    guard let pollAt, deadline < pollAt else { return }
+    armPoll(at: deadline)
+  }
+
+  private func armPoll(at deadline: ContinuousClock.Instant) {
+    if let pollTimer { loop.cancel(pollTimer) }
+    pollAt = deadline
+    pollTimer = loop.schedule(at: deadline) { [weak self] in
       guard let self, !self.closed else { return }
+      self.pollTimer = nil
+      self.pollAt = nil
       self.poll()
       self.schedulePoll()
     }
   }
 
+  /// The earliest deadline of the receive streams and the feedback generator, capped so the
+  /// bitrate window and anything without a deadline of its own still advance.
+  private func nextPollDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    var next = now + Self.maximumPollInterval
+    for entry in receivers.values { next = min(next, entry.stream.nextDeadline) }
+    if transportWideCCID != nil, let due = transportFeedbackGenerator.nextDeadline {
+      next = min(next, now + .microseconds(due - micros(now)))
+    }
+    return next
+  }
+
+  /// The publish side's fixed poll period.
+  static var publishPollInterval: Duration { .milliseconds(10) }
+  /// Floor between play polls, so a deadline that stays in the past cannot spin the loop.
+  static var minimumPollInterval: Duration { .milliseconds(2) }
+  /// Ceiling between play polls.
+  static var maximumPollInterval: Duration { .milliseconds(100) }
+
   func poll() {
     let now = loop.now()
     for key in Array(receivers.keys) {
-      guard var entry = receivers[key] else { continue }
-      let output = entry.stream.poll(now: now)
-      receivers[key] = entry
-      deliver(output, isVideo: entry.isVideo, now: now)
+      // In place, as in `receiveRTP` (a copy would make the poll copy the stream's storage).
+      guard let isVideo = receivers[key]?.isVideo,
+        let output = receivers[key]?.stream.poll(now: now)
+      else { continue }
+      deliver(output, isVideo: isVideo, now: now)
     }
     if var stream = videoSend {
       let output = stream.poll(now: now)

@@ -70,6 +70,10 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// Lip sync of the played audio and video (play with both, `synchronizesPlayout`).
   var playoutSync: PlayoutSync?
   var pollTimer: EventLoopTimer?
+  /// When `pollTimer` fires (play: a packet whose stream falls due earlier re-arms it).
+  var pollAt: ContinuousClock.Instant?
+  /// Drives the audio receive track's playout turns.
+  var audioPlayoutTimer: EventLoopTimer?
   var counters = MediaConnectionStats()
   var extra = DetailedStatistics()
   var rateWindow: (start: ContinuousClock.Instant, bytes: UInt64)?
@@ -245,11 +249,26 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     mediaStarted = true
     videoSource?.start()
     audioSource?.start()
-    audioReceiveTrack?.start()
+    if let track = audioReceiveTrack {
+      track.start()
+      scheduleAudioPlayout(at: loop.now())
+    }
     videoTrack?.requestKeyFrame()
   }
 
+  /// Runs a playout turn of the audio receive track at `deadline` and at each turn it asks
+  /// for next. Call on the loop.
+  func scheduleAudioPlayout(at deadline: ContinuousClock.Instant) {
+    audioPlayoutTimer = loop.schedule(at: deadline) { [weak self] in
+      guard let self, !self.closed, let track = self.audioReceiveTrack else { return }
+      track.playDue()
+      self.scheduleAudioPlayout(at: track.nextTurn(after: self.loop.now()))
+    }
+  }
+
   func stopMedia() {
+    if let audioPlayoutTimer { loop.cancel(audioPlayoutTimer) }
+    audioPlayoutTimer = nil
     videoSource?.stop()
     audioSource?.stop()
     audioReceiveTrack?.stop()
@@ -263,6 +282,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     closed = true
     if let pollTimer { loop.cancel(pollTimer) }
     pollTimer = nil
+    pollAt = nil
     if let pacerTimer { loop.cancel(pacerTimer) }
     pacerTimer = nil
     pacer = nil

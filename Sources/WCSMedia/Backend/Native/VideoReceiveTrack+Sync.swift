@@ -5,7 +5,7 @@ import Dispatch
 /// to the connection's `PlayoutSync`. Without a `PlayoutSync` frames pass straight through.
 extension VideoReceiveTrack {
   /// Renders decoded `frames`, now or after the sync delay. On `queue`.
-  func present(_ frames: [ReceivedVideoFrame]) {
+  func present(_ frames: [VideoDecodePipeline<VideoFrame>.Frame]) {
     guard let renderer else { return }
     guard let playoutSync else {
       for frame in frames { renderer.render(Self.videoFrame(frame)) }
@@ -40,8 +40,10 @@ extension VideoReceiveTrack {
     }
   }
 
-  static func videoFrame(_ frame: ReceivedVideoFrame) -> VideoFrame {
-    VideoFrame(frame.image, timestampNs: Int64(frame.rtpTimestamp) * 100_000 / 9)
+  static func videoFrame(_ frame: VideoDecodePipeline<VideoFrame>.Frame) -> VideoFrame {
+    var picture = frame.picture
+    picture.timestampNs = Int64(frame.rtpTimestamp) * 100_000 / 9
+    return picture
   }
 }
 

@@ -10,14 +10,14 @@ final class VideoReceiveTrack: @unchecked Sendable {
   // on `queue` only; `statistics` sits behind a mutex.
 
   let queue = DispatchQueue(label: "WCSMedia.VideoReceiveTrack", qos: .userInitiated)
-  private let receiver: VideoReceiver
+  private let receiver: VideoDecodePipeline<VideoFrame>
   let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoReceiver.Statistics())
   let stopped = Mutex(false)
   // A/V sync (VideoReceiveTrack+Sync.swift).
   let playoutSync: PlayoutSync?
-  var renderQueue = VideoRenderQueue<ReceivedVideoFrame>()
+  var renderQueue = VideoRenderQueue<VideoDecodePipeline<VideoFrame>.Frame>()
   var releaseScheduled = false
 
   /// - Parameter onKeyFrameNeeded: called (on the queue) when the picture is lost; the owner
@@ -26,7 +26,10 @@ final class VideoReceiveTrack: @unchecked Sendable {
     renderer: (any VideoRenderer)?, playoutSync: PlayoutSync? = nil,
     onKeyFrameNeeded: @escaping @Sendable () -> Void
   ) throws(VP8Error) {
-    receiver = try VideoReceiver()
+    // Straight into the renderer's frame type: one copy out of libvpx per picture.
+    receiver = try VideoDecodePipeline { decoder, data throws(VP8Error) in
+      try decoder.decodeVideoFrame(data)
+    }
     self.renderer = renderer
     self.playoutSync = playoutSync
     self.onKeyFrameNeeded = onKeyFrameNeeded
@@ -74,23 +77,41 @@ public final class PlayoutAudioCallbackSink: PlayoutAudioSink {
 }
 
 /// The decode side of one played audio track: packets → Opus decode with FEC/PLC and 20 ms
-/// pull playout (`AudioReceiver`) → a `PlayoutAudioSink`. Runs on its own serial queue.
+/// playout (`AudioReceiver`) → the `PlayoutAudioSink`s. Runs on its own serial queue.
+///
+/// The owner's clock drives playout: packets wait in an inbox (no hop per packet) and each
+/// `playDue()` runs one turn on the queue that takes them and plays every frame due. The owner
+/// calls it at `nextTurn(after:)`, which follows the receiver's 20 ms frame schedule, so a
+/// frame plays when it is due and the queue wakes once per frame (a free-running 10 ms tick
+/// on its own timer woke it and Dispatch's timer thread 100 times a second, and every packet
+/// woke it once more).
 final class AudioReceiveTrack: @unchecked Sendable {
   // @unchecked Sendable: `receiver` (and the A/V sync `delayLine`, `syncTarget`) is used on
-  // `queue` only; `statistics` sits behind a mutex.
+  // `queue` only; `stats`, `inbox`, `published` and `stopped` sit behind mutexes.
 
   let queue = DispatchQueue(label: "WCSMedia.AudioReceiveTrack", qos: .userInitiated)
   private let receiver: AudioReceiver
   private let sinks: @Sendable () -> [any PlayoutAudioSink]
   private let stats = Mutex(AudioReceiver.Statistics())
-  private let ticker: QueueTicker
+  /// Packets handed over since the last turn.
+  private let inbox = Mutex<[ReceivedRTPPacket]>([])
+  /// The receiver's next frame time after the last turn; nil while playout is stopped.
+  private let published = Mutex<ContinuousClock.Instant?>(nil)
+  private let stopped = Mutex(true)
+  private let key = DispatchSpecificKey<Int>()
   private let clock = ContinuousClock()
   // A/V sync (VideoReceiveTrack+Sync.swift).
   let playoutSync: PlayoutSync?
   var delayLine = AudioDelayLine()
   var syncTarget: Duration = .zero
 
-  /// - Parameter sinks: read for every pull, so muting or replacing the process sink or the
+  /// One Opus frame (the receiver plays 20 ms frames).
+  static let frameInterval: Duration = .milliseconds(20)
+  /// Packets the inbox holds at most (10 s of 20 ms frames); older ones are dropped, as they
+  /// would be late anyway.
+  static let inboxLimit = 500
+
+  /// - Parameter sinks: read for every turn, so muting or replacing the process sink or the
   ///   sound output applies at once; empty drops the blocks.
   init(
     channels: Int, playoutSync: PlayoutSync? = nil,
@@ -99,31 +120,56 @@ final class AudioReceiveTrack: @unchecked Sendable {
     receiver = try AudioReceiver(channels: channels)
     self.playoutSync = playoutSync
     self.sinks = sinks
-    ticker = QueueTicker(queue: queue, interval: .milliseconds(10))
+    queue.setSpecific(key: key, value: 1)
   }
 
   /// Decoder counters.
   var statistics: AudioReceiver.Statistics { stats.withLock { $0 } }
 
-  /// Starts the playout clock.
-  func start() {
-    ticker.start { [self] in self.pull() }
+  /// Starts playout: later turns play.
+  func start() { stopped.withLock { $0 = false } }
+
+  /// Stops playout; returns once a turn already running finished (unless called on the queue).
+  func stop() {
+    stopped.withLock { $0 = true }
+    if DispatchQueue.getSpecific(key: key) == nil { queue.sync {} }
   }
 
-  /// Stops playout.
-  func stop() { ticker.stop() }
-
-  /// Queues packets for playout. Callable from any thread.
+  /// Hands packets over for the next turn. Callable from any thread.
   func handle(_ packets: [ReceivedRTPPacket]) {
     guard !packets.isEmpty else { return }
-    queue.async {
-      for packet in packets { self.receiver.insert(packet) }
+    inbox.withLock { inbox in
+      inbox += packets
+      if inbox.count > Self.inboxLimit { inbox.removeFirst(inbox.count - Self.inboxLimit) }
     }
   }
 
-  private func pull() {
+  /// Runs one turn on the queue: inserts the packets handed over and plays every frame due.
+  /// Callable from any thread.
+  func playDue() {
+    queue.async { self.turn() }
+  }
+
+  /// When the next turn should run, seen at `now`: the receiver's next frame, or the first
+  /// 20 ms slot of its schedule after `now` when that is past (the turn just started has not
+  /// published yet); `now + 20 ms` while playout is stopped (to pick up the first packets).
+  func nextTurn(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    guard let due = published.withLock({ $0 }) else { return now + Self.frameInterval }
+    guard due <= now else { return due }
+    let slots = Int((now - due) / Self.frameInterval) + 1
+    return due + Self.frameInterval * slots
+  }
+
+  private func turn() {
+    guard !stopped.withLock({ $0 }) else { return }
+    let packets = inbox.withLock { inbox -> [ReceivedRTPPacket] in
+      defer { inbox.removeAll(keepingCapacity: true) }
+      return inbox
+    }
+    for packet in packets { receiver.insert(packet) }
     let frames = synchronized(receiver.pull(now: clock.now))
     stats.withLock { $0 = receiver.statistics }
+    published.withLock { $0 = receiver.nextDeadline }
     guard !frames.isEmpty else { return }
     let sinks = sinks()
     guard !sinks.isEmpty else { return }

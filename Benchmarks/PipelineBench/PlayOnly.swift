@@ -1,0 +1,57 @@
+import Foundation
+import WCSMedia
+
+// Profiling the play path (the wall-clock CPU of part 2 is noisy on a shared machine; the
+// share of libvpx/libopus in the play process's own samples is not):
+//   swift run -c release PipelineBench play-only 22 &   # prints its pid, measures 22 s
+//   perf record -e cpu-clock -F 4000 -g -p <pid> -o play.data -- sleep 8
+//   perf report -i play.data --no-children --sort dso     # libvpx/libopus vs the rest
+//   perf stat -e task-clock,context-switches,page-faults -p <pid> -- sleep 5
+//   strace -c -f -p <pid>                                 # syscalls (wake-ups) per second
+// and the same on `decode-only`, whose samples are ~95 % libvpx/libopus: the play path's CPU
+// beyond raw decoding is about (raw share / play share) - 1, counting libvpx, libopus and the
+// copy out of libvpx (VP8Decoder) as decoding. Callgrind is not used: its slowdown (tens of
+// times) would keep the player from decoding 30 pictures a second in real time, which changes
+// what the play path does (late packets, key-frame requests).
+
+/// `PipelineBench play-only [seconds]`: only the play path (one player of the child
+/// publisher) for `span` seconds, then prints its CPU per decoded picture.
+func runPlayOnly(duration span: Double) throws -> Never {
+  let loop = EventLoop(label: "PipelineBench.play")
+  let backend = NativeMediaBackend(
+    configuration: NativeMediaBackend.Configuration(loop: loop, peerConnection: .loopback))
+  let publisher = try PeerProcess(mode: "peer-publisher")
+  let player = try addPlayer(backend: backend, peer: publisher)
+  try waitUntil("player renders") { player.renderer.count.withLock { $0 } >= 30 }
+  Thread.sleep(forTimeInterval: 1)
+  let before = statistics(player.connection)
+  let cpuStart = processCPUSeconds()
+  print("play-only: measuring \(Int(span)) s (pid \(getpid()))")
+  Thread.sleep(forTimeInterval: span)
+  let cpu = processCPUSeconds() - cpuStart
+  let after = statistics(player.connection)
+  let decoded = after.framesDecoded - before.framesDecoded
+  print(
+    "play-only: \(decoded) pictures, \(seconds(cpu)) CPU, \(milliseconds(cpu / Double(max(1, decoded)))) per picture"
+  )
+  player.connection.close()
+  publisher.stop()
+  loop.shutdown()
+  exit(0)
+}
+
+/// `PipelineBench decode-only [seconds]`: only the raw loop of part 2 (VP8Decoder +
+/// OpusDecoder over the same encoded stream, paced in real time) for `span` seconds, for the
+/// same profilers, so their figures for the play path have a baseline.
+func runDecodeOnly(duration span: Double) throws -> Never {
+  let warmUp = 30
+  let stream = try encodedStream(
+    frames: warmUp + Int(span) * PipelineSettings.frameRate, audio: Int(span) * 50)
+  print("decode-only: measuring \(Int(span)) s (pid \(getpid()))")
+  let cpu = try measureRawDecode(stream, warmUp: warmUp, paced: true)
+  let pictures = stream.video.count - warmUp
+  print(
+    "decode-only: \(pictures) pictures, \(seconds(cpu)) CPU, \(milliseconds(cpu / Double(max(1, pictures)))) per picture"
+  )
+  exit(0)
+}
