@@ -424,6 +424,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       case .unanswerableOffer(let reason): return RelayAnswerError.offer(reason).info
       case .iceFailed: return "Failed by ICE timeout"
       case .dtls: return "Failed by DTLS error"
+      // The client's own SDP is at fault: say so rather than "internal error".
+      case .sdp, .incompatibleSetup: return WCSStreamInfo.malformedOffer
       default: return WCSStreamInfo.failedByInternalError
       }
     }
