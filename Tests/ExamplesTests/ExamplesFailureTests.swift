@@ -53,6 +53,31 @@ final class ExamplesFailureTests: XCTestCase {
     XCTAssertLessThan(wallTime, 30, result.output)
   }
 
+  /// A stream option the SDK refuses (`createStream` throws `WCSError.invalidOption`) fails the
+  /// publish with that reason and ends the run at once (it used to print "Failed to publish"
+  /// with no reason and wait 20 s for a PUBLISHING that never comes).
+  func testStreamerEndsPromptlyWhenTheSDKRefusesAnOption() throws {
+    var configuration = WCSLocalServer.Configuration()
+    configuration.wsPort = 0
+    configuration.httpPort = 0
+    configuration.recordsDirectory = try ExampleRunner.temporaryDirectory("refused-records")
+    configuration.logSink = { _ in }
+    let server = try WCSLocalServer.start(configuration)
+    defer { server.stop() }
+    let started = Date()
+    let result = try ExampleRunner.run(
+      "Streamer",
+      ["--url", server.wsURL, "--stream", "refused", "--fps", "100000", "--duration", "60"],
+      timeout: 50)
+    let wallTime = Date().timeIntervalSince(started)
+    XCTAssertEqual(result.status, 1, result.output)
+    let failure = try XCTUnwrap(result.summary["FAILED"], result.output)
+    XCTAssertTrue(failure.hasPrefix("publish refused FAILED: "), failure)
+    XCTAssertTrue(failure.contains("frameRate") || failure.contains("fps"), failure)
+    XCTAssertEqual(result.summary["Time to PUBLISHING"], "never")
+    XCTAssertLessThan(wallTime, 15, result.output)
+  }
+
   /// The server dies while Streamer publishes and Player plays (60-second runs): the SDK fails
   /// both streams (`Stopped by session disconnect`) and both examples end at once with that
   /// reason.
