@@ -32,6 +32,13 @@ public enum ExampleMedia {
     (try? MediaFileReader(path: path, decodeVideo: false, decodeAudio: false))?.duration
   }
 
+  /// Which kinds of stream a media file has (`nil` when it cannot be read), so that an example
+  /// asks only for tracks the file can give (a video-only file has no microphone to open).
+  public static func fileTracks(_ path: String) -> (video: Bool, audio: Bool)? {
+    guard let info = (try? MediaFileReader(path: path))?.info else { return nil }
+    return (info.video != nil, info.audio != nil)
+  }
+
   /// Creates `directory` (and parents) when missing.
   public static func makeDirectory(_ directory: String) throws(ExampleError) {
     do {
