@@ -121,8 +121,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
     options.name = name
     if let file = arguments.string("file") {
       let constraints = FPWCSApi2MediaConstraints(audio: true, video: true)
-      constraints?.video?.deviceID = ExampleMedia.fileDeviceID(file)
-      constraints?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
+      ExampleMedia.useFile(file, in: constraints)
       options.constraints = constraints
     }
     guard let source = try? rSession?.createStream(options) else { return }

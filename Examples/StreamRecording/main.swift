@@ -82,8 +82,7 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
     options.constraints = FPWCSApi2MediaConstraints(
       audio: true, videoWidth: width, videoHeight: height, videoFps: fps)
     if let file {
-      options.constraints?.video?.deviceID = ExampleMedia.fileDeviceID(file)
-      options.constraints?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
+      ExampleMedia.useFile(file, in: options.constraints)
     }
     let stream: FPWCSApi2Stream
     do {

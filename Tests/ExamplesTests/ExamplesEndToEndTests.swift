@@ -199,6 +199,27 @@ final class ExamplesEndToEndTests: XCTestCase {
     XCTAssertGreaterThan(number(published.summary, "Frames sent") ?? 0, 30)
   }
 
+  /// Player's test stream from a clip without sound: published video only (it used to fail on
+  /// the file's missing microphone), played, no audio blocks.
+  func testPlayerPlaysAVideoOnlyFile() throws {
+    let ffmpeg = try XCTUnwrap(RecordFile.findExecutable("ffmpeg"), "no ffmpeg")
+    let out = try ExampleRunner.temporaryDirectory("player-video-only")
+    let clip = out + "/video-only.webm"
+    let maker = Process()
+    maker.executableURL = URL(fileURLWithPath: ffmpeg)
+    maker.arguments = [
+      "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "2", clip,
+    ]
+    try maker.run()
+    maker.waitUntilExit()
+    XCTAssertEqual(maker.terminationStatus, 0, "ffmpeg made \(clip)")
+    let result = try ExampleRunner.run(
+      "Player", ["--file", clip, "--duration", "2", "--out", out])
+    assertSucceeded(result)
+    XCTAssertGreaterThan(number(result.summary, "Frames received and decoded") ?? 0, 10)
+    XCTAssertEqual(number(result.summary, "Audio blocks played"), 0, result.output)
+  }
+
   /// ScreenCapturer under Xvfb: the screen is published, with a separate audio stream, and
   /// played back.
   func testScreenCapturerPublishesXvfbScreen() throws {
