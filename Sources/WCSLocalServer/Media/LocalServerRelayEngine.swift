@@ -419,6 +419,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   /// FAILED `info` for an error (wcs-protocol.md §5.2 wording where there is one).
   static func reason(_ error: any Error) -> String {
     if let error = error as? RelayAnswerError { return error.info }
+    if error is SDPParseError { return WCSStreamInfo.malformedOffer }
     if let error = error as? PeerConnectionError {
       switch error {
       case .unanswerableOffer(let reason): return RelayAnswerError.offer(reason).info

@@ -153,5 +153,6 @@ final class RelayCoreTests: XCTestCase {
     XCTAssertEqual(
       LocalServerRelayEngine.reason(PeerConnectionError.incompatibleSetup(reason: "both active")),
       "Malformed SDP offer")
+    XCTAssertEqual(LocalServerRelayEngine.reason(SDPParseError.empty), "Malformed SDP offer")
   }
 }
