@@ -78,6 +78,27 @@ final class ExamplesFailureTests: XCTestCase {
     XCTAssertLessThan(wallTime, 15, result.output)
   }
 
+  /// `--speaker` with no sound system (PulseAudio's socket missing, and on this machine no ALSA
+  /// card): the reason is one status line, the stream plays on, and libasound prints nothing of
+  /// its own ("ALSA lib pcm.c:...: Unknown PCM default").
+  func testSpeakerWithoutASoundSystemSaysSoOnceAndPlaysOn() throws {
+    let previous = ProcessInfo.processInfo.environment["PULSE_SERVER"]
+    setenv("PULSE_SERVER", "unix:/nonexistent/wcs-no-pulse", 1)
+    defer {
+      if let previous { setenv("PULSE_SERVER", previous, 1) } else { unsetenv("PULSE_SERVER") }
+    }
+    let out = try ExampleRunner.temporaryDirectory("no-speaker")
+    let result = try ExampleRunner.run(
+      "Player", ["--speaker", "--duration", "2", "--out", out], timeout: 50)
+    XCTAssertEqual(result.status, 0, result.output)
+    XCTAssertEqual(result.summary["Result"], "OK", result.output)
+    XCTAssertFalse(result.output.contains("ALSA lib"), result.output)
+    let speakerLines = result.output.split(separator: "\n").filter {
+      $0.contains("sound output")
+    }
+    XCTAssertEqual(speakerLines.count, 1, result.output)
+  }
+
   /// The server dies while Streamer publishes and Player plays (60-second runs): the SDK fails
   /// both streams (`Stopped by session disconnect`) and both examples end at once with that
   /// reason.
