@@ -99,6 +99,18 @@ final class ExamplesFailureTests: XCTestCase {
     XCTAssertEqual(speakerLines.count, 1, result.output)
   }
 
+  /// A `--camera` that matches no listed device is refused by the engine with its name (it used
+  /// to fall back to the default camera silently and publish that).
+  func testMediaDevicesRefusesAnUnknownCamera() throws {
+    let out = try ExampleRunner.temporaryDirectory("unknown-camera")
+    let result = try ExampleRunner.run(
+      "MediaDevices", ["--camera", "no-such-camera", "--duration", "30", "--out", out],
+      timeout: 50)
+    XCTAssertEqual(result.status, 1, result.output)
+    let failure = try XCTUnwrap(result.summary["FAILED"], result.output)
+    XCTAssertTrue(failure.contains("unknown camera no-such-camera"), failure)
+  }
+
   /// The server dies while Streamer publishes and Player plays (60-second runs): the SDK fails
   /// both streams (`Stopped by session disconnect`) and both examples end at once with that
   /// reason.
