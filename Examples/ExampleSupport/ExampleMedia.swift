@@ -32,6 +32,24 @@ public enum ExampleMedia {
     (try? MediaFileReader(path: path, decodeVideo: false, decodeAudio: false))?.duration
   }
 
+  /// Which kinds of stream a media file has (`nil` when it cannot be read), so that an example
+  /// asks only for tracks the file can give (a video-only file has no microphone to open).
+  public static func fileTracks(_ path: String) -> (video: Bool, audio: Bool)? {
+    guard let info = (try? MediaFileReader(path: path))?.info else { return nil }
+    return (info.video != nil, info.audio != nil)
+  }
+
+  /// Points `constraints` at the file at `path` (video as the camera, audio as the microphone)
+  /// and leaves out the kind the file does not have, so a video-only clip publishes video only
+  /// instead of failing on a microphone it cannot open.
+  public static func useFile(_ path: String, in constraints: FPWCSApi2MediaConstraints?) {
+    constraints?.video?.deviceID = fileDeviceID(path)
+    constraints?.audio?.deviceID = fileDeviceID(path)
+    guard let tracks = fileTracks(path), tracks.video || tracks.audio else { return }
+    if !tracks.audio { constraints?.audio = nil }
+    if !tracks.video { constraints?.video = nil }
+  }
+
   /// Creates `directory` (and parents) when missing.
   public static func makeDirectory(_ directory: String) throws(ExampleError) {
     do {

@@ -15,6 +15,16 @@ extension ExampleLog {
     mark("session " + status, detail: text)
   }
 
+  /// Prints and marks a stream that the SDK refused before it reached the server
+  /// (`createStream`, `publish()` or `play()` threw, e.g. `WCSError.invalidOption`) as FAILED:
+  /// `publish stream1 FAILED: <error>` (event `"publish FAILED"`), so the run ends at once
+  /// with that reason like any other FAILED stream.
+  public func streamRefused(_ role: String, _ name: String, _ error: any Error) {
+    let text = "\(role) \(name) FAILED: \(error)"
+    line(text)
+    mark(role + " FAILED", detail: text)
+  }
+
   /// Prints and marks a stream status: `publish stream1 PUBLISHING` (event
   /// `"publish PUBLISHING"`); failures carry the readable reason of the iOS examples.
   public func stream(_ role: String, _ stream: FPWCSApi2Stream?) {

@@ -59,12 +59,16 @@ func localMediaConstraints(_ settings: Settings, _ devices: FPWCSApi2MediaDevice
     audio.useFEC = settings.audioFEC
     audio.useStereo = settings.audioStereo
     audio.bitrate = settings.audioBitrate
-    audio.deviceID = find(settings.microphone, in: devices?.audio ?? [])?.deviceID
+    // A name that matches no listed device goes to the engine as an id, which refuses it with
+    // its reason, rather than silently becoming the default device.
+    audio.deviceID =
+      find(settings.microphone, in: devices?.audio ?? [])?.deviceID
+      ?? settings.microphone
     ret.audio = audio
   }
   if settings.videoSend {
     let video = FPWCSApi2VideoConstraints()
-    video.deviceID = find(settings.camera, in: devices?.video ?? [])?.deviceID
+    video.deviceID = find(settings.camera, in: devices?.video ?? [])?.deviceID ?? settings.camera
     video.minWidth = settings.videoWidth
     video.maxWidth = video.minWidth
     video.minHeight = settings.videoHeight

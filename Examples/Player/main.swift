@@ -80,8 +80,12 @@ func runPlayer(_ argv: [String]) -> Int32 {
     let options = FPWCSApi2StreamOptions()
     options.name = name
     options.display = remoteDisplay
-    guard let stream = try? session?.createStream(options) else {
-      log.line("Failed to play")
+    let stream: FPWCSApi2Stream
+    do {
+      guard let created = try session?.createStream(options) else { return }
+      stream = created
+    } catch {
+      log.streamRefused("play", name, error)
       return
     }
     stream.on(.fpwcsStreamStatusPlaying) { rStream in
@@ -103,7 +107,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
     do {
       try stream.play()
     } catch {
-      log.line("Failed to play: \(error)")
+      log.streamRefused("play", name, error)
     }
   }
   session.on(.fpwcsSessionStatusEstablished) { rSession in
@@ -117,8 +121,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
     options.name = name
     if let file = arguments.string("file") {
       let constraints = FPWCSApi2MediaConstraints(audio: true, video: true)
-      constraints?.video?.deviceID = ExampleMedia.fileDeviceID(file)
-      constraints?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
+      ExampleMedia.useFile(file, in: constraints)
       options.constraints = constraints
     }
     guard let source = try? rSession?.createStream(options) else { return }

@@ -82,11 +82,14 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
     options.constraints = FPWCSApi2MediaConstraints(
       audio: true, videoWidth: width, videoHeight: height, videoFps: fps)
     if let file {
-      options.constraints?.video?.deviceID = ExampleMedia.fileDeviceID(file)
-      options.constraints?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
+      ExampleMedia.useFile(file, in: options.constraints)
     }
-    guard let stream = try? rSession?.createStream(options) else {
-      log.line("Failed to publish")
+    let stream: FPWCSApi2Stream
+    do {
+      guard let created = try rSession?.createStream(options) else { return }
+      stream = created
+    } catch {
+      log.streamRefused("publish", name, error)
       rSession?.disconnect()
       return
     }
@@ -105,7 +108,7 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
     do {
       try stream.publish()
     } catch {
-      log.line("Failed to publish: \(error)")
+      log.streamRefused("publish", name, error)
       rSession?.disconnect()
     }
   }

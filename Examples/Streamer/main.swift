@@ -74,11 +74,14 @@ func runStreamer(_ argv: [String]) -> Int32 {
     options.constraints = FPWCSApi2MediaConstraints(
       audio: true, videoWidth: width, videoHeight: height, videoFps: fps)
     if let file {
-      options.constraints?.video?.deviceID = ExampleMedia.fileDeviceID(file)
-      options.constraints?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
+      ExampleMedia.useFile(file, in: options.constraints)
     }
-    guard let stream = try? rSession?.createStream(options) else {
-      log.line("Failed to publish")
+    let stream: FPWCSApi2Stream
+    do {
+      guard let created = try rSession?.createStream(options) else { return }
+      stream = created
+    } catch {
+      log.streamRefused("publish", name, error)
       return
     }
     stream.on(.fpwcsStreamStatusPublishing) { log.stream("publish", $0) }
@@ -94,7 +97,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
     do {
       try stream.publish()
     } catch {
-      log.line("Failed to publish: \(error)")
+      log.streamRefused("publish", name, error)
     }
   }
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }

@@ -78,8 +78,11 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     let options = FPWCSApi2StreamOptions()
     options.name = remoteStreamName
     options.display = remoteDisplay
-    guard let stream = try? session.createStream(options) else {
-      log.line("Failed to play")
+    let stream: FPWCSApi2Stream
+    do {
+      stream = try session.createStream(options)
+    } catch {
+      log.streamRefused("play", remoteStreamName, error)
       return
     }
     stream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
@@ -91,7 +94,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     do {
       try stream.play()
     } catch {
-      log.line("Failed to play: \(error)")
+      log.streamRefused("play", remoteStreamName, error)
     }
   }
   func publishStream() {
@@ -104,7 +107,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     do {
       stream = try session.createStream(options)
     } catch {
-      log.line("Failed to publish: \(error)")
+      log.streamRefused("publish", localStreamName, error)
       return
     }
     stream.on(.fpwcsStreamStatusPublishing) { rStream in
@@ -119,7 +122,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     do {
       try stream.publish()
     } catch {
-      log.line("Failed to publish: \(error)")
+      log.streamRefused("publish", localStreamName, error)
     }
   }
   session.on(.fpwcsSessionStatusEstablished) { rSession in

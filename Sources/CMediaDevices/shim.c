@@ -32,3 +32,14 @@ int wcs_xcb_shm_present(xcb_connection_t *connection) {
   const xcb_query_extension_reply_t *reply = xcb_get_extension_data(connection, &xcb_shm_id);
   return reply != NULL && reply->present;
 }
+
+static void wcs_alsa_ignore_error(const char *file, int line, const char *function, int err,
+                                  const char *fmt, ...) {
+  (void)file;
+  (void)line;
+  (void)function;
+  (void)err;
+  (void)fmt;
+}
+
+void wcs_alsa_silence_errors(void) { snd_lib_error_set_handler(wcs_alsa_ignore_error); }

@@ -55,6 +55,40 @@ final class ExamplesEndToEndTests: XCTestCase {
     }
   }
 
+  /// A 2-second file with video and no sound: published for the file's length (no
+  /// --duration), video only, no audio delay to measure; a file with sound and no video is
+  /// refused up front with its reason.
+  func testDemoPublishesAVideoOnlyFileForItsLength() throws {
+    let ffmpeg = try XCTUnwrap(RecordFile.findExecutable("ffmpeg"), "no ffmpeg")
+    let out = try ExampleRunner.temporaryDirectory("demo-video-only")
+    let silent = out + "/video-only.mp4"
+    let tone = out + "/audio-only.webm"
+    for (inputs, path) in [
+      (["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "2"], silent),
+      (["-f", "lavfi", "-i", "sine=frequency=440:duration=1"], tone),
+    ] {
+      let maker = Process()
+      maker.executableURL = URL(fileURLWithPath: ffmpeg)
+      maker.arguments = ["-v", "error", "-y"] + inputs + [path]
+      try maker.run()
+      maker.waitUntilExit()
+      XCTAssertEqual(maker.terminationStatus, 0, "ffmpeg made \(path)")
+    }
+    let result = try ExampleRunner.run(
+      "wcs-demo", [silent, "--width", "320", "--height", "240", "--out", out])
+    assertSucceeded(result)
+    XCTAssertTrue(
+      result.output.contains("publishing 2.0 s"), "the file's length, not 8 s: \(result.output)")
+    XCTAssertEqual(
+      result.summary["Audio delay"], "n/a (needs a file source with sound)", result.output)
+    XCTAssertGreaterThan(number(result.summary, "Frames received and decoded") ?? 0, 20)
+
+    let refused = try ExampleRunner.run("wcs-demo", [tone, "--out", out])
+    XCTAssertEqual(refused.status, 1, refused.output)
+    XCTAssertTrue(
+      refused.output.contains("\(tone) has no video stream; the demo needs one"), refused.output)
+  }
+
   /// The main job with the virtual devices: frames compared by the frame number they carry.
   func testDemoWithVirtualDevicesMatchesFrameNumbers() throws {
     let out = try ExampleRunner.temporaryDirectory("demo-virtual")
@@ -163,6 +197,27 @@ final class ExamplesEndToEndTests: XCTestCase {
     XCTAssertGreaterThan(number(player.summary, "Frames received and decoded") ?? 0, 10)
     XCTAssertGreaterThan(number(player.summary, "Audio blocks played") ?? 0, 10)
     XCTAssertGreaterThan(number(published.summary, "Frames sent") ?? 0, 30)
+  }
+
+  /// Player's test stream from a clip without sound: published video only (it used to fail on
+  /// the file's missing microphone), played, no audio blocks.
+  func testPlayerPlaysAVideoOnlyFile() throws {
+    let ffmpeg = try XCTUnwrap(RecordFile.findExecutable("ffmpeg"), "no ffmpeg")
+    let out = try ExampleRunner.temporaryDirectory("player-video-only")
+    let clip = out + "/video-only.webm"
+    let maker = Process()
+    maker.executableURL = URL(fileURLWithPath: ffmpeg)
+    maker.arguments = [
+      "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "2", clip,
+    ]
+    try maker.run()
+    maker.waitUntilExit()
+    XCTAssertEqual(maker.terminationStatus, 0, "ffmpeg made \(clip)")
+    let result = try ExampleRunner.run(
+      "Player", ["--file", clip, "--duration", "2", "--out", out])
+    assertSucceeded(result)
+    XCTAssertGreaterThan(number(result.summary, "Frames received and decoded") ?? 0, 10)
+    XCTAssertEqual(number(result.summary, "Audio blocks played"), 0, result.output)
   }
 
   /// ScreenCapturer under Xvfb: the screen is published, with a separate audio stream, and

@@ -53,6 +53,64 @@ final class ExamplesFailureTests: XCTestCase {
     XCTAssertLessThan(wallTime, 30, result.output)
   }
 
+  /// A stream option the SDK refuses (`createStream` throws `WCSError.invalidOption`) fails the
+  /// publish with that reason and ends the run at once (it used to print "Failed to publish"
+  /// with no reason and wait 20 s for a PUBLISHING that never comes).
+  func testStreamerEndsPromptlyWhenTheSDKRefusesAnOption() throws {
+    var configuration = WCSLocalServer.Configuration()
+    configuration.wsPort = 0
+    configuration.httpPort = 0
+    configuration.recordsDirectory = try ExampleRunner.temporaryDirectory("refused-records")
+    configuration.logSink = { _ in }
+    let server = try WCSLocalServer.start(configuration)
+    defer { server.stop() }
+    let started = Date()
+    let result = try ExampleRunner.run(
+      "Streamer",
+      ["--url", server.wsURL, "--stream", "refused", "--fps", "100000", "--duration", "60"],
+      timeout: 50)
+    let wallTime = Date().timeIntervalSince(started)
+    XCTAssertEqual(result.status, 1, result.output)
+    let failure = try XCTUnwrap(result.summary["FAILED"], result.output)
+    XCTAssertTrue(failure.hasPrefix("publish refused FAILED: "), failure)
+    XCTAssertTrue(failure.contains("frameRate") || failure.contains("fps"), failure)
+    XCTAssertEqual(result.summary["Time to PUBLISHING"], "never")
+    XCTAssertLessThan(wallTime, 15, result.output)
+  }
+
+  /// `--speaker` with no sound system (PulseAudio's socket missing, and on this machine no ALSA
+  /// card): the reason is one status line, the stream plays on, and libasound prints nothing of
+  /// its own ("ALSA lib pcm.c:...: Unknown PCM default").
+  func testSpeakerWithoutASoundSystemSaysSoOnceAndPlaysOn() throws {
+    let previous = ProcessInfo.processInfo.environment["PULSE_SERVER"]
+    setenv("PULSE_SERVER", "unix:/nonexistent/wcs-no-pulse", 1)
+    defer {
+      if let previous { setenv("PULSE_SERVER", previous, 1) } else { unsetenv("PULSE_SERVER") }
+    }
+    let out = try ExampleRunner.temporaryDirectory("no-speaker")
+    let result = try ExampleRunner.run(
+      "Player", ["--speaker", "--duration", "2", "--out", out], timeout: 50)
+    XCTAssertEqual(result.status, 0, result.output)
+    XCTAssertEqual(result.summary["Result"], "OK", result.output)
+    XCTAssertFalse(result.output.contains("ALSA lib"), result.output)
+    let speakerLines = result.output.split(separator: "\n").filter {
+      $0.contains("sound output")
+    }
+    XCTAssertEqual(speakerLines.count, 1, result.output)
+  }
+
+  /// A `--camera` that matches no listed device is refused by the engine with its name (it used
+  /// to fall back to the default camera silently and publish that).
+  func testMediaDevicesRefusesAnUnknownCamera() throws {
+    let out = try ExampleRunner.temporaryDirectory("unknown-camera")
+    let result = try ExampleRunner.run(
+      "MediaDevices", ["--camera", "no-such-camera", "--duration", "30", "--out", out],
+      timeout: 50)
+    XCTAssertEqual(result.status, 1, result.output)
+    let failure = try XCTUnwrap(result.summary["FAILED"], result.output)
+    XCTAssertTrue(failure.contains("unknown camera no-such-camera"), failure)
+  }
+
   /// The server dies while Streamer publishes and Player plays (60-second runs): the SDK fails
   /// both streams (`Stopped by session disconnect`) and both examples end at once with that
   /// reason.

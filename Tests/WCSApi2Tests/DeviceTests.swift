@@ -138,6 +138,35 @@ final class DeviceTests: XCTestCase {
     XCTAssertNoThrow(try player.setLoudspeakerStatus(false), "turning it off always works")
   }
 
+  /// Two threads choose the output at once while the first device is slow to open: the calls
+  /// take turns, so the output remembered by the stream is the one the connection got last.
+  func testConcurrentOutputChoicesEndConsistent() throws {
+    let h = try Harness()
+    h.establish()
+    let (player, _) = try h.makeStream("cam")
+    try player.play()
+    h.settle()
+    h.answer(player)
+    h.streamStatus(player, "PLAYING")
+    let connection = try XCTUnwrap(h.backend.connections.first)
+    let gate = AudioOutputGate(.defaultDevice)
+    connection.state.withLock { $0.audioOutputGate = gate }
+    let done = DispatchGroup()
+    DispatchQueue.global().async(group: done) { try? player.setLoudspeakerStatus(true) }
+    gate.entered.wait()
+    let second = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async(group: done) {
+      try? player.setLoudspeakerStatus(false)
+      second.signal()
+    }
+    // The second call must wait for the first (it may not finish while the first is held).
+    XCTAssertEqual(second.wait(timeout: .now() + 0.2), .timedOut)
+    gate.release.signal()
+    XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+    XCTAssertEqual(connection.audioOutputs, [.defaultDevice, .none])
+    XCTAssertEqual(player.getAudioOutput(), .none)
+  }
+
   func testOptionsAskForAnOutputAndPublishersRefuseIt() throws {
     let h = try Harness()
     h.establish()

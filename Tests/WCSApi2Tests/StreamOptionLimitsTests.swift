@@ -82,6 +82,14 @@ final class StreamOptionLimitsTests: XCTestCase {
         "invalid options: constraints.audio.bitrate must be between 0 and 100000000 bit/s, got -64000"
       ),
     ]
+    // The local server refuses a quality outside 0...100; the SDK says so before sending.
+    cases.append(
+      (
+        options("cam", video { $0.quality = 101 }),
+        .invalidOption(
+          field: "constraints.video.quality", reason: "must be between 0 and 100, got 101"),
+        "invalid options: constraints.video.quality must be between 0 and 100, got 101"
+      ))
     cases.append(
       (
         options("cam", FPWCSApi2MediaConstraints()),
@@ -105,6 +113,7 @@ final class StreamOptionLimitsTests: XCTestCase {
         $0.maxHeight = 16_384
         $0.maxFrameRate = 240
         $0.maxBitrate = 100_000
+        $0.quality = 100
       })
     try stream.publish()
     h.settle()

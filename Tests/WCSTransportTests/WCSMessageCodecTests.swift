@@ -138,6 +138,15 @@ final class WCSMessageCodecTests: XCTestCase {
         return XCTFail("expected notJSON, got \(error)")
       }
     }
+    // Well-formed JSON with a number no Double holds: a reason about the value, not Swift types.
+    XCTAssertThrowsError(
+      try WCSMessageCodec.decode(
+        #"{"message":"sendData","data":[{"payload":{"a":[1,{"b":1e309}]}}]}"#)
+    ) { error in
+      XCTAssertEqual(
+        error as? WCSMessageDecodingError,
+        .notJSON(detail: "a value cannot be represented (e.g. a number beyond ±1.8e308)"))
+    }
   }
 
   func testEncodeDecodeRoundTrip() throws {

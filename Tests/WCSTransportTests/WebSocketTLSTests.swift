@@ -147,6 +147,46 @@ final class WebSocketTLSTests: XCTestCase {
     }
   }
 
+  /// A CA file that did not sign the server's certificate is no trust anchor for it.
+  func testUnrelatedCAFileIsRefused() throws {
+    let (server, _) = try startTLSServer()
+    defer { server.stop() }
+    let other = try makeCertificate(
+      name: "unrelated", subject: "/CN=127.0.0.1", alternativeNames: "IP:127.0.0.1")
+    let (client, events) = connectClient(
+      server.url, options: .init(connectTimeout: 5, caFile: other.certificate))
+    let reason = failureReason(events.wait { $0.contains { $0.isTerminal } })
+    XCTAssertTrue(reason.contains("self-signed certificate"), reason)
+    XCTAssertTrue(client.waitUntilStopped(timeout: 10))
+  }
+
+  /// Connections with and without verification handshaking at the same time on the shared
+  /// system trust store: every opt-out opens, every verifying connection refuses.
+  func testConcurrentConnectionsKeepTheirOwnVerification() throws {
+    let (server, _) = try startTLSServer()
+    defer { server.stop() }
+    let settings = (0..<16).map { $0 % 2 == 0 }
+    let clients = settings.map { verify in
+      connectClient(server.url, options: .init(connectTimeout: 10, verifyCertificates: verify))
+    }
+    for (verify, (client, events)) in zip(settings, clients) {
+      let all = events.wait(timeout: 15) { $0.contains { $0 == .opened || $0.isTerminal } }
+      if verify {
+        XCTAssertEqual(all.count, 1, "\(all)")
+        guard case .failed(.connectionFailed(let reason))? = all.first else {
+          XCTFail("a verifying connection got \(all)")
+          closeAndWait(client, events)
+          continue
+        }
+        XCTAssertTrue(reason.contains("self-signed certificate"), reason)
+        XCTAssertTrue(client.waitUntilStopped(timeout: 10))
+      } else {
+        XCTAssertEqual(all.first, .opened, "\(all)")
+        closeAndWait(client, events)
+      }
+    }
+  }
+
   /// TLS handshakes in flight while other connections and a server create their libwebsockets
   /// contexts: every handshake must still verify and open. (lws re-allocated the SSL ex-data
   /// index its verify callback reads on each context created with the TLS init option, so this

@@ -51,6 +51,12 @@ int wcs_open_video_device(const char *path);
 /// `MAP_FAILED` as a pointer Swift can compare with.
 void *wcs_map_failed(void);
 
+// MARK: ALSA
+
+/// Installs a libasound error handler that prints nothing (`snd_lib_error_set_handler`; the
+/// handler is variadic, which Swift cannot define). Failures still reach callers as return codes.
+void wcs_alsa_silence_errors(void);
+
 // MARK: xcb
 
 /// Whether the X server offers MIT-SHM (`xcb_get_extension_data(c, &xcb_shm_id)->present`); the

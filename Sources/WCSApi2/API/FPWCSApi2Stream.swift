@@ -39,6 +39,9 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   private let connectionState = Mutex<MediaConnectionState>(.new)
   /// Where played audio is heard (`setAudioOutput`, `setLoudspeakerStatus`, options).
   private let audioOutput: Mutex<MediaConnectionRequest.AudioOutput>
+  /// Held through a whole `setAudioOutput` call (remembering and opening the device), so that
+  /// concurrent calls take turns and the remembered output is the one the connection got last.
+  private let audioOutputCalls = Mutex(())
   private let callbacks = Mutex(Callbacks())
   private let quality = Mutex(QualityState())
 
@@ -310,12 +313,14 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     if status.isTerminal, output != .none {
       throw WCSError.invalidStreamState(status, operation: "play audio on a sound output")
     }
-    audioOutput.withLock { $0 = output }
-    guard let connection = session?.connection(of: self) else { return }
-    do throws(MediaBackendError) {
-      try connection.setAudioOutput(output)
-    } catch {
-      throw WCSError.media(error)
+    try audioOutputCalls.withLock { _ throws(WCSError) in
+      audioOutput.withLock { $0 = output }
+      guard let connection = session?.connection(of: self) else { return }
+      do throws(MediaBackendError) {
+        try connection.setAudioOutput(output)
+      } catch {
+        throw WCSError.media(error)
+      }
     }
   }
 

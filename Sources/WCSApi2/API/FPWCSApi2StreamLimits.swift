@@ -13,6 +13,8 @@ public enum FPWCSApi2StreamLimits {
   public static let maxDimension = 16_384
   /// Highest `minFrameRate`/`maxFrameRate`, frames per second.
   public static let maxFrameRate = 240
+  /// Highest play `quality` (0...100, wcs-protocol.md §3.1; the local server's limit too).
+  public static let maxQuality = 100
 
   /// Checks a stream name: not longer than `maxNameUTF8Bytes`, no control character (Unicode
   /// `Cc`: U+0000–U+001F, U+007F–U+009F).
@@ -51,6 +53,7 @@ public enum FPWCSApi2StreamLimits {
       ("bitrate", video.bitrate, maxVideoBitrateKbps, "kbit/s"),
       ("minBitrate", video.minBitrate, maxVideoBitrateKbps, "kbit/s"),
       ("maxBitrate", video.maxBitrate, maxVideoBitrateKbps, "kbit/s"),
+      ("quality", video.quality, maxQuality, ""),
     ]
     for (field, value, max, unit) in checks {
       try check("constraints.video." + field, value, max: max, unit: unit)
@@ -62,7 +65,8 @@ public enum FPWCSApi2StreamLimits {
   {
     guard (0...max).contains(value) else {
       throw .invalidOption(
-        field: field, reason: "must be between 0 and \(max) \(unit), got \(value)")
+        field: field,
+        reason: "must be between 0 and \(max)\(unit.isEmpty ? "" : " " + unit), got \(value)")
     }
   }
 }

@@ -419,11 +419,14 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   /// FAILED `info` for an error (wcs-protocol.md §5.2 wording where there is one).
   static func reason(_ error: any Error) -> String {
     if let error = error as? RelayAnswerError { return error.info }
+    if error is SDPParseError { return WCSStreamInfo.malformedOffer }
     if let error = error as? PeerConnectionError {
       switch error {
       case .unanswerableOffer(let reason): return RelayAnswerError.offer(reason).info
       case .iceFailed: return "Failed by ICE timeout"
       case .dtls: return "Failed by DTLS error"
+      // The client's own SDP is at fault: say so rather than "internal error".
+      case .sdp, .incompatibleSetup: return WCSStreamInfo.malformedOffer
       default: return WCSStreamInfo.failedByInternalError
       }
     }

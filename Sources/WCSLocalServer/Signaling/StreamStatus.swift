@@ -46,6 +46,10 @@ public enum WCSStreamInfo {
   public static let offerHasNoMediaSections = "Offer has no media sections"
   /// Local-server only: every `m=` line of the offer has port 0 (RFC 3264 §5.1).
   public static let offerMediaSectionsAllRejected = "Every media section is rejected (port 0)"
+  /// Local-server only: the client's SDP offer does not parse or lacks what a WebRTC transport
+  /// needs (`a=ice-ufrag`/`a=ice-pwd`, `a=fingerprint`, a usable `a=setup`); the detail is
+  /// logged. WCS has no wording for this.
+  public static let malformedOffer = "Malformed SDP offer"
   /// Local-server only: media failed for a reason that is logged, not shown to the client.
   public static let failedByInternalError = "Failed by internal error"
 }

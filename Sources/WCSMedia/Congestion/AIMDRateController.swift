@@ -115,6 +115,7 @@ public struct AIMDRateController: Sendable {
         if newRate > ceiling { newRate = max(bitrate, ceiling) }
       }
       bitrate = newRate
+      lastChange = now
     case .decrease:
       let measured = ackedBitrate ?? bitrate
       var decreased = beta * measured
@@ -123,9 +124,11 @@ public struct AIMDRateController: Sendable {
       if let lower = linkCapacity.lowerBound, measured < lower { linkCapacity.reset() }
       linkCapacity.onOveruse(measured)
       state = .hold
+      lastChange = now
     }
+    // A hold leaves the rate, so it is no change: the back-off interval and the next increase
+    // count from the last real change (libwebrtc `time_last_bitrate_change_`).
     bitrate = min(max(bitrate, bounds.lowerBound), bounds.upperBound)
-    lastChange = now
     return bitrate
   }
 

@@ -90,6 +90,9 @@ public enum WCSMessageCodec {
     if case DecodingError.dataCorrupted(let context) = error {
       return context.underlyingError.map { "\($0)" } ?? context.debugDescription
     }
-    return "\(error)"
+    // Valid JSON text that `JSONValue` cannot hold (a number beyond Double's range such as
+    // 1e309): its own error is swallowed by the type-by-type attempts, and the one left ("expected
+    // Dictionary<String, Any> but found an array") names Swift types and the wrong place.
+    return "a value cannot be represented (e.g. a number beyond ±1.8e308)"
   }
 }

@@ -88,6 +88,8 @@ final class FakeMediaConnection: MediaConnection {
     var audioOutputs: [MediaConnectionRequest.AudioOutput] = []
     /// Thrown by `setAudioOutput` when set.
     var audioOutputError: MediaBackendError?
+    /// Holds `setAudioOutput(gate.output)` until the test releases it (a slow device open).
+    var audioOutputGate: AudioOutputGate?
     var pendingOffer: (@Sendable (Result<String, MediaBackendError>) -> Void)?
     /// Order of calls: "offer", "answer", "close".
     var log: [String] = []
@@ -167,6 +169,10 @@ final class FakeMediaConnection: MediaConnection {
   }
 
   func setAudioOutput(_ output: MediaConnectionRequest.AudioOutput) throws(MediaBackendError) {
+    if let gate = state.withLock({ $0.audioOutputGate }), gate.output == output {
+      gate.entered.signal()
+      gate.release.wait()
+    }
     let error = state.withLock { state -> MediaBackendError? in
       if let error = state.audioOutputError { return error }
       state.audioOutputs.append(output)
@@ -196,4 +202,15 @@ final class FakeMediaConnection: MediaConnection {
     }
     onStateChange(.closed)
   }
+}
+
+/// A `setAudioOutput` call the test holds in the middle, as a device that takes long to open.
+final class AudioOutputGate: Sendable {
+  let output: MediaConnectionRequest.AudioOutput
+  /// Signalled when the held call has started.
+  let entered = DispatchSemaphore(value: 0)
+  /// Signalled by the test to let the held call finish.
+  let release = DispatchSemaphore(value: 0)
+
+  init(_ output: MediaConnectionRequest.AudioOutput) { self.output = output }
 }

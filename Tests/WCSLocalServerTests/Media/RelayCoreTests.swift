@@ -143,4 +143,16 @@ final class RelayCoreTests: XCTestCase {
     XCTAssertEqual(
       LocalServerRelayEngine.reason(CocoaError(.fileNoSuchFile)), "Failed by internal error")
   }
+
+  /// An offer that does not parse, or lacks ICE credentials or a fingerprint, is the client's
+  /// fault: FAILED says the offer is malformed (the detail goes to the log), not "internal error".
+  func testMalformedOfferFailsWithItsOwnInfo() {
+    XCTAssertEqual(
+      LocalServerRelayEngine.reason(PeerConnectionError.sdp(reason: "offer: no a=fingerprint")),
+      "Malformed SDP offer")
+    XCTAssertEqual(
+      LocalServerRelayEngine.reason(PeerConnectionError.incompatibleSetup(reason: "both active")),
+      "Malformed SDP offer")
+    XCTAssertEqual(LocalServerRelayEngine.reason(SDPParseError.empty), "Malformed SDP offer")
+  }
 }

@@ -61,6 +61,32 @@ final class MediaFileReaderTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(reader.duration), 8.32, accuracy: 0.1)
   }
 
+  /// Neither stream asked for: the file is only probed, for its length (wcs-demo's default
+  /// --duration); asking for a kind the file lacks is `.noMediaStreams`.
+  func testProbeWithoutDecodersGivesTheDuration() throws {
+    let path = try makeTestWebM()
+    let probe = try MediaFileReader(path: path, decodeVideo: false, decodeAudio: false)
+    XCTAssertEqual(try XCTUnwrap(probe.duration), 2, accuracy: 0.1)
+    XCTAssertNil(probe.info.video)
+    XCTAssertNil(probe.info.audio)
+    XCTAssertNil(try probe.nextSample())
+
+    let ffmpeg = try ExternalTool.require("ffmpeg")
+    let silent = try ExternalTool.temporaryDirectory(for: self)
+      .appendingPathComponent("video-only.webm").path
+    let result = try ExternalTool.run(
+      ffmpeg,
+      [
+        "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25", "-t", "1",
+        "-c:v", "libvpx", silent,
+      ])
+    XCTAssertEqual(result.status, 0, "ffmpeg could not make the test file")
+    XCTAssertThrowsError(try MediaFileReader(path: silent, decodeVideo: false)) { error in
+      XCTAssertEqual(error as? MediaFileReaderError, .noMediaStreams)
+    }
+    XCTAssertNotNil(try MediaFileReader(path: silent).info.video)
+  }
+
   func testRealRecordingDecodesEveryFrameAtTheRequestedSize() throws {
     let reader = try MediaFileReader(
       path: try requireMovie(), videoSize: (width: 640, height: 360), audioChannels: 2)

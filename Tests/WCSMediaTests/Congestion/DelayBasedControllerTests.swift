@@ -200,6 +200,23 @@ final class DelayBasedControllerTests: XCTestCase {
       1_870_000, accuracy: 1)
   }
 
+  /// Underuse holds the rate, which is no change: the next back-off may come one RTT after the
+  /// decrease, however many hold updates came in between.
+  func testHoldUpdatesDoNotPostponeTheNextBackOff() {
+    var controller = AIMDRateController(startBitrate: 1_000_000, bounds: 10_000...5_000_000)
+    let decreased = controller.update(
+      usage: .overusing, ackedBitrate: 800_000, rtt: 100_000, now: 1_000_000)
+    XCTAssertEqual(decreased, 680_000, accuracy: 1)
+    for now: Int64 in [1_050_000, 1_150_000, 1_190_000] {
+      XCTAssertEqual(
+        controller.update(usage: .underusing, ackedBitrate: 700_000, rtt: 100_000, now: now),
+        decreased, accuracy: 1)
+    }
+    XCTAssertEqual(controller.state, .hold)
+    XCTAssertTrue(controller.canReduceFurther(now: 1_100_000, rtt: 100_000, ackedBitrate: 700_000))
+    XCTAssertFalse(controller.canReduceFurther(now: 1_099_999, rtt: 100_000, ackedBitrate: 700_000))
+  }
+
   func testLossBasedRules() {
     func run(lossPercent: Int) -> Double? {
       var controller = LossBasedController()

@@ -108,6 +108,30 @@ final class AudioPlaybackSpeakerTests: XCTestCase {
     XCTAssertGreaterThan(call.audio.value.count, 50, "the playout sink still gets the audio")
   }
 
+  /// Twenty quick on/off toggles: each `.none` closes the device it replaced (nothing is written
+  /// to it after), the last `.defaultDevice` plays the tone, and one sink is open at the end.
+  func testQuickTogglesLeaveOneOutputPlaying() throws {
+    let call = try Self.toneCall()
+    defer { call.close() }
+    try call.connectPublisher(self)
+    try call.connectPlayer(self)
+    waitForBackend("the player decodes audio") { call.audio.value.count >= 10 }
+    var replaced: [SpeakerPlayoutSink] = []
+    for _ in 0..<10 {
+      try call.player.setAudioOutput(.defaultDevice)
+      replaced.append(try XCTUnwrap(call.player.audioOutputSink))
+      try call.player.setAudioOutput(.none)
+      XCTAssertNil(call.player.audioOutputSink)
+    }
+    let writtenByReplaced = replaced.map(\.writtenFrames)
+    try call.player.setAudioOutput(.defaultDevice)
+    let speaker = try XCTUnwrap(call.player.audioOutputSink)
+    assertTone(try recordMonitor(loudFrames: 40, timeout: 10))
+    XCTAssertNil(call.player.audioOutputFailure)
+    XCTAssertEqual(replaced.map(\.writtenFrames), writtenByReplaced, "closed outputs stay closed")
+    XCTAssertGreaterThan(speaker.writtenFrames, 40)
+  }
+
   /// `Audio.output = .defaultDevice` in the play request opens the output with the offer.
   func testRequestedOutputPlaysFromTheStart() throws {
     let call = try Self.toneCall(playOutput: .defaultDevice)

@@ -109,6 +109,7 @@ public enum AudioDeviceEnumerator {
 
   static func alsaDevices() -> (inputs: [AudioDeviceInfo], outputs: [AudioDeviceInfo]) {
     var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ALSALibrary.quiet
     guard snd_device_name_hint(-1, "pcm", &hints) >= 0, let hints else { return ([], []) }
     defer { snd_device_name_free_hint(hints) }
     var inputs: [AudioDeviceInfo] = []

@@ -117,6 +117,7 @@ final class ALSAStream: PCMDeviceStream {
     self.channels = channels == 2 ? 2 : 1
     var handle: OpaquePointer?
     let name = device ?? "default"
+    ALSALibrary.quiet
     var result = snd_pcm_open(
       &handle, name, direction == .capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK, 0)
     guard result >= 0, let handle else {

@@ -39,7 +39,8 @@ public final class MediaFileReader: MediaSampleSource {
   ///     stream's own size.
   ///   - audioChannels: 1 (mono) or 2 (stereo) output channels.
   ///   - decodeVideo: false to ignore the video stream.
-  ///   - decodeAudio: false to ignore the audio stream.
+  ///   - decodeAudio: false to ignore the audio stream (both false: only probe the file, for
+  ///     `info.durationSeconds` and `formatName`).
   /// - Throws: `MediaFileReaderError.openFailed` for a missing, unreadable or unrecognised file,
   ///   `.streamInfoUnavailable`, `.noMediaStreams`, `.decoderUnavailable`,
   ///   `.invalidOutputFormat`, or `.ffmpeg`.

@@ -19,7 +19,7 @@ public enum MediaFileReaderError: Error, Equatable, Sendable, CustomStringConver
     switch self {
     case .openFailed(let path, let error): return "cannot open media file \(path): \(error)"
     case .streamInfoUnavailable(let error): return "cannot read media stream info: \(error)"
-    case .noMediaStreams: return "media file has no video or audio stream to decode"
+    case .noMediaStreams: return "media file has no stream of the kind asked for (video, audio)"
     case .decoderUnavailable(let codecName): return "no FFmpeg decoder for \(codecName)"
     case .invalidOutputFormat(let reason): return "invalid output format: \(reason)"
     case .ffmpeg(let error): return "media file: \(error)"

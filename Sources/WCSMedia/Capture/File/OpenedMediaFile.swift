@@ -8,7 +8,8 @@ final class OpenedMediaFile {
   let audioDecoder: FFmpegStreamDecoder?
 
   /// Opens `path`, probes its streams and opens decoders for the best video stream (when
-  /// `decodeVideo`) and the best audio stream (when `decodeAudio`).
+  /// `decodeVideo`) and the best audio stream (when `decodeAudio`). With neither, the file is
+  /// only probed (`describe()` gives its format and duration).
   init(path: String, decodeVideo: Bool, decodeAudio: Bool) throws(MediaFileReaderError) {
     var opened: UnsafeMutablePointer<AVFormatContext>?
     let openResult = avformat_open_input(&opened, path, nil, nil)
@@ -25,7 +26,10 @@ final class OpenedMediaFile {
         decodeVideo ? av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0) : -1
       let audioIndex =
         decodeAudio ? av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0) : -1
-      if videoIndex < 0 && audioIndex < 0 { throw .noMediaStreams }
+      // A probe (nothing to decode) needs no stream; a decode needs one it asked for.
+      if (decodeVideo || decodeAudio) && videoIndex < 0 && audioIndex < 0 {
+        throw .noMediaStreams
+      }
       videoDecoder =
         videoIndex >= 0 ? try FFmpegStreamDecoder(format: format, streamIndex: videoIndex) : nil
       audioDecoder =
