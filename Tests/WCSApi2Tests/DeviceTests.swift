@@ -129,6 +129,15 @@ final class DeviceTests: XCTestCase {
     XCTAssertFalse(connection.isClosed)
 
     try player.stop()
+    // Stopping, the server's STOPPED not yet in: the connection is gone, so nothing would open.
+    XCTAssertEqual(player.getStatus(), .fpwcsStreamStatusPlaying)
+    XCTAssertThrowsError(try player.setLoudspeakerStatus(true)) { error in
+      XCTAssertEqual(
+        error as? WCSError,
+        .invalidStreamState(
+          .fpwcsStreamStatusPlaying,
+          operation: "play audio on a sound output (the stream is stopping)"))
+    }
     h.streamStatus(player, "STOPPED")
     XCTAssertThrowsError(try player.setLoudspeakerStatus(true)) { error in
       XCTAssertEqual(

@@ -42,6 +42,9 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   /// Held through a whole `setAudioOutput` call (remembering and opening the device), so that
   /// concurrent calls take turns and the remembered output is the one the connection got last.
   private let audioOutputCalls = Mutex(())
+  /// `stop()` was called: the media connection is released before the server's STOPPED
+  /// arrives, so a sound output asked for meanwhile would never open.
+  private let stopRequested = Atomic<Bool>(false)
   private let callbacks = Mutex(Callbacks())
   private let quality = Mutex(QualityState())
 
@@ -167,6 +170,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   /// In New the stream fails locally; in Pending the stop goes out when the server answers; after
   /// the end it does nothing.
   public func stop() throws {
+    stopRequested.store(true, ordering: .relaxed)
     session?.stopStream(self)
   }
 
@@ -301,9 +305,9 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   /// before this returns; before `play()` the choice is remembered and applied when `play()`
   /// creates the connection. A device failure never stops the stream.
   /// - Throws: `WCSError.invalidStreamState` for a published stream, or when asking for an output
-  ///   on a stream that has ended; `.media(.audioOutputUnavailable(reason))` when the device
-  ///   cannot be opened (`reason`: the sound system's message, e.g. no PulseAudio server and no
-  ///   ALSA device).
+  ///   on a stream that has ended or is stopping (`stop()` called);
+  ///   `.media(.audioOutputUnavailable(reason))` when the device cannot be opened (`reason`: the
+  ///   sound system's message, e.g. no PulseAudio server and no ALSA device).
   public func setAudioOutput(_ output: MediaConnectionRequest.AudioOutput) throws {
     let status = getStatus()
     guard !isPublished() else {
@@ -312,6 +316,10 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     }
     if status.isTerminal, output != .none {
       throw WCSError.invalidStreamState(status, operation: "play audio on a sound output")
+    }
+    if stopRequested.load(ordering: .relaxed), output != .none {
+      throw WCSError.invalidStreamState(
+        status, operation: "play audio on a sound output (the stream is stopping)")
     }
     try audioOutputCalls.withLock { _ throws(WCSError) in
       audioOutput.withLock { $0 = output }
