@@ -18,16 +18,20 @@ final class AudioSendTrack: @unchecked Sendable {
   let queue: DispatchQueue
   let channels: Int
   private let encoder: OpusEncoder
-  private let output: @Sendable (PacketizedPayload) -> Void
+  /// Gets each payload and when its first sample was captured.
+  private let output: @Sendable (PacketizedPayload, ContinuousClock.Instant) -> Void
   private let enabledState = Mutex(true)
   private let stats = Mutex(Statistics())
   /// Interleaved samples not yet making a whole 20 ms frame.
   private var pending: [Int16] = []
+  /// When `pending[0]` was captured.
+  private var pendingCapturedAt = ContinuousClock.now
   private var nextTimestamp: UInt32 = 0
 
   /// Makes the Opus encoder (channels, bitrate and FEC from `parameters`).
   init(
-    parameters: NativeEncodingParameters, output: @escaping @Sendable (PacketizedPayload) -> Void
+    parameters: NativeEncodingParameters,
+    output: @escaping @Sendable (PacketizedPayload, ContinuousClock.Instant) -> Void
   )
     throws(OpusError)
   {
@@ -50,10 +54,17 @@ final class AudioSendTrack: @unchecked Sendable {
   var statistics: Statistics { stats.withLock { $0 } }
 
   /// Takes interleaved 48 kHz samples with `sourceChannels` channels (1 or 2), converts them to
-  /// the track's channel count and encodes every complete 20 ms frame. Call on `queue`.
-  func append(_ samples: [Int16], sourceChannels: Int) {
+  /// the track's channel count and encodes every complete 20 ms frame. `capturedAt`: when the
+  /// chunk's first sample was captured (sources release a chunk when it is due). Call on `queue`.
+  func append(
+    _ samples: [Int16], sourceChannels: Int, capturedAt: ContinuousClock.Instant = .now
+  ) {
     dispatchPrecondition(condition: .onQueue(queue))
     guard sourceChannels == 1 || sourceChannels == 2 else { return }
+    // The leftover samples came just before this chunk. Anchoring on every chunk, rather than
+    // counting frames from the first, keeps a source's clock drift out of the capture times.
+    let leftover = Double(pending.count / channels) / 48_000
+    pendingCapturedAt = capturedAt - .seconds(leftover)
     if sourceChannels == channels {
       pending += samples
     } else if sourceChannels == 1 {
@@ -71,17 +82,20 @@ final class AudioSendTrack: @unchecked Sendable {
       var frame = Array(pending[0..<frameLength])
       pending.removeFirst(frameLength)
       if !isEnabled { frame = [Int16](repeating: 0, count: frameLength) }
-      encode(PCMAudioFrame(samples: frame, channels: channels, timestamp: nextTimestamp))
+      encode(
+        PCMAudioFrame(samples: frame, channels: channels, timestamp: nextTimestamp),
+        capturedAt: pendingCapturedAt)
+      pendingCapturedAt += .milliseconds(20)
     }
   }
 
-  private func encode(_ frame: PCMAudioFrame) {
+  private func encode(_ frame: PCMAudioFrame, capturedAt: ContinuousClock.Instant) {
     let timestamp = nextTimestamp
     nextTimestamp &+= UInt32(PCMAudioFrame.samplesPer20ms)
     do {
       let packet = try encoder.encode(frame)
       stats.withLock { $0.framesEncoded += 1 }
-      output(OpusPayloadFormat.packetize(packet, timestamp: timestamp))
+      output(OpusPayloadFormat.packetize(packet, timestamp: timestamp), capturedAt)
     } catch {
       stats.withLock { $0.encodeErrors += 1 }
     }

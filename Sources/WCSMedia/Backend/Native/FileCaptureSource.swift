@@ -61,7 +61,10 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
         track.queue.async { track.encode(image, timestamp: timestamp) }
       case .audio(let chunk):
         guard let track = audioTrack else { continue }
-        track.queue.async { track.append(chunk.samples, sourceChannels: chunk.channels) }
+        // Released when due, like the pictures (stamped at release too).
+        track.queue.async {
+          track.append(chunk.samples, sourceChannels: chunk.channels, capturedAt: now)
+        }
       }
     }
   }

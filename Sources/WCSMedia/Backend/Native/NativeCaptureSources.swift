@@ -116,7 +116,9 @@ final class VirtualMicrophoneSource: NativeCaptureSource {
       sent.value = max(sent.value, due)
       for index in range.suffix(10) {
         let frame = microphone.frame(index)
-        track.append(frame.samples, sourceChannels: frame.channels)
+        track.append(
+          frame.samples, sourceChannels: frame.channels,
+          capturedAt: clock.origin + .milliseconds(20 * index))
       }
     }
   }
@@ -176,7 +178,12 @@ final class ExternalAudioSource: NativeCaptureSource {
   func deliver(_ frame: AudioFrame) {
     guard running.withLock({ $0 }), frame.sampleRate == PCMAudioFrame.sampleRate else { return }
     let track = track
-    track.queue.async { track.append(frame.samples, sourceChannels: frame.channels) }
+    // Delivered once recorded: the first sample is a frame's length old.
+    let capturedAt =
+      ContinuousClock.now - .seconds(Double(frame.frameCount) / Double(frame.sampleRate))
+    track.queue.async {
+      track.append(frame.samples, sourceChannels: frame.channels, capturedAt: capturedAt)
+    }
   }
 }
 

@@ -78,7 +78,11 @@ final class MicrophoneSource: NativeCaptureSource {
     device.start { [track, onFailure, device] event in
       switch event {
       case .frame(let frame):
-        track.queue.async { track.append(frame.samples, sourceChannels: frame.channels) }
+        // A device hands a block over once it is recorded: its first sample is a block old.
+        let capturedAt = ContinuousClock.now - .seconds(frame.duration)
+        track.queue.async {
+          track.append(frame.samples, sourceChannels: frame.channels, capturedAt: capturedAt)
+        }
       case .failed(let error):
         onFailure("microphone \(device.device ?? "default") failed: \(error)")
       }

@@ -71,9 +71,11 @@ extension NativeMediaConnection {
     if let audio = request.audio {
       let track: AudioSendTrack
       do {
-        track = try AudioSendTrack(parameters: parameters) { [weak self] payload in
+        track = try AudioSendTrack(parameters: parameters) { [weak self] payload, capturedAt in
           guard let self else { return }
-          self.loop.execute { self.sendMedia([payload], video: false) }
+          self.loop.execute {
+            self.sendMedia([payload], video: false, audioCapturedAt: capturedAt)
+          }
         }
       } catch {
         throw .deviceUnavailable("Opus encoder: \(error)")

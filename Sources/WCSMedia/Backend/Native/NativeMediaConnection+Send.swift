@@ -5,7 +5,11 @@ import Foundation
 extension NativeMediaConnection {
   // MARK: - Media out
 
-  func sendMedia(_ payloads: [PacketizedPayload], video: Bool) {
+  /// Numbers and sends `payloads`; `audioCapturedAt`: when an audio payload's first sample was
+  /// captured (`AudioSendTrack`), for the SR's clock mapping.
+  func sendMedia(
+    _ payloads: [PacketizedPayload], video: Bool, audioCapturedAt: ContinuousClock.Instant? = nil
+  ) {
     guard !closed, let peerConnection, peerConnection.state == .connected else { return }
     let now = loop.now()
     for payload in payloads {
@@ -16,8 +20,10 @@ extension NativeMediaConnection {
         videoSend = stream
       } else {
         guard var stream = audioSend else { return }
-        // The frame's first sample was captured a frame (20 ms) before it could be encoded.
-        packet = stream.send(payload, now: now, captureTime: now - .milliseconds(20))
+        // Without a capture time, the frame's first sample counts as captured a frame (20 ms)
+        // before it could be encoded.
+        packet = stream.send(
+          payload, now: now, captureTime: audioCapturedAt ?? now - .milliseconds(20))
         audioSend = stream
       }
       if pacer != nil {
