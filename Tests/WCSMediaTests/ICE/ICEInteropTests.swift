@@ -25,7 +25,7 @@ final class ICEInteropTests: XCTestCase {
     try skipUnlessAioiceIsInstalled()
     let peerRole =
       mode == .lite ? "controlling-lite" : ourRole == .controlling ? "controlled" : "controlling"
-    let peer = try PythonPeer(script: Self.scriptPath, arguments: [peerRole])
+    let peer = try JSONLinesProcess(script: Self.scriptPath, arguments: [peerRole])
     defer { peer.stop() }
     let clock = ContinuousClock()
     let start = clock.now
@@ -148,55 +148,5 @@ final class ICEInteropTests: XCTestCase {
     if check.terminationStatus != 0 {
       throw XCTSkip("aioice is not installed (python3 -m pip install aiortc)")
     }
-  }
-}
-
-/// A child Python process spoken to in JSON lines over stdin/stdout; every read is bounded.
-private final class PythonPeer {
-  private let process = Process()
-  private let input = Pipe()
-  private let output = Pipe()
-  private var buffer: [UInt8] = []
-
-  init(script: String, arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script] + arguments
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-  }
-
-  func writeLine(_ object: [String: Any]) throws {
-    var data = try JSONSerialization.data(withJSONObject: object)
-    data.append(0x0A)
-    try input.fileHandleForWriting.write(contentsOf: data)
-  }
-
-  /// The next JSON line, or `nil` when none arrives within `timeout` seconds.
-  func readLine(timeout: Double) throws -> [String: Any]? {
-    let limit = Date().addingTimeInterval(timeout)
-    let descriptor = output.fileHandleForReading.fileDescriptor
-    while true {
-      if let newline = buffer.firstIndex(of: 0x0A) {
-        let line = Array(buffer[..<newline])
-        buffer.removeSubrange(...newline)
-        return try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
-      }
-      let remaining = limit.timeIntervalSinceNow
-      var descriptorSet = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-      guard poll(&descriptorSet, 1, Int32(max(0, remaining) * 1000)) > 0 else { return nil }
-      var chunk = [UInt8](repeating: 0, count: 4096)
-      let count = read(descriptor, &chunk, chunk.count)
-      guard count > 0 else { return nil }
-      buffer += chunk.prefix(count)
-    }
-  }
-
-  func stop() {
-    try? input.fileHandleForWriting.close()
-    let limit = Date().addingTimeInterval(5)
-    while process.isRunning && Date() < limit { usleep(10_000) }
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
   }
 }
