@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WCSMedia
 
 // Profiling the play path (the wall-clock CPU of part 2 is noisy on a shared machine; the
@@ -8,6 +9,7 @@ import WCSMedia
 //   perf report -i play.data --no-children --sort dso     # libvpx/libopus vs the rest
 //   perf stat -e task-clock,context-switches,page-faults -p <pid> -- sleep 5
 //   strace -c -f -p <pid>                                 # syscalls (wake-ups) per second
+// (`publish-only` does the same for the publish path of part 1.)
 // and the same on `decode-only`, whose samples are ~95 % libvpx/libopus: the play path's CPU
 // beyond raw decoding is about (raw share / play share) - 1, counting libvpx, libopus and the
 // copy out of libvpx (VP8Decoder) as decoding. Callgrind is not used: its slowdown (tens of
@@ -54,4 +56,46 @@ func runDecodeOnly(duration span: Double) throws -> Never {
     "decode-only: \(pictures) pictures, \(seconds(cpu)) CPU, \(milliseconds(cpu / Double(max(1, pictures)))) per picture"
   )
   exit(0)
+}
+
+/// `PipelineBench publish-only [seconds]`: only the publish path of part 1 (one publish to the
+/// child sink) for `span` seconds, for the same profilers; prints its CPU per published picture.
+func runPublishOnly(duration span: Double) throws -> Never {
+  let run = try measurePublish(announce: "publish-only")
+  print(
+    "publish-only: \(run.frames) pictures, \(seconds(run.cpu)) CPU, \(milliseconds(run.cpu / Double(max(1, run.frames)))) per picture"
+  )
+  exit(0)
+}
+
+/// `PipelineBench idle-loop [seconds]`: an `EventLoop` whose only work is a timer firing every
+/// 5 ms (200 wake-ups a second), for the cost of one wake-up on this machine.
+func runIdleLoop(duration span: Double) -> Never {
+  let ticker = IdleTicker(loop: EventLoop(label: "PipelineBench.idle"))
+  ticker.loop.execute { ticker.arm() }
+  Thread.sleep(forTimeInterval: 1)
+  let before = ticker.fired.withLock { $0 }
+  let cpuStart = processCPUSeconds()
+  Thread.sleep(forTimeInterval: span)
+  let cpu = processCPUSeconds() - cpuStart
+  let wakes = ticker.fired.withLock { $0 } - before
+  print(
+    "idle-loop: \(wakes) wake-ups, \(seconds(cpu)) CPU, \(String(format: "%.1f µs", cpu / Double(max(1, wakes)) * 1e6)) per wake-up"
+  )
+  exit(0)
+}
+
+/// A timer that re-arms itself every 5 ms on its loop.
+final class IdleTicker: Sendable {
+  let loop: EventLoop
+  let fired = Mutex(0)
+
+  init(loop: EventLoop) { self.loop = loop }
+
+  func arm() {
+    loop.schedule(after: .milliseconds(5)) {
+      self.fired.withLock { $0 += 1 }
+      self.arm()
+    }
+  }
 }

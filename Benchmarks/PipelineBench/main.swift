@@ -24,6 +24,8 @@ let camera = VirtualCamera(
 let microphone = VirtualMicrophone()
 if arguments.first == "play-only" { try runPlayOnly(duration: duration) }
 if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
+if arguments.first == "publish-only" { try runPublishOnly(duration: duration) }
+if arguments.first == "idle-loop" { runIdleLoop(duration: duration) }
 
 func waitUntil(_ what: String, timeout: Double = 30, _ condition: () -> Bool) throws {
   let deadline = Date().addingTimeInterval(timeout)
@@ -52,7 +54,7 @@ struct PublishRun {
   var audioFrames = 0
 }
 
-func measurePublish() throws -> PublishRun {
+func measurePublish(announce: String? = nil) throws -> PublishRun {
   let loop = EventLoop(label: "PipelineBench.publish")
   defer { loop.shutdown() }
   let backend = NativeMediaBackend(
@@ -73,6 +75,7 @@ func measurePublish() throws -> PublishRun {
   Thread.sleep(forTimeInterval: 1)  // past the first key frame and the encoder's start
   let before = statistics(connection)
   let cpuStart = processCPUSeconds()
+  if let announce { print("\(announce): measuring \(Int(duration)) s (pid \(getpid()))") }
   Thread.sleep(forTimeInterval: duration)
   let cpu = processCPUSeconds() - cpuStart
   let after = statistics(connection)
@@ -120,7 +123,7 @@ func measureRawEncode(_ run: PublishRun) throws -> (
   let videoRange = run.firstFrame..<(run.firstFrame + run.frames)
   let audioRange = run.firstAudio..<(run.firstAudio + run.audioFrames)
   var sink = 0
-  var start = processCPUSeconds()
+  let start = processCPUSeconds()
   for index in videoRange { sink &+= Int(camera.frame(index).y[0]) }
   for index in audioRange { sink &+= Int(microphone.frame(index).samples[0]) }
   let generate = processCPUSeconds() - start

@@ -36,8 +36,15 @@ public enum PacerRelease<Packet>: CustomStringConvertible {
 }
 
 /// Leaky-bucket pacer (libwebrtc `PacingController` in spirit): releases queued packets at
-/// `pacingFactor × target` with a small burst allowance, audio and retransmissions before video,
+/// `pacingFactor × target` with a burst allowance, audio and retransmissions before video,
 /// and speeds up when the queue holds more than `maxQueueTime` worth of data.
+///
+/// The allowance is libwebrtc's default send burst interval, 40 ms of the pacing rate (at most
+/// 63 kB): an ordinary frame leaves at once, in one wake-up of the sender and of the receiver,
+/// while a key frame or an encoder overshoot beyond it is spread out. (An allowance of 5 ms
+/// split each 1 Mbit/s frame into three or four bursts, each a timer on the sender and a
+/// wake-up on the receiver.) Probe clusters keep a 5 ms allowance, as their spacing is what
+/// measures the path.
 ///
 /// Sans-I/O: `enqueue`, then `process(now:)` at or after `nextSendTime`. Times in microseconds.
 public struct Pacer<Packet> {
@@ -53,6 +60,11 @@ public struct Pacer<Packet> {
   public let pacingFactor: Double
   /// Burst allowance, microseconds of pacing rate.
   public let burstInterval: Int64
+  /// Burst allowance while a probe cluster runs, microseconds of the probe rate.
+  public let probeBurstInterval: Int64
+  /// Upper bound of a burst, bytes (libwebrtc `kMaxBurstSize`: what a socket send buffer
+  /// takes without loss).
+  public static var maxBurstBytes: Double { 63_000 }
   /// Queue length limit, microseconds of data at the pacing rate.
   public let maxQueueTime: Int64
   /// Overflow behaviour.
@@ -77,12 +89,13 @@ public struct Pacer<Packet> {
 
   /// Creates a pacer for `targetBitrate` (bps); durations in microseconds.
   public init(
-    targetBitrate: Int, pacingFactor: Double = 2.5, burstInterval: Int64 = 5_000,
-    maxQueueTime: Int64 = 2_000_000, overflowPolicy: OverflowPolicy = .drainFaster,
-    maxPaddingSize: Int = 1200
+    targetBitrate: Int, pacingFactor: Double = 2.5, burstInterval: Int64 = 40_000,
+    probeBurstInterval: Int64 = 5_000, maxQueueTime: Int64 = 2_000_000,
+    overflowPolicy: OverflowPolicy = .drainFaster, maxPaddingSize: Int = 1200
   ) {
     self.pacingFactor = max(pacingFactor, 0.01)
     self.burstInterval = burstInterval
+    self.probeBurstInterval = probeBurstInterval
     self.maxQueueTime = maxQueueTime
     self.overflowPolicy = overflowPolicy
     self.maxPaddingSize = max(1, maxPaddingSize)
@@ -133,7 +146,8 @@ public struct Pacer<Packet> {
   /// Releases what may be sent at `now` (µs), in send order.
   public mutating func process(now: Int64) -> [PacerRelease<Packet>] {
     let rate = effectiveRate(at: now)
-    let burst = rate * Double(burstInterval) / 8_000_000
+    let interval = probes.isEmpty ? burstInterval : probeBurstInterval
+    let burst = min(rate * Double(interval) / 8_000_000, Self.maxBurstBytes)
     if let last = lastProcess {
       budget += rate * Double(max(now - last, 0)) / 8_000_000
     } else {

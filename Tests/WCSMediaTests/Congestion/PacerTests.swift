@@ -40,23 +40,48 @@ final class PacerTests: XCTestCase {
   }
 
   func testBurstBudgetIsRespected() {
-    // 2 Mbit/s × 2.5 = 5 Mbit/s; 5 ms of it = 3125 bytes (+ at most one packet of overshoot).
+    // 2 Mbit/s × 2.5 = 5 Mbit/s; 40 ms of it = 25 000 bytes (+ at most one packet of overshoot).
     var pacer = Pacer<Int>(targetBitrate: 2_000_000)
-    for index in 0..<20 { pacer.enqueue(index, priority: .video, size: 1200, now: 0) }
+    for index in 0..<40 { pacer.enqueue(index, priority: .video, size: 1200, now: 0) }
     let first = pacer.process(now: 0)
-    XCTAssertEqual(first.count, 3)
-    XCTAssertLessThanOrEqual(first.reduce(0) { $0 + $1.size }, 3125 + 1200)
-    // 475 bytes of debt at 625 bytes/ms: the next packet may go 0.76 ms later.
-    XCTAssertEqual(pacer.nextSendTime, 762)
-    XCTAssertEqual(pacer.process(now: 500).count, 0)
-    XCTAssertEqual(pacer.process(now: 762).count, 1)
+    XCTAssertEqual(first.count, 21)
+    XCTAssertLessThanOrEqual(first.reduce(0) { $0 + $1.size }, 25_000 + 1200)
+    // 200 bytes of debt at 625 bytes/ms: the next packet may go 0.32 ms later.
+    XCTAssertEqual(pacer.nextSendTime, 322)
+    XCTAssertEqual(pacer.process(now: 200).count, 0)
+    XCTAssertEqual(pacer.process(now: 322).count, 1)
 
     // A long idle period does not bank more than the burst allowance.
     _ = drive(&pacer, from: 1_000, to: 100_000)
     XCTAssertEqual(pacer.queuedPackets, 0)
-    for index in 0..<20 { pacer.enqueue(index, priority: .video, size: 1200, now: 2_000_000) }
+    for index in 0..<40 { pacer.enqueue(index, priority: .video, size: 1200, now: 2_000_000) }
     let afterIdle = pacer.process(now: 2_000_000)
-    XCTAssertLessThanOrEqual(afterIdle.reduce(0) { $0 + $1.size }, 3125 + 1200)
+    XCTAssertLessThanOrEqual(afterIdle.reduce(0) { $0 + $1.size }, 25_000 + 1200)
+  }
+
+  func testOrdinaryFrameLeavesInOneBurstAndKeyFrameIsSpread() {
+    // 1 Mbit/s at 30 fps: ~4.2 kB a frame, 4 packets; the allowance at 2.5 Mbit/s is 12.5 kB.
+    var pacer = Pacer<Int>(targetBitrate: 1_000_000)
+    for index in 0..<4 { pacer.enqueue(index, priority: .video, size: 1050, now: 0) }
+    XCTAssertEqual(pacer.process(now: 0).count, 4)
+    XCTAssertNil(pacer.nextSendTime)
+    // A 30 kB key frame 33 ms later: 12.5 kB at once, the rest at 312.5 bytes/ms.
+    for index in 0..<25 { pacer.enqueue(index, priority: .video, size: 1200, now: 33_000) }
+    let burst = pacer.process(now: 33_000)
+    XCTAssertEqual(burst.count, 11)
+    let rest = drive(&pacer, from: 34_000, to: 200_000)
+    XCTAssertEqual(rest.count, 14)
+    let last = rest.last?.time ?? 0
+    // 14 × 1200 bytes less the overshoot, at 312.5 bytes/ms: ~53 ms after the burst.
+    XCTAssertEqual(Double(last - 33_000), 53_000, accuracy: 3_000)
+  }
+
+  func testBurstIsCappedAt63Kilobytes() {
+    // 20 Mbit/s × 2.5 × 40 ms would be 250 kB; libwebrtc caps a burst at 63 kB.
+    var pacer = Pacer<Int>(targetBitrate: 20_000_000)
+    for index in 0..<100 { pacer.enqueue(index, priority: .video, size: 1200, now: 0) }
+    let bytes = pacer.process(now: 0).reduce(0) { $0 + $1.size }
+    XCTAssertEqual(bytes, 63_600)
   }
 
   func testLongQueueDrainsWithinTheQueueTimeLimit() {

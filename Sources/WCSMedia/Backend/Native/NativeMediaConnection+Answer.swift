@@ -108,10 +108,10 @@ extension NativeMediaConnection {
   }
 
   func applyTargetBitrate(_ bitrate: Int) {
-    guard var stream = videoSend else { return }
-    stream.targetBitrate = bitrate
-    videoSend = stream
-    videoTrack?.setBitrate(stream.targetBitrate)
-    pacer?.setTargetBitrate(stream.targetBitrate)
+    guard videoSend != nil else { return }
+    videoSend?.targetBitrate = bitrate  // in place (see `sendMedia`)
+    guard let target = videoSend?.targetBitrate else { return }
+    videoTrack?.setBitrate(target)
+    pacer?.setTargetBitrate(target)
   }
 }

@@ -20,11 +20,11 @@ extension NativeMediaConnection {
   /// Sends what the pacer releases now and arms a loop timer for its next send time.
   func drainPacer() {
     loop.assertInEventLoop()
-    guard !closed, var current = pacer else { return }
+    guard !closed, pacer != nil else { return }
     let now = loop.now()
-    let releases = current.process(now: micros(now))
-    let next = current.nextSendTime
-    pacer = current
+    // In place: a copy would share the queues' storage and copy it on the first write.
+    let releases = pacer?.process(now: micros(now)) ?? []
+    let next = pacer?.nextSendTime
     for release in releases {
       if case .media(let paced, _, _, _) = release {
         stampAndSend(paced.packet, video: paced.isVideo, now: now)

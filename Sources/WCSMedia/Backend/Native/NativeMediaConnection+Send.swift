@@ -13,19 +13,20 @@ extension NativeMediaConnection {
     guard !closed, let peerConnection, peerConnection.state == .connected else { return }
     let now = loop.now()
     for payload in payloads {
-      let packet: RTPPacket
+      // The send streams are mutated in place (optional chaining): a copy would share the
+      // packet history's storage, and the first write would then copy the whole history
+      // (1024 packets) for every packet sent.
+      let sent: RTPPacket?
       if video {
-        guard var stream = videoSend else { return }
-        packet = stream.send(payload, now: now, captureTime: captureTime(of: payload, now: now))
-        videoSend = stream
+        sent = videoSend?.send(
+          payload, now: now, captureTime: captureTime(of: payload, now: now))
       } else {
-        guard var stream = audioSend else { return }
         // Without a capture time, the frame's first sample counts as captured a frame (20 ms)
         // before it could be encoded.
-        packet = stream.send(
+        sent = audioSend?.send(
           payload, now: now, captureTime: audioCapturedAt ?? now - .milliseconds(20))
-        audioSend = stream
       }
+      guard let packet = sent else { return }
       if pacer != nil {
         enqueuePaced(packet, video: video, now: now)
       } else {
@@ -104,14 +105,11 @@ extension NativeMediaConnection {
         }
         feedPlayoutSync(senderReportOf: report.ssrc)
       }
-      if var stream = videoSend {
-        let output = stream.handle(packet, now: now)
-        videoSend = stream
+      // In place, as in `sendMedia`.
+      if let output = videoSend?.handle(packet, now: now) {
         process(output, video: true, now: now)
       }
-      if var stream = audioSend {
-        let output = stream.handle(packet, now: now)
-        audioSend = stream
+      if let output = audioSend?.handle(packet, now: now) {
         process(output, video: false, now: now)
       }
     }

@@ -61,16 +61,9 @@ extension NativeMediaConnection {
       else { continue }
       deliver(output, isVideo: isVideo, now: now)
     }
-    if var stream = videoSend {
-      let output = stream.poll(now: now)
-      videoSend = stream
-      process(output, video: true, now: now)
-    }
-    if var stream = audioSend {
-      let output = stream.poll(now: now)
-      audioSend = stream
-      process(output, video: false, now: now)
-    }
+    // In place (see `sendMedia`).
+    if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
+    if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
     if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
       for key in Array(receivers.keys) { receivers[key]?.stream.roundTripTime = rtt }
     }
