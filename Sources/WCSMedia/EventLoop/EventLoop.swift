@@ -5,7 +5,7 @@ import Synchronization
 /// The thread that runs UDP sockets and protocol timers (ARCHITECTURE.md, "one event loop").
 ///
 /// One dedicated thread per loop waits in `poll(2)` on the loop's sockets and a wake pipe, with
-/// the earliest deadline of its timer heap as the timeout; it then runs the work handed over by
+/// the earliest deadline (plus leeway) of its timers as the timeout; it then runs the work handed over by
 /// other threads, the due timers and the handlers of readable sockets, one piece at a time, in
 /// order. A packet therefore costs one wake-up of one thread. (An earlier version ran on a
 /// serial `DispatchQueue` with Dispatch read and timer sources: every datagram and every timer
@@ -14,8 +14,13 @@ import Synchronization
 /// `poll` needs only Glibc, so no C shim is involved.
 ///
 /// Timers use `ContinuousClock` (monotonic) and never fire early; `poll` counts in
-/// milliseconds, so they may fire up to about a millisecond late. Handlers run on the loop;
-/// they must not block.
+/// milliseconds, so they may fire up to about a millisecond late. A timer scheduled with a
+/// leeway may fire up to that much later still: it fires on the first turn at or after its
+/// deadline, and the loop sleeps no longer than its deadline plus the leeway, so timers that
+/// tolerate it share the wake-ups of datagrams and of each other (the kernel's timer slack,
+/// in the loop). A wake-up costs 45–50 µs of CPU on a virtual machine
+/// (`PipelineBench idle-loop`), more than the media work of most of them. Handlers run on the
+/// loop; they must not block.
 ///
 /// Thread safety: `execute`, `submit`, `run`, `inEventLoop`, `now()` and `shutdown()` may be
 /// called from any thread. `schedule`, `cancel` and everything about sockets must be called on
@@ -50,6 +55,8 @@ public final class EventLoop: @unchecked Sendable {
 
   // MARK: loop thread state
   private var heap = TimerHeap()
+  /// The same timers ordered by deadline + leeway: the earliest of these bounds the sleep.
+  private var latestHeap = TimerHeap()
   private var actions: [UInt64: () -> Void] = [:]
   private var nextTimerID: UInt64 = 0
   private var isShutDown = false
@@ -139,9 +146,14 @@ public final class EventLoop: @unchecked Sendable {
 
   /// Schedules `action` to run on the loop at `deadline` (at once, on the next turn, if it has
   /// passed). Timers with equal deadlines run in scheduling order. Call on the loop.
+  ///
+  /// - Parameter leeway: how much later than `deadline` the timer may fire so it shares a
+  ///   wake-up the loop makes anyway (zero: only `poll`'s millisecond rounding; negative counts
+  ///   as zero).
   @discardableResult
   public func schedule(
-    at deadline: ContinuousClock.Instant, _ action: @escaping () -> Void
+    at deadline: ContinuousClock.Instant, leeway: Duration = .zero,
+    _ action: @escaping () -> Void
   ) -> EventLoopTimer {
     assertInEventLoop()
     let id = nextTimerID
@@ -149,13 +161,17 @@ public final class EventLoop: @unchecked Sendable {
     guard !isShutDown else { return EventLoopTimer(id: id) }
     actions[id] = action
     heap.insert(TimerHeap.Entry(deadline: deadline, id: id))
+    latestHeap.insert(TimerHeap.Entry(deadline: deadline + max(leeway, .zero), id: id))
     return EventLoopTimer(id: id)
   }
 
-  /// Schedules `action` to run on the loop after `delay`. Call on the loop.
+  /// Schedules `action` to run on the loop after `delay` (and at most `leeway` later). Call on
+  /// the loop.
   @discardableResult
-  public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> EventLoopTimer {
-    schedule(at: clock.now + delay, action)
+  public func schedule(
+    after delay: Duration, leeway: Duration = .zero, _ action: @escaping () -> Void
+  ) -> EventLoopTimer {
+    schedule(at: clock.now + delay, leeway: leeway, action)
   }
 
   /// Cancels a timer that has not fired; harmless for one that fired or was cancelled. Call on
@@ -165,6 +181,9 @@ public final class EventLoop: @unchecked Sendable {
     guard actions.removeValue(forKey: timer.id) != nil else { return }
     if heap.count > 64 && heap.count > 4 * actions.count {
       heap.compact { actions[$0] != nil }
+    }
+    if latestHeap.count > 64 && latestHeap.count > 4 * actions.count {
+      latestHeap.compact { actions[$0] != nil }
     }
   }
 
@@ -183,6 +202,7 @@ public final class EventLoop: @unchecked Sendable {
       isShutDown = true
       actions.removeAll()
       heap = TimerHeap()
+      latestHeap = TimerHeap()
     }
   }
 
@@ -267,11 +287,12 @@ public final class EventLoop: @unchecked Sendable {
     }
   }
 
-  /// Milliseconds until the earliest live timer, rounded up so it never fires early; 0 when
-  /// one is due, -1 without timers.
+  /// Milliseconds until the earliest deadline + leeway of the live timers, rounded up so none
+  /// fires early; 0 when one is due, -1 without timers.
   private func pollTimeout() -> Int32 {
     while let top = heap.top, actions[top.id] == nil { heap.removeTop() }
-    guard let top = heap.top else { return -1 }
+    while let top = latestHeap.top, actions[top.id] == nil { latestHeap.removeTop() }
+    guard let top = latestHeap.top else { return -1 }
     let delay = clock.now.duration(to: top.deadline)
     guard delay > .zero else { return 0 }
     let (seconds, attoseconds) = delay.components

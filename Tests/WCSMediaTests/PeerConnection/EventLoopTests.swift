@@ -90,4 +90,60 @@ final class EventLoopTests: XCTestCase {
     wait(for: [done], timeout: 5)
     XCTAssertEqual(fired.value, 10)
   }
+
+  func testLeewayTimerSharesTheWakeUpOfAnEarlierTimerAndNeverFiresEarly() {
+    // "lazy" is due at 10 ms with 400 ms of leeway; "strict" (no leeway) at 30 ms wakes the
+    // loop, and "lazy" fires in the same turn, right after it, not at 410 ms.
+    let fired = LoopShared<[(String, Duration)]>([])
+    let done = expectation(description: "lazy fired")
+    loop.submit {
+      let start = loop.now()
+      loop.schedule(at: start + .milliseconds(10), leeway: .milliseconds(400)) { [loop] in
+        fired.mutate { $0.append(("lazy", loop.now() - start)) }
+        done.fulfill()
+      }
+      loop.schedule(at: start + .milliseconds(30)) { [loop] in
+        fired.mutate { $0.append(("strict", loop.now() - start)) }
+      }
+    }
+    wait(for: [done], timeout: 5)
+    XCTAssertEqual(fired.value.map(\.0), ["lazy", "strict"], "equal turn: deadline order")
+    let lazy = fired.value.first?.1 ?? .zero
+    XCTAssertGreaterThanOrEqual(lazy, .milliseconds(30))
+    XCTAssertLessThan(lazy, .milliseconds(200))
+  }
+
+  func testLeewayTimerAloneFiresWithinItsLeeway() {
+    let firedAt = LoopShared<Duration?>(nil)
+    let done = expectation(description: "fired")
+    loop.submit {
+      let start = loop.now()
+      loop.schedule(after: .milliseconds(20), leeway: .milliseconds(30)) { [loop] in
+        firedAt.mutate { $0 = loop.now() - start }
+        done.fulfill()
+      }
+    }
+    wait(for: [done], timeout: 5)
+    let elapsed = firedAt.value ?? .zero
+    // Nothing else wakes the loop, so it sleeps to deadline + leeway (50 ms, +1 ms rounding).
+    XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(50))
+    XCTAssertLessThan(elapsed, .milliseconds(500))
+  }
+
+  func testStrictTimerIsNotDelayedByALeewayTimerScheduledBeforeIt() {
+    let firedAt = LoopShared<Duration?>(nil)
+    let done = expectation(description: "strict fired")
+    loop.submit {
+      let start = loop.now()
+      loop.schedule(at: start + .milliseconds(5), leeway: .seconds(10)) {}
+      loop.schedule(at: start + .milliseconds(20)) { [loop] in
+        firedAt.mutate { $0 = loop.now() - start }
+        done.fulfill()
+      }
+    }
+    wait(for: [done], timeout: 5)
+    let elapsed = firedAt.value ?? .zero
+    XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(20))
+    XCTAssertLessThan(elapsed, .milliseconds(500))
+  }
 }
