@@ -18,13 +18,17 @@ public struct RTPPacket: Equatable, Sendable {
 
   /// Parses `bytes` as one RTP packet. Throws `RTPParseError`.
   public static func parse(_ bytes: [UInt8]) throws -> RTPPacket {
-    try bytes.withUnsafeBytes { raw in
-      let parsed = try RTPHeader.parse(raw)
-      return RTPPacket(
-        header: parsed.header,
-        payload: Array(UnsafeRawBufferPointer(rebasing: raw[parsed.payloadRange])),
-        paddingSize: parsed.paddingSize)
-    }
+    try bytes.withUnsafeBytes { raw in try parse(raw) }
+  }
+
+  /// Parses the datagram in `raw` as one RTP packet, copying only the payload out (the receive
+  /// path calls this on the loop's receive buffer). Throws `RTPParseError`.
+  public static func parse(_ raw: UnsafeRawBufferPointer) throws -> RTPPacket {
+    let parsed = try RTPHeader.parse(raw)
+    return RTPPacket(
+      header: parsed.header,
+      payload: Array(UnsafeRawBufferPointer(rebasing: raw[parsed.payloadRange])),
+      paddingSize: parsed.paddingSize)
   }
 
   /// Octets on the wire: header, payload and padding.

@@ -11,7 +11,7 @@ import CWebRTCCore
 /// their frame was played are late and dropped. Assumes 20 ms packets, the size `OpusEncoder`
 /// produces.
 ///
-/// Not thread-safe: owned by the track's decode queue.
+/// Not thread-safe: owned by its audio receive track, on the connection's event loop.
 public final class AudioReceiver {
   /// Playout statistics.
   public struct Statistics: Sendable, Equatable {
@@ -92,7 +92,9 @@ public final class AudioReceiver {
     var out: [PCMAudioFrame] = []
     while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
       out.append(play(sequence))
-      packets = packets.filter { $0.key > sequence }
+      // `insert` keeps nothing below `nextSequence`, so this is the only key to drop (a
+      // `filter` rebuilt the dictionary every 20 ms).
+      packets[sequence] = nil
       nextSequence = sequence + 1
       nextPlayoutAt = due + .milliseconds(20)
       if concealedRun >= Self.maxConcealedRun && packets.isEmpty {

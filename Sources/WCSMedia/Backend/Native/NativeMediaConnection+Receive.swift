@@ -7,19 +7,18 @@ extension NativeMediaConnection {
 
   func receiveRTP(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer) {
     guard !closed, raw.count >= 12 else { return }
-    let bytes = [UInt8](raw)
     let now = loop.now()
     counters.packetsReceived += 1
-    counters.bytesReceived += UInt64(bytes.count)
-    let payloadType = bytes[1] & 0x7F
+    counters.bytesReceived += UInt64(raw.count)
     var mediaSSRC = ssrc
     var packet: RTPPacket
     do {
-      packet = try RTPPacket.parse(bytes)
+      packet = try RTPPacket.parse(raw)
     } catch {
       extra.malformedPackets += 1
       return
     }
+    let payloadType = packet.header.payloadType
     if let id = transportWideCCID,
       let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
     {
@@ -50,26 +49,26 @@ extension NativeMediaConnection {
       packet = restored
       mediaSSRC = video
     }
-    if receivers[mediaSSRC] == nil {
+    let entry: ReceiveEntry
+    if let existing = receivers[mediaSSRC] {
+      entry = existing
+    } else {
       guard
-        let entry = makeReceiver(ssrc: mediaSSRC, payloadType: packet.header.payloadType, now: now)
+        let made = makeReceiver(ssrc: mediaSSRC, payloadType: packet.header.payloadType, now: now)
       else {
         extra.malformedPackets += 1
         return
       }
-      receivers[mediaSSRC] = entry
+      receivers[mediaSSRC] = made
+      entry = made
     }
-    // The entry is mutated in place through the dictionary: a copy would share the storage
-    // of the jitter buffer, NACK generator and statistics, and mutating it would copy all of
-    // that for every packet (copy-on-write).
-    guard let isVideo = receivers[mediaSSRC]?.isVideo else { return }
-    receivers[mediaSSRC]?.lastPacketAt = now
-    if isVideo { videoBytes += UInt64(bytes.count) }
-    guard let result = receivers[mediaSSRC]?.stream.receive(packet, now: now) else { return }
-    if case .success(let output) = result { deliver(output, isVideo: isVideo, now: now) }
-    if request.direction == .play, let due = receivers[mediaSSRC]?.stream.nextDeadline {
-      pollNoLaterThan(due)
-    }
+    entry.lastPacketAt = now
+    if entry.isVideo { videoBytes += UInt64(raw.count) }
+    // In place through the entry: a copy of the stream would share the storage of its jitter
+    // buffer, NACK generator and statistics, and mutating it would copy all of that.
+    let result = entry.stream.receive(packet, now: now)
+    if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
+    if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
   }
 
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
@@ -107,11 +106,9 @@ extension NativeMediaConnection {
   }
 
   func requestKeyFrameFromSender() {
-    for key in Array(receivers.keys) where receivers[key]?.isVideo == true {
-      receivers[key]?.stream.requestKeyFrame()
-      if request.direction == .play, let due = receivers[key]?.stream.nextDeadline {
-        pollNoLaterThan(due)
-      }
+    for entry in receivers.values where entry.isVideo {
+      entry.stream.requestKeyFrame()
+      if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
     }
   }
 }

@@ -100,9 +100,7 @@ extension NativeMediaConnection {
           TransportWideCC.description(of: feedback).packetFeedbacks(), now: micros(now))
       }
       if case .senderReport(let report) = packet {
-        for key in Array(receivers.keys) {
-          receivers[key]?.stream.handleSenderReport(report, now: now)
-        }
+        for entry in receivers.values { entry.stream.handleSenderReport(report, now: now) }
         feedPlayoutSync(senderReportOf: report.ssrc)
       }
       // In place, as in `sendMedia`.

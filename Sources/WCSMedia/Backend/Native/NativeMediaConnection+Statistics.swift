@@ -25,7 +25,8 @@ extension NativeMediaConnection {
   private func armPoll(at deadline: ContinuousClock.Instant) {
     if let pollTimer { loop.cancel(pollTimer) }
     pollAt = deadline
-    pollTimer = loop.schedule(at: deadline) { [weak self] in
+    let leeway = request.direction == .play ? Self.playPollLeeway : .zero
+    pollTimer = loop.schedule(at: deadline, leeway: leeway) { [weak self] in
       guard let self, !self.closed else { return }
       self.pollTimer = nil
       self.pollAt = nil
@@ -47,6 +48,11 @@ extension NativeMediaConnection {
 
   /// The publish side's fixed poll period.
   static var publishPollInterval: Duration { .milliseconds(10) }
+  /// How late a play poll may run so it shares a wake-up of the loop (audio packets arrive
+  /// every 20 ms): its deadlines tolerate that much — a jitter-buffer release is followed by a
+  /// longer lip-sync hold whenever audio is buffered more than video, libwebrtc sends NACKs on a
+  /// 20 ms period, reports and transport feedback are 100 ms apart or more.
+  static var playPollLeeway: Duration { .milliseconds(20) }
   /// Floor between play polls, so a deadline that stays in the past cannot spin the loop.
   static var minimumPollInterval: Duration { .milliseconds(2) }
   /// Ceiling between play polls.
@@ -54,18 +60,14 @@ extension NativeMediaConnection {
 
   func poll() {
     let now = loop.now()
-    for key in Array(receivers.keys) {
-      // In place, as in `receiveRTP` (a copy would make the poll copy the stream's storage).
-      guard let isVideo = receivers[key]?.isVideo,
-        let output = receivers[key]?.stream.poll(now: now)
-      else { continue }
-      deliver(output, isVideo: isVideo, now: now)
+    for entry in receivers.values {
+      deliver(entry.stream.poll(now: now), isVideo: entry.isVideo, now: now)
     }
     // In place (see `sendMedia`).
     if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
     if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
     if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
-      for key in Array(receivers.keys) { receivers[key]?.stream.roundTripTime = rtt }
+      for entry in receivers.values { entry.stream.roundTripTime = rtt }
     }
     if transportWideCCID != nil, request.direction == .play {
       let mediaSSRC = receivers.keys.min() ?? 0

@@ -17,10 +17,19 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   // hops there with `loop.execute`/`loop.submit`); `trackEnabled`, `playoutSinkOverride` and
   // `audioOutput` sit behind mutexes; the rest is immutable.
 
-  struct ReceiveEntry {
+  /// One received media source. A class, so the loop finds it once per packet and mutates its
+  /// stream in place (a struct in the dictionary cost a hashed lookup and a coroutine accessor
+  /// per field touched, and any copy of it retained the stream's whole storage).
+  final class ReceiveEntry {
     var stream: RTPReceiveStream
     let isVideo: Bool
     var lastPacketAt: ContinuousClock.Instant
+
+    init(stream: RTPReceiveStream, isVideo: Bool, lastPacketAt: ContinuousClock.Instant) {
+      self.stream = stream
+      self.isVideo = isVideo
+      self.lastPacketAt = lastPacketAt
+    }
   }
 
   /// A second source of the same kind replaces the current one only after the current one was
@@ -256,10 +265,17 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     videoTrack?.requestKeyFrame()
   }
 
+  /// How late an audio playout turn may run after `AudioReceiveTrack.nextTurn`, so it shares a
+  /// wake-up of the loop: a 20 ms window (`playoutAdvance` early to as much late) always holds
+  /// the arrival of a packet (every 20 ms). The turn reports the instant it really played to the
+  /// lip sync, so video follows.
+  static let audioPlayoutLeeway: Duration = AudioReceiveTrack.playoutAdvance * 2
+
   /// Runs a playout turn of the audio receive track at `deadline` and at each turn it asks
   /// for next. Call on the loop.
   func scheduleAudioPlayout(at deadline: ContinuousClock.Instant) {
-    audioPlayoutTimer = loop.schedule(at: deadline) { [weak self] in
+    audioPlayoutTimer = loop.schedule(at: deadline, leeway: Self.audioPlayoutLeeway) {
+      [weak self] in
       guard let self, !self.closed, let track = self.audioReceiveTrack else { return }
       track.playDue()
       self.scheduleAudioPlayout(at: track.nextTurn(after: self.loop.now()))

@@ -1,0 +1,86 @@
+import Synchronization
+
+/// The decode side of one played audio track: packets → Opus decode with FEC/PLC and 20 ms
+/// playout (`AudioReceiver`) → the `PlayoutAudioSink`s, on the connection's event loop.
+///
+/// The owner inserts the packets its receive stream releases (`handle`) and runs a turn
+/// (`playDue`) at `nextTurn(after:)`, which follows the receiver's 20 ms frame schedule; a turn
+/// decodes and plays every frame due. It runs on the loop rather than on a queue of its own: a
+/// turn's Opus decoding (~40 µs for 20 ms of mono) costs less than the thread hop it would need
+/// (a wake-up is 45–50 µs of CPU on a virtual machine, `PipelineBench idle-loop`), and the loop
+/// schedules turns with a leeway so they share the wake-ups of the packets arriving every 20 ms.
+final class AudioReceiveTrack: @unchecked Sendable {
+  // @unchecked Sendable: everything but `stats` (behind a mutex) is used on the owner's event
+  // loop only.
+
+  private let receiver: AudioReceiver
+  private let sinks: @Sendable () -> [any PlayoutAudioSink]
+  private let stats = Mutex(AudioReceiver.Statistics())
+  private var running = false
+  private let clock = ContinuousClock()
+  // A/V sync (VideoReceiveTrack+Sync.swift).
+  let playoutSync: PlayoutSync?
+  var delayLine = AudioDelayLine()
+  var syncTarget: Duration = .zero
+
+  /// One Opus frame (the receiver plays 20 ms frames).
+  static let frameInterval: Duration = .milliseconds(20)
+  /// How early a turn may hand a frame to the sinks. With the owner's leeway of twice this, a
+  /// turn runs anywhere from this much before a frame is due to this much after: a 20 ms
+  /// window, so it always finds the wake-up of a packet arriving (every 20 ms) instead of
+  /// waking the loop with a timer of its own; the frame's play-out instant moves by at most
+  /// this much, and the lip sync sees the instant it really went.
+  static let playoutAdvance: Duration = .milliseconds(10)
+
+  /// - Parameter sinks: read for every turn, so muting or replacing the process sink or the
+  ///   sound output applies at once; empty drops the blocks.
+  init(
+    channels: Int, playoutSync: PlayoutSync? = nil,
+    sinks: @escaping @Sendable () -> [any PlayoutAudioSink]
+  ) throws(OpusError) {
+    receiver = try AudioReceiver(channels: channels)
+    self.playoutSync = playoutSync
+    self.sinks = sinks
+  }
+
+  /// Decoder counters. Callable from any thread.
+  var statistics: AudioReceiver.Statistics { stats.withLock { $0 } }
+
+  /// Starts playout: later turns play. On the loop.
+  func start() { running = true }
+
+  /// Stops playout: no block reaches a sink afterwards. On the loop.
+  func stop() { running = false }
+
+  /// Takes packets released by the receive stream. On the loop.
+  func handle(_ packets: [ReceivedRTPPacket]) {
+    for packet in packets { receiver.insert(packet) }
+  }
+
+  /// When the next turn may run, seen at `now`: `playoutAdvance` before the receiver's next
+  /// frame, or the first 20 ms slot of its schedule after `now` when that is past; `now + 20 ms`
+  /// while playout has not begun (to pick up the first packets).
+  func nextTurn(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    guard let frameDue = receiver.nextDeadline else { return now + Self.frameInterval }
+    let due = frameDue - Self.playoutAdvance
+    guard due <= now else { return due }
+    let slots = Int((now - due) / Self.frameInterval) + 1
+    return due + Self.frameInterval * slots
+  }
+
+  /// Plays every frame due within `playoutAdvance` from now. On the loop.
+  func playDue() {
+    guard running else { return }
+    let frames = synchronized(receiver.pull(now: clock.now + Self.playoutAdvance))
+    stats.withLock { $0 = receiver.statistics }
+    guard !frames.isEmpty else { return }
+    let sinks = sinks()
+    guard !sinks.isEmpty else { return }
+    for frame in frames {
+      let block = AudioFrame(
+        sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,
+        timestampNs: Int64(frame.timestamp) * 1_000_000 / 48)
+      for sink in sinks { sink.play(block) }
+    }
+  }
+}
