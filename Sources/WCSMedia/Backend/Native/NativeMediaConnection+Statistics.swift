@@ -4,13 +4,20 @@ import Foundation
 extension NativeMediaConnection {
   // MARK: - Timers and statistics
 
-  /// Publish polls every 10 ms; play polls when something falls due (a jitter-buffer
-  /// release, a NACK, a PLI, a receiver report, transport feedback), so a played stream wakes
-  /// the loop about once per frame instead of 100 times a second.
+  /// Play polls when something falls due (a jitter-buffer release, a NACK, a PLI, a receiver
+  /// report, transport feedback), so a played stream wakes the loop about once per frame
+  /// instead of 100 times a second. Publish polls when an SR (or anything a receive stream
+  /// has) falls due, with a leeway, so the poll rides on the wake-ups the media hand-offs make
+  /// anyway (the congestion controller works on feedback as it arrives, the pacer has a timer
+  /// of its own; nothing else there has to be on time).
   func schedulePoll() {
     let now = loop.now()
     guard request.direction == .play else {
-      armPoll(at: now + Self.publishPollInterval)
+      var next = now + Self.maximumPollInterval
+      for entry in receivers.values { next = min(next, entry.stream.nextDeadline) }
+      if let due = videoSend?.nextDeadline { next = min(next, due) }
+      if let due = audioSend?.nextDeadline { next = min(next, due) }
+      armPoll(at: max(next, now + Self.minimumPollInterval), leeway: Self.publishPollLeeway)
       return
     }
     armPoll(at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval))
@@ -22,10 +29,10 @@ extension NativeMediaConnection {
     armPoll(at: deadline)
   }
 
-  private func armPoll(at deadline: ContinuousClock.Instant) {
+  private func armPoll(at deadline: ContinuousClock.Instant, leeway: Duration = .zero) {
     if let pollTimer { loop.cancel(pollTimer) }
     pollAt = deadline
-    pollTimer = loop.schedule(at: deadline) { [weak self] in
+    pollTimer = loop.schedule(at: deadline, leeway: leeway) { [weak self] in
       guard let self, !self.closed else { return }
       self.pollTimer = nil
       self.pollAt = nil
@@ -45,11 +52,12 @@ extension NativeMediaConnection {
     return next
   }
 
-  /// The publish side's fixed poll period.
-  static var publishPollInterval: Duration { .milliseconds(10) }
-  /// Floor between play polls, so a deadline that stays in the past cannot spin the loop.
+  /// How much later than due the publish side's poll may run (an SR 50 ms late is harmless:
+  /// RFC 3550 §6.2 spreads report intervals by ±50 %).
+  static var publishPollLeeway: Duration { .milliseconds(50) }
+  /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
   static var minimumPollInterval: Duration { .milliseconds(2) }
-  /// Ceiling between play polls.
+  /// Ceiling between polls.
   static var maximumPollInterval: Duration { .milliseconds(100) }
 
   func poll() {
