@@ -10,58 +10,6 @@ protocol NativeCaptureSource: AnyObject, Sendable {
   func stop()
 }
 
-/// A repeating timer on a given queue (the track's queue, so ticks never race the encoder).
-final class QueueTicker: @unchecked Sendable {
-  // @unchecked Sendable: `timer` is created and cancelled under `lock`.
-  private let lock = Mutex<(any DispatchSourceTimer)?>(nil)
-  private let queue: DispatchQueue
-  private let interval: Duration
-
-  private let key = DispatchSpecificKey<Int>()
-
-  init(queue: DispatchQueue, interval: Duration) {
-    self.queue = queue
-    self.interval = interval
-    queue.setSpecific(key: key, value: 1)
-  }
-
-  deinit {
-    // A resumed Dispatch source lives until cancelled.
-    lock.withLock { $0?.cancel() }
-  }
-
-  /// Starts ticking; `tick` runs on the queue.
-  func start(_ tick: @escaping @Sendable () -> Void) {
-    lock.withLock { timer in
-      guard timer == nil else { return }
-      let source = DispatchSource.makeTimerSource(queue: queue)
-      let nanoseconds =
-        Int(interval.components.seconds) * 1_000_000_000
-        + Int(interval.components.attoseconds / 1_000_000_000)
-      source.schedule(
-        deadline: .now(), repeating: .nanoseconds(max(1_000_000, nanoseconds)),
-        leeway: .milliseconds(1))
-      source.setEventHandler(handler: tick)
-      source.resume()
-      timer = source
-    }
-  }
-
-  /// Stops ticking and waits until a running tick finished.
-  func stop() {
-    let source = lock.withLock { timer -> (any DispatchSourceTimer)? in
-      defer { timer = nil }
-      return timer
-    }
-    guard let source else { return }
-    source.cancel()
-    if DispatchQueue.getSpecific(key: key) == nil {
-      // A tick already dispatched finishes before this barrier.
-      queue.sync {}
-    }
-  }
-}
-
 /// The virtual camera (`VirtualCamera`) at the track's size and frame rate: picture `n` every
 /// `1 / frameRate` seconds, RTP timestamps from the track's clock.
 final class VirtualCameraSource: NativeCaptureSource {
@@ -91,9 +39,9 @@ final class VirtualCameraSource: NativeCaptureSource {
   func stop() { ticker.stop() }
 }
 
-/// The virtual microphone (`VirtualMicrophone`, a 440 Hz tone): each 20 ms frame as soon as the
-/// clock has passed its end (ticks every 10 ms, so a frame goes out at most 10 ms late and the
-/// 20 ms capture-to-send time the SRs assume holds within that).
+/// The virtual microphone (`VirtualMicrophone`, a 440 Hz tone): each 20 ms frame when the clock
+/// passes its end (one tick per frame, on the frame boundaries of the clock), stamped with when
+/// its first sample was captured, `origin + 20 ms × index`.
 final class VirtualMicrophoneSource: NativeCaptureSource {
   private let track: AudioSendTrack
   private let microphone: VirtualMicrophone
@@ -104,13 +52,13 @@ final class VirtualMicrophoneSource: NativeCaptureSource {
     self.track = track
     self.clock = clock
     self.microphone = microphone
-    ticker = QueueTicker(queue: track.queue, interval: .milliseconds(10))
+    ticker = QueueTicker(queue: track.queue, interval: .milliseconds(20))
   }
 
   func start() {
     // Frames follow the clock, not the tick count, so a late tick catches up.
     let sent = QueueCounter()
-    ticker.start { [track, microphone, clock] in
+    ticker.start(anchor: clock.origin) { [track, microphone, clock] in
       let due = clock.elapsedAudioFrames()
       let range = sent.value..<max(sent.value, due)
       sent.value = max(sent.value, due)
@@ -206,8 +154,11 @@ struct NativeMediaClock: Sendable {
     UInt32(truncatingIfNeeded: Int64(elapsed() * 90_000))
   }
 
-  /// 20 ms frames since the origin.
-  func elapsedAudioFrames() -> Int { Int(elapsed() * 50) }
+  /// 20 ms frames since the origin (whole ones: exact at a frame's end, where ticks fall).
+  func elapsedAudioFrames() -> Int {
+    let (seconds, attoseconds) = (clock.now - origin).components
+    return Int((seconds * 1_000_000_000 + attoseconds / 1_000_000_000) / 20_000_000)
+  }
 }
 
 /// A counter used from one serial queue only (a tick handler's state).

@@ -4,28 +4,36 @@ import Foundation
 extension NativeMediaConnection {
   // MARK: - Timers and statistics
 
-  /// Publish polls every 10 ms; play polls when something falls due (a jitter-buffer
-  /// release, a NACK, a PLI, a receiver report, transport feedback), so a played stream wakes
-  /// the loop about once per frame instead of 100 times a second.
+  /// Play polls when something falls due (a jitter-buffer release, a NACK, a PLI, a receiver
+  /// report, transport feedback), so a played stream wakes the loop about once per frame
+  /// instead of 100 times a second. Publish polls when an SR (or anything a receive stream
+  /// has) falls due, with a leeway, so the poll rides on the wake-ups the media hand-offs make
+  /// anyway (the congestion controller works on feedback as it arrives, the pacer has a timer
+  /// of its own; nothing else there has to be on time).
   func schedulePoll() {
     let now = loop.now()
     guard request.direction == .play else {
-      armPoll(at: now + Self.publishPollInterval)
+      var next = now + Self.maximumPollInterval
+      for entry in receivers.values { next = min(next, entry.stream.nextDeadline) }
+      if let due = videoSend?.nextDeadline { next = min(next, due) }
+      if let due = audioSend?.nextDeadline { next = min(next, due) }
+      armPoll(at: max(next, now + Self.minimumPollInterval), leeway: Self.publishPollLeeway)
       return
     }
-    armPoll(at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval))
+    armPoll(
+      at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval),
+      leeway: Self.playPollLeeway)
   }
 
   /// Play: re-arms the poll when `deadline` comes before the armed one. Call on the loop.
   func pollNoLaterThan(_ deadline: ContinuousClock.Instant) {
     guard let pollAt, deadline < pollAt else { return }
-    armPoll(at: deadline)
+    armPoll(at: deadline, leeway: Self.playPollLeeway)
   }
 
-  private func armPoll(at deadline: ContinuousClock.Instant) {
+  private func armPoll(at deadline: ContinuousClock.Instant, leeway: Duration = .zero) {
     if let pollTimer { loop.cancel(pollTimer) }
     pollAt = deadline
-    let leeway = request.direction == .play ? Self.playPollLeeway : .zero
     pollTimer = loop.schedule(at: deadline, leeway: leeway) { [weak self] in
       guard let self, !self.closed else { return }
       self.pollTimer = nil
@@ -46,16 +54,17 @@ extension NativeMediaConnection {
     return next
   }
 
-  /// The publish side's fixed poll period.
-  static var publishPollInterval: Duration { .milliseconds(10) }
   /// How late a play poll may run so it shares a wake-up of the loop (audio packets arrive
   /// every 20 ms): its deadlines tolerate that much — a jitter-buffer release is followed by a
   /// longer lip-sync hold whenever audio is buffered more than video, libwebrtc sends NACKs on a
   /// 20 ms period, reports and transport feedback are 100 ms apart or more.
   static var playPollLeeway: Duration { .milliseconds(20) }
-  /// Floor between play polls, so a deadline that stays in the past cannot spin the loop.
+  /// How much later than due the publish side's poll may run (an SR 50 ms late is harmless:
+  /// RFC 3550 §6.2 spreads report intervals by ±50 %).
+  static var publishPollLeeway: Duration { .milliseconds(50) }
+  /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
   static var minimumPollInterval: Duration { .milliseconds(2) }
-  /// Ceiling between play polls.
+  /// Ceiling between polls.
   static var maximumPollInterval: Duration { .milliseconds(100) }
 
   func poll() {
