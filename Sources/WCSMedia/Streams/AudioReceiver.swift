@@ -27,6 +27,9 @@ public final class AudioReceiver {
     public var decodeErrors = 0
     /// Times playout started afresh because a packet was more than `maxConcealedRun` frames ahead.
     public var restarts = 0
+    /// CPU seconds spent producing frames (libopus decoding, FEC and concealment), on the
+    /// calling thread (`CLOCK_THREAD_CPUTIME_ID`).
+    public var decodeCPUTime: Double = 0
   }
 
   /// Samples per channel of one frame: 20 ms at 48 kHz.
@@ -91,7 +94,9 @@ public final class AudioReceiver {
   public func pull(now: ContinuousClock.Instant) -> [PCMAudioFrame] {
     var out: [PCMAudioFrame] = []
     while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
-      out.append(play(sequence))
+      var cpu = 0.0
+      out.append(CodecCPUTime.measure(into: &cpu) { play(sequence) })
+      statistics.decodeCPUTime += cpu
       // `insert` keeps nothing below `nextSequence`, so this is the only key to drop (a
       // `filter` rebuilt the dictionary every 20 ms).
       packets[sequence] = nil

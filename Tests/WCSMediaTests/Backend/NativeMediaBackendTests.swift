@@ -169,6 +169,20 @@ final class NativeMediaBackendTests: XCTestCase {
     XCTAssertGreaterThan(got.summary.bytesReceived, 10_000)
     XCTAssertGreaterThanOrEqual(got.framesDecoded, 30)
     XCTAssertGreaterThan(got.audioFramesDecoded, 50)
+    // Codec CPU times: counted on every codec call, and never more than the whole process used.
+    var processTime = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &processTime)
+    let processSeconds = Double(processTime.tv_sec) + Double(processTime.tv_nsec) * 1e-9
+    for (name, value) in [
+      ("VP8 encode", sent.videoEncodeCPUTime), ("Opus encode", sent.audioEncodeCPUTime),
+      ("virtual sources", sent.sourceCPUTime), ("VP8 decode", got.videoDecodeCPUTime),
+      ("Opus decode", got.audioDecodeCPUTime),
+    ] {
+      XCTAssertGreaterThan(value, 0, name)
+      XCTAssertLessThan(value, processSeconds, name)
+    }
+    XCTAssertEqual(got.videoEncodeCPUTime, 0, "a player encodes nothing")
+    XCTAssertEqual(sent.videoDecodeCPUTime, 0, "a publisher decodes nothing")
     XCTAssertGreaterThan(relay.relayedRTCP.value, 0)
     // Transport-wide congestion control: the player reports arrivals, the publisher's
     // estimator takes them.

@@ -13,6 +13,10 @@ final class AudioSendTrack: @unchecked Sendable {
   struct Statistics: Sendable, Equatable {
     var framesEncoded = 0
     var encodeErrors = 0
+    /// CPU seconds spent inside libopus's encoder.
+    var encodeCPUTime = 0.0
+    /// CPU seconds the virtual microphone spent drawing what it delivered (it stands in for a device).
+    var sourceCPUTime = 0.0
   }
 
   let queue: DispatchQueue
@@ -53,6 +57,9 @@ final class AudioSendTrack: @unchecked Sendable {
   /// A copy of the counters.
   var statistics: Statistics { stats.withLock { $0 } }
 
+  /// Adds CPU seconds a virtual source spent making media for this track. Any thread.
+  func countSourceCPUTime(_ seconds: Double) { stats.withLock { $0.sourceCPUTime += seconds } }
+
   /// Takes interleaved 48 kHz samples with `sourceChannels` channels (1 or 2), converts them to
   /// the track's channel count and encodes every complete 20 ms frame. `capturedAt`: when the
   /// chunk's first sample was captured (sources release a chunk when it is due). Call on `queue`.
@@ -92,8 +99,10 @@ final class AudioSendTrack: @unchecked Sendable {
   private func encode(_ frame: PCMAudioFrame, capturedAt: ContinuousClock.Instant) {
     let timestamp = nextTimestamp
     nextTimestamp &+= UInt32(PCMAudioFrame.samplesPer20ms)
+    var cpu = 0.0
+    defer { stats.withLock { $0.encodeCPUTime += cpu } }
     do {
-      let packet = try encoder.encode(frame)
+      let packet = try CodecCPUTime.measure(into: &cpu) { try encoder.encode(frame) }
       stats.withLock { $0.framesEncoded += 1 }
       output(OpusPayloadFormat.packetize(packet, timestamp: timestamp), capturedAt)
     } catch {

@@ -32,7 +32,10 @@ final class VirtualCameraSource: NativeCaptureSource {
   func start() {
     ticker.start { [track, camera, clock, frameIndex] in
       let index = frameIndex.next()
-      track.encode(camera.frame(index), timestamp: clock.videoTimestamp())
+      var cpu = 0.0
+      let picture = CodecCPUTime.measure(into: &cpu) { camera.frame(index) }
+      track.countSourceCPUTime(cpu)
+      track.encode(picture, timestamp: clock.videoTimestamp())
     }
   }
 
@@ -63,7 +66,9 @@ final class VirtualMicrophoneSource: NativeCaptureSource {
       let range = sent.value..<max(sent.value, due)
       sent.value = max(sent.value, due)
       for index in range.suffix(10) {
-        let frame = microphone.frame(index)
+        var cpu = 0.0
+        let frame = CodecCPUTime.measure(into: &cpu) { microphone.frame(index) }
+        track.countSourceCPUTime(cpu)
         track.append(
           frame.samples, sourceChannels: frame.channels,
           capturedAt: clock.origin + .milliseconds(20 * index))

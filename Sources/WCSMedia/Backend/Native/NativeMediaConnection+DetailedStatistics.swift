@@ -35,5 +35,20 @@ extension NativeMediaConnection {
     public var transportFeedbackSent = 0
     /// RTP packets dropped because they were malformed or of an unknown payload type.
     public var malformedPackets = 0
+    /// CPU seconds spent inside the codecs (`CLOCK_THREAD_CPUTIME_ID` around each call): VP8
+    /// encoding (publish), Opus encoding (publish), VP8 decoding with the copy of the picture
+    /// out of libvpx (play), Opus decoding with FEC and concealment (play). The rest of a
+    /// pipeline's CPU is the SDK's own (`PipelineBench` compares the two).
+    public var videoEncodeCPUTime = 0.0
+    /// See `videoEncodeCPUTime`.
+    public var audioEncodeCPUTime = 0.0
+    /// See `videoEncodeCPUTime`.
+    public var videoDecodeCPUTime = 0.0
+    /// See `videoEncodeCPUTime`.
+    public var audioDecodeCPUTime = 0.0
+    /// CPU seconds the virtual camera and microphone spent drawing the pictures and sound they
+    /// delivered (publish; they stand in for capture devices, so this is not the SDK's own
+    /// work either); 0 with other sources.
+    public var sourceCPUTime = 0.0
   }
 }

@@ -113,10 +113,22 @@ extension NativeMediaConnection {
       result.framesEncoded = video.framesEncoded
       result.keyFramesEncoded = video.keyFramesEncoded
       result.videoEncoderBitrate = video.bitrate
+      result.videoEncodeCPUTime = video.encodeCPUTime
+      result.sourceCPUTime += video.sourceCPUTime
     }
-    result.audioFramesEncoded = audioTrack?.statistics.framesEncoded ?? 0
-    result.framesDecoded = videoReceiveTrack?.statistics.framesDecoded ?? 0
-    result.audioFramesDecoded = audioReceiveTrack?.statistics.decodedFrames ?? 0
+    if let audio = audioTrack?.statistics {
+      result.audioFramesEncoded = audio.framesEncoded
+      result.audioEncodeCPUTime = audio.encodeCPUTime
+      result.sourceCPUTime += audio.sourceCPUTime
+    }
+    if let video = videoReceiveTrack?.statistics {
+      result.framesDecoded = video.framesDecoded
+      result.videoDecodeCPUTime = video.decodeCPUTime
+    }
+    if let audio = audioReceiveTrack?.statistics {
+      result.audioFramesDecoded = audio.decodedFrames
+      result.audioDecodeCPUTime = audio.decodeCPUTime
+    }
     for stream in [videoSend, audioSend].compactMap({ $0 }) {
       result.retransmissions += stream.counters.retransmissions
       result.keyFrameRequests += stream.counters.keyFrameRequests

@@ -16,6 +16,10 @@ final class VideoSendTrack: @unchecked Sendable {
     var keyFramesEncoded = 0
     var encodeErrors = 0
     var bitrate = 0
+    /// CPU seconds spent inside libvpx's encoder.
+    var encodeCPUTime = 0.0
+    /// CPU seconds the virtual camera spent drawing what it delivered (it stands in for a device).
+    var sourceCPUTime = 0.0
   }
 
   let queue: DispatchQueue
@@ -54,6 +58,9 @@ final class VideoSendTrack: @unchecked Sendable {
   /// A copy of the counters.
   var statistics: Statistics { stats.withLock { $0 } }
 
+  /// Adds CPU seconds a virtual source spent making media for this track. Any thread.
+  func countSourceCPUTime(_ seconds: Double) { stats.withLock { $0.sourceCPUTime += seconds } }
+
   /// Stops encoding and previewing: pictures still queued are dropped; returns once the queue
   /// is idle. Not on `queue`.
   func stop() {
@@ -79,8 +86,13 @@ final class VideoSendTrack: @unchecked Sendable {
       source = scaled
     }
     if !isEnabled { source = I420Image.black(width: parameters.width, height: parameters.height) }
+    var cpu = 0.0
+    defer { stats.withLock { $0.encodeCPUTime += cpu } }
     do {
-      for frame in try encoder.encode(source, timestamp: timestamp) {
+      let frames = try CodecCPUTime.measure(into: &cpu) {
+        try encoder.encode(source, timestamp: timestamp)
+      }
+      for frame in frames {
         let payloads = packetizer.packetize(frame)
         stats.withLock {
           $0.framesEncoded += 1
