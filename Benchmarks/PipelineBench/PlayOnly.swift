@@ -33,8 +33,11 @@ func runPlayOnly(duration span: Double) throws -> Never {
   let cpu = processCPUSeconds() - cpuStart
   let after = statistics(player.connection)
   let decoded = after.framesDecoded - before.framesDecoded
+  let codec =
+    after.videoDecodeCPUTime + after.audioDecodeCPUTime - before.videoDecodeCPUTime
+    - before.audioDecodeCPUTime
   print(
-    "play-only: \(decoded) pictures, \(seconds(cpu)) CPU, \(milliseconds(cpu / Double(max(1, decoded)))) per picture"
+    "play-only: \(decoded) pictures, \(seconds(cpu)) CPU, \(milliseconds(cpu / Double(max(1, decoded)))) per picture, \(percent((cpu - codec) / max(codec, 1e-9))) beyond the codec calls"
   )
   player.connection.close()
   publisher.stop()
@@ -62,8 +65,9 @@ func runDecodeOnly(duration span: Double) throws -> Never {
 /// child sink) for `span` seconds, for the same profilers; prints its CPU per published picture.
 func runPublishOnly(duration span: Double) throws -> Never {
   let run = try measurePublish(announce: "publish-only")
+  let beyond = (run.cpu - run.sourceCPU - run.codecCPU) / max(run.codecCPU, 1e-9)
   print(
-    "publish-only: \(run.frames) pictures, \(seconds(run.cpu)) CPU, \(milliseconds(run.cpu / Double(max(1, run.frames)))) per picture"
+    "publish-only: \(run.frames) pictures, \(seconds(run.cpu)) CPU, \(milliseconds(run.cpu / Double(max(1, run.frames)))) per picture, \(percent(beyond)) beyond the codec calls (sources excluded)"
   )
   exit(0)
 }
