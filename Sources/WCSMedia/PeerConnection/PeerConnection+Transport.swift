@@ -70,8 +70,8 @@ extension PeerConnection {
     // address the verified DTLS handshake ran with: a controlled peer (a browser answering our
     // offer) starts DTLS and media on its own valid pair first, and dropping those packets loses
     // its first key frame. SRTP authentication still guards every packet.
-    let fromSelectedPair = selectedPair?.remote.address == source
-    let fromDTLSPeer = selectedPair == nil && dtlsFallbackDestination?.address == source
+    let fromSelectedPair = selectedRemoteAddress == source
+    let fromDTLSPeer = selectedRemoteAddress == nil && dtlsFallbackDestination?.address == source
     guard let inbound = srtpInbound, fromSelectedPair || fromDTLSPeer, !peerClosedDTLS,
       !state.isFinal
     else {

@@ -82,7 +82,12 @@ public final class PeerConnection: @unchecked Sendable {
   var dtlsRole: DTLSRole?
   var srtpOutbound: SRTPSession?
   var srtpInbound: SRTPSession?
-  var selectedPair: ICECandidatePair?
+  var selectedPair: ICECandidatePair? {
+    didSet { selectedRemoteAddress = selectedPair?.remote.address }
+  }
+  /// `selectedPair?.remote.address`, kept apart so each received packet compares one address
+  /// instead of copying the whole pair (its candidates' strings included).
+  private(set) var selectedRemoteAddress: ICETransportAddress?
   /// Where DTLS goes before ICE selected a pair: the source of the last DTLS datagram, always
   /// an address ICE validated (`ICEAgent.isValidated`).
   var dtlsFallbackDestination: (socket: ICESocketID, address: ICETransportAddress)?
