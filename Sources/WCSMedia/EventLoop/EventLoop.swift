@@ -193,6 +193,13 @@ public final class EventLoop: @unchecked Sendable {
     return actions.count
   }
 
+  /// Entries in the two timer heaps, live and stale (cancelled or fired, not yet dropped); for
+  /// tests. Call on the loop.
+  var timerHeapEntryCount: Int {
+    assertInEventLoop()
+    return heap.count + latestHeap.count
+  }
+
   /// Stops the loop's timers for good: pending ones never fire and new ones are ignored.
   /// Work handed over with `execute` still runs and sockets are still served; they belong to
   /// their owners, who close them. Callable from any thread; waits for the loop. Never call it
