@@ -104,12 +104,15 @@ final class AudioPlayoutOnLoopTests: XCTestCase {
       call.close()
     }
     // Ticker threads end at their next deadline (≤ 50 ms); loops end with their last reference.
+    // Each call ran 3 such threads (its loop, the camera's and the microphone's ticker), so a
+    // leak shows as 12 more; a little slack is left for Dispatch's idle workers.
     var count = threadCount()
-    let deadline = Date().addingTimeInterval(5)
-    while count > baseline + 2, Date() < deadline {
+    let deadline = Date().addingTimeInterval(10)
+    while count > baseline + 4, Date() < deadline {
       Thread.sleep(forTimeInterval: 0.05)
       count = threadCount()
     }
-    XCTAssertLessThanOrEqual(count, baseline + 2, "threads: \(baseline) before, \(count) after")
+    print("threads: \(baseline) before 4 calls, \(count) after")
+    XCTAssertLessThanOrEqual(count, baseline + 4, "threads: \(baseline) before, \(count) after")
   }
 }
