@@ -147,9 +147,12 @@ public final class EventLoop: @unchecked Sendable {
   /// Schedules `action` to run on the loop at `deadline` (at once, on the next turn, if it has
   /// passed). Timers with equal deadlines run in scheduling order. Call on the loop.
   ///
-  /// - Parameter leeway: how much later than `deadline` the timer may fire so it shares a
-  ///   wake-up the loop makes anyway (zero: only `poll`'s millisecond rounding; negative counts
-  ///   as zero).
+  /// - Parameters:
+  ///   - deadline: the instant on the loop's monotonic clock before which it never fires.
+  ///   - leeway: how much later than `deadline` the timer may fire so it shares a wake-up the
+  ///     loop makes anyway (zero: only `poll`'s millisecond rounding; negative counts as zero).
+  ///   - action: runs on the loop, once.
+  /// - Returns: the timer, for `cancel`.
   @discardableResult
   public func schedule(
     at deadline: ContinuousClock.Instant, leeway: Duration = .zero,
@@ -191,6 +194,13 @@ public final class EventLoop: @unchecked Sendable {
   public var pendingTimerCount: Int {
     assertInEventLoop()
     return actions.count
+  }
+
+  /// Entries in the two timer heaps, live and stale (cancelled or fired, not yet dropped); for
+  /// tests. Call on the loop.
+  var timerHeapEntryCount: Int {
+    assertInEventLoop()
+    return heap.count + latestHeap.count
   }
 
   /// Stops the loop's timers for good: pending ones never fire and new ones are ignored.

@@ -25,7 +25,9 @@ public final class AudioReceiver {
     public var latePackets = 0
     /// Packets libopus could not decode.
     public var decodeErrors = 0
-    /// Times playout started afresh because a packet was more than `maxConcealedRun` frames ahead.
+    /// Times playout started afresh because the numbering jumped: a packet more than
+    /// `maxConcealedRun` frames ahead of playout or behind it, or behind it after playout
+    /// stopped (a new sender after a pause).
     public var restarts = 0
     /// CPU seconds spent producing frames (libopus decoding, FEC and concealment), on the
     /// calling thread (`CLOCK_THREAD_CPUTIME_ID`).
@@ -67,22 +69,35 @@ public final class AudioReceiver {
   public func insert(_ packet: RTPPacket, now: ContinuousClock.Instant) {
     let sequence = extend(packet.header.sequenceNumber)
     if let nextSequence, sequence < nextSequence {
-      statistics.latePackets += 1
-      return
-    }
-    if let nextSequence, sequence - nextSequence > Int64(Self.maxConcealedRun) {
+      // Behind playout: late, unless playout stopped (a new sender after a pause, e.g. a
+      // source taking over with numbering of its own) or it is further behind than any late
+      // packet is (the sender restarted its numbering lower). Dropping those as late would
+      // silence the stream for good.
+      guard nextPlayoutAt == nil || nextSequence - sequence > Int64(Self.maxConcealedRun) else {
+        statistics.latePackets += 1
+        return
+      }
+      restart(at: sequence)
+    } else if let nextSequence, sequence - nextSequence > Int64(Self.maxConcealedRun) {
       // Far ahead of playout: the sender restarted its numbering (or the packet is bogus). Start
       // over from it rather than hold it for seconds.
-      statistics.restarts += 1
-      packets.removeAll()
-      nextPlayoutAt = nil
+      restart(at: sequence)
     }
     if nextPlayoutAt == nil {
       nextPlayoutAt = now + playoutDelay
       nextSequence = sequence
     }
-    if let nextSequence, sequence < nextSequence { self.nextSequence = sequence }
     packets[sequence] = packet
+  }
+
+  /// Drops what is held and plays from `sequence` on, `playoutDelay` after its arrival.
+  private func restart(at sequence: Int64) {
+    statistics.restarts += 1
+    packets.removeAll()
+    nextPlayoutAt = nil
+    nextSequence = nil
+    concealedRun = 0
+    highest = sequence
   }
 
   /// Takes one packet from `RTPReceiveStream.Output.packets`, at its arrival time.

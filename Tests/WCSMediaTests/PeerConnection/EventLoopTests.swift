@@ -91,6 +91,43 @@ final class EventLoopTests: XCTestCase {
     XCTAssertEqual(fired.value, 10)
   }
 
+  func testReArmedLeewayTimersNeverFireEarlyAndLeaveNoStaleEntriesBehind() {
+    // The play path's pattern: a turn re-arming itself from its handler with a leeway, and a
+    // poll cancelled and re-armed with a leeway several times per turn (`pollNoLaterThan` on
+    // every packet). Fired and cancelled timers leave entries in both heaps.
+    let fires = LoopShared(0)
+    let early = LoopShared(0)
+    let done = expectation(description: "200 turns")
+    loop.submit {
+      var poll: EventLoopTimer?
+      func turn(_ remaining: Int) {
+        let deadline = loop.now() + .microseconds(200)
+        loop.schedule(at: deadline, leeway: .milliseconds(5)) { [loop] in
+          if loop.now() < deadline { early.mutate { $0 += 1 } }
+          fires.mutate { $0 += 1 }
+          // Each re-arm is earlier than the one it replaces, as in `pollNoLaterThan`: the
+          // cancelled entries sit behind the live one in both heaps.
+          let base = loop.now() + .milliseconds(50)
+          for step in 0..<5 {
+            if let poll { loop.cancel(poll) }
+            poll = loop.schedule(at: base - .milliseconds(2 * step), leeway: .milliseconds(20)) {}
+          }
+          if remaining == 0 { done.fulfill() } else { turn(remaining - 1) }
+        }
+      }
+      turn(199)
+    }
+    wait(for: [done], timeout: 30)
+    XCTAssertEqual(fires.value, 200)
+    XCTAssertEqual(early.value, 0, "a leeway timer fired before its deadline")
+    let (pending, entries) = loop.submit { (loop.pendingTimerCount, loop.timerHeapEntryCount) }
+    XCTAssertEqual(pending, 1, "only the last poll is live")
+    print("event loop: \(entries) heap entries after 1 000 polls cancelled, 200 turns fired")
+    // 1 000 polls were cancelled and 200 turns fired: compaction and dropping stale tops keep
+    // each heap near its compaction threshold (64), not thousands.
+    XCTAssertLessThanOrEqual(entries, 2 * 80, "\(entries) heap entries for \(pending) timer")
+  }
+
   func testLeewayTimerSharesTheWakeUpOfAnEarlierTimerAndNeverFiresEarly() {
     // "lazy" is due at 10 ms with 400 ms of leeway; "strict" (no leeway) at 30 ms wakes the
     // loop, and "lazy" fires in the same turn, right after it, not at 410 ms.

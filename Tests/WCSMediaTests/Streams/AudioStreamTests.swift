@@ -121,4 +121,53 @@ final class AudioStreamTests: XCTestCase {
     XCTAssertEqual(receiver.pull(now: restartAt).count, 1)
     XCTAssertEqual(receiver.statistics.decodedFrames, 2)
   }
+
+  /// A sender that restarts its numbering lower (or a new source taking over after a pause,
+  /// with numbering of its own) is played, not dropped as late for good.
+  func testNumberingRestartedLowerRestartsPlayout() throws {
+    let encoder = try OpusEncoder()
+    let microphone = VirtualMicrophone()
+    func packet(_ sequence: Int, _ index: Int) throws -> RTPPacket {
+      RTPPacket(
+        header: RTPHeader(
+          payloadType: 111, sequenceNumber: UInt16(truncatingIfNeeded: sequence),
+          timestamp: UInt32(index * 960), ssrc: 5),
+        payload: try encoder.encode(microphone.frame(index)))
+    }
+    func assertDue(
+      _ receiver: AudioReceiver, at seconds: Double, file: StaticString = #filePath,
+      line: UInt = #line
+    ) throws {
+      let due = try XCTUnwrap(receiver.nextDeadline, file: file, line: line)
+      XCTAssertEqual(
+        (due - virtualTime(seconds)).streamSeconds, 0, accuracy: 1e-9, file: file, line: line)
+    }
+    // While playing: a packet 1000 behind playout restarts it; one 3 behind is late.
+    let playing = try AudioReceiver(playoutDelay: .milliseconds(40))
+    for index in 0..<3 { playing.insert(try packet(5000 + index, index), now: virtualTime(0)) }
+    XCTAssertEqual(playing.pull(now: virtualTime(0.08)).count, 3)
+    playing.insert(try packet(5000, 0), now: virtualTime(0.085))
+    XCTAssertEqual(playing.statistics.latePackets, 1)
+    XCTAssertEqual(playing.statistics.restarts, 0)
+    playing.insert(try packet(4000, 3), now: virtualTime(0.09))
+    XCTAssertEqual(playing.statistics.restarts, 1)
+    try assertDue(playing, at: 0.13)
+    playing.insert(try packet(4001, 4), now: virtualTime(0.1))
+    XCTAssertEqual(playing.pull(now: virtualTime(0.15)).count, 2)
+    XCTAssertEqual(playing.statistics.decodedFrames, 5)
+    XCTAssertEqual(playing.statistics.latePackets, 1)
+
+    // After a pause that stopped playout: a new sender 10 behind the old numbering plays.
+    let paused = try AudioReceiver(playoutDelay: .milliseconds(40))
+    paused.insert(try packet(60_000, 0), now: virtualTime(0))
+    let frames = paused.pull(now: virtualTime(2))
+    XCTAssertEqual(frames.count, 1 + AudioReceiver.maxConcealedRun, "stops after the run")
+    XCTAssertNil(paused.nextDeadline)
+    paused.insert(try packet(59_990, 1), now: virtualTime(3))
+    XCTAssertEqual(paused.statistics.latePackets, 0)
+    try assertDue(paused, at: 3.04)
+    paused.insert(try packet(59_991, 2), now: virtualTime(3.02))
+    XCTAssertEqual(paused.pull(now: virtualTime(3.06)).count, 2)
+    XCTAssertEqual(paused.statistics.decodedFrames, 3)
+  }
 }

@@ -49,8 +49,12 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// Starts playout: later turns play. On the loop.
   func start() { running = true }
 
-  /// Stops playout: no block reaches a sink afterwards. On the loop.
+  /// Stops playout: no block reaches a sink afterwards, not even from the turn that is
+  /// running (a sink may stop or close the connection from `play`). On the loop.
   func stop() { running = false }
+
+  /// Whether playout runs (started and not stopped). On the loop.
+  var isRunning: Bool { running }
 
   /// Takes packets released by the receive stream. On the loop.
   func handle(_ packets: [ReceivedRTPPacket]) {
@@ -80,7 +84,11 @@ final class AudioReceiveTrack: @unchecked Sendable {
       let block = AudioFrame(
         sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,
         timestampNs: Int64(frame.timestamp) * 1_000_000 / 48)
-      for sink in sinks { sink.play(block) }
+      // `play` runs on the loop, so a sink may have stopped playout (closed the connection).
+      for sink in sinks {
+        guard running else { return }
+        sink.play(block)
+      }
     }
   }
 }

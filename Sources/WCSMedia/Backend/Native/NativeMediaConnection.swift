@@ -278,6 +278,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
       [weak self] in
       guard let self, !self.closed, let track = self.audioReceiveTrack else { return }
       track.playDue()
+      // A sink may have closed the connection or stopped the media from `play`, on the loop.
+      guard !self.closed, track.isRunning else { return }
       self.scheduleAudioPlayout(at: track.nextTurn(after: self.loop.now()))
     }
   }

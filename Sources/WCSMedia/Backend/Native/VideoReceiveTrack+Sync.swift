@@ -48,7 +48,8 @@ extension VideoReceiveTrack {
 }
 
 extension AudioReceiveTrack {
-  /// Passes pulled frames through the sync delay line and reports the played one. On `queue`.
+  /// Passes pulled frames through the sync delay line and reports the played one. On the
+  /// connection's event loop.
   func synchronized(_ frames: [PCMAudioFrame]) -> [PCMAudioFrame] {
     guard let playoutSync, !frames.isEmpty else { return frames }
     let output = delayLine.process(frames, target: syncTarget)
