@@ -53,9 +53,16 @@ public final class WAVWriter {
   ///   `.io`.
   public func write(samples: [Int16]) throws(MediaFileError) {
     guard samples.count % channels == 0 else { throw .mismatch("partial sample group") }
-    var bytes = [UInt8]()
-    bytes.reserveCapacity(samples.count * 2)
-    for sample in samples { bytes += MediaFileLittleEndian.bytes(UInt16(bitPattern: sample)) }
+    // One pass into one buffer (a small array per sample cost more than the write itself;
+    // playout sinks call this on the event loop every 20 ms).
+    let bytes = [UInt8](unsafeUninitializedCapacity: samples.count * 2) { buffer, count in
+      for (index, sample) in samples.enumerated() {
+        let value = UInt16(bitPattern: sample)
+        buffer[2 * index] = UInt8(truncatingIfNeeded: value)
+        buffer[2 * index + 1] = UInt8(truncatingIfNeeded: value >> 8)
+      }
+      count = samples.count * 2
+    }
     try sink.append(bytes)
     dataBytes += UInt64(bytes.count)
     samplesPerChannel += samples.count / channels
