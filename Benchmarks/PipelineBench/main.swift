@@ -237,6 +237,13 @@ func median(_ values: [Double]) -> Double {
   return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
+/// Per repetition: (path − less − reference) / reference, the share of the path's CPU beyond
+/// the reference (both per picture).
+func overhead(_ path: [Double], less: [Double]? = nil, over reference: [Double]) -> [Double] {
+  let less = less ?? Array(repeating: 0, count: path.count)
+  return zip(zip(path, less), reference).map { ($0.0 - $0.1 - $1) / max($1, 1e-9) }
+}
+
 func list(_ values: [Double], _ format: (Double) -> String) -> String {
   values.map(format).joined(separator: ", ")
 }
@@ -267,15 +274,9 @@ for _ in 0..<repetitions {
   encodePaced.append((raw.paced - raw.generate) * perPicture)
   publishFrames.append(publish.frames)
 }
-let publishOverheadPaced = zip(zip(publishPath, sources), encodePaced).map {
-  ($0.0 - $0.1 - $1) / max($1, 1e-9)
-}
-let publishOverheadBatch = zip(zip(publishPath, sources), encodeBatch).map {
-  ($0.0 - $0.1 - $1) / max($1, 1e-9)
-}
-let publishOverheadInside = zip(zip(publishPath, sourcesInside), encodeInside).map {
-  ($0.0 - $0.1 - $1) / max($1, 1e-9)
-}
+let publishOverheadPaced = overhead(publishPath, less: sources, over: encodePaced)
+let publishOverheadBatch = overhead(publishPath, less: sources, over: encodeBatch)
+let publishOverheadInside = overhead(publishPath, less: sourcesInside, over: encodeInside)
 print("1. publish, CPU per published picture (its share of the 20 ms Opus frames included)")
 print("   pictures per run:                 \(publishFrames)")
 print("   full publish path:                \(list(publishPath, milliseconds))")
@@ -323,9 +324,9 @@ for repetition in 0..<repetitions {
   // The last player stays for the memory part.
   if repetition == repetitions - 1 { players.append(player) } else { player.connection.close() }
 }
-let playOverheadPaced = zip(playPath, decodePaced).map { ($0 - $1) / max($1, 1e-9) }
-let playOverheadBatch = zip(playPath, decodeBatch).map { ($0 - $1) / max($1, 1e-9) }
-let playOverheadInside = zip(playPath, decodeInside).map { ($0 - $1) / max($1, 1e-9) }
+let playOverheadPaced = overhead(playPath, over: decodePaced)
+let playOverheadBatch = overhead(playPath, over: decodeBatch)
+let playOverheadInside = overhead(playPath, over: decodeInside)
 print("2. play, CPU per decoded picture (its share of the Opus frames included)")
 print("   pictures per run:                 \(playFrames)")
 print("   full play path:                   \(list(playPath, milliseconds))")

@@ -92,7 +92,8 @@ public final class EventLoop: @unchecked Sendable {
     wake.signal()
   }
 
-  /// `true` when the caller runs on this loop.
+  /// `true` when the caller runs on this loop's thread; `false` on any other thread and before
+  /// the thread started. Callable from any thread (one atomic load and `pthread_equal`).
   public var inEventLoop: Bool {
     let id = threadID.load(ordering: .acquiring)
     return id != 0 && pthread_equal(id, pthread_self()) != 0
@@ -133,7 +134,8 @@ public final class EventLoop: @unchecked Sendable {
     }
   }
 
-  /// Runs `body` on the loop and resumes the caller with its result.
+  /// Runs `body` on the loop, after the work already handed over, and resumes the caller with
+  /// its result; throws what `body` throws. Callable from any task; never blocks a thread.
   public func run<Value: Sendable>(
     _ body: @escaping @Sendable () throws -> Value
   ) async throws -> Value {

@@ -90,7 +90,9 @@ public struct SDPAnswerAnalysis: Hashable, Sendable {
   public var notes: [String]
 }
 
-/// Why an answer cannot be used.
+/// Why a remote answer cannot be used, thrown by `SDPAnswerReader.analyze` before anything of
+/// the answer is applied (the session stays as it was); each case says what is missing and,
+/// where it matters, in which m-section (0-based `mediaIndex`).
 public enum SDPAnswerError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The answer has no `m=` line at all.
   case noMediaSections

@@ -27,13 +27,14 @@ public final class VideoReceiver {
     public var needsKeyFrame = false
   }
 
-  /// Render statistics.
+  /// Render statistics (frames decoded, dropped, freezes, fps, decode CPU time).
   public typealias Statistics = VideoDecodePipelineStatistics
 
   /// A gap between rendered frames longer than this counts as a freeze (500 ms, as WebRTC stats).
   public static let freezeThreshold: Double = 0.5
 
-  /// Statistics so far.
+  /// Statistics since the receiver was made (counters only grow; `framesPerSecond` is over the
+  /// whole span from the first to the last rendered frame).
   public var statistics: Statistics { pipeline.statistics }
 
   private let pipeline: VideoDecodePipeline<I420Image>

@@ -12,17 +12,8 @@ extension NativeMediaConnection {
   /// of its own; nothing else there has to be on time).
   func schedulePoll() {
     let now = loop.now()
-    guard request.direction == .play else {
-      var next = now + Self.maximumPollInterval
-      for entry in receivers.values { next = min(next, entry.stream.nextDeadline) }
-      if let due = videoSend?.nextDeadline { next = min(next, due) }
-      if let due = audioSend?.nextDeadline { next = min(next, due) }
-      armPoll(at: max(next, now + Self.minimumPollInterval), leeway: Self.publishPollLeeway)
-      return
-    }
-    armPoll(
-      at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval),
-      leeway: Self.playPollLeeway)
+    let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
+    armPoll(at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval), leeway: leeway)
   }
 
   /// Play: re-arms the poll when `deadline` comes before the armed one. Call on the loop.
@@ -43,12 +34,18 @@ extension NativeMediaConnection {
     }
   }
 
-  /// The earliest deadline of the receive streams and the feedback generator, capped so the
-  /// bitrate window and anything without a deadline of its own still advance.
+  /// The earliest deadline of the receive streams, the send streams' SRs and (play) the
+  /// transport-feedback generator, capped so the bitrate window and anything without a deadline
+  /// of its own still advance. The generator is only polled on play, so publish leaves it out
+  /// (a stale deadline there would make the publish poll spin).
   private func nextPollDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
     var next = now + Self.maximumPollInterval
     for entry in receivers.values { next = min(next, entry.stream.nextDeadline) }
-    if transportWideCCID != nil, let due = transportFeedbackGenerator.nextDeadline {
+    if let due = videoSend?.nextDeadline { next = min(next, due) }
+    if let due = audioSend?.nextDeadline { next = min(next, due) }
+    if request.direction == .play, transportWideCCID != nil,
+      let due = transportFeedbackGenerator.nextDeadline
+    {
       next = min(next, now + .microseconds(due - micros(now)))
     }
     return next

@@ -197,7 +197,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   public var isClosed: Bool { loop.submit { self.closed } }
 
   /// Why the connection went `.failed` because of its capture device (a camera unplugged
-  /// while publishing, a microphone whose sound server died); `nil` otherwise.
+  /// while publishing, a microphone whose sound server died): the device's own message, as in
+  /// `MediaConnectionFailure.captureDeviceLost`; `nil` otherwise, and for failures of the
+  /// transport (ICE, DTLS), which `onStateChange` reports. Waits for the loop (inline on it).
   public var failureReason: String? { loop.submit { self.captureFailure?.reason } }
 
   /// A capture source's failure callback: hops to the loop, stops the media and reports
