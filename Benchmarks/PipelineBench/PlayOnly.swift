@@ -16,12 +16,15 @@ import WCSMedia
 // times) would keep the player from decoding 30 pictures a second in real time, which changes
 // what the play path does (late packets, key-frame requests).
 
-/// `PipelineBench play-only [seconds]`: only the play path (one player of the child
-/// publisher) for `span` seconds, then prints its CPU per decoded picture.
-func runPlayOnly(duration span: Double) throws -> Never {
+/// `PipelineBench play-only [seconds] [queue]`: only the play path (one player of the child
+/// publisher) for `span` seconds, then prints its CPU per decoded picture. With `queue`, video
+/// is always decoded on the track's queue (`decodesVideoOnLoop` false), for comparing both
+/// with one build.
+func runPlayOnly(duration span: Double, decodesVideoOnLoop: Bool) throws -> Never {
   let loop = EventLoop(label: "PipelineBench.play")
-  let backend = NativeMediaBackend(
-    configuration: NativeMediaBackend.Configuration(loop: loop, peerConnection: .loopback))
+  var configuration = NativeMediaBackend.Configuration(loop: loop, peerConnection: .loopback)
+  configuration.decodesVideoOnLoop = decodesVideoOnLoop
+  let backend = NativeMediaBackend(configuration: configuration)
   let publisher = try PeerProcess(mode: "peer-publisher")
   let player = try addPlayer(backend: backend, peer: publisher)
   try waitUntil("player renders") { player.renderer.count.withLock { $0 } >= 30 }

@@ -28,7 +28,9 @@ let camera = VirtualCamera(
   width: PipelineSettings.width, height: PipelineSettings.height,
   frameRate: PipelineSettings.frameRate)
 let microphone = VirtualMicrophone()
-if arguments.first == "play-only" { try runPlayOnly(duration: duration) }
+if arguments.first == "play-only" {
+  try runPlayOnly(duration: duration, decodesVideoOnLoop: !arguments.contains("queue"))
+}
 if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
 if arguments.first == "publish-only" { try runPublishOnly(duration: duration) }
 if arguments.first == "idle-loop" { runIdleLoop(duration: duration) }

@@ -156,25 +156,26 @@ public struct VP8FrameAssembler: Sendable {
   }
 
   private mutating func drain(into output: inout Output) {
-    var progress = true
-    while progress {
-      progress = false
-      let starts = packets.filter { $0.value.startsFrame }.keys.sorted()
-      for first in starts {
-        guard let last = completeFrame(startingAt: first), let head = packets[first] else {
-          continue
-        }
-        let isKey = head.data.first.map { $0 & 0x01 == 0 } ?? false
-        let inOrder =
-          !isWaitingForKeyFrame
-          && follows(first: first, pictureID: head.pictureID, modulus: head.pictureIDModulus)
-        if isKey || inOrder {
-          deliver(first: first, last: last, isKey: isKey, into: &output)
-          progress = true
-          break
-        }
-      }
+    while let next = nextDeliverable() {
+      deliver(first: next.first, last: next.last, isKey: next.isKey, into: &output)
     }
+  }
+
+  /// The complete frame with the lowest first sequence number that may be decoded now: a key
+  /// frame, or the frame that follows the last delivered one. One pass over the buffer without
+  /// allocating (it runs for every packet).
+  private func nextDeliverable() -> (first: Int64, last: Int64, isKey: Bool)? {
+    var best: (first: Int64, last: Int64, isKey: Bool)?
+    for (first, head) in packets where head.startsFrame {
+      if let best, best.first < first { continue }
+      guard let last = completeFrame(startingAt: first) else { continue }
+      let isKey = head.data.first.map { $0 & 0x01 == 0 } ?? false
+      let inOrder =
+        !isWaitingForKeyFrame
+        && follows(first: first, pictureID: head.pictureID, modulus: head.pictureIDModulus)
+      if isKey || inOrder { best = (first, last, isKey) }
+    }
+    return best
   }
 
   private mutating func deliver(first: Int64, last: Int64, isKey: Bool, into output: inout Output) {

@@ -25,6 +25,12 @@ public final class NativeMediaBackend: MediaBackend {
     public var synchronizesPlayout: Bool
     /// What the virtual microphone plays (default a 440 Hz tone; a chirp gives timing).
     public var virtualMicrophoneSignal: VirtualMicrophone.Signal
+    /// Whether a played track's video may be decoded (and handed to its renderer) on `loop`
+    /// instead of its own queue: only while its pictures take at most 4 ms each on average and
+    /// such work uses at most a quarter of the loop's time, so packets and timers keep moving.
+    /// It spares a thread hand-off and a wake-up per picture. Default true; false always
+    /// decodes on the track's queue.
+    public var decodesVideoOnLoop = true
 
     /// Defaults: the shared loop; every interface plus loopback (so a `wcs-local-server` on
     /// 127.0.0.1 is reachable); no playout sink; the machine's real devices.

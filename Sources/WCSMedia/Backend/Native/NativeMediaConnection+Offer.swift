@@ -148,7 +148,8 @@ extension NativeMediaConnection {
     if request.video != nil {
       do {
         videoReceiveTrack = try VideoReceiveTrack(
-          renderer: request.renderer, playoutSync: playoutSync
+          renderer: request.renderer, playoutSync: playoutSync,
+          loop: configuration.decodesVideoOnLoop ? loop : nil
         ) {
           [weak self] in
           guard let self else { return }

@@ -4,7 +4,8 @@ import Dispatch
 /// delay, audio goes through an `AudioDelayLine` for the audio's; both report what they played
 /// to the connection's `PlayoutSync`. Without a `PlayoutSync` frames pass straight through.
 extension VideoReceiveTrack {
-  /// Renders decoded `frames`, now or after the sync delay. On `queue`.
+  /// Renders decoded `frames`, now or after the sync delay. On `queue`, or on the loop while
+  /// nothing is queued (`VideoReceiveTrack`).
   func present(_ frames: [VideoDecodePipeline<VideoFrame>.Frame]) {
     guard let renderer else { return }
     guard let playoutSync else {
@@ -16,7 +17,9 @@ extension VideoReceiveTrack {
     releaseDueFrames()
   }
 
-  /// Renders the held frames that are due and schedules the next release. On `queue`.
+  /// Renders the held frames that are due and schedules the next release (a job on `queue`,
+  /// counted in `queuedJobs` so the loop leaves the track to the queue until it ran). On `queue`,
+  /// or on the loop while nothing is queued.
   func releaseDueFrames() {
     guard let renderer, let playoutSync, !stopped.withLock({ $0 }) else { return }
     let extraDelay = playoutSync.videoExtraDelay
@@ -33,10 +36,12 @@ extension VideoReceiveTrack {
     let nanoseconds =
       Int(wait.components.seconds) * 1_000_000_000
       + Int(wait.components.attoseconds / 1_000_000_000)
+    queuedJobs.add(1, ordering: .relaxed)
     queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
       guard let self else { return }
       self.releaseScheduled = false
       self.releaseDueFrames()
+      self.queuedJobs.subtract(1, ordering: .releasing)
     }
   }
 

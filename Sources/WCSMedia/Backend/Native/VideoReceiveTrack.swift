@@ -4,10 +4,23 @@ import Synchronization
 
 /// The decode side of one played video track: RTP packets released by the receive stream's
 /// jitter buffer → VP8 frame assembly and decoding (`VideoReceiver`) → the stream's renderer.
-/// Runs on its own serial queue, never on the event loop.
+///
+/// Runs on its own serial queue, or on the connection's event loop when that is cheaper: a
+/// hand-off to the queue costs the loop ≈ 25 µs and the woken worker as much again on a virtual
+/// machine, more than the SDK's own work on a picture. So a picture decodes on the loop when
+/// nothing of this track is queued, its pictures took at most `inlineCostLimit` (4 ms) on average, and
+/// the loop's `workBudget` has room; otherwise on the queue, so a slow decode never holds the
+/// packets and timers of other streams.
 final class VideoReceiveTrack: @unchecked Sendable {
-  // @unchecked Sendable: `receiver` (and the A/V sync `renderQueue`, `releaseScheduled`) is used
-  // on `queue` only; `statistics` sits behind a mutex.
+  // @unchecked Sendable: `receiver`, `averageCost` (and the A/V sync `renderQueue`,
+  // `releaseScheduled`) are used by one thread at a time: by jobs on `queue`, or on the loop
+  // only while `queuedJobs` is 0 — the loop is the only thread that queues jobs, and a job
+  // decrements the count (releasing) after its last access, which the loop's acquiring load
+  // sees. `statistics` and `stopped` sit behind mutexes.
+
+  /// Pictures whose decoding and rendering took longer than this on average are never decoded
+  /// on the loop (a 640x480 VP8 picture takes ≈ 1.5 ms here, a 1280x720 one ≈ 4 ms).
+  static let defaultInlineCostLimit: Duration = .milliseconds(4)
 
   let queue = DispatchQueue(label: "WCSMedia.VideoReceiveTrack", qos: .userInitiated)
   private let receiver: VideoDecodePipeline<VideoFrame>
@@ -15,15 +28,29 @@ final class VideoReceiveTrack: @unchecked Sendable {
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoReceiver.Statistics())
   let stopped = Mutex(false)
+  /// The loop `handle` is called on, when pictures may be decoded on it.
+  private let loop: EventLoop?
+  private let inlineCostLimit: Duration
+  /// Jobs on `queue` not finished yet (decodes, and the lip-sync hold's next release).
+  let queuedJobs = Atomic<Int>(0)
+  /// Moving average of the wall time one `decodeAndPresent` took (nil before the first).
+  private var averageCost: Duration?
+  /// Pictures decoded on the loop.
+  private let decodedOnLoop = Atomic<Int>(0)
   // A/V sync (VideoReceiveTrack+Sync.swift).
   let playoutSync: PlayoutSync?
   var renderQueue = VideoRenderQueue<VideoDecodePipeline<VideoFrame>.Frame>()
   var releaseScheduled = false
 
-  /// - Parameter onKeyFrameNeeded: called (on the queue) when the picture is lost; the owner
-  ///   asks the sender for a key frame (PLI).
+  /// - Parameters:
+  ///   - loop: the loop `handle` is called on, when pictures may be decoded on it (nil: always
+  ///     on the track's queue).
+  ///   - inlineCostLimit: the average cost per picture above which it never is.
+  ///   - onKeyFrameNeeded: called (on the queue or the loop) when the picture is lost; the
+  ///     owner asks the sender for a key frame (PLI).
   init(
-    renderer: (any VideoRenderer)?, playoutSync: PlayoutSync? = nil,
+    renderer: (any VideoRenderer)?, playoutSync: PlayoutSync? = nil, loop: EventLoop? = nil,
+    inlineCostLimit: Duration = defaultInlineCostLimit,
     onKeyFrameNeeded: @escaping @Sendable () -> Void
   ) throws(VP8Error) {
     // Straight into the renderer's frame type: one copy out of libvpx per picture.
@@ -32,28 +59,61 @@ final class VideoReceiveTrack: @unchecked Sendable {
     }
     self.renderer = renderer
     self.playoutSync = playoutSync
+    self.loop = loop
+    self.inlineCostLimit = inlineCostLimit
     self.onKeyFrameNeeded = onKeyFrameNeeded
   }
 
   /// Decoder counters.
   var statistics: VideoReceiver.Statistics { stats.withLock { $0 } }
 
+  /// How many pictures were decoded on the loop rather than the queue.
+  var picturesDecodedOnLoop: Int { decodedOnLoop.load(ordering: .relaxed) }
+
   /// Stops rendering: pictures still queued for decoding are dropped; returns once the
-  /// decode queue is idle, so nothing reaches the renderer afterwards. Not on `queue`.
+  /// decode queue is idle, so nothing reaches the renderer afterwards. On the loop (where
+  /// inline decoding runs), never on `queue`.
   func stop() {
     stopped.withLock { $0 = true }
     queue.sync {}
   }
 
-  /// Queues packets released at `now` for decoding. Callable from any thread.
+  /// Decodes packets released at `now`: on the loop when it is cheaper and allowed (see the
+  /// type's comment), else queued. Call on the loop given at `init` (any thread without one).
   func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) {
     guard !packets.isEmpty else { return }
-    queue.async {
-      guard !self.stopped.withLock({ $0 }) else { return }
-      let output = self.receiver.handle(packets, now: now)
-      self.stats.withLock { $0 = self.receiver.statistics }
-      if output.needsKeyFrame { self.onKeyFrameNeeded() }
-      self.present(output.frames)
+    if let loop, mayDecodeInline(on: loop, now: now) {
+      let start = loop.clock.now
+      decodeAndPresent(packets, now: now)
+      let end = loop.clock.now
+      loop.workBudget.record(end - start, endingAt: end)
+      decodedOnLoop.add(1, ordering: .relaxed)
+      return
     }
+    queuedJobs.add(1, ordering: .relaxed)
+    queue.async {
+      self.decodeAndPresent(packets, now: now)
+      self.queuedJobs.subtract(1, ordering: .releasing)
+    }
+  }
+
+  private func mayDecodeInline(on loop: EventLoop, now: ContinuousClock.Instant) -> Bool {
+    guard queuedJobs.load(ordering: .acquiring) == 0, let averageCost,
+      averageCost <= inlineCostLimit, loop.inEventLoop
+    else { return false }
+    return loop.workBudget.allows(averageCost, at: now)
+  }
+
+  /// Assembles, decodes and renders; one thread at a time (see the type's comment).
+  private func decodeAndPresent(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) {
+    guard !stopped.withLock({ $0 }) else { return }
+    let start = ContinuousClock.now
+    let output = receiver.handle(packets, now: now)
+    stats.withLock { $0 = receiver.statistics }
+    if output.needsKeyFrame { onKeyFrameNeeded() }
+    present(output.frames)
+    let spent = ContinuousClock.now - start
+    // An eighth of each new cost: a key frame (2–3 times a delta frame's) moves it little.
+    averageCost = averageCost.map { $0 + (spent - $0) / 8 } ?? spent
   }
 }

@@ -1,0 +1,62 @@
+import Foundation
+
+/// How much of an event loop's time work taken over from a worker queue may use: a played
+/// track's video decoding runs on the loop (sparing the hand-off to its queue, ≈ 25 µs, and
+/// the worker's wake-up, as much again on a virtual machine) only while such work stays under
+/// `share` of the loop's wall-clock time, so the loop keeps room for packets and timers.
+///
+/// The load is an exponentially decaying sum of the time spent (time constant `window`), so a
+/// burst counts for about a `window` and then fades. Loop-confined: use it on its loop only.
+final class EventLoopWorkBudget: @unchecked Sendable {
+  // @unchecked Sendable: every method is called on the owning loop's thread only.
+
+  /// Share of the loop's time (0…1) taken-over work may use.
+  let share: Double
+  /// Time constant of the decaying load.
+  let window: Duration
+
+  /// Seconds of work, decayed to `updatedAt`.
+  private var load: Double = 0
+  private var updatedAt: ContinuousClock.Instant?
+
+  /// - Parameters:
+  ///   - share: the largest share of the loop's time (0…1) such work may take; default 0.25.
+  ///   - window: the time constant of the load's decay; default 1 s.
+  init(share: Double = 0.25, window: Duration = .seconds(1)) {
+    self.share = share
+    self.window = window
+  }
+
+  /// The decayed load at `now` as a share of the loop's time (0 when idle; about the busy
+  /// fraction under steady work).
+  func utilization(at now: ContinuousClock.Instant) -> Double {
+    decay(to: now)
+    return load / Self.seconds(window)
+  }
+
+  /// Whether work expected to take `cost` may run on the loop at `now`.
+  func allows(_ cost: Duration, at now: ContinuousClock.Instant) -> Bool {
+    utilization(at: now) + Self.seconds(cost) / Self.seconds(window) <= share
+  }
+
+  /// Records work that took `spent` and ended at `now`.
+  func record(_ spent: Duration, endingAt now: ContinuousClock.Instant) {
+    decay(to: now)
+    load += max(0, Self.seconds(spent))
+  }
+
+  /// Decays the load to `now`; an instant before the last one changes nothing.
+  private func decay(to now: ContinuousClock.Instant) {
+    guard let last = updatedAt else {
+      updatedAt = now
+      return
+    }
+    guard now > last else { return }
+    load *= exp(-Self.seconds(now - last) / Self.seconds(window))
+    updatedAt = now
+  }
+
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+  }
+}

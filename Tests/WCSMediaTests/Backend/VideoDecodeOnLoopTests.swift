@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+import XCTest
+
+@testable import WCSMedia
+
+/// A played track's video decoded on the event loop (`VideoReceiveTrack` with a loop): the
+/// pictures are the decoder's, in order, on the loop while it is cheap, on the queue when the
+/// renderer makes it expensive, and never after `stop`.
+final class VideoDecodeOnLoopTests: XCTestCase {
+  private final class Collector: VideoRenderer {
+    struct Rendered {
+      var frame: VideoFrame
+      var onLoop: Bool
+    }
+    let loop: EventLoop
+    let frames = Mutex<[Rendered]>([])
+    /// Sleeps `slowFor` seconds while rendering the frames at these positions.
+    let slow: Set<Int>
+    let slowFor: Double
+
+    init(loop: EventLoop, slow: Set<Int> = [], slowFor: Double = 0) {
+      self.loop = loop
+      self.slow = slow
+      self.slowFor = slowFor
+    }
+
+    func render(_ frame: VideoFrame) {
+      let position = frames.withLock { frames in
+        frames.append(Rendered(frame: frame, onLoop: loop.inEventLoop))
+        return frames.count - 1
+      }
+      if slow.contains(position) {
+        Thread.sleep(forTimeInterval: slowFor)
+      }
+    }
+  }
+
+  private static let frameInterval: UInt32 = 3000
+
+  /// `count` pictures of the virtual camera (320x240), encoded and packetized: the RTP packets
+  /// of each frame, and the pictures an independent decoder makes of them.
+  private func stream(count: Int) throws -> (packets: [[ReceivedRTPPacket]], pictures: [I420Image])
+  {
+    let camera = VirtualCamera(width: 320, height: 240, frameRate: 30)
+    let encoder = try VP8Encoder(
+      configuration: .init(width: 320, height: 240, frameRate: 30, bitrateKbps: 400))
+    let decoder = try VP8Decoder()
+    var packetizer = VP8Packetizer()
+    var sequence: UInt16 = 65_530  // wraps inside the stream
+    var packets: [[ReceivedRTPPacket]] = []
+    var pictures: [I420Image] = []
+    let arrival = ContinuousClock.now
+    for index in 0..<count {
+      let timestamp = UInt32(index) * Self.frameInterval
+      for encoded in try encoder.encode(camera.frame(index), timestamp: timestamp) {
+        if let picture = try decoder.decode(encoded.data) { pictures.append(picture) }
+        packets.append(
+          packetizer.packetize(encoded).map { payload in
+            defer { sequence &+= 1 }
+            let header = RTPHeader(
+              marker: payload.marker, payloadType: 96, sequenceNumber: sequence,
+              timestamp: payload.timestamp, ssrc: 0x1234)
+            return ReceivedRTPPacket(
+              packet: RTPPacket(header: header, payload: payload.payload), arrival: arrival)
+          })
+      }
+    }
+    return (packets, pictures)
+  }
+
+  /// Hands each frame's packets to the track on the loop, waiting for the queue in between so
+  /// where each picture decodes does not depend on timing.
+  private func play(
+    _ packets: [[ReceivedRTPPacket]], to track: VideoReceiveTrack, on loop: EventLoop
+  ) {
+    for frame in packets {
+      loop.submit { track.handle(frame, now: loop.now()) }
+      track.queue.sync {}
+    }
+  }
+
+  private func assertMatches(
+    _ rendered: [Collector.Rendered], _ pictures: [I420Image], file: StaticString = #filePath,
+    line: UInt = #line
+  ) {
+    XCTAssertEqual(rendered.count, pictures.count, file: file, line: line)
+    for (index, (shown, picture)) in zip(rendered, pictures).enumerated() {
+      XCTAssertEqual(
+        shown.frame.timestampNs, Int64(index) * Int64(Self.frameInterval) * 100_000 / 9,
+        "frame \(index) out of order", file: file, line: line)
+      XCTAssertEqual(
+        [UInt8](shown.frame.dataY), picture.y, "frame \(index) luma", file: file, line: line)
+      XCTAssertEqual(
+        [UInt8](shown.frame.dataU), picture.u, "frame \(index) Cb", file: file, line: line)
+    }
+  }
+
+  func testCheapPicturesDecodeOnTheLoopAndMatchAnIndependentDecoder() throws {
+    let loop = EventLoop(label: "test.decodeOnLoop")
+    let (packets, pictures) = try stream(count: 40)
+    let renderer = Collector(loop: loop)
+    // A generous limit: this test is about where and what, not about this machine's speed.
+    let track = try VideoReceiveTrack(
+      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
+    ) {}
+    play(packets, to: track, on: loop)
+    let rendered = renderer.frames.withLock { $0 }
+    assertMatches(rendered, pictures)
+    // The first picture goes to the queue (no cost known yet), every later one to the loop.
+    XCTAssertEqual(rendered.map(\.onLoop), [false] + Array(repeating: true, count: 39))
+    XCTAssertEqual(track.picturesDecodedOnLoop, 39)
+    XCTAssertEqual(track.statistics.framesDecoded, 40)
+    loop.submit { track.stop() }
+  }
+
+  func testWithoutALoopEveryPictureDecodesOnTheQueue() throws {
+    let loop = EventLoop(label: "test.decodeOnQueue")
+    let (packets, pictures) = try stream(count: 12)
+    let renderer = Collector(loop: loop)
+    let track = try VideoReceiveTrack(renderer: renderer, loop: nil) {}
+    play(packets, to: track, on: loop)
+    let rendered = renderer.frames.withLock { $0 }
+    assertMatches(rendered, pictures)
+    XCTAssertFalse(rendered.contains(where: \.onLoop))
+    XCTAssertEqual(track.picturesDecodedOnLoop, 0)
+  }
+
+  func testASlowRendererMovesDecodingToTheQueueAndBackInOrder() throws {
+    let loop = EventLoop(label: "test.decodeSlow")
+    let (packets, pictures) = try stream(count: 60)
+    // Frames 10..<15 take 40 ms to render: their average cost passes the 4 ms limit, so the
+    // following pictures go to the queue until the average (an eighth per picture) decays.
+    let renderer = Collector(loop: loop, slow: Set(10..<15), slowFor: 0.040)
+    let track = try VideoReceiveTrack(renderer: renderer, loop: loop) {}
+    play(packets, to: track, on: loop)
+    let rendered = renderer.frames.withLock { $0 }
+    assertMatches(rendered, pictures)
+    let places = rendered.map(\.onLoop)
+    // Right after the slow ones, the queue; by the end, the loop again.
+    XCTAssertEqual(places[15..<20], [false, false, false, false, false])
+    XCTAssertEqual(places.last, true)
+    XCTAssertEqual(track.picturesDecodedOnLoop, places.filter { $0 }.count)
+  }
+
+  func testNothingIsRenderedAfterStop() throws {
+    let loop = EventLoop(label: "test.decodeStop")
+    let (packets, _) = try stream(count: 10)
+    let renderer = Collector(loop: loop)
+    let track = try VideoReceiveTrack(
+      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
+    ) {}
+    play(Array(packets[0..<5]), to: track, on: loop)
+    loop.submit { track.stop() }
+    play(Array(packets[5...]), to: track, on: loop)
+    XCTAssertEqual(renderer.frames.withLock { $0.count }, 5)
+  }
+}
+
+/// `EventLoopWorkBudget`: the decaying load and what it allows.
+final class EventLoopWorkBudgetTests: XCTestCase {
+  func testLoadDecaysWithTheWindowAndBoundsWhatMayRun() {
+    let budget = EventLoopWorkBudget(share: 0.25, window: .seconds(1))
+    let start = ContinuousClock.now
+    XCTAssertEqual(budget.utilization(at: start), 0)
+    XCTAssertTrue(budget.allows(.milliseconds(250), at: start))
+    XCTAssertFalse(budget.allows(.milliseconds(251), at: start))
+    budget.record(.milliseconds(200), endingAt: start)
+    XCTAssertEqual(budget.utilization(at: start), 0.2, accuracy: 1e-9)
+    XCTAssertTrue(budget.allows(.milliseconds(40), at: start))
+    XCTAssertFalse(budget.allows(.milliseconds(60), at: start))
+    // One time constant later the load is 1/e of what it was.
+    let later = start + .seconds(1)
+    XCTAssertEqual(budget.utilization(at: later), 0.2 / M_E, accuracy: 1e-9)
+    XCTAssertTrue(budget.allows(.milliseconds(170), at: later))
+    XCTAssertFalse(budget.allows(.milliseconds(180), at: later))
+    // An instant before the last update does not make the load grow back.
+    XCTAssertEqual(budget.utilization(at: start), 0.2 / M_E, accuracy: 1e-9)
+    budget.record(.milliseconds(-5), endingAt: later)
+    XCTAssertEqual(budget.utilization(at: later), 0.2 / M_E, accuracy: 1e-9)
+  }
+}
