@@ -159,10 +159,13 @@ final class LoopbackCall: Sendable {
   let frames = BackendTestBox<[VideoFrame]>([])
   let audio = BackendTestBox<[AudioFrame]>([])
 
-  /// - Parameter playOutput: the player request's sound output (`Audio.output`).
+  /// - Parameters:
+  ///   - playOutput: the player request's sound output (`Audio.output`).
+  ///   - renderer: the player's renderer instead of the one collecting `frames`.
   init(
     publish request: MediaConnectionRequest,
     playOutput: MediaConnectionRequest.AudioOutput = .none,
+    renderer: (any VideoRenderer)? = nil,
     backend makeBackend: (NativeMediaBackend.Configuration) -> NativeMediaBackend = {
       NativeMediaBackend(configuration: $0)
     }
@@ -184,7 +187,8 @@ final class LoopbackCall: Sendable {
           direction: .play,
           audio: request.audio.map { .init(useStereo: $0.useStereo, output: playOutput) },
           video: request.video.map { _ in .init() },
-          renderer: VideoFrameCallbackRenderer { frame in frames.mutate { $0.append(frame) } }),
+          renderer: renderer
+            ?? VideoFrameCallbackRenderer { frame in frames.mutate { $0.append(frame) } }),
         onStateChange: { state in playStates.mutate { $0.append(state) } })
         as? NativeMediaConnection
     else { throw MediaBackendError.unavailable("not a NativeMediaConnection") }

@@ -9,7 +9,7 @@ extension VideoReceiveTrack {
   func present(_ frames: [VideoDecodePipeline<VideoFrame>.Frame]) {
     guard let renderer else { return }
     guard let playoutSync else {
-      for frame in frames { renderer.render(Self.videoFrame(frame)) }
+      for frame in frames { render(Self.videoFrame(frame), to: renderer) }
       return
     }
     let now = playoutSync.clock.now
@@ -21,14 +21,17 @@ extension VideoReceiveTrack {
   /// counted in `queuedJobs` so the loop leaves the track to the queue until it ran). On `queue`,
   /// or on the loop while nothing is queued.
   func releaseDueFrames() {
-    guard let renderer, let playoutSync, !stopped.withLock({ $0 }) else { return }
+    guard let renderer, let playoutSync, !isStopped else { return }
     let extraDelay = playoutSync.videoExtraDelay
     let now = playoutSync.clock.now
     for release in renderQueue.release(now: now, extraDelay: extraDelay) {
-      renderer.render(Self.videoFrame(release.frame))
+      // The renderer may have stopped the track (closed its connection) at the previous one.
+      guard !isStopped else { return }
+      render(Self.videoFrame(release.frame), to: renderer)
       playoutSync.videoRendered(rtpTimestamp: release.frame.rtpTimestamp, heldFor: release.heldFor)
     }
-    guard !releaseScheduled, let next = renderQueue.nextDeadline(extraDelay: extraDelay) else {
+    guard !isStopped, !releaseScheduled, let next = renderQueue.nextDeadline(extraDelay: extraDelay)
+    else {
       return
     }
     releaseScheduled = true

@@ -16,7 +16,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   // `releaseScheduled`) are used by one thread at a time: by jobs on `queue`, or on the loop
   // only while `queuedJobs` is 0 — the loop is the only thread that queues jobs, and a job
   // decrements the count (releasing) after its last access, which the loop's acquiring load
-  // sees. `statistics` and `stopped` sit behind mutexes.
+  // sees. `statistics` and `renderGate` sit behind mutexes.
 
   /// Pictures whose decoding and rendering took longer than this on average are never decoded
   /// on the loop (a 640x480 VP8 picture takes ≈ 1.5 ms here, a 1280x720 one ≈ 4 ms).
@@ -27,7 +27,9 @@ final class VideoReceiveTrack: @unchecked Sendable {
   let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoReceiver.Statistics())
-  let stopped = Mutex(false)
+  /// Whether the track was stopped, and whether a `render` call is in progress: each picture
+  /// is handed over only while not stopped, checked under the same lock `stop` sets it with.
+  let renderGate = Mutex(RenderGate())
   /// The loop `handle` is called on, when pictures may be decoded on it.
   private let loop: EventLoop?
   private let inlineCostLimit: Duration
@@ -70,12 +72,32 @@ final class VideoReceiveTrack: @unchecked Sendable {
   /// How many pictures were decoded on the loop rather than the queue.
   var picturesDecodedOnLoop: Int { decodedOnLoop.load(ordering: .relaxed) }
 
-  /// Stops rendering: pictures still queued for decoding are dropped; returns once the
-  /// decode queue is idle, so nothing reaches the renderer afterwards. On the loop (where
-  /// inline decoding runs), never on `queue`.
+  /// Stops rendering: pictures still queued for decoding are dropped and no `render` call
+  /// begins once this returns. Returns once the decode queue is idle, unless a `render` call is
+  /// in progress: that one may be what stops the track (a renderer closing its connection,
+  /// inline on the loop or from the queue while it waits for the loop), and waiting for it
+  /// would deadlock. On the loop (where inline decoding runs), or from `render`.
   func stop() {
-    stopped.withLock { $0 = true }
-    queue.sync {}
+    let rendering = renderGate.withLock { gate in
+      gate.stopped = true
+      return gate.rendering
+    }
+    if !rendering { queue.sync {} }
+  }
+
+  /// Whether `stop` ran.
+  var isStopped: Bool { renderGate.withLock { $0.stopped } }
+
+  /// Hands `frame` to `renderer` unless the track was stopped (before this picture or by the
+  /// renderer during the previous one). One thread at a time (see the type's comment).
+  func render(_ frame: VideoFrame, to renderer: any VideoRenderer) {
+    let open = renderGate.withLock { gate in
+      gate.rendering = !gate.stopped
+      return gate.rendering
+    }
+    guard open else { return }
+    renderer.render(frame)
+    renderGate.withLock { $0.rendering = false }
   }
 
   /// Decodes packets released at `now`: on the loop when it is cheaper and allowed (see the
@@ -106,7 +128,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
 
   /// Assembles, decodes and renders; one thread at a time (see the type's comment).
   private func decodeAndPresent(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) {
-    guard !stopped.withLock({ $0 }) else { return }
+    guard !isStopped else { return }
     let start = ContinuousClock.now
     let output = receiver.handle(packets, now: now)
     stats.withLock { $0 = receiver.statistics }
@@ -116,4 +138,10 @@ final class VideoReceiveTrack: @unchecked Sendable {
     // An eighth of each new cost: a key frame (2–3 times a delta frame's) moves it little.
     averageCost = averageCost.map { $0 + (spent - $0) / 8 } ?? spent
   }
+}
+
+/// A video track's stop flag and whether its renderer is being called.
+struct RenderGate {
+  var stopped = false
+  var rendering = false
 }

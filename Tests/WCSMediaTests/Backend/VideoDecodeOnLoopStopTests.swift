@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+import XCTest
+
+@testable import WCSMedia
+
+/// A played track whose renderer stops it (a renderer closing its connection) or that loses a
+/// packet while decoding on the loop, and many tracks sharing one loop's work budget.
+final class VideoDecodeOnLoopStopTests: XCTestCase {
+  /// Records what it renders, where; calls `onRender` with the position of each picture.
+  private final class Recorder: VideoRenderer {
+    let loop: EventLoop
+    let timestamps = Mutex<[Int64]>([])
+    let onLoop = Mutex<[Bool]>([])
+    let onRender: @Sendable (Int) -> Void
+
+    init(loop: EventLoop, onRender: @escaping @Sendable (Int) -> Void = { _ in }) {
+      self.loop = loop
+      self.onRender = onRender
+    }
+
+    func render(_ frame: VideoFrame) {
+      onLoop.withLock { $0.append(loop.inEventLoop) }
+      let position = timestamps.withLock { timestamps in
+        timestamps.append(frame.timestampNs)
+        return timestamps.count - 1
+      }
+      onRender(position)
+    }
+  }
+
+  private static let frameInterval: UInt32 = 3000
+
+  /// `count` pictures of the virtual camera, encoded and packetized: the RTP packets of each.
+  static func stream(count: Int, width: Int = 320, height: Int = 240) throws
+    -> [[ReceivedRTPPacket]]
+  {
+    let camera = VirtualCamera(width: width, height: height, frameRate: 30)
+    let encoder = try VP8Encoder(
+      configuration: .init(width: width, height: height, frameRate: 30, bitrateKbps: 800))
+    var packetizer = VP8Packetizer()
+    var sequence: UInt16 = 100
+    var packets: [[ReceivedRTPPacket]] = []
+    let arrival = ContinuousClock.now
+    for index in 0..<count {
+      let timestamp = UInt32(index) * frameInterval
+      for encoded in try encoder.encode(camera.frame(index), timestamp: timestamp) {
+        packets.append(
+          packetizer.packetize(encoded).map { payload in
+            defer { sequence &+= 1 }
+            let header = RTPHeader(
+              marker: payload.marker, payloadType: 96, sequenceNumber: sequence,
+              timestamp: payload.timestamp, ssrc: 0x1234)
+            return ReceivedRTPPacket(
+              packet: RTPPacket(header: header, payload: payload.payload), arrival: arrival)
+          })
+      }
+    }
+    return packets
+  }
+
+  private static func timestampNs(_ index: Int) -> Int64 {
+    Int64(index) * Int64(frameInterval) * 100_000 / 9
+  }
+
+  func testARendererStoppingItsTrackOnTheLoopGetsNoFurtherPictureOfTheSameRelease() throws {
+    let loop = EventLoop(label: "test.stopFromRender")
+    let packets = try Self.stream(count: 4)
+    let trackBox = BackendTestBox<VideoReceiveTrack?>(nil)
+    let renderer = Recorder(loop: loop) { position in
+      // Stopping from `render` is what closing the connection from it does (on the loop).
+      if position == 1 { trackBox.value?.stop() }
+    }
+    let track = try VideoReceiveTrack(
+      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
+    ) {}
+    trackBox.mutate { $0 = track }
+    loop.submit { track.handle(packets[0], now: loop.now()) }
+    track.queue.sync {}
+    // Frame 2 before frame 1: frame 1 completes both, one release of two pictures on the loop.
+    loop.submit { track.handle(packets[2], now: loop.now()) }
+    loop.submit { track.handle(packets[1], now: loop.now()) }
+    track.queue.sync {}
+    loop.submit { track.handle(packets[3], now: loop.now()) }
+    track.queue.sync {}
+    XCTAssertEqual(renderer.onLoop.withLock { $0 }.last, true, "picture 1 rendered on the loop")
+    XCTAssertEqual(
+      renderer.timestamps.withLock { $0 }, [Self.timestampNs(0), Self.timestampNs(1)],
+      "a picture reached the renderer after it stopped the track")
+    trackBox.mutate { $0 = nil }
+  }
+
+  func testAKeyFrameIsRequestedOnTheLoopWhenAPictureIsLostWhileDecodingThere() throws {
+    let loop = EventLoop(label: "test.pliInline")
+    let packets = try Self.stream(count: 60)
+    let requests = BackendTestBox<[Bool]>([])
+    let renderer = Recorder(loop: loop)
+    let track = try VideoReceiveTrack(
+      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
+    ) {
+      requests.mutate { $0.append(loop.inEventLoop) }
+    }
+    for (index, frame) in packets.enumerated() where index != 10 {
+      loop.submit { track.handle(frame, now: loop.now()) }
+      track.queue.sync {}
+    }
+    XCTAssertEqual(renderer.timestamps.withLock { $0.count }, 10, "pictures 0 to 9 only")
+    XCTAssertGreaterThan(track.picturesDecodedOnLoop, 0)
+    XCTAssertEqual(requests.value.first, true, "the key frame is asked for, on the loop")
+    loop.submit { track.stop() }
+  }
+
+  func testSixTracksOnOneLoopShareItsBudgetAndRenderEveryPictureInOrder() throws {
+    let loop = EventLoop(label: "test.sixTracks")
+    let packets = try Self.stream(count: 45, width: 640, height: 480)
+    let renderers = (0..<6).map { _ in Recorder(loop: loop) }
+    let tracks = try renderers.map { renderer in
+      try VideoReceiveTrack(renderer: renderer, loop: loop) {}
+    }
+    let peak = BackendTestBox(0.0)
+    for frame in packets {
+      loop.submit {
+        for track in tracks { track.handle(frame, now: loop.now()) }
+        let share = loop.workBudget.utilization(at: loop.now())
+        peak.mutate { $0 = max($0, share) }
+      }
+    }
+    for track in tracks { track.queue.sync {} }
+    let expected = (0..<packets.count).map(Self.timestampNs)
+    for (index, renderer) in renderers.enumerated() {
+      XCTAssertEqual(renderer.timestamps.withLock { $0 }, expected, "track \(index)")
+    }
+    let onLoop = tracks.map(\.picturesDecodedOnLoop).reduce(0, +)
+    let total = packets.count * tracks.count
+    print(
+      "six 640x480 tracks: \(onLoop) of \(total) pictures on the loop, peak share \(peak.value)")
+    // 270 pictures of ≈ 1.5 ms fed back to back are 4 budgets' worth: the loop takes some,
+    // the queues the rest, and the loop's share stays near its quarter (one picture over at most).
+    XCTAssertLessThan(onLoop, total)
+    XCTAssertLessThanOrEqual(peak.value, loop.workBudget.share + 0.05)
+    loop.submit { for track in tracks { track.stop() } }
+  }
+}

@@ -1,0 +1,337 @@
+import XCTest
+
+@testable import WCSMedia
+
+/// The VP8 frame assembler's one-pass `drain` (4e62df5) against the algorithm it replaced (a
+/// filtered, sorted list of frame starts per delivered frame), on seeded random streams with
+/// loss, reordering, duplicates, late packets, malformed payloads, key frames and PictureIDs of
+/// every width: every `insert` gives the same output and the same counters.
+final class VP8FrameAssemblerDifferentialTests: XCTestCase {
+  /// Random RTP packets of a VP8 stream as a lossy, reordering link delivers them.
+  private struct StreamMaker {
+    var random: SplitMix64
+
+    mutating func chance(_ probability: Double) -> Bool {
+      Double.random(in: 0..<1, using: &random) < probability
+    }
+
+    mutating func packets() -> [VP8FrameAssembler.Packet] {
+      let pictureIDBits = [0, 7, 15].randomElement(using: &random) ?? 0
+      var sequence = UInt16.random(in: 0...UInt16.max, using: &random)
+      var pictureID = UInt16.random(in: 0..<0x8000, using: &random)
+      var sent: [VP8FrameAssembler.Packet] = []
+      let frames = Int.random(in: 20...120, using: &random)
+      for index in 0..<frames {
+        let isKey = index == 0 || chance(0.08)
+        // Now and then a frame reuses the previous timestamp (a broken sender).
+        let timestamp = UInt32(chance(0.03) ? max(0, index - 1) : index) * 3000
+        let count = Int.random(in: 1...4, using: &random)
+        for part in 0..<count {
+          var payload: [UInt8] = []
+          var first: UInt8 = part == 0 ? 0x10 : 0x00
+          if part > 0, chance(0.05) { first = 0x11 }  // S=1 in partition 1: no frame start
+          if pictureIDBits != 0 { first |= 0x80 }
+          payload.append(first)
+          if pictureIDBits != 0 {
+            payload.append(0x80)
+            if pictureIDBits == 7 {
+              payload.append(UInt8(pictureID & 0x7F))
+            } else {
+              payload += [0x80 | UInt8(pictureID >> 8 & 0x7F), UInt8(pictureID & 0xFF)]
+            }
+          }
+          if part == 0 {
+            if isKey {
+              let startCode: [UInt8] = chance(0.02) ? [0, 0, 0] : [0x9D, 0x01, 0x2A]
+              payload += [0x00, UInt8(index & 0xFF), 0x00] + startCode + [1, 2, 3, 4]
+            } else {
+              payload += [0x01, UInt8(index & 0xFF), 0x00, 7]
+            }
+          } else if !chance(0.02) {  // else empty: a malformed packet
+            payload += [UInt8(part), UInt8(index & 0xFF)]
+          }
+          sent.append(
+            .init(
+              sequenceNumber: sequence, timestamp: timestamp, marker: part == count - 1,
+              payload: payload))
+          sequence &+= 1
+        }
+        // A frame skipped by the sender's PictureID now and then.
+        pictureID = (pictureID &+ (chance(0.03) ? 2 : 1)) % 0x8000
+      }
+      return link(sent)
+    }
+
+    /// Loses (also in bursts), duplicates, reorders nearby and delays far some packets.
+    mutating func link(_ sent: [VP8FrameAssembler.Packet]) -> [VP8FrameAssembler.Packet] {
+      let loss = Double.random(in: 0...0.15, using: &random)
+      var delivered: [VP8FrameAssembler.Packet] = []
+      var burst = 0
+      for packet in sent {
+        if burst > 0 {
+          burst -= 1
+          continue
+        }
+        if chance(0.01) {
+          burst = Int.random(in: 1...40, using: &random)
+          continue
+        }
+        if chance(loss) { continue }
+        delivered.append(packet)
+        if chance(0.04) { delivered.append(packet) }
+      }
+      let reorder = Int.random(in: 0...8, using: &random)
+      if reorder > 0 {
+        for index in delivered.indices.dropLast() where chance(0.2) {
+          let other = min(delivered.count - 1, index + Int.random(in: 1...reorder, using: &random))
+          delivered.swapAt(index, other)
+        }
+      }
+      for _ in 0..<Int.random(in: 0...3, using: &random) where delivered.count > 2 {
+        let from = Int.random(in: 0..<delivered.count / 2, using: &random)
+        let packet = delivered.remove(at: from)
+        let to = min(delivered.count, from + Int.random(in: 30...150, using: &random))
+        delivered.insert(packet, at: to)
+      }
+      return delivered
+    }
+  }
+
+  func testOnePassDrainMatchesTheSortedScanOnRandomStreams() {
+    var random = SplitMix64(seed: 0x5EED_0D1F)
+    var totals = (frames: 0, keyRequests: 0, discarded: 0, late: 0, dropped: 0, keyFrames: 0)
+    for run in 0..<400 {
+      var maker = StreamMaker(random: SplitMix64(seed: random.next()))
+      let window = Int.random(in: 1...40, using: &random)
+      let buffered = Bool.random(using: &random) ? 64 : 2048
+      var assembler = VP8FrameAssembler(reorderWindow: window, maxBufferedPackets: buffered)
+      var reference = ReferenceVP8FrameAssembler(
+        reorderWindow: window, maxBufferedPackets: buffered)
+      for (index, packet) in maker.packets().enumerated() {
+        let output = assembler.insert(packet)
+        let expected = reference.insert(
+          .init(
+            sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
+            marker: packet.marker, payload: packet.payload))
+        XCTAssertEqual(output.frames, expected.frames, "run \(run), packet \(index): frames")
+        XCTAssertEqual(output.needsKeyFrame, expected.needsKeyFrame, "run \(run), packet \(index)")
+        XCTAssertEqual(output.dropped, expected.dropped, "run \(run), packet \(index)")
+        XCTAssertEqual(assembler.latePackets, reference.latePackets, "run \(run), packet \(index)")
+        XCTAssertEqual(
+          assembler.discardedFrames, reference.discardedFrames, "run \(run), packet \(index)")
+        XCTAssertEqual(
+          assembler.isWaitingForKeyFrame, reference.isWaitingForKeyFrame,
+          "run \(run), packet \(index)")
+        guard output == expected else { return }
+        totals.frames += output.frames.count
+        totals.keyFrames += output.frames.filter(\.frame.isKeyFrame).count
+        totals.keyRequests += output.needsKeyFrame ? 1 : 0
+      }
+      XCTAssertEqual(assembler.droppedPackets, reference.droppedPackets, "run \(run)")
+      totals.discarded += assembler.discardedFrames
+      totals.late += assembler.latePackets
+      totals.dropped += assembler.droppedPackets
+    }
+    // The streams exercised every path: delivery, key frames, PLI, skipped frames, late and
+    // malformed packets.
+    print("differential drain: \(totals)")
+    XCTAssertGreaterThan(totals.frames, 4_000)
+    XCTAssertGreaterThan(totals.keyFrames, 1_000)
+    XCTAssertGreaterThan(totals.keyRequests, 100)
+    XCTAssertGreaterThan(totals.discarded, 100)
+    XCTAssertGreaterThan(totals.late, 100)
+    XCTAssertGreaterThan(totals.dropped, 100)
+  }
+}
+
+/// The assembler as it was before 4e62df5 (597ad2b), as the reference: `drain` builds the sorted
+/// list of frame starts and scans it again after every delivered frame.
+private struct ReferenceVP8FrameAssembler {
+  typealias Packet = VP8FrameAssembler.Packet
+  typealias Frame = VP8FrameAssembler.Frame
+  typealias Output = VP8FrameAssembler.Output
+
+  private struct Stored {
+    var timestamp: UInt32
+    var marker: Bool
+    var startsFrame: Bool
+    var pictureID: UInt16?
+    var pictureIDModulus: UInt16
+    var data: ArraySlice<UInt8>
+  }
+
+  /// Packets a missing sequence number may lag behind the newest before it counts as lost.
+  let reorderWindow: Int
+  /// Most packets buffered; older ones are discarded past this (bounds memory on a bad link).
+  let maxBufferedPackets: Int
+  /// Packets rejected as malformed.
+  private(set) var droppedPackets = 0
+  /// Packets ignored because they belong to frames already delivered or abandoned (late or
+  /// duplicate).
+  private(set) var latePackets = 0
+  /// Frames thrown away because a packet before them was lost and they were not key frames.
+  private(set) var discardedFrames = 0
+  /// True until the next key frame is delivered (at the start and after a loss).
+  private(set) var isWaitingForKeyFrame = true
+
+  private var packets: [Int64: Stored] = [:]
+  private var highest: Int64?
+  private var lastDelivered: Int64?
+  private var lastPictureID: UInt16?
+  private var requestedAt: Int64?
+  private var waitingSince: Int64?
+
+  /// An assembler.
+  /// - Parameters:
+  ///   - reorderWindow: packets, at least 1 (default 30).
+  ///   - maxBufferedPackets: at least 64 (default 2048).
+  init(reorderWindow: Int = 30, maxBufferedPackets: Int = 2048) {
+    self.reorderWindow = max(1, reorderWindow)
+    self.maxBufferedPackets = max(64, maxBufferedPackets)
+  }
+
+  /// Takes one packet and returns the frames that became decodable.
+  mutating func insert(_ packet: Packet) -> Output {
+    var output = Output()
+    let parsed: VP8PayloadPacket
+    do {
+      parsed = try VP8Depacketizer.parse(packet.payload)
+    } catch {
+      droppedPackets += 1
+      output.dropped = error
+      return output
+    }
+    let sequence = extend(packet.sequenceNumber)
+    if let lastDelivered, sequence <= lastDelivered {
+      latePackets += 1
+      return output
+    }
+    if packets[sequence] != nil {
+      latePackets += 1
+      return output
+    }
+    packets[sequence] = Stored(
+      timestamp: packet.timestamp, marker: packet.marker,
+      startsFrame: parsed.descriptor.startsFrame, pictureID: parsed.descriptor.pictureID,
+      pictureIDModulus: parsed.descriptor.pictureIDModulus, data: parsed.data)
+    if highest.map({ sequence > $0 }) ?? true { highest = sequence }
+    trimBuffer()
+    drain(into: &output)
+    detectLoss(into: &output)
+    return output
+  }
+
+  private mutating func extend(_ sequence: UInt16) -> Int64 {
+    guard let highest else { return Int64(sequence) + 0x1_0000 }
+    var candidate = (highest & ~0xFFFF) | Int64(sequence)
+    if candidate - highest > 0x8000 {
+      candidate -= 0x1_0000
+    } else if highest - candidate > 0x8000 {
+      candidate += 0x1_0000
+    }
+    return candidate
+  }
+
+  /// First and last sequence numbers of the complete frame starting at `first`, if complete.
+  private func completeFrame(startingAt first: Int64) -> Int64? {
+    guard let head = packets[first], head.startsFrame else { return nil }
+    var sequence = first
+    while let packet = packets[sequence], packet.timestamp == head.timestamp {
+      if packet.marker { return sequence }
+      if sequence != first, packet.startsFrame { return nil }
+      sequence += 1
+    }
+    return nil
+  }
+
+  private func follows(first: Int64, pictureID: UInt16?, modulus: UInt16) -> Bool {
+    guard let lastDelivered else { return false }
+    if first == lastDelivered + 1 { return true }
+    if let pictureID, let lastPictureID {
+      return pictureID == (lastPictureID &+ 1) % modulus
+    }
+    return false
+  }
+
+  private mutating func drain(into output: inout Output) {
+    var progress = true
+    while progress {
+      progress = false
+      let starts = packets.filter { $0.value.startsFrame }.keys.sorted()
+      for first in starts {
+        guard let last = completeFrame(startingAt: first), let head = packets[first] else {
+          continue
+        }
+        let isKey = head.data.first.map { $0 & 0x01 == 0 } ?? false
+        let inOrder =
+          !isWaitingForKeyFrame
+          && follows(first: first, pictureID: head.pictureID, modulus: head.pictureIDModulus)
+        if isKey || inOrder {
+          deliver(first: first, last: last, isKey: isKey, into: &output)
+          progress = true
+          break
+        }
+      }
+    }
+  }
+
+  private mutating func deliver(first: Int64, last: Int64, isKey: Bool, into output: inout Output) {
+    guard let head = packets[first] else { return }
+    var data: [UInt8] = []
+    for sequence in first...last {
+      if let packet = packets[sequence] { data += packet.data }
+    }
+    // Everything up to the frame's end is now either in it or obsolete.
+    let obsolete = packets.keys.filter { $0 <= last }
+    let skippedFrames = obsolete.filter { $0 < first && packets[$0]?.startsFrame == true }.count
+    discardedFrames += skippedFrames
+    for sequence in obsolete { packets[sequence] = nil }
+    lastDelivered = last
+    lastPictureID = head.pictureID
+    if isKey {
+      isWaitingForKeyFrame = false
+      requestedAt = nil
+      waitingSince = nil
+    }
+    output.frames.append(
+      Frame(
+        frame: EncodedVideoFrame(data: data, isKeyFrame: isKey, timestamp: head.timestamp),
+        pictureID: head.pictureID, firstSequenceNumber: UInt16(truncatingIfNeeded: first),
+        lastSequenceNumber: UInt16(truncatingIfNeeded: last)))
+  }
+
+  private mutating func detectLoss(into output: inout Output) {
+    guard let highest else { return }
+    if !isWaitingForKeyFrame, let lastDelivered {
+      // The oldest sequence number still missing after the last delivered frame.
+      var missing = lastDelivered + 1
+      while packets[missing] != nil, missing < highest { missing += 1 }
+      if packets[missing] == nil, highest - missing > Int64(reorderWindow) {
+        isWaitingForKeyFrame = true
+        waitingSince = missing
+        requestKeyFrame(into: &output)
+      }
+      return
+    }
+    guard isWaitingForKeyFrame else { return }
+    let since = waitingSince ?? highest
+    waitingSince = since
+    // No whole key frame within the reorder window (at the start, or the one asked for was hit by
+    // loss too): ask (again), at most once per two windows.
+    if highest - since > Int64(reorderWindow) { requestKeyFrame(into: &output) }
+  }
+
+  private mutating func requestKeyFrame(into output: inout Output) {
+    if let requestedAt, let highest, highest - requestedAt <= Int64(reorderWindow) * 2 {
+      return
+    }
+    requestedAt = highest
+    output.needsKeyFrame = true
+  }
+
+  private mutating func trimBuffer() {
+    guard packets.count > maxBufferedPackets, let highest else { return }
+    let limit = highest - Int64(maxBufferedPackets)
+    for sequence in packets.keys where sequence <= limit { packets[sequence] = nil }
+  }
+}
