@@ -69,6 +69,10 @@ final class VideoRenderCallbackTests: XCTestCase {
     Thread.sleep(forTimeInterval: 0.3)
     XCTAssertEqual(afterClose.value, 0, "a picture reached the renderer after close()", line: line)
     XCTAssertEqual(pictures.value, closeAt, line: line)
+    // A picture rendered from the poll that closed the connection must not re-arm it.
+    let player = call.player
+    let pollArmed = player.loop.submit { player.pollTimer != nil || player.pollAt != nil }
+    XCTAssertFalse(pollArmed, "a closed connection re-armed its poll", line: line)
     waitForBackend("statistics callbacks ran", line: line) { statisticsRead.value == closeAt }
   }
 

@@ -11,6 +11,8 @@ extension NativeMediaConnection {
   /// anyway (the congestion controller works on feedback as it arrives, the pacer has a timer
   /// of its own; nothing else there has to be on time).
   func schedulePoll() {
+    // A renderer called on the loop may have closed the connection during the poll.
+    guard !closed else { return }
     let now = loop.now()
     let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
     armPoll(at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval), leeway: leeway)
