@@ -56,8 +56,13 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
               payload: payload))
           sequence &+= 1
         }
-        // A frame skipped by the sender's PictureID now and then.
-        pictureID = (pictureID &+ (chance(0.03) ? 2 : 1)) % 0x8000
+        // Now and then the sender's PictureID skips one, repeats (two frames then follow the
+        // same one: the lowest sequence number must win) or jumps (a restarted sender).
+        if chance(0.02) {
+          pictureID = UInt16.random(in: 0..<0x8000, using: &random)
+        } else if !chance(0.05) {
+          pictureID = (pictureID &+ (chance(0.03) ? 2 : 1)) % 0x8000
+        }
       }
       return link(sent)
     }
