@@ -103,4 +103,34 @@ final class VideoRenderCallbackTests: XCTestCase {
     // Audio and video: pictures are held for the lip sync and released by a job on the queue.
     try closeFromRender(at: 12, audio: true)
   }
+
+  func testClosingWhileALipSyncHoldIsPendingRendersNothingAfterwards() throws {
+    let pictures = BackendTestBox(0)
+    let renderer = VideoFrameCallbackRenderer { _ in pictures.mutate { $0 += 1 } }
+    let call = try LoopbackCall(publish: Self.request(audio: true), renderer: renderer)
+    defer { call.close() }
+    // Opus (111) takes a 250 ms longer path: the lip sync holds video that long.
+    call.relay.rtpDelay = { $0 == 111 ? .milliseconds(250) : nil }
+    try call.connectPublisher(self)
+    try call.connectPlayer(self)
+    let player = call.player
+    // Close while pictures flow, are held 100 ms or more (one comes every 33 ms) and a
+    // lip-sync release is scheduled on the track's queue.
+    waitForBackend("video flowing and held for the lip sync", timeout: 30) {
+      let (held, pending) = player.loop.submit {
+        (
+          player.playoutSync?.snapshot.videoExtraDelay ?? .zero,
+          player.videoReceiveTrack?.queuedJobs.load(ordering: .acquiring) ?? 0
+        )
+      }
+      return pictures.value >= 20 && held > .milliseconds(100) && pending > 0
+    }
+    let before = pictures.value
+    player.close()
+    let rendered = pictures.value
+    XCTAssertGreaterThan(rendered, 0)
+    // The pending release fires within the hold; it must render nothing.
+    Thread.sleep(forTimeInterval: 0.4)
+    XCTAssertEqual(pictures.value, rendered, "a picture was rendered after close() (\(before))")
+  }
 }
