@@ -4,7 +4,10 @@
 /// released with `releaseLocalMedia`.
 public protocol VideoRenderer: AnyObject, Sendable {
   /// Receives one frame. Called on a media thread, one frame at a time, in capture/decode order;
-  /// return quickly (copy the frame if it must outlive the call).
+  /// return quickly (copy the frame if it must outlive the call). A played stream's renderer
+  /// may run on its connection's event loop: it may call into the connection (getters,
+  /// `close()`, after which it gets no further frame) but must not block waiting for a
+  /// completion the connection delivers (`stats(completion:)`), which needs that loop.
   func render(_ frame: VideoFrame)
 }
 
