@@ -183,7 +183,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   }
 
   /// Stops capture and playout, closes the PeerConnection (DTLS close_notify, sockets) and
-  /// reports `.closed`. Idempotent; returns when everything is released.
+  /// reports `.closed`. Idempotent; returns when everything is released, and no frame reaches
+  /// the renderer or a playout sink afterwards (a `render(_:)` call already running on a
+  /// track's queue may still be finishing: it may be the caller). Callable from `render(_:)`.
   public func close() {
     loop.submit { self.closeOnLoop() }
   }
