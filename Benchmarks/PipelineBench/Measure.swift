@@ -17,7 +17,7 @@ let trimHeap: (@convention(c) (Int) -> Int32)? = dlsym(nil, "malloc_trim").map {
 /// Resident set size, bytes: `/proc/self/statm` field 2 × page size, after handing the free
 /// heap back to the kernel (`malloc_trim`), so freed blocks are not counted.
 func residentBytes() -> Int {
-  trimHeap?(0)
+  _ = trimHeap?(0)
   guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
     return 0
   }
