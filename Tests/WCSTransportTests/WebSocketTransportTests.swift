@@ -161,6 +161,11 @@ final class WebSocketTransportTests: XCTestCase {
     defer { server.stop() }
     var rounds = 0
     func openAndClose() {
+      // The previous round's service thread leaves its loop just after its close event: wait
+      // for it (one that never leaves is a leak, and fails here).
+      XCTAssertTrue(
+        eventually(timeout: 10) { serviceThreadCount() == baseline },
+        "service threads before round \(rounds + 1): \(serviceThreadCount()), \(baseline) at start")
       let (client, events) = connectClient(server.url)
       waitOpened(events)
       XCTAssertEqual(serviceThreadCount(), baseline + 1)
