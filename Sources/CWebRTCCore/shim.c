@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 size_t wcs_lws_pre(void) { return LWS_PRE; }
 
@@ -119,4 +120,38 @@ void wcs_usrsctp_init_nothreads(uint16_t port,
                                 int debug) {
   wcs_usrsctp_debug_enabled = debug;
   usrsctp_init_nothreads(port, conn_output, debug ? wcs_usrsctp_debug_printf : NULL);
+}
+
+int wcs_enable_receive_timestamps(int fd) {
+  int on = 1;
+  return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+ssize_t wcs_recv_datagram(int fd, void *buffer, size_t capacity, struct sockaddr *address,
+                          socklen_t *length, struct timespec *arrival) {
+  struct iovec part = {.iov_base = buffer, .iov_len = capacity};
+  union {
+    char bytes[CMSG_SPACE(sizeof(struct timespec))];
+    struct cmsghdr align;
+  } control;
+  struct msghdr message = {0};
+  message.msg_name = address;
+  message.msg_namelen = *length;
+  message.msg_iov = &part;
+  message.msg_iovlen = 1;
+  message.msg_control = control.bytes;
+  message.msg_controllen = sizeof control.bytes;
+  arrival->tv_sec = 0;
+  arrival->tv_nsec = 0;
+  ssize_t received = recvmsg(fd, &message, 0);
+  if (received < 0) return received;
+  *length = message.msg_namelen;
+  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL;
+       header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_TIMESTAMPNS &&
+        header->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+      memcpy(arrival, CMSG_DATA(header), sizeof(struct timespec));
+    }
+  }
+  return received;
 }

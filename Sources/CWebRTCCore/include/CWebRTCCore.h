@@ -112,4 +112,19 @@ void wcs_usrsctp_init_nothreads(uint16_t port,
                                                    uint8_t tos, uint8_t set_df),
                                 int debug);
 
+// MARK: UDP receive with the kernel's arrival time (CMSG_* are macros)
+
+#include <sys/socket.h>
+#include <time.h>
+
+/// Turns on `SO_TIMESTAMPNS` for `fd`: each datagram carries the kernel's receive time.
+/// Returns setsockopt's result (0, or -1 with errno).
+int wcs_enable_receive_timestamps(int fd);
+/// `recvmsg` of one datagram into `buffer`, the sender's address into `address` (`*length`
+/// in: its capacity, out: the address length) and the kernel's receive time (`CLOCK_REALTIME`,
+/// `SCM_TIMESTAMPNS`) into `arrival`, left zero when the datagram has none. Returns recvmsg's
+/// result (-1 with errno).
+ssize_t wcs_recv_datagram(int fd, void *buffer, size_t capacity, struct sockaddr *address,
+                          socklen_t *length, struct timespec *arrival);
+
 #endif
