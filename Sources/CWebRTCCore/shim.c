@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 size_t wcs_lws_pre(void) { return LWS_PRE; }
 
@@ -127,8 +129,8 @@ int wcs_enable_receive_timestamps(int fd) {
   return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
 }
 
-ssize_t wcs_recv_datagram(int fd, void *buffer, size_t capacity, struct sockaddr *address,
-                          socklen_t *length, struct timespec *arrival) {
+long wcs_recv_datagram(int fd, void *buffer, size_t capacity, void *address, uint32_t *length,
+                       int64_t *seconds, int64_t *nanoseconds) {
   struct iovec part = {.iov_base = buffer, .iov_len = capacity};
   union {
     char bytes[CMSG_SPACE(sizeof(struct timespec))];
@@ -141,17 +143,20 @@ ssize_t wcs_recv_datagram(int fd, void *buffer, size_t capacity, struct sockaddr
   message.msg_iovlen = 1;
   message.msg_control = control.bytes;
   message.msg_controllen = sizeof control.bytes;
-  arrival->tv_sec = 0;
-  arrival->tv_nsec = 0;
+  *seconds = 0;
+  *nanoseconds = 0;
   ssize_t received = recvmsg(fd, &message, 0);
-  if (received < 0) return received;
+  if (received < 0) return (long)received;
   *length = message.msg_namelen;
   for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL;
        header = CMSG_NXTHDR(&message, header)) {
     if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_TIMESTAMPNS &&
         header->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
-      memcpy(arrival, CMSG_DATA(header), sizeof(struct timespec));
+      struct timespec stamp;
+      memcpy(&stamp, CMSG_DATA(header), sizeof stamp);
+      *seconds = (int64_t)stamp.tv_sec;
+      *nanoseconds = (int64_t)stamp.tv_nsec;
     }
   }
-  return received;
+  return (long)received;
 }

@@ -1,4 +1,3 @@
-import CWebRTCCore
 import Dispatch
 import Foundation
 
@@ -76,7 +75,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
       _ = setsockopt(
         descriptor, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
       // Best effort too: without it a datagram's arrival is the moment it is read.
-      _ = wcs_enable_receive_timestamps(descriptor)
+      KernelTimestampedReceive.enable(on: descriptor)
       localAddress = try Self.bind(descriptor, address: address, portRange: portRange)
     } catch {
       Glibc.close(descriptor)
@@ -173,13 +172,12 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     let buffer = loop.receiveBuffer
     for _ in 0..<Self.readBudget {
       guard !isClosed else { return }
-      var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-      var kernelTime = timespec()
-      let count = withUnsafeMutablePointer(to: &storage) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          wcs_recv_datagram(descriptor, buffer.baseAddress, buffer.count, $0, &length, &kernelTime)
-        }
+      var length = UInt32(MemoryLayout<sockaddr_storage>.size)
+      let (count, seconds, nanoseconds) = withUnsafeMutablePointer(to: &storage) { pointer in
+        KernelTimestampedReceive.receive(
+          descriptor, into: buffer, address: UnsafeMutableRawPointer(pointer), length: &length)
       }
+      let kernelTime = timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
       if count < 0 {
         if errno == EINTR { continue }
         // EAGAIN: drained. Other errors (an ICMP error queued on the socket) are not fatal
