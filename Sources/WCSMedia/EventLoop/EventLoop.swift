@@ -67,6 +67,9 @@ public final class EventLoop: @unchecked Sendable {
   /// Readable-handlers of the watched descriptors.
   private var watchers: [Int32: () -> Void] = [:]
   private var watchersChanged = true
+  /// While a socket's datagram handler runs: when that datagram arrived (see
+  /// `EventLoopUDPSocket`), else nil.
+  var datagramArrival: ContinuousClock.Instant?
 
   /// The largest UDP payload over IPv4 (65,535 − 8 − 20), the size of the receive buffer.
   public static let maximumDatagramSize = 65_507

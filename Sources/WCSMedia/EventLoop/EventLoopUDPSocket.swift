@@ -6,6 +6,11 @@ import Foundation
 ///
 /// Not the ICE module's blocking `UDPSocket` (a test driver); this one is for the event loop.
 ///
+/// Each datagram carries the kernel's receive time (`SO_TIMESTAMPNS`): while `onDatagram` runs,
+/// the loop's `datagramArrival` says when the datagram really arrived, so work that held the
+/// loop (a picture decoded on it, another stream's packets) does not make packets look late to
+/// jitter estimates, transport-wide feedback or RTT measurements.
+///
 /// Thread safety: create, use and close it on its loop. `@unchecked Sendable` only so an
 /// owner can hold it in a closure submitted to the loop; it must still be touched only there.
 public final class EventLoopUDPSocket: @unchecked Sendable {
@@ -69,6 +74,8 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
       // Best effort: an unprivileged process gets at most net.core.rmem_max.
       _ = setsockopt(
         descriptor, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
+      // Best effort too: without it a datagram's arrival is the moment it is read.
+      KernelTimestampedReceive.enable(on: descriptor)
       localAddress = try Self.bind(descriptor, address: address, portRange: portRange)
     } catch {
       Glibc.close(descriptor)
@@ -165,12 +172,12 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     let buffer = loop.receiveBuffer
     for _ in 0..<Self.readBudget {
       guard !isClosed else { return }
-      var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-      let count = withUnsafeMutablePointer(to: &storage) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          recvfrom(descriptor, buffer.baseAddress, buffer.count, 0, $0, &length)
-        }
+      var length = UInt32(MemoryLayout<sockaddr_storage>.size)
+      let (count, seconds, nanoseconds) = withUnsafeMutablePointer(to: &storage) { pointer in
+        KernelTimestampedReceive.receive(
+          descriptor, into: buffer, address: UnsafeMutableRawPointer(pointer), length: &length)
       }
+      let kernelTime = timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
       if count < 0 {
         if errno == EINTR { continue }
         // EAGAIN: drained. Other errors (an ICMP error queued on the socket) are not fatal
@@ -182,8 +189,35 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
       }
       datagramsReceived += 1
       bytesReceived += count
+      loop.datagramArrival = Self.arrival(kernelTime: kernelTime, now: loop.now())
       onDatagram?(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), source)
+      loop.datagramArrival = nil
     }
+  }
+
+  /// The longest a datagram counts as having waited in the socket: a kernel time further back
+  /// than this (the wall clock was stepped) is taken as this far back.
+  static let maximumQueueingAge: Duration = .seconds(1)
+
+  /// When a datagram arrived, on the loop's clock: `now` less the time since `kernelTime` (the
+  /// kernel's receive time, `CLOCK_REALTIME`) by the wall clock read now, between 0 and
+  /// `maximumQueueingAge`; `now` when the datagram carried no time (zero).
+  static func arrival(
+    kernelTime: timespec, now: ContinuousClock.Instant, wallClockNow: timespec? = nil
+  ) -> ContinuousClock.Instant {
+    guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else { return now }
+    let wall: timespec
+    if let wallClockNow {
+      wall = wallClockNow
+    } else {
+      var read = timespec()
+      clock_gettime(CLOCK_REALTIME, &read)
+      wall = read
+    }
+    let age =
+      Duration.seconds(Int64(wall.tv_sec) - Int64(kernelTime.tv_sec))
+      + .nanoseconds(Int64(wall.tv_nsec) - Int64(kernelTime.tv_nsec))
+    return now - min(max(age, .zero), maximumQueueingAge)
   }
 
   private static func setOption(

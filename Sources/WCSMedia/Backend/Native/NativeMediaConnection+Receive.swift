@@ -7,7 +7,8 @@ extension NativeMediaConnection {
 
   func receiveRTP(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer) {
     guard !closed, raw.count >= 12 else { return }
-    let now = loop.now()
+    // When it arrived, though the loop may have been busy since.
+    let now = loop.datagramArrival ?? loop.now()
     counters.packetsReceived += 1
     counters.bytesReceived += UInt64(raw.count)
     var mediaSSRC = ssrc

@@ -92,7 +92,8 @@ extension NativeMediaConnection {
 
   func receiveRTCP(_ raw: UnsafeRawBufferPointer) {
     guard !closed, let packets = try? RTCPPacket.parseCompound(raw) else { return }
-    let now = loop.now()
+    // When it arrived, though the loop may have been busy since.
+    let now = loop.datagramArrival ?? loop.now()
     for packet in packets {
       if case .transportWideFeedback(let feedback) = packet, let estimator {
         extra.transportFeedbackReceived += 1
