@@ -29,34 +29,15 @@ final class VideoDecodeOnLoopStopTests: XCTestCase {
     }
   }
 
-  private static let frameInterval: UInt32 = 3000
+  private static let frameInterval = VP8TestStream.frameInterval
 
   /// `count` pictures of the virtual camera, encoded and packetized: the RTP packets of each.
   static func stream(count: Int, width: Int = 320, height: Int = 240) throws
     -> [[ReceivedRTPPacket]]
   {
-    let camera = VirtualCamera(width: width, height: height, frameRate: 30)
-    let encoder = try VP8Encoder(
-      configuration: .init(width: width, height: height, frameRate: 30, bitrateKbps: 800))
-    var packetizer = VP8Packetizer()
-    var sequence: UInt16 = 100
-    var packets: [[ReceivedRTPPacket]] = []
-    let arrival = ContinuousClock.now
-    for index in 0..<count {
-      let timestamp = UInt32(index) * frameInterval
-      for encoded in try encoder.encode(camera.frame(index), timestamp: timestamp) {
-        packets.append(
-          packetizer.packetize(encoded).map { payload in
-            defer { sequence &+= 1 }
-            let header = RTPHeader(
-              marker: payload.marker, payloadType: 96, sequenceNumber: sequence,
-              timestamp: payload.timestamp, ssrc: 0x1234)
-            return ReceivedRTPPacket(
-              packet: RTPPacket(header: header, payload: payload.payload), arrival: arrival)
-          })
-      }
-    }
-    return packets
+    try VP8TestStream(
+      count: count, width: width, height: height, bitrateKbps: 800, firstSequence: 100
+    ).packets
   }
 
   private static func timestampNs(_ index: Int) -> Int64 {

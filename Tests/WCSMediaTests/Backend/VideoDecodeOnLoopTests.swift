@@ -36,37 +36,12 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     }
   }
 
-  private static let frameInterval: UInt32 = 3000
+  private static let frameInterval = VP8TestStream.frameInterval
 
-  /// `count` pictures of the virtual camera (320x240), encoded and packetized: the RTP packets
-  /// of each frame, and the pictures an independent decoder makes of them.
   private func stream(count: Int) throws -> (packets: [[ReceivedRTPPacket]], pictures: [I420Image])
   {
-    let camera = VirtualCamera(width: 320, height: 240, frameRate: 30)
-    let encoder = try VP8Encoder(
-      configuration: .init(width: 320, height: 240, frameRate: 30, bitrateKbps: 400))
-    let decoder = try VP8Decoder()
-    var packetizer = VP8Packetizer()
-    var sequence: UInt16 = 65_530  // wraps inside the stream
-    var packets: [[ReceivedRTPPacket]] = []
-    var pictures: [I420Image] = []
-    let arrival = ContinuousClock.now
-    for index in 0..<count {
-      let timestamp = UInt32(index) * Self.frameInterval
-      for encoded in try encoder.encode(camera.frame(index), timestamp: timestamp) {
-        if let picture = try decoder.decode(encoded.data) { pictures.append(picture) }
-        packets.append(
-          packetizer.packetize(encoded).map { payload in
-            defer { sequence &+= 1 }
-            let header = RTPHeader(
-              marker: payload.marker, payloadType: 96, sequenceNumber: sequence,
-              timestamp: payload.timestamp, ssrc: 0x1234)
-            return ReceivedRTPPacket(
-              packet: RTPPacket(header: header, payload: payload.payload), arrival: arrival)
-          })
-      }
-    }
-    return (packets, pictures)
+    let stream = try VP8TestStream(count: count)
+    return (stream.packets, stream.pictures)
   }
 
   /// Hands each frame's packets to the track on the loop, waiting for the queue in between so
