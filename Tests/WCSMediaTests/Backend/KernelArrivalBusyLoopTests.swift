@@ -144,8 +144,8 @@ final class KernelArrivalBusyLoopTests: XCTestCase {
     // A packet in a 15 ms hold is read up to 15 ms late: timed by the loop that is 1.4–2.3 ms
     // of jitter here (about one packet in five late by 0–15 ms); timed by the kernel, only the
     // network's (loopback) and the sender's, 0.1–0.2 ms.
-    XCTAssertGreaterThan(loopJitter, 48 * 0.5, "the hog shows in loop timing")
-    XCTAssertLessThan(kernelJitter, loopJitter / 2, "and not in kernel timing")
+    // (Additive, not a ratio: what a loaded machine adds on the sender's side is in both.)
+    XCTAssertGreaterThan(loopJitter, kernelJitter + 48 * 0.5, "the hog shows in loop timing only")
 
     // The play went on: pictures in order, no freeze.
     waitForBackend("30 more pictures") { frames.value.count >= framesBefore + 30 }
