@@ -123,6 +123,12 @@ final class KernelTimestampedReceiveTests: XCTestCase {
     // A socket that never asked for SO_TIMESTAMPNS stands in for one that refused it.
     let receiver = try boundSocket(family: AF_INET)
     defer { close(receiver.descriptor) }
+    // Blocking reads, but never for ever.
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    XCTAssertEqual(
+      setsockopt(
+        receiver.descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout,
+        socklen_t(MemoryLayout<timeval>.size)), 0)
     let sender = try boundSocket(family: AF_INET)
     defer { close(sender.descriptor) }
     func exchange() -> (count: Int, seconds: Int64, nanoseconds: Int64, source: UInt16?) {
@@ -133,7 +139,6 @@ final class KernelTimestampedReceiveTests: XCTestCase {
       let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
       defer { buffer.deallocate() }
       var storage = sockaddr_storage()
-      // Stale values the shim must overwrite.
       var length = UInt32(MemoryLayout<sockaddr_storage>.size)
       let result = withUnsafeMutablePointer(to: &storage) {
         KernelTimestampedReceive.receive(
