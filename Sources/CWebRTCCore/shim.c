@@ -145,7 +145,7 @@ long wcs_recv_datagram(int fd, void *buffer, size_t capacity, void *address, uin
   message.msg_controllen = sizeof control.bytes;
   *seconds = 0;
   *nanoseconds = 0;
-  ssize_t received = recvmsg(fd, &message, 0);
+  ssize_t received = recvmsg(fd, &message, MSG_TRUNC);
   if (received < 0) return (long)received;
   *length = message.msg_namelen;
   for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL;

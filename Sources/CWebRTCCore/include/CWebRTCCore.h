@@ -122,7 +122,9 @@ int wcs_enable_receive_timestamps(int fd);
 /// `recvmsg` of one datagram into `buffer`, the sender's address into `address` (a
 /// `sockaddr_storage`; `*length` in: its capacity, out: the address length) and the kernel's
 /// receive time (`CLOCK_REALTIME`, `SCM_TIMESTAMPNS`) into `*seconds` and `*nanoseconds`, both
-/// left 0 when the datagram has none. Returns recvmsg's result (-1 with errno).
+/// left 0 when the datagram has none. Returns recvmsg's result with `MSG_TRUNC`: the datagram's
+/// full length, more than `capacity` when only its first `capacity` bytes were stored (-1 with
+/// errno).
 long wcs_recv_datagram(int fd, void *buffer, size_t capacity, void *address, uint32_t *length,
                        int64_t *seconds, int64_t *nanoseconds);
 

@@ -28,6 +28,9 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   public private(set) var datagramsReceived = 0
   /// Payload bytes received so far.
   public private(set) var bytesReceived = 0
+  /// Datagrams dropped because they were larger than the receive buffer
+  /// (`EventLoop.maximumDatagramSize`; only IPv6 allows more): cut, they would look whole.
+  public private(set) var datagramsTruncated = 0
   /// Datagrams handed to the kernel so far.
   public private(set) var datagramsSent = 0
   /// Payload bytes handed to the kernel so far.
@@ -184,12 +187,17 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
         // for UDP; the read source calls again when more arrives.
         return
       }
+      guard count <= buffer.count else {
+        datagramsTruncated += 1
+        continue
+      }
       guard let source = withUnsafePointer(to: &storage, { SocketAddress.decode($0) }) else {
         continue
       }
       datagramsReceived += 1
       bytesReceived += count
-      loop.datagramArrival = Self.arrival(kernelTime: kernelTime, now: loop.now())
+      loop.datagramArrival = Self.arrival(
+        kernelTime: kernelTime, wallClock: Self.readWallClock, monotonic: loop.now)
       onDatagram?(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), source)
       loop.datagramArrival = nil
     }
@@ -199,25 +207,40 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   /// than this (the wall clock was stepped) is taken as this far back.
   static let maximumQueueingAge: Duration = .seconds(1)
 
-  /// When a datagram arrived, on the loop's clock: `now` less the time since `kernelTime` (the
-  /// kernel's receive time, `CLOCK_REALTIME`) by the wall clock read now, between 0 and
-  /// `maximumQueueingAge`; `now` when the datagram carried no time (zero).
+  /// When a datagram arrived, on the loop's clock, reading the clocks with `wallClock`
+  /// (`CLOCK_REALTIME`) and then `monotonic` (the loop's); `monotonic()` alone when the datagram
+  /// carried no time (zero). The wall clock is read first: a pause between the two readings (the
+  /// thread preempted) then makes the arrival later, as if the datagram had been read then,
+  /// never earlier than the kernel's stamp, which would make it look early to the jitter and
+  /// out of order with the datagrams read after it.
   static func arrival(
-    kernelTime: timespec, now: ContinuousClock.Instant, wallClockNow: timespec? = nil
+    kernelTime: timespec, wallClock: () -> timespec,
+    monotonic: () -> ContinuousClock.Instant
+  ) -> ContinuousClock.Instant {
+    guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else { return monotonic() }
+    let wall = wallClock()
+    return arrival(kernelTime: kernelTime, now: monotonic(), wallClockNow: wall)
+  }
+
+  /// When a datagram arrived, on the loop's clock: `now` less the time since `kernelTime` (the
+  /// kernel's receive time, `CLOCK_REALTIME`) by the wall clock at `wallClockNow` (read just
+  /// before `now`), between 0 and `maximumQueueingAge`; `now` when the datagram carried no time
+  /// (zero).
+  static func arrival(
+    kernelTime: timespec, now: ContinuousClock.Instant, wallClockNow wall: timespec
   ) -> ContinuousClock.Instant {
     guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else { return now }
-    let wall: timespec
-    if let wallClockNow {
-      wall = wallClockNow
-    } else {
-      var read = timespec()
-      clock_gettime(CLOCK_REALTIME, &read)
-      wall = read
-    }
     let age =
       Duration.seconds(Int64(wall.tv_sec) - Int64(kernelTime.tv_sec))
       + .nanoseconds(Int64(wall.tv_nsec) - Int64(kernelTime.tv_nsec))
     return now - min(max(age, .zero), maximumQueueingAge)
+  }
+
+  /// `CLOCK_REALTIME` now.
+  static func readWallClock() -> timespec {
+    var wall = timespec()
+    clock_gettime(CLOCK_REALTIME, &wall)
+    return wall
   }
 
   private static func setOption(

@@ -15,7 +15,8 @@ enum KernelTimestampedReceive {
   }
 
   /// Reads one datagram into `buffer`, the sender's address into `address` (`length` in: its
-  /// capacity, out: its length). Returns `recvmsg`'s result (-1 with `errno`) and the kernel's
+  /// capacity, out: its length). Returns `recvmsg`'s result (-1 with `errno`; the datagram's
+  /// full length, more than `buffer.count` when it did not fit and was cut) and the kernel's
   /// receive time (`CLOCK_REALTIME`; zero when the datagram carries none).
   static func receive(
     _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer,

@@ -178,15 +178,19 @@ final class VideoDecodePipeline<Picture> {
       waitingForKeyFrame = false
       statistics.framesDecoded += 1
       if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
+      // A frame completed by a late packet is timed by that packet's arrival, which may come
+      // before the previous render: the render clock does not go back, or the next gap would
+      // count the difference twice.
+      let renderedAt = max(now, lastRenderAt ?? now)
       if let lastRenderAt {
-        let gap = (now - lastRenderAt).streamSeconds
+        let gap = (renderedAt - lastRenderAt).streamSeconds
         statistics.longestGap = max(statistics.longestGap, gap)
         if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
       }
-      firstRenderAt = firstRenderAt ?? now
-      lastRenderAt = now
+      firstRenderAt = firstRenderAt ?? renderedAt
+      lastRenderAt = renderedAt
       if let firstRenderAt, statistics.framesDecoded > 1 {
-        let span = (now - firstRenderAt).streamSeconds
+        let span = (renderedAt - firstRenderAt).streamSeconds
         if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
       }
       output.frames.append(
