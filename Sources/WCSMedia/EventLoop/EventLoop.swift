@@ -177,8 +177,16 @@ public final class EventLoop: @unchecked Sendable {
     return EventLoopTimer(id: id)
   }
 
-  /// Schedules `action` to run on the loop after `delay` (and at most `leeway` later). Call on
-  /// the loop.
+  /// Schedules `action` to run on the loop after `delay`; `schedule(at:leeway:_:)` with the
+  /// deadline `now + delay`. Call on the loop.
+  ///
+  /// - Parameters:
+  ///   - delay: how long from now, on the loop's monotonic clock (negative: at once, on the
+  ///     next turn).
+  ///   - leeway: how much later the timer may fire to share a wake-up (zero: only `poll`'s
+  ///     millisecond rounding).
+  ///   - action: runs on the loop, once.
+  /// - Returns: the timer, for `cancel`.
   @discardableResult
   public func schedule(
     after delay: Duration, leeway: Duration = .zero, _ action: @escaping () -> Void

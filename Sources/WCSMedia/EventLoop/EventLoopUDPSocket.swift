@@ -176,11 +176,10 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     for _ in 0..<Self.readBudget {
       guard !isClosed else { return }
       var length = UInt32(MemoryLayout<sockaddr_storage>.size)
-      let (count, seconds, nanoseconds) = withUnsafeMutablePointer(to: &storage) { pointer in
+      let (count, kernelTime) = withUnsafeMutablePointer(to: &storage) { pointer in
         KernelTimestampedReceive.receive(
           descriptor, into: buffer, address: UnsafeMutableRawPointer(pointer), length: &length)
       }
-      let kernelTime = timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
       if count < 0 {
         if errno == EINTR { continue }
         // EAGAIN: drained. Other errors (an ICMP error queued on the socket) are not fatal

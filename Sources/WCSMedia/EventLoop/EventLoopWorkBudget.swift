@@ -31,18 +31,18 @@ final class EventLoopWorkBudget: @unchecked Sendable {
   /// fraction under steady work).
   func utilization(at now: ContinuousClock.Instant) -> Double {
     decay(to: now)
-    return load / Self.seconds(window)
+    return load / window.streamSeconds
   }
 
   /// Whether work expected to take `cost` may run on the loop at `now`.
   func allows(_ cost: Duration, at now: ContinuousClock.Instant) -> Bool {
-    utilization(at: now) + Self.seconds(cost) / Self.seconds(window) <= share
+    utilization(at: now) + cost.streamSeconds / window.streamSeconds <= share
   }
 
   /// Records work that took `spent` and ended at `now`.
   func record(_ spent: Duration, endingAt now: ContinuousClock.Instant) {
     decay(to: now)
-    load += max(0, Self.seconds(spent))
+    load += max(0, spent.streamSeconds)
   }
 
   /// Decays the load to `now`; an instant before the last one changes nothing.
@@ -52,11 +52,7 @@ final class EventLoopWorkBudget: @unchecked Sendable {
       return
     }
     guard now > last else { return }
-    load *= exp(-Self.seconds(now - last) / Self.seconds(window))
+    load *= exp(-(now - last).streamSeconds / window.streamSeconds)
     updatedAt = now
-  }
-
-  static func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
   }
 }

@@ -21,11 +21,11 @@ enum KernelTimestampedReceive {
   static func receive(
     _ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer,
     address: UnsafeMutableRawPointer, length: inout UInt32
-  ) -> (count: Int, seconds: Int64, nanoseconds: Int64) {
+  ) -> (count: Int, kernelTime: timespec) {
     var seconds: Int64 = 0
     var nanoseconds: Int64 = 0
     let count = wcs_recv_datagram(
       descriptor, buffer.baseAddress, buffer.count, address, &length, &seconds, &nanoseconds)
-    return (count, seconds, nanoseconds)
+    return (count, timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)))
   }
 }

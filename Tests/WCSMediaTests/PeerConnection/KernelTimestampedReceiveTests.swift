@@ -147,7 +147,9 @@ final class KernelTimestampedReceiveTests: XCTestCase {
       }
       XCTAssertEqual(Int(length), MemoryLayout<sockaddr_in>.size)
       let source = withUnsafePointer(to: &storage) { SocketAddress.decode($0)?.port }
-      return (result.count, result.seconds, result.nanoseconds, source)
+      return (
+        result.count, Int64(result.kernelTime.tv_sec), Int64(result.kernelTime.tv_nsec), source
+      )
     }
     let plain = exchange()
     XCTAssertEqual(plain.count, 5)

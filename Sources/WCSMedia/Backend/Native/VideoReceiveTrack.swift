@@ -105,16 +105,15 @@ final class VideoReceiveTrack: @unchecked Sendable {
   func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) {
     guard !packets.isEmpty else { return }
     if let loop, mayDecodeInline(on: loop, now: now) {
-      let start = loop.clock.now
-      decodeAndPresent(packets, now: now)
-      let end = loop.clock.now
-      loop.workBudget.record(end - start, endingAt: end)
+      if let work = decodeAndPresent(packets, now: now) {
+        loop.workBudget.record(work.spent, endingAt: work.end)
+      }
       decodedOnLoop.add(1, ordering: .relaxed)
       return
     }
     queuedJobs.add(1, ordering: .relaxed)
     queue.async {
-      self.decodeAndPresent(packets, now: now)
+      _ = self.decodeAndPresent(packets, now: now)
       self.queuedJobs.subtract(1, ordering: .releasing)
     }
   }
@@ -126,17 +125,22 @@ final class VideoReceiveTrack: @unchecked Sendable {
     return loop.workBudget.allows(averageCost, at: now)
   }
 
-  /// Assembles, decodes and renders; one thread at a time (see the type's comment).
-  private func decodeAndPresent(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) {
-    guard !isStopped else { return }
+  /// Assembles, decodes and renders; one thread at a time (see the type's comment). Returns
+  /// the wall time it took and when it ended (nil when stopped: nothing ran).
+  private func decodeAndPresent(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant)
+    -> (spent: Duration, end: ContinuousClock.Instant)?
+  {
+    guard !isStopped else { return nil }
     let start = ContinuousClock.now
     let output = receiver.handle(packets, now: now)
     stats.withLock { $0 = receiver.statistics }
     if output.needsKeyFrame { onKeyFrameNeeded() }
     present(output.frames)
-    let spent = ContinuousClock.now - start
+    let end = ContinuousClock.now
+    let spent = end - start
     // An eighth of each new cost: a key frame (2–3 times a delta frame's) moves it little.
     averageCost = averageCost.map { $0 + (spent - $0) / 8 } ?? spent
+    return (spent, end)
   }
 }
 
