@@ -53,22 +53,52 @@ enum SDPLine {
 /// This executable run again as a peer process (`peer-sink` or `peer-publisher`), so the peer's
 /// CPU and memory are not counted in ours.
 final class PeerProcess {
-  private let process = Process()
-  private let input = Pipe()
-  private let output = Pipe()
+  // posix_spawn with only the two pipes mapped, rather than Foundation's Process, which closes
+  // every other descriptor in the child and so fails under valgrind (its own descriptors).
+  private let pid: pid_t
+  private let input: FileHandle
+  private let output: FileHandle
   private var buffer = Data()
 
   init(mode: String) throws {
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = [mode]
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
+    var toChild: [Int32] = [0, 0]
+    var fromChild: [Int32] = [0, 0]
+    guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else {
+      throw PipelineBenchError.peer("pipe: errno \(errno)")
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+    posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+    for descriptor in toChild + fromChild {
+      posix_spawn_file_actions_addclose(&actions, descriptor)
+    }
+    let executable = CommandLine.arguments[0]
+    var argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup(mode), nil]
+    defer { for pointer in argv { free(pointer) } }
+    var child = pid_t()
+    let status = posix_spawn(&child, executable, &actions, nil, &argv, environ)
+    close(toChild[0])
+    close(fromChild[1])
+    guard status == 0 else {
+      close(toChild[1])
+      close(fromChild[0])
+      throw PipelineBenchError.peer("posix_spawn: \(status)")
+    }
+    pid = child
+    input = FileHandle(fileDescriptor: toChild[1], closeOnDealloc: true)
+    output = FileHandle(fileDescriptor: fromChild[0], closeOnDealloc: true)
+  }
+
+  /// Writes one line to the peer's stdin.
+  func send(_ line: String) {
+    input.write(Data((line + "\n").utf8))
   }
 
   /// Sends `offer`, returns the peer's answer.
   func answer(_ offer: String) throws -> String {
-    input.fileHandleForWriting.write(Data((SDPLine.encode(offer) + "\n").utf8))
+    input.write(Data((SDPLine.encode(offer) + "\n").utf8))
     while true {
       if let newline = buffer.firstIndex(of: 0x0A) {
         let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -76,15 +106,16 @@ final class PeerProcess {
         guard let sdp = SDPLine.decode(line) else { throw PipelineBenchError.peer(line) }
         return sdp
       }
-      let chunk = output.fileHandleForReading.availableData
+      let chunk = output.availableData
       guard !chunk.isEmpty else { throw PipelineBenchError.peer("peer exited") }
       buffer.append(chunk)
     }
   }
 
   func stop() {
-    try? input.fileHandleForWriting.close()
-    process.waitUntilExit()
+    try? input.close()
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
   }
 }
 

@@ -73,8 +73,16 @@ final class BenchPeer: @unchecked Sendable {
 /// What is published in every part: 640x480 at 30 fps VP8 pinned at 1 Mbit/s (so the raw
 /// encoder runs at the same rate), mono Opus at the default 32 kbit/s.
 enum PipelineSettings {
-  static let width = 640
-  static let height = 480
+  // `PIPELINEBENCH_SIZE=WxH` (inherited by the child peer) changes the picture size, e.g. a
+  // small one to run the play path under callgrind in real time.
+  static let size: (width: Int, height: Int) = {
+    let parts = ProcessInfo.processInfo.environment["PIPELINEBENCH_SIZE"]?.split(separator: "x")
+      .compactMap { Int($0) }
+    guard let parts, parts.count == 2, parts[0] > 0, parts[1] > 0 else { return (640, 480) }
+    return (parts[0], parts[1])
+  }()
+  static let width = size.width
+  static let height = size.height
   static let frameRate = 30
   static let bitrateKbps = 1000
 

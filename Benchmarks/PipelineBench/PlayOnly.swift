@@ -42,6 +42,13 @@ func runPlayOnly(duration span: Double, decodesVideoOnLoop: Bool) throws -> Neve
   print(
     "play-only: \(decoded) pictures, \(seconds(cpu)) CPU, \(milliseconds(cpu / Double(max(1, decoded)))) per picture, \(percent((cpu - codec) / max(codec, 1e-9))) beyond the codec calls"
   )
+  let videoCodec = after.videoDecodeCPUTime - before.videoDecodeCPUTime
+  let audioCodec = after.audioDecodeCPUTime - before.audioDecodeCPUTime
+  let packets = after.summary.packetsReceived - before.summary.packetsReceived
+  let bytes = after.summary.bytesReceived - before.summary.bytesReceived
+  print(
+    "play-only: \(packets) packets, \(Int(Double(bytes) * 8 / span / 1000)) kbit/s; VP8 \(milliseconds(videoCodec / Double(max(1, decoded)))) per picture, Opus \(milliseconds(audioCodec / span)) per second"
+  )
   player.connection.close()
   publisher.stop()
   loop.shutdown()

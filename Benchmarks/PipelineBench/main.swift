@@ -28,9 +28,12 @@ let camera = VirtualCamera(
   width: PipelineSettings.width, height: PipelineSettings.height,
   frameRate: PipelineSettings.frameRate)
 let microphone = VirtualMicrophone()
+// After the globals above, which the raw sender uses.
+if arguments.first == "raw-sender" { try runRawSender() }
 if arguments.first == "play-only" {
   try runPlayOnly(duration: duration, decodesVideoOnLoop: !arguments.contains("queue"))
 }
+if arguments.first == "raw-receive" { try runRawReceive(duration: duration) }
 if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
 if arguments.first == "publish-only" { try runPublishOnly(duration: duration) }
 if arguments.first == "idle-loop" { runIdleLoop(duration: duration) }
