@@ -12,9 +12,12 @@ import WCSMedia
 // (`publish-only` does the same for the publish path of part 1.)
 // and the same on `decode-only`, whose samples are ~95 % libvpx/libopus: the play path's CPU
 // beyond raw decoding is about (raw share / play share) - 1, counting libvpx, libopus and the
-// copy out of libvpx (VP8Decoder) as decoding. Callgrind is not used: its slowdown (tens of
-// times) would keep the player from decoding 30 pictures a second in real time, which changes
-// what the play path does (late packets, key-frame requests).
+// copy out of libvpx (VP8Decoder) as decoding. At 640x480 callgrind's slowdown (tens of times)
+// would keep the player from decoding 30 pictures a second in real time, which changes what the
+// play path does (late packets, key-frame requests); at 160x120 it keeps up, so
+// `scripts/play-instructions.sh` counts the path's instructions per packet beyond the codec calls
+// there (`PIPELINEBENCH_SIZE=160x120`). `raw-receive` (RawReceive.swift) is the floor to compare
+// the wall-clock figure with.
 
 /// `PipelineBench play-only [seconds] [queue]`: only the play path (one player of the child
 /// publisher) for `span` seconds, then prints its CPU per decoded picture. With `queue`, video
