@@ -21,21 +21,41 @@ private let rawVideoPayloadType: UInt8 = 96
 private let rawAudioPayloadType: UInt8 = 111
 private let rawChunk = 1100
 
+/// What `measureRawReceive` measured over its span.
+struct RawReceiveRun {
+  var cpu = 0.0
+  var codecCPU = 0.0
+  var videoCPU = 0.0
+  var pictures = 0
+  var packets = 0
+  var bytes = 0
+}
+
 /// `PipelineBench raw-receive [seconds]`.
 func runRawReceive(duration span: Double) throws -> Never {
+  let run = try measureRawReceive(duration: span, announce: "raw-receive")
+  print(
+    "raw-receive: \(run.pictures) pictures, \(seconds(run.cpu)) CPU, \(milliseconds(run.cpu / Double(max(1, run.pictures)))) per picture, \(percent((run.cpu - run.codecCPU) / max(run.codecCPU, 1e-9))) beyond the codec calls"
+  )
+  print(
+    "raw-receive: \(run.packets) packets, \(Int(Double(run.bytes) * 8 / span / 1000)) kbit/s; VP8 \(milliseconds(run.videoCPU / Double(max(1, run.pictures)))) per picture, Opus \(milliseconds((run.codecCPU - run.videoCPU) / span)) per second"
+  )
+  exit(0)
+}
+
+/// Receives the raw sender's media for 3 s (warm-up) + `span` seconds and measures the last
+/// `span`: process CPU, CPU inside libvpx/libopus (thread CPU clock around each call), pictures.
+func measureRawReceive(duration span: Double, announce: String? = nil) throws -> RawReceiveRun {
   let socket = try RawUDPSocket()
   let srtp = try SRTPSession(profile: .aeadAES128GCM, masterKey: rawMasterKey, direction: .inbound)
   let video = try RawVP8Decoder()
   let audio = try RawOpusDecoder()
   let sender = try PeerProcess(mode: "raw-sender")
+  defer { sender.stop() }
   sender.send("\(socket.port)")
   var buffer = [UInt8](repeating: 0, count: 2048)
   var frame: [UInt8] = []
-  var codecCPU = 0.0
-  var videoCPU = 0.0
-  var packets = 0
-  var bytes = 0
-  var pictures = 0
+  var run = RawReceiveRun()
   var cpuStart = 0.0
   var measuring = false
   let start = Date()
@@ -45,21 +65,17 @@ func runRawReceive(duration span: Double) throws -> Never {
     if !measuring, elapsed >= 3 {
       // Past the first key frame and the sender's start, as play-only waits.
       measuring = true
-      codecCPU = 0
-      videoCPU = 0
-      packets = 0
-      bytes = 0
-      pictures = 0
+      run = RawReceiveRun()
       cpuStart = processCPUSeconds()
-      print("raw-receive: measuring \(Int(span)) s (pid \(getpid()))")
+      if let announce { print("\(announce): measuring \(Int(span)) s (pid \(getpid()))") }
     }
     if measuring, elapsed >= 3 + span { break }
     guard socket.waitReadable() else { continue }
     while true {
       let length = buffer.withUnsafeMutableBytes { socket.receive(into: $0) }
       guard length >= 12 else { break }
-      packets += 1
-      bytes += length
+      run.packets += 1
+      run.bytes += length
       guard
         let plain = try? buffer.withUnsafeMutableBytes({ try srtp.unprotectRTP($0, length: length) }
         ),
@@ -72,30 +88,24 @@ func runRawReceive(duration span: Double) throws -> Never {
         sink &+= buffer.withUnsafeBytes {
           audio.decode(UnsafeRawBufferPointer(rebasing: $0[12..<plain]))
         }
-        codecCPU += threadCPUSeconds() - before
+        run.codecCPU += threadCPUSeconds() - before
       } else if payloadType == rawVideoPayloadType {
         frame.append(contentsOf: buffer[12..<plain])
         if marker {
           let decodeStart = threadCPUSeconds()
           sink &+= video.decode(frame)
-          codecCPU += threadCPUSeconds() - decodeStart
-          videoCPU += threadCPUSeconds() - decodeStart
+          let spent = threadCPUSeconds() - decodeStart
+          run.codecCPU += spent
+          run.videoCPU += spent
           frame.removeAll(keepingCapacity: true)
-          pictures += 1
+          run.pictures += 1
         }
       }
     }
   }
-  let cpu = processCPUSeconds() - cpuStart
-  print(
-    "raw-receive: \(pictures) pictures, \(seconds(cpu)) CPU, \(milliseconds(cpu / Double(max(1, pictures)))) per picture, \(percent((cpu - codecCPU) / max(codecCPU, 1e-9))) beyond the codec calls"
-  )
-  print(
-    "raw-receive: \(packets) packets, \(Int(Double(bytes) * 8 / span / 1000)) kbit/s; VP8 \(milliseconds(videoCPU / Double(max(1, pictures)))) per picture, Opus \(milliseconds((codecCPU - videoCPU) / span)) per second"
-  )
+  run.cpu = processCPUSeconds() - cpuStart
   if sink == 42 { print("") }
-  sender.stop()
-  exit(0)
+  return run
 }
 
 /// `raw-sender`: reads the receiver's port, then sends the virtual camera (VP8, encoded as

@@ -13,7 +13,9 @@
 // so both sides run under the same conditions: the first figure), and raw loops over the same
 // media, paced in real time and back to back (on a virtual machine a loop paced in real time
 // costs 25–60 % more than back to back, and the two loops run minutes apart from the path, so
-// these vary by ±10 points between runs).
+// these vary by ±10 points between runs). Part 2 also runs a minimal receiver of the same media
+// (RawReceive.swift: poll, recv, libsrtp, libvpx and libopus called directly) for what any
+// receiver pays here beyond decoding, and the play path's CPU beyond that floor.
 // Run: `swift run -c release PipelineBench [seconds]` (default 8 s per measurement).
 import Foundation
 import Synchronization
@@ -307,10 +309,15 @@ var decodeBatch: [Double] = []
 var decodePaced: [Double] = []
 var playFrames: [Int] = []
 var decodeInside: [Double] = []
+var floorPath: [Double] = []
+var floorCodec: [Double] = []
 var players: [Player] = []
 for repetition in 0..<repetitions {
   decodeBatch.append(try measureRawDecode(stream, warmUp: warmUp, paced: false) / rawPictures)
   decodePaced.append(try measureRawDecode(stream, warmUp: warmUp, paced: true) / rawPictures)
+  let floor = try measureRawReceive(duration: duration)
+  floorPath.append(floor.cpu / Double(max(1, floor.pictures)))
+  floorCodec.append(floor.codecCPU / Double(max(1, floor.pictures)))
   let player = try addPlayer(backend: backend, peer: publisher)
   try waitUntil("player renders") { player.renderer.count.withLock { $0 } >= 30 }
   Thread.sleep(forTimeInterval: 1)
@@ -332,12 +339,22 @@ for repetition in 0..<repetitions {
 let playOverheadPaced = overhead(playPath, over: decodePaced)
 let playOverheadBatch = overhead(playPath, over: decodeBatch)
 let playOverheadInside = overhead(playPath, over: decodeInside)
+let floorOverhead = overhead(floorPath, over: floorCodec)
+let playOverheadFloor = overhead(playPath, less: floorPath, over: floorCodec).map { $0 + 1 }
 print("2. play, CPU per decoded picture (its share of the Opus frames included)")
 print("   pictures per run:                 \(playFrames)")
 print("   full play path:                   \(list(playPath, milliseconds))")
 print("   raw libvpx + libopus, batch:      \(list(decodeBatch, milliseconds))")
 print("   raw libvpx + libopus, real time:  \(list(decodePaced, milliseconds))")
 print("   libvpx + libopus inside the path: \(list(decodeInside, milliseconds))")
+print("   minimal receiver (raw-receive):   \(list(floorPath, milliseconds))")
+print("   libvpx + libopus inside it:       \(list(floorCodec, milliseconds))")
+print(
+  "   the minimal receiver's own CPU:   \(percent(median(floorOverhead))) beyond its codec calls (median): waking up for packets, recv, libsrtp"
+)
+print(
+  "   play path beyond it:              \(percent(median(playOverheadFloor))) of its codec calls (median; the SDK's own logic)"
+)
 print(
   "   SDK CPU beyond raw decoding:      \(percent(median(playOverheadInside))) vs the codec calls inside the path, \(percent(median(playOverheadPaced))) vs the real-time loop, \(percent(median(playOverheadBatch))) vs the batch loop (median; target ≤ 15 %)"
 )
