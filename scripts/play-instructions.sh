@@ -21,7 +21,7 @@ for T in 5 25; do
     $OUT/PB play-only $T > $OUT/cg$T.log 2>&1 || true
   grep "play-only:" $OUT/cg$T.log | tail -2
   for MODE in yes no; do
-    callgrind_annotate --inclusive=$MODE --threshold=100 $OUT/cg$T.out 2>/dev/null | grep -E "^ *[0-9,]+ \(" | sed 's/ ([0-9.]*%)//' | awk '{n=$1; gsub(",","",n); $1=""; print n "\t" $0}' > $OUT/$MODE$T.tsv
+    callgrind_annotate --inclusive=$MODE --threshold=100 $OUT/cg$T.out 2>/dev/null | grep -E "^ *[0-9,]+ \(" | sed -E 's/ \( *[0-9.]*%\)//' | awk '{n=$1; gsub(",","",n); $1=""; print n "\t" $0}' > $OUT/$MODE$T.tsv
   done
   callgrind_annotate --tree=caller --threshold=100 $OUT/cg$T.out 2>/dev/null > $OUT/callers$T.txt
 done
