@@ -53,8 +53,11 @@ public struct TransportFeedbackGenerator: Sendable {
       restart()
     }
     if let lowestKept, sequence < lowestKept { return }  // older than anything we can report
-    if arrivals[sequence] != nil { return }
-    arrivals[sequence] = arrivalTime
+    // One hashed lookup: the default subscript's modify access inserts the arrival when the
+    // sequence number is new; a duplicate keeps its first arrival and changes nothing.
+    let countBefore = arrivals.count
+    Self.access(&arrivals[sequence, default: arrivalTime])
+    if arrivals.count == countBefore { return }
     if lowestKept == nil { lowestKept = sequence }
     latestArrival = max(latestArrival ?? arrivalTime, arrivalTime)
     if highestReceived.map({ sequence > $0 }) ?? true { highestReceived = sequence }
@@ -134,6 +137,9 @@ public struct TransportFeedbackGenerator: Sendable {
     feedbackCount &+= 1
     return (description, sequence)
   }
+
+  /// Takes a dictionary slot for a modify access (which inserts a defaulted value).
+  private static func access(_ slot: inout Int64) {}
 
   /// Largest sequence-number jump treated as loss rather than a restart.
   static let maximumGap: Int64 = 8192

@@ -59,8 +59,17 @@ public struct JitterBuffer: Sendable {
   /// Rise of the minimum-transit estimate per packet, seconds.
   static let transitDrift = 0.000_1
 
-  private var packets: [Int64: (packet: ReceivedRTPPacket, playoutTimestamp: Int64)] = [:]
-  private var arrivals: [Int64: Double] = [:]
+  /// A held packet with what its playout time needs.
+  private struct Held: Sendable {
+    var sequence: Int64
+    var playoutTimestamp: Int64
+    var arrival: Double
+    var packet: ReceivedRTPPacket
+  }
+
+  /// Held packets in ascending sequence order: packets mostly arrive in order, so an insert is
+  /// an append and a release takes a prefix, with no hashing and no sort per call.
+  private var held: [Held] = []
   private var lastReleased: Int64?
   private var released: Set<Int64> = []
   private var releasedOrder: [Int64] = []
@@ -69,23 +78,27 @@ public struct JitterBuffer: Sendable {
   /// Consecutive outlying transits that move the minimum.
   static let outlierRun = 10
   private var lastTimestamp: Int64?
+  /// `configuration`'s durations in seconds, converted once (`Duration` arithmetic is 128-bit).
+  private let minDelaySeconds: Double
+  private let maxDelaySeconds: Double
 
   /// Creates an empty buffer for a source with RTP clock `clockRate` Hz.
   public init(clockRate: Int, configuration: Configuration = Configuration()) {
     self.clockRate = max(1, clockRate)
     self.configuration = configuration
-    delay = configuration.minDelay.streamSeconds
+    minDelaySeconds = configuration.minDelay.streamSeconds
+    maxDelaySeconds = configuration.maxDelay.streamSeconds
+    delay = minDelaySeconds
   }
 
   /// Packets held now.
-  public var count: Int { packets.count }
+  public var count: Int { held.count }
 
   /// Moves the delay a tenth of the way to `jitterFactor × jitterSeconds + extraDelay`, clamped.
   public mutating func updateTargetDelay(jitterSeconds: Double, extraDelay: Double) {
     let target = min(
       max(
-        configuration.jitterFactor * jitterSeconds + extraDelay,
-        configuration.minDelay.streamSeconds), configuration.maxDelay.streamSeconds)
+        configuration.jitterFactor * jitterSeconds + extraDelay, minDelaySeconds), maxDelaySeconds)
     delay += (target - delay) * 0.1
   }
 
@@ -93,7 +106,22 @@ public struct JitterBuffer: Sendable {
   public mutating func insert(_ packet: ReceivedRTPPacket, sequence: Int64, arrival: Double)
     -> InsertResult
   {
-    if packets[sequence] != nil || released.contains(sequence) {
+    var late: [ReceivedRTPPacket] = []
+    return insert(packet, sequence: sequence, arrival: arrival, lateInto: &late)
+  }
+
+  /// `insert(_:sequence:arrival:)` taking the packet over: a late packet is appended to `late`
+  /// (the receive stream hands it out at once) instead of being copied by the caller first.
+  mutating func insert(
+    _ packet: consuming ReceivedRTPPacket, sequence: Int64, arrival: Double,
+    lateInto late: inout [ReceivedRTPPacket]
+  ) -> InsertResult {
+    let position = insertionIndex(of: sequence)
+    // Nothing above `lastReleased` was ever released, so the common in-order packet skips the
+    // hashed lookup.
+    if (position < held.count && held[position].sequence == sequence)
+      || ((lastReleased.map { sequence <= $0 } ?? false) && released.contains(sequence))
+    {
       duplicates += 1
       return .duplicate
     }
@@ -101,13 +129,32 @@ public struct JitterBuffer: Sendable {
     if let lastReleased, sequence < lastReleased {
       latePackets += 1
       markReleased(sequence)
+      late.append(packet)
       return .late
     }
     let transit = arrival - Double(timestamp) / Double(clockRate)
     updateMinimumTransit(transit)
-    packets[sequence] = (packet, timestamp)
-    arrivals[sequence] = arrival
+    let entry = Held(
+      sequence: sequence, playoutTimestamp: timestamp, arrival: arrival, packet: packet)
+    if position == held.count {
+      held.append(entry)
+    } else {
+      held.insert(entry, at: position)
+    }
     return .buffered
+  }
+
+  /// The index of the first held packet whose sequence number is not below `sequence`.
+  private func insertionIndex(of sequence: Int64) -> Int {
+    // Field reads by index: `held.last` would copy the whole packet.
+    guard !held.isEmpty, sequence <= held[held.count - 1].sequence else { return held.count }
+    var low = 0
+    var high = held.count - 1
+    while low < high {
+      let middle = (low + high) / 2
+      if held[middle].sequence < sequence { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   /// A transit more than `maxDelay` below the minimum is an outlier (a bogus timestamp) unless
@@ -118,7 +165,7 @@ public struct JitterBuffer: Sendable {
       minimumTransit = transit
       return
     }
-    if transit < current - configuration.maxDelay.streamSeconds {
+    if transit < current - maxDelaySeconds {
       outliers += 1
       if outliers >= Self.outlierRun {
         minimumTransit = transit
@@ -130,35 +177,44 @@ public struct JitterBuffer: Sendable {
     minimumTransit = min(current + Self.transitDrift, transit)
   }
 
-  /// The playout time in seconds of the held packet `sequence`.
-  private func playoutTime(_ sequence: Int64, timestamp: Int64) -> Double {
-    let scheduled = Double(timestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
-    guard let arrival = arrivals[sequence] else { return scheduled }
-    return min(scheduled, arrival + configuration.maxDelay.streamSeconds)
+  /// The playout time in seconds of the held packet at `index`.
+  private func playoutTime(at index: Int) -> Double {
+    let scheduled =
+      Double(held[index].playoutTimestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
+    return min(scheduled, held[index].arrival + maxDelaySeconds)
   }
 
   /// Releases, in sequence order, the packets whose playout time is at or before `now` (and the
   /// oldest ones beyond `maxPackets`). A gap does not hold back later packets that are due.
   public mutating func release(now: Double) -> [ReceivedRTPPacket] {
     var out: [ReceivedRTPPacket] = []
-    let overflow = packets.count - configuration.maxPackets
-    for (index, sequence) in packets.keys.sorted().enumerated() {
-      guard let entry = packets[sequence] else { continue }
-      guard index < overflow || playoutTime(sequence, timestamp: entry.playoutTimestamp) <= now
-      else { break }
-      packets[sequence] = nil
-      arrivals[sequence] = nil
+    release(now: now, into: &out)
+    return out
+  }
+
+  /// `release(now:)` appending to `out` (no array of its own per call).
+  mutating func release(now: Double, into out: inout [ReceivedRTPPacket]) {
+    let overflow = held.count - configuration.maxPackets
+    var index = 0
+    while index < held.count {
+      guard index < overflow || playoutTime(at: index) <= now else { break }
+      let sequence = held[index].sequence
       markReleased(sequence)
       lastReleased = max(lastReleased ?? sequence, sequence)
-      out.append(entry.packet)
+      out.append(held[index].packet)
+      index += 1
     }
-    return out
+    if index == held.count {
+      held.removeAll(keepingCapacity: true)
+    } else if index > 0 {
+      held.removeFirst(index)
+    }
   }
 
   /// When the oldest held packet becomes due, in seconds, or nil when empty.
   public var nextDeadline: Double? {
-    guard let first = packets.keys.min(), let entry = packets[first] else { return nil }
-    return playoutTime(first, timestamp: entry.playoutTimestamp)
+    guard !held.isEmpty else { return nil }
+    return playoutTime(at: 0)
   }
 
   private mutating func markReleased(_ sequence: Int64) {

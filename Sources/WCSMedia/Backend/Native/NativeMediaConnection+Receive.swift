@@ -23,10 +23,11 @@ extension NativeMediaConnection {
     if let id = transportWideCCID,
       let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
     {
+      let arrival = micros(now)
       transportFeedbackGenerator.onPacketReceived(
-        transportSequenceNumber: sequenceNumber, arrivalTime: micros(now))
+        transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
       if request.direction == .play, let due = transportFeedbackGenerator.nextDeadline {
-        pollNoLaterThan(now + .microseconds(due - micros(now)))
+        pollNoLaterThan(now + .microseconds(due - arrival))
       }
     }
     if let rtx = rtxPayloadType, payloadType == rtx {
@@ -69,7 +70,8 @@ extension NativeMediaConnection {
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
     let result = entry.stream.receive(packet, now: now)
     if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
-    if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
+    // A mutating read: `entry.stream.nextDeadline` would copy the whole stream first.
+    if request.direction == .play { pollNoLaterThan(entry.stream.scheduledDeadline()) }
   }
 
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
@@ -98,6 +100,8 @@ extension NativeMediaConnection {
   func deliver(
     _ output: RTPReceiveStream.Output, isVideo: Bool, now: ContinuousClock.Instant
   ) {
+    // Both tracks and `sendRTCP` do nothing with nothing (most packets wait in the buffer).
+    guard !output.packets.isEmpty || !output.rtcp.isEmpty else { return }
     if isVideo {
       videoReceiveTrack?.handle(output.packets, now: now)
     } else {
