@@ -64,15 +64,23 @@ public struct JitterBuffer: Sendable {
     var sequence: Int64
     var playoutTimestamp: Int64
     var arrival: Double
-    var packet: ReceivedRTPPacket
+    /// When it arrived on the driver's clock, as an offset from `arrivalOrigin`: a `Duration`
+    /// keeps these elements of fixed layout (`ContinuousClock.Instant` is resilient, and every
+    /// copy of a value holding one goes through its runtime value witnesses).
+    var arrivalOffset: Duration
+    /// nil once released (moved out).
+    var packet: RTPPacket?
   }
 
-  /// Held packets in ascending sequence order: packets mostly arrive in order, so an insert is
-  /// an append and a release takes a prefix, with no hashing and no sort per call.
+  /// Held packets in ascending sequence order from `heldStart` (before it: released slots not
+  /// yet removed): packets mostly arrive in order, so an insert is an append and a release
+  /// moves a prefix out, with no hashing and no sort per call.
   private var held: [Held] = []
+  private var heldStart = 0
   private var lastReleased: Int64?
-  private var released: Set<Int64> = []
-  private var releasedOrder: [Int64] = []
+  private var released = ReleasedSequences()
+  /// The first buffered packet's arrival instant, origin of `Held.arrivalOffset`.
+  private var arrivalOrigin: ContinuousClock.Instant?
   private var minimumTransit: Double?
   private var outliers = 0
   /// Consecutive outlying transits that move the minimum.
@@ -92,7 +100,7 @@ public struct JitterBuffer: Sendable {
   }
 
   /// Packets held now.
-  public var count: Int { held.count }
+  public var count: Int { held.count - heldStart }
 
   /// Moves the delay a tenth of the way to `jitterFactor × jitterSeconds + extraDelay`, clamped.
   public mutating func updateTargetDelay(jitterSeconds: Double, extraDelay: Double) {
@@ -107,14 +115,17 @@ public struct JitterBuffer: Sendable {
     -> InsertResult
   {
     var late: [ReceivedRTPPacket] = []
-    return insert(packet, sequence: sequence, arrival: arrival, lateInto: &late)
+    return insert(
+      packet.packet, arrivedAt: packet.arrival, sequence: sequence, arrival: arrival,
+      lateInto: &late)
   }
 
-  /// `insert(_:sequence:arrival:)` taking the packet over: a late packet is appended to `late`
-  /// (the receive stream hands it out at once) instead of being copied by the caller first.
+  /// `insert(_:sequence:arrival:)` taking the packet over (`instant`: its arrival on the
+  /// driver's clock): a late packet is appended to `late` (the receive stream hands it out at
+  /// once) instead of being copied by the caller first.
   mutating func insert(
-    _ packet: consuming ReceivedRTPPacket, sequence: Int64, arrival: Double,
-    lateInto late: inout [ReceivedRTPPacket]
+    _ packet: consuming RTPPacket, arrivedAt instant: ContinuousClock.Instant, sequence: Int64,
+    arrival: Double, lateInto late: inout [ReceivedRTPPacket]
   ) -> InsertResult {
     let position = insertionIndex(of: sequence)
     // Nothing above `lastReleased` was ever released, so the common in-order packet skips the
@@ -125,17 +136,20 @@ public struct JitterBuffer: Sendable {
       duplicates += 1
       return .duplicate
     }
-    let timestamp = unwrap(packet.packet.header.timestamp)
+    let timestamp = unwrap(packet.header.timestamp)
     if let lastReleased, sequence < lastReleased {
       latePackets += 1
       markReleased(sequence)
-      late.append(packet)
+      late.append(ReceivedRTPPacket(packet: packet, arrival: instant))
       return .late
     }
     let transit = arrival - Double(timestamp) / Double(clockRate)
     updateMinimumTransit(transit)
+    let origin = arrivalOrigin ?? instant
+    if arrivalOrigin == nil { arrivalOrigin = instant }
     let entry = Held(
-      sequence: sequence, playoutTimestamp: timestamp, arrival: arrival, packet: packet)
+      sequence: sequence, playoutTimestamp: timestamp, arrival: arrival,
+      arrivalOffset: instant - origin, packet: packet)
     if position == held.count {
       held.append(entry)
     } else {
@@ -144,11 +158,13 @@ public struct JitterBuffer: Sendable {
     return .buffered
   }
 
-  /// The index of the first held packet whose sequence number is not below `sequence`.
+  /// The index in `held` of the first held packet whose sequence number is not below `sequence`.
   private func insertionIndex(of sequence: Int64) -> Int {
     // Field reads by index: `held.last` would copy the whole packet.
-    guard !held.isEmpty, sequence <= held[held.count - 1].sequence else { return held.count }
-    var low = 0
+    guard heldStart < held.count, sequence <= held[held.count - 1].sequence else {
+      return held.count
+    }
+    var low = heldStart
     var high = held.count - 1
     while low < high {
       let middle = (low + high) / 2
@@ -194,36 +210,38 @@ public struct JitterBuffer: Sendable {
 
   /// `release(now:)` appending to `out` (no array of its own per call).
   mutating func release(now: Double, into out: inout [ReceivedRTPPacket]) {
-    let overflow = held.count - configuration.maxPackets
-    var index = 0
+    let overflow = count - configuration.maxPackets
+    guard heldStart < held.count, let origin = arrivalOrigin else { return }
+    var index = heldStart
     while index < held.count {
-      guard index < overflow || playoutTime(at: index) <= now else { break }
+      guard index - heldStart < overflow || playoutTime(at: index) <= now else { break }
       let sequence = held[index].sequence
       markReleased(sequence)
       lastReleased = max(lastReleased ?? sequence, sequence)
-      out.append(held[index].packet)
+      if let packet = held[index].packet.take() {
+        out.append(ReceivedRTPPacket(packet: packet, arrival: origin + held[index].arrivalOffset))
+      }
       index += 1
     }
-    if index == held.count {
+    heldStart = index
+    // Released slots are dropped when nothing is left, or in bulk once they are the majority.
+    if heldStart == held.count {
       held.removeAll(keepingCapacity: true)
-    } else if index > 0 {
-      held.removeFirst(index)
+      heldStart = 0
+    } else if heldStart >= 64, heldStart * 2 >= held.count {
+      held.removeFirst(heldStart)
+      heldStart = 0
     }
   }
 
   /// When the oldest held packet becomes due, in seconds, or nil when empty.
   public var nextDeadline: Double? {
-    guard !held.isEmpty else { return nil }
-    return playoutTime(at: 0)
+    guard heldStart < held.count else { return nil }
+    return playoutTime(at: heldStart)
   }
 
   private mutating func markReleased(_ sequence: Int64) {
     released.insert(sequence)
-    releasedOrder.append(sequence)
-    if releasedOrder.count > 4096 {
-      for old in releasedOrder.prefix(1024) { released.remove(old) }
-      releasedOrder.removeFirst(1024)
-    }
   }
 
   /// Extends the 32-bit timestamp to 64 bits around the previous one (wrap-aware).
@@ -254,4 +272,54 @@ public struct ReceivedRTPPacket: Sendable, Equatable {
 
   /// The RTP header of the packet.
   public var header: RTPHeader { packet.header }
+}
+
+/// The sequence numbers a jitter buffer released (or handed out late) most recently, for
+/// duplicate detection: the last 3073...4096 of them in release order (beyond 4096, the oldest
+/// 1024 are forgotten at once).
+///
+/// Membership is a table indexed by `sequence & mask` (no hashing, one cache line touched), exact
+/// through an overflow set for the rare member whose slot another member holds (members more than
+/// `mask + 1` apart, from very late packets).
+private struct ReleasedSequences: Sendable {
+  private static let mask: Int64 = 8191
+  /// Marks a free slot; a member with this value lives in `overflow`.
+  private static let free = Int64.min
+  private var slots: [Int64] = []
+  private var overflow: Set<Int64> = []
+  /// Members in the order they came, oldest first (a repeat included, as a set's list would).
+  private var order: [Int64] = []
+
+  func contains(_ sequence: Int64) -> Bool {
+    if sequence != Self.free, !slots.isEmpty, slots[Int(sequence & Self.mask)] == sequence {
+      return true
+    }
+    return !overflow.isEmpty && overflow.contains(sequence)
+  }
+
+  mutating func insert(_ sequence: Int64) {
+    if !contains(sequence) {
+      if slots.isEmpty { slots = Array(repeating: Self.free, count: Int(Self.mask) + 1) }
+      let slot = Int(sequence & Self.mask)
+      if sequence != Self.free, slots[slot] == Self.free {
+        slots[slot] = sequence
+      } else {
+        overflow.insert(sequence)
+      }
+    }
+    order.append(sequence)
+    if order.count > 4096 {
+      for old in order.prefix(1024) { remove(old) }
+      order.removeFirst(1024)
+    }
+  }
+
+  private mutating func remove(_ sequence: Int64) {
+    let slot = Int(sequence & Self.mask)
+    if sequence != Self.free, slots[slot] == sequence {
+      slots[slot] = Self.free
+    } else {
+      overflow.remove(sequence)
+    }
+  }
 }

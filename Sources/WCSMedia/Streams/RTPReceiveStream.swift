@@ -243,13 +243,11 @@ public struct RTPReceiveStream: Sendable {
           ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
       // The buffer takes the packet over and puts a late one in the output.
       _ = jitterBuffer.insert(
-        ReceivedRTPPacket(packet: media, arrival: now), sequence: sequence, arrival: arrival,
-        lateInto: &output.packets)
+        media, arrivedAt: now, sequence: sequence, arrival: arrival, lateInto: &output.packets)
     } else {
       // Reordered packets go out as they come: the consumer orders them.
       let result = jitterBuffer.insert(
-        ReceivedRTPPacket(packet: media, arrival: now), sequence: sequence, arrival: arrival,
-        lateInto: &output.packets)
+        media, arrivedAt: now, sequence: sequence, arrival: arrival, lateInto: &output.packets)
       if result == .buffered { jitterBuffer.release(now: .infinity, into: &output.packets) }
     }
     return .success(output)

@@ -68,7 +68,7 @@ extension NativeMediaConnection {
     if entry.isVideo { videoBytes += UInt64(raw.count) }
     // In place through the entry: a copy of the stream would share the storage of its jitter
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
-    let result = entry.stream.receive(packet, now: now)
+    let result = entry.stream.receive(consume packet, now: now)
     if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
     // A mutating read: `entry.stream.nextDeadline` would copy the whole stream first.
     if request.direction == .play { pollNoLaterThan(entry.stream.scheduledDeadline()) }
