@@ -69,6 +69,13 @@ public struct TransportFeedbackGenerator: Sendable {
     if nextSendTime == nil { nextSendTime = arrivalTime + interval }
   }
 
+  /// `onPacketReceived` followed by `nextDeadline`, in one call (one access for a driver that
+  /// keeps the generator in a class).
+  mutating func recordArrival(transportSequenceNumber: UInt16, arrivalTime: Int64) -> Int64? {
+    onPacketReceived(transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
+    return nextDeadline
+  }
+
   /// Builds the feedback descriptions due at `now` (microseconds): empty before `nextDeadline`
   /// or when nothing arrived since the last one.
   public mutating func poll(now: Int64) -> [TransportFeedbackDescription] {

@@ -117,15 +117,19 @@ public struct JitterBuffer: Sendable {
     var late: [ReceivedRTPPacket] = []
     return insert(
       packet.packet, arrivedAt: packet.arrival, sequence: sequence, arrival: arrival,
-      lateInto: &late)
+      releasingAtOnce: false, into: &late)
   }
 
   /// `insert(_:sequence:arrival:)` taking the packet over (`instant`: its arrival on the
-  /// driver's clock): a late packet is appended to `late` (the receive stream hands it out at
+  /// driver's clock): a late packet is appended to `out` (the receive stream hands it out at
   /// once) instead of being copied by the caller first.
+  ///
+  /// `releasingAtOnce` is for a caller that follows a `.buffered` result with
+  /// `release(now: .infinity)`: when nothing else is held, the packet goes straight to `out`
+  /// (as that release would put it there) without being stored.
   mutating func insert(
     _ packet: consuming RTPPacket, arrivedAt instant: ContinuousClock.Instant, sequence: Int64,
-    arrival: Double, lateInto late: inout [ReceivedRTPPacket]
+    arrival: Double, releasingAtOnce: Bool, into out: inout [ReceivedRTPPacket]
   ) -> InsertResult {
     let position = insertionIndex(of: sequence)
     // Nothing above `lastReleased` was ever released, so the common in-order packet skips the
@@ -140,16 +144,27 @@ public struct JitterBuffer: Sendable {
     if let lastReleased, sequence < lastReleased {
       latePackets += 1
       markReleased(sequence)
-      late.append(ReceivedRTPPacket(packet: packet, arrival: instant))
+      out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
       return .late
     }
     let transit = arrival - Double(timestamp) / Double(clockRate)
     updateMinimumTransit(transit)
-    let origin = arrivalOrigin ?? instant
-    if arrivalOrigin == nil { arrivalOrigin = instant }
+    if releasingAtOnce, heldStart == held.count {
+      markReleased(sequence)
+      lastReleased = max(lastReleased ?? sequence, sequence)
+      out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
+      return .buffered
+    }
+    let offset: Duration
+    if let origin = arrivalOrigin {
+      offset = instant - origin
+    } else {
+      arrivalOrigin = instant
+      offset = .zero
+    }
     let entry = Held(
-      sequence: sequence, playoutTimestamp: timestamp, arrival: arrival,
-      arrivalOffset: instant - origin, packet: packet)
+      sequence: sequence, playoutTimestamp: timestamp, arrival: arrival, arrivalOffset: offset,
+      packet: packet)
     if position == held.count {
       held.append(entry)
     } else {

@@ -243,11 +243,13 @@ public struct RTPReceiveStream: Sendable {
           ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
       // The buffer takes the packet over and puts a late one in the output.
       _ = jitterBuffer.insert(
-        media, arrivedAt: now, sequence: sequence, arrival: arrival, lateInto: &output.packets)
+        media, arrivedAt: now, sequence: sequence, arrival: arrival, releasingAtOnce: false,
+        into: &output.packets)
     } else {
       // Reordered packets go out as they come: the consumer orders them.
       let result = jitterBuffer.insert(
-        media, arrivedAt: now, sequence: sequence, arrival: arrival, lateInto: &output.packets)
+        media, arrivedAt: now, sequence: sequence, arrival: arrival, releasingAtOnce: true,
+        into: &output.packets)
       if result == .buffered { jitterBuffer.release(now: .infinity, into: &output.packets) }
     }
     return .success(output)

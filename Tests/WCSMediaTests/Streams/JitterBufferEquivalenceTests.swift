@@ -18,7 +18,12 @@ final class JitterBufferEquivalenceTests: XCTestCase {
       arrival: virtualTime(arrival))
   }
 
-  private func drive(seed: UInt64, maxPackets: Int, steps: Int, file: StaticString = #filePath) {
+  /// `releaseEveryInsert`: as the receive stream drives an audio buffer, every buffered packet
+  /// followed by `release(now: .infinity)`, through the internal insert that hands it out at once.
+  private func drive(
+    seed: UInt64, maxPackets: Int, steps: Int, releaseEveryInsert: Bool = false,
+    file: StaticString = #filePath
+  ) {
     var generator = SplitMix64(seed: seed)
     let configuration = JitterBuffer.Configuration(maxPackets: maxPackets)
     var buffer = JitterBuffer(clockRate: 90_000, configuration: configuration)
@@ -78,11 +83,28 @@ final class JitterBufferEquivalenceTests: XCTestCase {
         reference.updateTargetDelay(jitterSeconds: jitter, extraDelay: extra)
         let sequence = extend(sequenceNumber)
         let received = packet(sequenceNumber, timestamp: packetTimestamp, arrival: now)
-        let result = buffer.insert(received, sequence: sequence, arrival: now)
-        XCTAssertEqual(
-          result, reference.insert(received, sequence: sequence, arrival: now),
-          "insert at step \(step)", file: file)
-        results[result, default: 0] += 1
+        if releaseEveryInsert {
+          var out: [ReceivedRTPPacket] = []
+          let result = buffer.insert(
+            received.packet, arrivedAt: received.arrival, sequence: sequence, arrival: now,
+            releasingAtOnce: true, into: &out)
+          if result == .buffered { buffer.release(now: .infinity, into: &out) }
+          let expected = reference.insert(received, sequence: sequence, arrival: now)
+          XCTAssertEqual(result, expected, "insert at step \(step)", file: file)
+          switch expected {
+          case .duplicate: XCTAssertEqual(out, [], file: file)
+          case .late: XCTAssertEqual(out, [received], file: file)
+          case .buffered: XCTAssertEqual(out, reference.release(now: .infinity), file: file)
+          }
+          results[result, default: 0] += 1
+          releasedTotal += out.count
+        } else {
+          let result = buffer.insert(received, sequence: sequence, arrival: now)
+          XCTAssertEqual(
+            result, reference.insert(received, sequence: sequence, arrival: now),
+            "insert at step \(step)", file: file)
+          results[result, default: 0] += 1
+        }
       }
       if Double.random(in: 0..<1, using: &generator) < 0.3 {
         let at = Double.random(in: 0..<1, using: &generator) < 0.05 ? .infinity : now
@@ -107,6 +129,12 @@ final class JitterBufferEquivalenceTests: XCTestCase {
   func testMatchesTheDictionaryBufferOnRandomInput() {
     for seed: UInt64 in [1, 2, 3] {
       drive(seed: seed, maxPackets: 2000, steps: 9000)
+    }
+  }
+
+  func testMatchesTheDictionaryBufferWhenEveryPacketIsReleasedAtOnce() {
+    for seed: UInt64 in [7, 8] {
+      drive(seed: seed, maxPackets: 2000, steps: 9000, releaseEveryInsert: true)
     }
   }
 

@@ -9,8 +9,7 @@ extension NativeMediaConnection {
     guard !closed, raw.count >= 12 else { return }
     // When it arrived, though the loop may have been busy since.
     let now = loop.datagramArrival ?? loop.now()
-    counters.packetsReceived += 1
-    counters.bytesReceived += UInt64(raw.count)
+    Self.count(raw.count, in: &counters)
     var mediaSSRC = ssrc
     var packet: RTPPacket
     do {
@@ -24,9 +23,9 @@ extension NativeMediaConnection {
       let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
     {
       let arrival = micros(now)
-      transportFeedbackGenerator.onPacketReceived(
+      let due = transportFeedbackGenerator.recordArrival(
         transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
-      if request.direction == .play, let due = transportFeedbackGenerator.nextDeadline {
+      if request.direction == .play, let due {
         pollNoLaterThan(now + .microseconds(due - arrival))
       }
     }
@@ -68,10 +67,27 @@ extension NativeMediaConnection {
     if entry.isVideo { videoBytes += UInt64(raw.count) }
     // In place through the entry: a copy of the stream would share the storage of its jitter
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
-    let result = entry.stream.receive(consume packet, now: now)
+    let (result, deadline) = Self.receive(
+      consume packet, now: now, in: &entry.stream, deadline: request.direction == .play)
     if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
-    // A mutating read: `entry.stream.nextDeadline` would copy the whole stream first.
-    if request.direction == .play { pollNoLaterThan(entry.stream.scheduledDeadline()) }
+    if request.direction == .play { pollNoLaterThan(deadline) }
+  }
+
+  /// The stream's `receive` and then its next deadline (when `deadline`, else `now`), in one
+  /// access to the entry's stream (a mutating read: `entry.stream.nextDeadline` would copy the
+  /// whole stream).
+  private static func receive(
+    _ packet: consuming RTPPacket, now: ContinuousClock.Instant,
+    in stream: inout RTPReceiveStream, deadline: Bool
+  ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, ContinuousClock.Instant) {
+    let result = stream.receive(packet, now: now)
+    return (result, deadline ? stream.scheduledDeadline() : now)
+  }
+
+  /// Counts a received RTP datagram of `bytes` octets (one access to the counters).
+  private static func count(_ bytes: Int, in counters: inout MediaConnectionStats) {
+    counters.packetsReceived += 1
+    counters.bytesReceived += UInt64(bytes)
   }
 
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
