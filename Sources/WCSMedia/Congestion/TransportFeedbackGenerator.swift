@@ -15,7 +15,7 @@ public struct TransportFeedbackGenerator: Sendable {
   public let historyDuration: Int64
 
   private var unwrapper = TransportSequenceUnwrapper()
-  private var arrivals: [Int64: Int64] = [:]
+  private var arrivals = SequenceArrivals()
   private var lowestKept: Int64?
   private var windowStart: Int64?
   private var highestReceived: Int64?
@@ -53,8 +53,8 @@ public struct TransportFeedbackGenerator: Sendable {
       restart()
     }
     if let lowestKept, sequence < lowestKept { return }  // older than anything we can report
-    if arrivals[sequence] != nil { return }
-    arrivals[sequence] = arrivalTime
+    // A duplicate keeps its first arrival and changes nothing.
+    guard arrivals.insertIfAbsent(sequence, arrival: arrivalTime) else { return }
     if lowestKept == nil { lowestKept = sequence }
     latestArrival = max(latestArrival ?? arrivalTime, arrivalTime)
     if highestReceived.map({ sequence > $0 }) ?? true { highestReceived = sequence }
@@ -64,6 +64,13 @@ public struct TransportFeedbackGenerator: Sendable {
       windowStart = sequence
     }
     if nextSendTime == nil { nextSendTime = arrivalTime + interval }
+  }
+
+  /// `onPacketReceived` followed by `nextDeadline`, in one call (one access for a driver that
+  /// keeps the generator in a class).
+  mutating func recordArrival(transportSequenceNumber: UInt16, arrivalTime: Int64) -> Int64? {
+    onPacketReceived(transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
+    return nextDeadline
   }
 
   /// Builds the feedback descriptions due at `now` (microseconds): empty before `nextDeadline`
@@ -151,7 +158,7 @@ public struct TransportFeedbackGenerator: Sendable {
     let cutoff = latestArrival - historyDuration
     while lowest < start {
       if let arrival = arrivals[lowest], arrival >= cutoff { break }
-      arrivals[lowest] = nil
+      arrivals.remove(lowest)
       lowest += 1
     }
     lowestKept = lowest
@@ -162,4 +169,63 @@ public struct TransportFeedbackGenerator: Sendable {
 func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
   let quotient = value / divisor
   return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
+}
+
+/// Arrival times (microseconds) by unwrapped transport sequence number, for the generator.
+///
+/// A table indexed by `sequence & mask` (no hashing; the kept range, about half a second of
+/// packets, normally fits it without collisions), exact through an overflow dictionary for a
+/// sequence number whose slot another one holds.
+private struct SequenceArrivals: Sendable {
+  private static let mask: Int64 = 1023
+  /// Marks a free slot; a sequence number with this value lives in `overflow`.
+  private static let free = Int64.min
+  private var sequences: [Int64] = []
+  private var arrivals: [Int64] = []
+  private var overflow: [Int64: Int64] = [:]
+
+  /// The arrival recorded for `sequence`, or nil.
+  subscript(sequence: Int64) -> Int64? {
+    if sequence != Self.free, !sequences.isEmpty {
+      let slot = Int(sequence & Self.mask)
+      if sequences[slot] == sequence { return arrivals[slot] }
+    }
+    return overflow.isEmpty ? nil : overflow[sequence]
+  }
+
+  /// Records `arrival` for `sequence` unless it has one; returns whether it did.
+  mutating func insertIfAbsent(_ sequence: Int64, arrival: Int64) -> Bool {
+    guard self[sequence] == nil else { return false }
+    if sequences.isEmpty {
+      sequences = Array(repeating: Self.free, count: Int(Self.mask) + 1)
+      arrivals = Array(repeating: 0, count: Int(Self.mask) + 1)
+    }
+    let slot = Int(sequence & Self.mask)
+    if sequence != Self.free, sequences[slot] == Self.free {
+      sequences[slot] = sequence
+      arrivals[slot] = arrival
+    } else {
+      overflow[sequence] = arrival
+    }
+    return true
+  }
+
+  /// Forgets `sequence`.
+  mutating func remove(_ sequence: Int64) {
+    if sequence != Self.free, !sequences.isEmpty {
+      let slot = Int(sequence & Self.mask)
+      if sequences[slot] == sequence {
+        sequences[slot] = Self.free
+        return
+      }
+    }
+    if !overflow.isEmpty { overflow[sequence] = nil }
+  }
+
+  /// Forgets everything.
+  mutating func removeAll() {
+    sequences = []
+    arrivals = []
+    overflow = [:]
+  }
 }

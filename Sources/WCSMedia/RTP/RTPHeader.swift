@@ -103,9 +103,11 @@ extension RTPHeader {
       }
       paddingSize = count
     }
+    // The lists move into the header (no copy of them per packet).
     let header = RTPHeader(
       marker: second & 0x80 != 0, payloadType: second & 0x7F, sequenceNumber: sequenceNumber,
-      timestamp: timestamp, ssrc: ssrc, csrcs: csrcs, headerExtension: headerExtension)
+      timestamp: timestamp, ssrc: ssrc, csrcs: consume csrcs,
+      headerExtension: consume headerExtension)
     return RTPParsedPacket(
       header: header, headerLength: headerLength,
       payloadRange: headerLength..<(bytes.count - paddingSize), paddingSize: paddingSize)

@@ -25,10 +25,10 @@ public struct RTPPacket: Equatable, Sendable {
   /// path calls this on the loop's receive buffer). Throws `RTPParseError`.
   public static func parse(_ raw: UnsafeRawBufferPointer) throws -> RTPPacket {
     let parsed = try RTPHeader.parse(raw)
-    return RTPPacket(
-      header: parsed.header,
-      payload: Array(UnsafeRawBufferPointer(rebasing: raw[parsed.payloadRange])),
-      paddingSize: parsed.paddingSize)
+    let payload = Array(UnsafeRawBufferPointer(rebasing: raw[parsed.payloadRange]))
+    let paddingSize = parsed.paddingSize
+    // The header moves into the packet instead of being copied.
+    return RTPPacket(header: (consume parsed).header, payload: payload, paddingSize: paddingSize)
   }
 
   /// Octets on the wire: header, payload and padding.

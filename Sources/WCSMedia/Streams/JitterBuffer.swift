@@ -59,33 +59,54 @@ public struct JitterBuffer: Sendable {
   /// Rise of the minimum-transit estimate per packet, seconds.
   static let transitDrift = 0.000_1
 
-  private var packets: [Int64: (packet: ReceivedRTPPacket, playoutTimestamp: Int64)] = [:]
-  private var arrivals: [Int64: Double] = [:]
+  /// A held packet with what its playout time needs.
+  private struct Held: Sendable {
+    var sequence: Int64
+    var playoutTimestamp: Int64
+    var arrival: Double
+    /// When it arrived on the driver's clock, as an offset from `arrivalOrigin`: a `Duration`
+    /// keeps these elements of fixed layout (`ContinuousClock.Instant` is resilient, and every
+    /// copy of a value holding one goes through its runtime value witnesses).
+    var arrivalOffset: Duration
+    /// nil once released (moved out).
+    var packet: RTPPacket?
+  }
+
+  /// Held packets in ascending sequence order from `heldStart` (before it: released slots not
+  /// yet removed): packets mostly arrive in order, so an insert is an append and a release
+  /// moves a prefix out, with no hashing and no sort per call.
+  private var held: [Held] = []
+  private var heldStart = 0
   private var lastReleased: Int64?
-  private var released: Set<Int64> = []
-  private var releasedOrder: [Int64] = []
+  private var released = ReleasedSequences()
+  /// The first buffered packet's arrival instant, origin of `Held.arrivalOffset`.
+  private var arrivalOrigin: ContinuousClock.Instant?
   private var minimumTransit: Double?
   private var outliers = 0
   /// Consecutive outlying transits that move the minimum.
   static let outlierRun = 10
   private var lastTimestamp: Int64?
+  /// `configuration`'s durations in seconds, converted once (`Duration` arithmetic is 128-bit).
+  private let minDelaySeconds: Double
+  private let maxDelaySeconds: Double
 
   /// Creates an empty buffer for a source with RTP clock `clockRate` Hz.
   public init(clockRate: Int, configuration: Configuration = Configuration()) {
     self.clockRate = max(1, clockRate)
     self.configuration = configuration
-    delay = configuration.minDelay.streamSeconds
+    minDelaySeconds = configuration.minDelay.streamSeconds
+    maxDelaySeconds = configuration.maxDelay.streamSeconds
+    delay = minDelaySeconds
   }
 
   /// Packets held now.
-  public var count: Int { packets.count }
+  public var count: Int { held.count - heldStart }
 
   /// Moves the delay a tenth of the way to `jitterFactor × jitterSeconds + extraDelay`, clamped.
   public mutating func updateTargetDelay(jitterSeconds: Double, extraDelay: Double) {
     let target = min(
       max(
-        configuration.jitterFactor * jitterSeconds + extraDelay,
-        configuration.minDelay.streamSeconds), configuration.maxDelay.streamSeconds)
+        configuration.jitterFactor * jitterSeconds + extraDelay, minDelaySeconds), maxDelaySeconds)
     delay += (target - delay) * 0.1
   }
 
@@ -93,21 +114,78 @@ public struct JitterBuffer: Sendable {
   public mutating func insert(_ packet: ReceivedRTPPacket, sequence: Int64, arrival: Double)
     -> InsertResult
   {
-    if packets[sequence] != nil || released.contains(sequence) {
+    var late: [ReceivedRTPPacket] = []
+    return insert(
+      packet.packet, arrivedAt: packet.arrival, sequence: sequence, arrival: arrival,
+      releasingAtOnce: false, into: &late)
+  }
+
+  /// `insert(_:sequence:arrival:)` taking the packet over (`instant`: its arrival on the
+  /// driver's clock): a late packet is appended to `out` (the receive stream hands it out at
+  /// once) instead of being copied by the caller first.
+  ///
+  /// `releasingAtOnce` is for a caller that follows a `.buffered` result with
+  /// `release(now: .infinity)`: when nothing else is held, the packet goes straight to `out`
+  /// (as that release would put it there) without being stored.
+  mutating func insert(
+    _ packet: consuming RTPPacket, arrivedAt instant: ContinuousClock.Instant, sequence: Int64,
+    arrival: Double, releasingAtOnce: Bool, into out: inout [ReceivedRTPPacket]
+  ) -> InsertResult {
+    let position = insertionIndex(of: sequence)
+    // Nothing above `lastReleased` was ever released, so the common in-order packet skips the
+    // hashed lookup.
+    if (position < held.count && held[position].sequence == sequence)
+      || ((lastReleased.map { sequence <= $0 } ?? false) && released.contains(sequence))
+    {
       duplicates += 1
       return .duplicate
     }
-    let timestamp = unwrap(packet.packet.header.timestamp)
+    let timestamp = unwrap(packet.header.timestamp)
     if let lastReleased, sequence < lastReleased {
       latePackets += 1
       markReleased(sequence)
+      out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
       return .late
     }
     let transit = arrival - Double(timestamp) / Double(clockRate)
     updateMinimumTransit(transit)
-    packets[sequence] = (packet, timestamp)
-    arrivals[sequence] = arrival
+    if releasingAtOnce, heldStart == held.count {
+      markReleased(sequence)
+      lastReleased = max(lastReleased ?? sequence, sequence)
+      out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
+      return .buffered
+    }
+    let offset: Duration
+    if let origin = arrivalOrigin {
+      offset = instant - origin
+    } else {
+      arrivalOrigin = instant
+      offset = .zero
+    }
+    let entry = Held(
+      sequence: sequence, playoutTimestamp: timestamp, arrival: arrival, arrivalOffset: offset,
+      packet: packet)
+    if position == held.count {
+      held.append(entry)
+    } else {
+      held.insert(entry, at: position)
+    }
     return .buffered
+  }
+
+  /// The index in `held` of the first held packet whose sequence number is not below `sequence`.
+  private func insertionIndex(of sequence: Int64) -> Int {
+    // Field reads by index: `held.last` would copy the whole packet.
+    guard heldStart < held.count, sequence <= held[held.count - 1].sequence else {
+      return held.count
+    }
+    var low = heldStart
+    var high = held.count - 1
+    while low < high {
+      let middle = (low + high) / 2
+      if held[middle].sequence < sequence { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   /// A transit more than `maxDelay` below the minimum is an outlier (a bogus timestamp) unless
@@ -118,7 +196,7 @@ public struct JitterBuffer: Sendable {
       minimumTransit = transit
       return
     }
-    if transit < current - configuration.maxDelay.streamSeconds {
+    if transit < current - maxDelaySeconds {
       outliers += 1
       if outliers >= Self.outlierRun {
         minimumTransit = transit
@@ -130,44 +208,55 @@ public struct JitterBuffer: Sendable {
     minimumTransit = min(current + Self.transitDrift, transit)
   }
 
-  /// The playout time in seconds of the held packet `sequence`.
-  private func playoutTime(_ sequence: Int64, timestamp: Int64) -> Double {
-    let scheduled = Double(timestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
-    guard let arrival = arrivals[sequence] else { return scheduled }
-    return min(scheduled, arrival + configuration.maxDelay.streamSeconds)
+  /// The playout time in seconds of the held packet at `index`.
+  private func playoutTime(at index: Int) -> Double {
+    let scheduled =
+      Double(held[index].playoutTimestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
+    return min(scheduled, held[index].arrival + maxDelaySeconds)
   }
 
   /// Releases, in sequence order, the packets whose playout time is at or before `now` (and the
   /// oldest ones beyond `maxPackets`). A gap does not hold back later packets that are due.
   public mutating func release(now: Double) -> [ReceivedRTPPacket] {
     var out: [ReceivedRTPPacket] = []
-    let overflow = packets.count - configuration.maxPackets
-    for (index, sequence) in packets.keys.sorted().enumerated() {
-      guard let entry = packets[sequence] else { continue }
-      guard index < overflow || playoutTime(sequence, timestamp: entry.playoutTimestamp) <= now
-      else { break }
-      packets[sequence] = nil
-      arrivals[sequence] = nil
+    release(now: now, into: &out)
+    return out
+  }
+
+  /// `release(now:)` appending to `out` (no array of its own per call).
+  mutating func release(now: Double, into out: inout [ReceivedRTPPacket]) {
+    let overflow = count - configuration.maxPackets
+    guard heldStart < held.count, let origin = arrivalOrigin else { return }
+    var index = heldStart
+    while index < held.count {
+      guard index - heldStart < overflow || playoutTime(at: index) <= now else { break }
+      let sequence = held[index].sequence
       markReleased(sequence)
       lastReleased = max(lastReleased ?? sequence, sequence)
-      out.append(entry.packet)
+      if let packet = held[index].packet.take() {
+        out.append(ReceivedRTPPacket(packet: packet, arrival: origin + held[index].arrivalOffset))
+      }
+      index += 1
     }
-    return out
+    heldStart = index
+    // Released slots are dropped when nothing is left, or in bulk once they are the majority.
+    if heldStart == held.count {
+      held.removeAll(keepingCapacity: true)
+      heldStart = 0
+    } else if heldStart >= 64, heldStart * 2 >= held.count {
+      held.removeFirst(heldStart)
+      heldStart = 0
+    }
   }
 
   /// When the oldest held packet becomes due, in seconds, or nil when empty.
   public var nextDeadline: Double? {
-    guard let first = packets.keys.min(), let entry = packets[first] else { return nil }
-    return playoutTime(first, timestamp: entry.playoutTimestamp)
+    guard heldStart < held.count else { return nil }
+    return playoutTime(at: heldStart)
   }
 
   private mutating func markReleased(_ sequence: Int64) {
     released.insert(sequence)
-    releasedOrder.append(sequence)
-    if releasedOrder.count > 4096 {
-      for old in releasedOrder.prefix(1024) { released.remove(old) }
-      releasedOrder.removeFirst(1024)
-    }
   }
 
   /// Extends the 32-bit timestamp to 64 bits around the previous one (wrap-aware).
@@ -198,4 +287,54 @@ public struct ReceivedRTPPacket: Sendable, Equatable {
 
   /// The RTP header of the packet.
   public var header: RTPHeader { packet.header }
+}
+
+/// The sequence numbers a jitter buffer released (or handed out late) most recently, for
+/// duplicate detection: the last 3073...4096 of them in release order (beyond 4096, the oldest
+/// 1024 are forgotten at once).
+///
+/// Membership is a table indexed by `sequence & mask` (no hashing, one cache line touched), exact
+/// through an overflow set for the rare member whose slot another member holds (members more than
+/// `mask + 1` apart, from very late packets).
+private struct ReleasedSequences: Sendable {
+  private static let mask: Int64 = 8191
+  /// Marks a free slot; a member with this value lives in `overflow`.
+  private static let free = Int64.min
+  private var slots: [Int64] = []
+  private var overflow: Set<Int64> = []
+  /// Members in the order they came, oldest first (a repeat included, as a set's list would).
+  private var order: [Int64] = []
+
+  func contains(_ sequence: Int64) -> Bool {
+    if sequence != Self.free, !slots.isEmpty, slots[Int(sequence & Self.mask)] == sequence {
+      return true
+    }
+    return !overflow.isEmpty && overflow.contains(sequence)
+  }
+
+  mutating func insert(_ sequence: Int64) {
+    if !contains(sequence) {
+      if slots.isEmpty { slots = Array(repeating: Self.free, count: Int(Self.mask) + 1) }
+      let slot = Int(sequence & Self.mask)
+      if sequence != Self.free, slots[slot] == Self.free {
+        slots[slot] = sequence
+      } else {
+        overflow.insert(sequence)
+      }
+    }
+    order.append(sequence)
+    if order.count > 4096 {
+      for old in order.prefix(1024) { remove(old) }
+      order.removeFirst(1024)
+    }
+  }
+
+  private mutating func remove(_ sequence: Int64) {
+    let slot = Int(sequence & Self.mask)
+    if sequence != Self.free, slots[slot] == sequence {
+      slots[slot] = Self.free
+    } else {
+      overflow.remove(sequence)
+    }
+  }
 }

@@ -52,10 +52,17 @@ public struct NACKGenerator: Sendable {
 
   private var missing: [Int64: Missing] = [:]
   private var highest: Int64?
+  /// `configuration`'s durations in seconds, converted once (`Duration` arithmetic is 128-bit).
+  private let reorderToleranceSeconds: Double
+  private let maxAgeSeconds: Double
+  private let minRetryIntervalSeconds: Double
 
   /// Creates a generator that has seen no packet.
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
+    reorderToleranceSeconds = configuration.reorderTolerance.streamSeconds
+    maxAgeSeconds = configuration.maxAge.streamSeconds
+    minRetryIntervalSeconds = configuration.minRetryInterval.streamSeconds
   }
 
   /// Sequence numbers (extended) currently missing, oldest first.
@@ -91,14 +98,15 @@ public struct NACKGenerator: Sendable {
 
   /// The interval between requests for the same packet: the RTT, or `minRetryInterval`.
   public func retryInterval(roundTripTime: Double?) -> Double {
-    max(configuration.minRetryInterval.streamSeconds, roundTripTime ?? 0.1)
+    max(minRetryIntervalSeconds, roundTripTime ?? 0.1)
   }
 
   /// The missing sequence numbers due for a (re)request at `now` seconds, oldest first; marks them
   /// requested and gives up those past `maxAge` or `maxRetries`.
   public mutating func due(now: Double, roundTripTime: Double?) -> [Int64] {
-    let tolerance = configuration.reorderTolerance.streamSeconds
-    let maxAge = configuration.maxAge.streamSeconds
+    guard !missing.isEmpty else { return [] }
+    let tolerance = reorderToleranceSeconds
+    let maxAge = maxAgeSeconds
     let interval = retryInterval(roundTripTime: roundTripTime)
     var out: [Int64] = []
     for sequence in missing.keys.sorted() {
@@ -127,8 +135,9 @@ public struct NACKGenerator: Sendable {
   /// The earliest time in seconds at which `due` has something to do, or nil when nothing is
   /// missing.
   public func nextDeadline(roundTripTime: Double?) -> Double? {
-    let tolerance = configuration.reorderTolerance.streamSeconds
-    let maxAge = configuration.maxAge.streamSeconds
+    guard !missing.isEmpty else { return nil }
+    let tolerance = reorderToleranceSeconds
+    let maxAge = maxAgeSeconds
     let interval = retryInterval(roundTripTime: roundTripTime)
     var earliest: Double?
     for entry in missing.values {

@@ -132,16 +132,26 @@ public struct RTPReceiveStream: Sendable {
   private var nextReportAt: Double
   private var keyFrameRequested = false
   private var lastKeyFrameRequestAt: Double?
+  /// `configuration`'s intervals in seconds, converted once (`Duration` arithmetic is 128-bit).
+  private let reportIntervalSeconds: Double
+  private let keyFrameRequestIntervalSeconds: Double
+  /// The last deadline `scheduledDeadline()` converted to an instant (NaN: none yet), and that
+  /// instant: the deadline often stays put from one packet to the next (audio: the next report).
+  private var lastDeadlineSeconds = Double.nan
+  private var lastDeadlineInstant: ContinuousClock.Instant
 
   /// Creates the stream at `now` (its clock origin).
   public init(configuration: Configuration, now: ContinuousClock.Instant) {
     self.configuration = configuration
     clock = StreamClock(origin: now)
+    lastDeadlineInstant = now
     statistics = RTPReceiveStatistics(ssrc: configuration.ssrc, clockRate: configuration.clockRate)
     jitterBuffer = JitterBuffer(
       clockRate: configuration.clockRate, configuration: configuration.jitterBuffer)
     nackGenerator = NACKGenerator(configuration: configuration.nack)
-    nextReportAt = configuration.reportInterval.streamSeconds
+    reportIntervalSeconds = configuration.reportInterval.streamSeconds
+    keyFrameRequestIntervalSeconds = configuration.keyFrameRequestInterval.streamSeconds
+    nextReportAt = reportIntervalSeconds
   }
 
   /// Takes one RTP packet (media or RTX) that arrived at `now`.
@@ -167,12 +177,11 @@ public struct RTPReceiveStream: Sendable {
   }
 
   /// Takes one parsed RTP packet (media or RTX) that arrived at `now`; see `receive(_:now:)`.
-  public mutating func receive(_ packet: RTPPacket, now: ContinuousClock.Instant) -> Result<
-    Output, RTPStreamError
-  > {
-    let arrival = clock.seconds(now)
-    var media = packet
-    var isRetransmission = false
+  public mutating func receive(_ packet: consuming RTPPacket, now: ContinuousClock.Instant)
+    -> Result<
+      Output, RTPStreamError
+    >
+  {
     if let rtx = configuration.retransmission, packet.header.ssrc == rtx.ssrc {
       guard packet.header.payloadType == rtx.payloadType else {
         counters.malformedPackets += 1
@@ -184,8 +193,7 @@ public struct RTPReceiveStream: Sendable {
             packet, ssrc: configuration.ssrc,
             payloadType: configuration.payloadType ?? packet.header.payloadType)
         else { return .success(Output()) }
-        media = restored
-        isRetransmission = true
+        return accept(restored, isRetransmission: true, now: now)
       } catch {
         counters.malformedPackets += 1
         return .failure(error)
@@ -198,7 +206,15 @@ public struct RTPReceiveStream: Sendable {
       counters.malformedPackets += 1
       return .failure(.unexpectedPayloadType(packet.header.payloadType))
     }
+    return accept(packet, isRetransmission: false, now: now)
+  }
 
+  /// Takes a media packet of this source (restored from RTX when `isRetransmission`); the packet
+  /// is passed on as it is, without a working copy.
+  private mutating func accept(
+    _ media: consuming RTPPacket, isRetransmission: Bool, now: ContinuousClock.Instant
+  ) -> Result<Output, RTPStreamError> {
+    let arrival = clock.seconds(now)
     let restartsBefore = statistics.restarts
     guard
       statistics.record(
@@ -225,19 +241,16 @@ public struct RTPReceiveStream: Sendable {
         jitterSeconds: statistics.jitter / Double(configuration.clockRate),
         extraDelay: configuration.nackEnabled
           ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
-      let received = ReceivedRTPPacket(packet: media, arrival: now)
-      switch jitterBuffer.insert(received, sequence: sequence, arrival: arrival) {
-      case .buffered, .duplicate: break
-      case .late: output.packets.append(received)
-      }
+      // The buffer takes the packet over and puts a late one in the output.
+      _ = jitterBuffer.insert(
+        media, arrivedAt: now, sequence: sequence, arrival: arrival, releasingAtOnce: false,
+        into: &output.packets)
     } else {
       // Reordered packets go out as they come: the consumer orders them.
-      let received = ReceivedRTPPacket(packet: media, arrival: now)
-      switch jitterBuffer.insert(received, sequence: sequence, arrival: arrival) {
-      case .duplicate: break
-      case .buffered: output.packets += jitterBuffer.release(now: .infinity)
-      case .late: output.packets.append(received)
-      }
+      let result = jitterBuffer.insert(
+        media, arrivedAt: now, sequence: sequence, arrival: arrival, releasingAtOnce: true,
+        into: &output.packets)
+      if result == .buffered { jitterBuffer.release(now: .infinity, into: &output.packets) }
     }
     return .success(output)
   }
@@ -294,7 +307,7 @@ public struct RTPReceiveStream: Sendable {
     }
     if keyFrameRequested,
       lastKeyFrameRequestAt.map({
-        seconds - $0 >= configuration.keyFrameRequestInterval.streamSeconds
+        seconds - $0 >= keyFrameRequestIntervalSeconds
       }) ?? true
     {
       keyFrameRequested = false
@@ -306,7 +319,7 @@ public struct RTPReceiveStream: Sendable {
             senderSSRC: configuration.localSSRC, mediaSSRC: configuration.ssrc)))
     }
     if configuration.sendsReceiverReports, seconds >= nextReportAt {
-      nextReportAt = seconds + configuration.reportInterval.streamSeconds
+      nextReportAt = seconds + reportIntervalSeconds
       if statistics.packetsReceived > 0 {
         counters.receiverReportsSent += 1
         output.rtcp.insert(
@@ -326,7 +339,21 @@ public struct RTPReceiveStream: Sendable {
   }
 
   /// When `poll` must run next.
-  public var nextDeadline: ContinuousClock.Instant {
+  public var nextDeadline: ContinuousClock.Instant { clock.instant(nextDeadlineSeconds) }
+
+  /// `nextDeadline` for a driver that holds the stream in place (a mutating call reads it
+  /// without copying the stream, and the conversion to an instant is skipped when the deadline
+  /// did not move since the last call).
+  mutating func scheduledDeadline() -> ContinuousClock.Instant {
+    let seconds = nextDeadlineSeconds
+    if seconds == lastDeadlineSeconds { return lastDeadlineInstant }
+    lastDeadlineInstant = clock.instant(seconds)
+    lastDeadlineSeconds = seconds
+    return lastDeadlineInstant
+  }
+
+  /// `nextDeadline` in seconds on the stream's clock.
+  private var nextDeadlineSeconds: Double {
     var next = configuration.sendsReceiverReports ? nextReportAt : Double.infinity
     if configuration.buffersPackets, let due = jitterBuffer.nextDeadline { next = min(next, due) }
     if configuration.nackEnabled, let due = nackGenerator.nextDeadline(roundTripTime: roundTripTime)
@@ -334,12 +361,10 @@ public struct RTPReceiveStream: Sendable {
       next = min(next, due)
     }
     if keyFrameRequested {
-      let allowed =
-        (lastKeyFrameRequestAt ?? -Double.infinity)
-        + configuration.keyFrameRequestInterval.streamSeconds
+      let allowed = (lastKeyFrameRequestAt ?? -Double.infinity) + keyFrameRequestIntervalSeconds
       next = min(next, max(allowed, 0))
     }
     if !next.isFinite { next = nextReportAt }
-    return clock.instant(next)
+    return next
   }
 }

@@ -54,4 +54,30 @@ final class TransportWideCCTests: XCTestCase {
     ).description
     XCTAssertEqual(TransportWideCC.extensionID(in: answer), 5)
   }
+
+  /// The first element with the id counts, and only with a 2-octet value; other forms have none.
+  func testSequenceNumberTakesTheFirstElementOfTheIDInEitherForm() {
+    func header(_ headerExtension: RTPHeaderExtension?) -> RTPHeader {
+      RTPHeader(
+        payloadType: 96, sequenceNumber: 1, timestamp: 2, ssrc: 3,
+        headerExtension: headerExtension)
+    }
+    let first = RTPHeaderExtensionElement(id: 3, value: [0x12, 0x34])
+    let second = RTPHeaderExtensionElement(id: 3, value: [0x56, 0x78])
+    let other = RTPHeaderExtensionElement(id: 2, value: [9])
+    XCTAssertEqual(
+      TransportWideCC.sequenceNumber(in: header(.oneByte([other, first, second])), id: 3), 0x1234)
+    XCTAssertEqual(
+      TransportWideCC.sequenceNumber(in: header(.twoByte(appBits: 0, [second, first])), id: 3),
+      0x5678)
+    XCTAssertNil(
+      TransportWideCC.sequenceNumber(
+        in: header(.oneByte([RTPHeaderExtensionElement(id: 3, value: [1]), second])), id: 3),
+      "the first element of the id has 1 octet")
+    XCTAssertNil(TransportWideCC.sequenceNumber(in: header(.oneByte([other])), id: 3))
+    XCTAssertNil(
+      TransportWideCC.sequenceNumber(
+        in: header(.generic(profile: 0x1234, data: [0x30, 0x12, 0x34, 0])), id: 3))
+    XCTAssertNil(TransportWideCC.sequenceNumber(in: header(nil), id: 3))
+  }
 }

@@ -9,8 +9,7 @@ extension NativeMediaConnection {
     guard !closed, raw.count >= 12 else { return }
     // When it arrived, though the loop may have been busy since.
     let now = loop.datagramArrival ?? loop.now()
-    counters.packetsReceived += 1
-    counters.bytesReceived += UInt64(raw.count)
+    Self.count(raw.count, in: &counters)
     var mediaSSRC = ssrc
     var packet: RTPPacket
     do {
@@ -23,10 +22,11 @@ extension NativeMediaConnection {
     if let id = transportWideCCID,
       let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
     {
-      transportFeedbackGenerator.onPacketReceived(
-        transportSequenceNumber: sequenceNumber, arrivalTime: micros(now))
-      if request.direction == .play, let due = transportFeedbackGenerator.nextDeadline {
-        pollNoLaterThan(now + .microseconds(due - micros(now)))
+      let arrival = micros(now)
+      let due = transportFeedbackGenerator.recordArrival(
+        transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
+      if request.direction == .play, let due {
+        pollNoLaterThan(now + .microseconds(due - arrival))
       }
     }
     if let rtx = rtxPayloadType, payloadType == rtx {
@@ -67,9 +67,27 @@ extension NativeMediaConnection {
     if entry.isVideo { videoBytes += UInt64(raw.count) }
     // In place through the entry: a copy of the stream would share the storage of its jitter
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
-    let result = entry.stream.receive(packet, now: now)
+    let (result, deadline) = Self.receive(
+      consume packet, now: now, in: &entry.stream, deadline: request.direction == .play)
     if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
-    if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
+    if request.direction == .play { pollNoLaterThan(deadline) }
+  }
+
+  /// The stream's `receive` and then its next deadline (when `deadline`, else `now`), in one
+  /// access to the entry's stream (a mutating read: `entry.stream.nextDeadline` would copy the
+  /// whole stream).
+  private static func receive(
+    _ packet: consuming RTPPacket, now: ContinuousClock.Instant,
+    in stream: inout RTPReceiveStream, deadline: Bool
+  ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, ContinuousClock.Instant) {
+    let result = stream.receive(packet, now: now)
+    return (result, deadline ? stream.scheduledDeadline() : now)
+  }
+
+  /// Counts a received RTP datagram of `bytes` octets (one access to the counters).
+  private static func count(_ bytes: Int, in counters: inout MediaConnectionStats) {
+    counters.packetsReceived += 1
+    counters.bytesReceived += UInt64(bytes)
   }
 
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
@@ -98,6 +116,8 @@ extension NativeMediaConnection {
   func deliver(
     _ output: RTPReceiveStream.Output, isVideo: Bool, now: ContinuousClock.Instant
   ) {
+    // Both tracks and `sendRTCP` do nothing with nothing (most packets wait in the buffer).
+    guard !output.packets.isEmpty || !output.rtcp.isEmpty else { return }
     if isVideo {
       videoReceiveTrack?.handle(output.packets, now: now)
     } else {

@@ -29,10 +29,17 @@ enum TransportWideCC {
 
   /// The transport sequence number in `header`, `nil` without a 2-byte element `id`.
   static func sequenceNumber(in header: RTPHeader, id: UInt8) -> UInt16? {
-    guard let element = header.headerExtension?.element(id: id), element.value.count == 2 else {
+    // Per received packet: the elements are searched in place, without `elements`' copy.
+    switch header.headerExtension {
+    case .oneByte(let elements)?, .twoByte(_, let elements)?:
+      for element in elements where element.id == id {
+        guard element.value.count == 2 else { return nil }
+        return UInt16(element.value[0]) << 8 | UInt16(element.value[1])
+      }
+      return nil
+    case .generic?, nil:
       return nil
     }
-    return UInt16(element.value[0]) << 8 | UInt16(element.value[1])
   }
 
   /// The description of a received feedback packet (reference time reduced to 24 bits).
