@@ -61,8 +61,17 @@ public final class EventLoop: @unchecked Sendable {
   private var heap = TimerHeap()
   /// The same timers ordered by deadline + leeway: the earliest of these bounds the sleep.
   private var latestHeap = TimerHeap()
-  private var actions: [UInt64: () -> Void] = [:]
+  /// The actions of pending timers, at their `EventLoopTimer.slot`; a free slot has the id
+  /// `freeSlotID`. An array rather than a dictionary keyed by id: the loop looks a timer up
+  /// for every entry it pops or skips, and a hashed look-up per timer showed in profiles.
+  private var slots: [TimerSlot] = []
+  /// Slots free for reuse.
+  private var freeSlots: [Int32] = []
+  /// Timers scheduled and not yet fired or cancelled.
+  private var liveTimers = 0
   private var nextTimerID: UInt64 = 0
+  /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`).
+  private let origin: ContinuousClock.Instant
   private var isShutDown = false
   /// Readable-handlers of the watched descriptors.
   private var watchers: [Int32: () -> Void] = [:]
@@ -81,6 +90,7 @@ public final class EventLoop: @unchecked Sendable {
   public init(label: String = "WCSMedia.EventLoop") {
     self.label = label
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
+    origin = clock.now
     wake = EventLoopWakePipe()
     let reference = EventLoopReference(self)
     let wake = wake
@@ -170,11 +180,68 @@ public final class EventLoop: @unchecked Sendable {
     assertInEventLoop()
     let id = nextTimerID
     nextTimerID += 1
-    guard !isShutDown else { return EventLoopTimer(id: id) }
-    actions[id] = action
-    heap.insert(TimerHeap.Entry(deadline: deadline, id: id))
-    latestHeap.insert(TimerHeap.Entry(deadline: deadline + max(leeway, .zero), id: id))
-    return EventLoopTimer(id: id)
+    guard !isShutDown else { return EventLoopTimer(id: id, slot: -1) }
+    let slot: Int32
+    if let free = freeSlots.popLast() {
+      slot = free
+      slots[Int(free)] = TimerSlot(id: id, action: action)
+    } else {
+      slot = Int32(slots.count)
+      slots.append(TimerSlot(id: id, action: action))
+    }
+    liveTimers += 1
+    insertEntries(id: id, slot: slot, deadline: deadline, leeway: leeway)
+    return EventLoopTimer(id: id, slot: slot)
+  }
+
+  /// Moves a pending timer to a new deadline and leeway, keeping its action: the same as
+  /// `cancel(timer)` and scheduling the action anew (it gets a new handle, and orders after
+  /// the timers scheduled before this call), without handing over the action again. Returns
+  /// nil, doing nothing, when `timer` already fired or was cancelled. Call on the loop.
+  ///
+  /// - Parameters:
+  ///   - timer: the pending timer.
+  ///   - deadline: the instant on the loop's monotonic clock before which it never fires.
+  ///   - leeway: as for `schedule(at:leeway:_:)`.
+  /// - Returns: the timer's new handle (the old one no longer cancels it), or nil.
+  func reschedule(
+    _ timer: EventLoopTimer, at deadline: ContinuousClock.Instant, leeway: Duration = .zero
+  ) -> EventLoopTimer? {
+    assertInEventLoop()
+    guard isPending(timer) else { return nil }
+    let id = nextTimerID
+    nextTimerID += 1
+    slots[Int(timer.slot)].id = id
+    insertEntries(id: id, slot: timer.slot, deadline: deadline, leeway: leeway)
+    compactIfStale()
+    return EventLoopTimer(id: id, slot: timer.slot)
+  }
+
+  private func insertEntries(
+    id: UInt64, slot: Int32, deadline: ContinuousClock.Instant, leeway: Duration
+  ) {
+    let at = origin.duration(to: deadline).attoseconds
+    heap.insert(TimerHeap.Entry(deadline: at, id: id, slot: slot))
+    let latest = leeway > .zero ? at + leeway.attoseconds : at
+    latestHeap.insert(TimerHeap.Entry(deadline: latest, id: id, slot: slot))
+  }
+
+  private func isPending(_ timer: EventLoopTimer) -> Bool {
+    timer.slot >= 0 && Int(timer.slot) < slots.count && slots[Int(timer.slot)].id == timer.id
+  }
+
+  /// Whether a heap entry is its timer's current one (not fired, cancelled or moved).
+  private func isLive(_ entry: TimerHeap.Entry) -> Bool {
+    slots[Int(entry.slot)].id == entry.id
+  }
+
+  /// Frees `slot` and returns its action.
+  private func release(slot: Int32) -> (() -> Void)? {
+    let action = slots[Int(slot)].action
+    slots[Int(slot)] = TimerSlot(id: TimerSlot.freeSlotID, action: nil)
+    freeSlots.append(slot)
+    liveTimers -= 1
+    return action
   }
 
   /// Schedules `action` to run on the loop after `delay`; `schedule(at:leeway:_:)` with the
@@ -198,19 +265,24 @@ public final class EventLoop: @unchecked Sendable {
   /// the loop.
   public func cancel(_ timer: EventLoopTimer) {
     assertInEventLoop()
-    guard actions.removeValue(forKey: timer.id) != nil else { return }
-    if heap.count > 64 && heap.count > 4 * actions.count {
-      heap.compact { actions[$0] != nil }
+    guard isPending(timer) else { return }
+    _ = release(slot: timer.slot)
+    compactIfStale()
+  }
+
+  private func compactIfStale() {
+    if heap.count > 64 && heap.count > 4 * liveTimers {
+      heap.compact { isLive($0) }
     }
-    if latestHeap.count > 64 && latestHeap.count > 4 * actions.count {
-      latestHeap.compact { actions[$0] != nil }
+    if latestHeap.count > 64 && latestHeap.count > 4 * liveTimers {
+      latestHeap.compact { isLive($0) }
     }
   }
 
   /// Timers scheduled and not yet fired or cancelled. Call on the loop.
   public var pendingTimerCount: Int {
     assertInEventLoop()
-    return actions.count
+    return liveTimers
   }
 
   /// Entries in the two timer heaps, live and stale (cancelled or fired, not yet dropped); for
@@ -227,7 +299,9 @@ public final class EventLoop: @unchecked Sendable {
   public func shutdown() {
     submit {
       isShutDown = true
-      actions.removeAll()
+      slots.removeAll()
+      freeSlots.removeAll()
+      liveTimers = 0
       heap = TimerHeap()
       latestHeap = TimerHeap()
     }
@@ -303,13 +377,13 @@ public final class EventLoop: @unchecked Sendable {
 
   private func fireDueTimers() {
     guard !heap.entries.isEmpty else { return }
-    let now = clock.now
+    let now = origin.duration(to: clock.now).attoseconds
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself
     // for "now" cannot starve sockets.
     let limit = nextTimerID
     while let top = heap.top, top.deadline <= now, top.id < limit {
       heap.removeTop()
-      guard let action = actions.removeValue(forKey: top.id) else { continue }
+      guard isLive(top), let action = release(slot: top.slot) else { continue }
       action()
     }
   }
@@ -317,16 +391,39 @@ public final class EventLoop: @unchecked Sendable {
   /// Milliseconds until the earliest deadline + leeway of the live timers, rounded up so none
   /// fires early; 0 when one is due, -1 without timers.
   private func pollTimeout() -> Int32 {
-    while let top = heap.top, actions[top.id] == nil { heap.removeTop() }
-    while let top = latestHeap.top, actions[top.id] == nil { latestHeap.removeTop() }
+    while let top = heap.top, !isLive(top) { heap.removeTop() }
+    while let top = latestHeap.top, !isLive(top) { latestHeap.removeTop() }
     guard let top = latestHeap.top else { return -1 }
-    let delay = clock.now.duration(to: top.deadline)
-    guard delay > .zero else { return 0 }
-    let (seconds, attoseconds) = delay.components
-    // A day is the cap: deadlines further out are looked at again when the poll times out.
-    let microseconds = min(seconds, 86_400) * 1_000_000 + attoseconds / 1_000_000_000_000
+    let delay = top.deadline - origin.duration(to: clock.now).attoseconds
+    guard delay > 0 else { return 0 }
+    return Self.pollMilliseconds(attoseconds: delay)
+  }
+
+  /// `poll`'s timeout for a positive delay: whole microseconds (a day at most: deadlines
+  /// further out are looked at again when the poll times out), rounded up to milliseconds so
+  /// no timer fires early.
+  static func pollMilliseconds(attoseconds delay: Int128) -> Int32 {
+    let microseconds: Int64
+    if delay <= Int128(Int64.max) {
+      // Up to 9.2 s, the common case: 64-bit division (floor(delay / 10^12) is the whole
+      // seconds' microseconds plus those of the attoseconds left).
+      microseconds = Int64(delay) / 1_000_000_000_000
+    } else {
+      let seconds = delay / 1_000_000_000_000_000_000
+      let attoseconds = delay % 1_000_000_000_000_000_000
+      microseconds =
+        Int64(min(seconds, 86_400)) * 1_000_000 + Int64(attoseconds / 1_000_000_000_000)
+    }
     return Int32(clamping: (microseconds + 999) / 1000)
   }
+}
+
+/// A pending timer's action, or a free slot (`freeSlotID`, no action).
+private struct TimerSlot {
+  /// Never a timer's id: ids count up from 0 and 2^64 - 1 timers are never scheduled.
+  static let freeSlotID = UInt64.max
+  var id: UInt64
+  var action: (() -> Void)?
 }
 
 /// The loop thread's weak hold on its loop.

@@ -25,8 +25,13 @@ extension NativeMediaConnection {
   }
 
   private func armPoll(at deadline: ContinuousClock.Instant, leeway: Duration = .zero) {
-    if let pollTimer { loop.cancel(pollTimer) }
     pollAt = deadline
+    // Moved rather than cancelled and made anew: no closure to allocate (play re-arms the
+    // poll for most packets).
+    if let pollTimer, let moved = loop.reschedule(pollTimer, at: deadline, leeway: leeway) {
+      self.pollTimer = moved
+      return
+    }
     pollTimer = loop.schedule(at: deadline, leeway: leeway) { [weak self] in
       guard let self, !self.closed else { return }
       self.pollTimer = nil
@@ -42,7 +47,7 @@ extension NativeMediaConnection {
   /// (a stale deadline there would make the publish poll spin).
   private func nextPollDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
     var next = now + Self.maximumPollInterval
-    for entry in receivers.values { next = min(next, entry.stream.nextDeadline) }
+    for entry in receivers.values { next = min(next, entry.stream.nextDeadlineInPlace()) }
     if let due = videoSend?.nextDeadline { next = min(next, due) }
     if let due = audioSend?.nextDeadline { next = min(next, due) }
     if request.direction == .play, transportWideCCID != nil,
@@ -57,14 +62,14 @@ extension NativeMediaConnection {
   /// every 20 ms): its deadlines tolerate that much — a jitter-buffer release is followed by a
   /// longer lip-sync hold whenever audio is buffered more than video, libwebrtc sends NACKs on a
   /// 20 ms period, reports and transport feedback are 100 ms apart or more.
-  static var playPollLeeway: Duration { .milliseconds(20) }
+  static let playPollLeeway: Duration = .milliseconds(20)
   /// How much later than due the publish side's poll may run (an SR 50 ms late is harmless:
   /// RFC 3550 §6.2 spreads report intervals by ±50 %).
-  static var publishPollLeeway: Duration { .milliseconds(50) }
+  static let publishPollLeeway: Duration = .milliseconds(50)
   /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
-  static var minimumPollInterval: Duration { .milliseconds(2) }
+  static let minimumPollInterval: Duration = .milliseconds(2)
   /// Ceiling between polls.
-  static var maximumPollInterval: Duration { .milliseconds(100) }
+  static let maximumPollInterval: Duration = .milliseconds(100)
 
   func poll() {
     let now = loop.now()
@@ -149,4 +154,11 @@ extension NativeMediaConnection {
     }
     return result
   }
+}
+
+extension RTPReceiveStream {
+  /// `nextDeadline` read through an in-place access: reading a property of the stream held by
+  /// a `ReceiveEntry` (a class) copies the whole stream first (retaining its jitter buffer,
+  /// NACK generator and statistics storage, and releasing them after).
+  fileprivate mutating func nextDeadlineInPlace() -> ContinuousClock.Instant { nextDeadline }
 }
