@@ -71,6 +71,8 @@ public final class EventLoop: @unchecked Sendable {
   private var liveTimers = 0
   private var nextTimerID: UInt64 = 0
   /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`).
+  /// While a timer's action runs: that action (`scheduleFiringActionAgain`).
+  private var firingAction: (() -> Void)?
   private let origin: ContinuousClock.Instant
   private var isShutDown = false
   /// Readable-handlers of the watched descriptors.
@@ -215,6 +217,23 @@ public final class EventLoop: @unchecked Sendable {
     insertEntries(id: id, slot: timer.slot, deadline: deadline, leeway: leeway)
     compactIfStale()
     return EventLoopTimer(id: id, slot: timer.slot)
+  }
+
+  /// Schedules the action of the timer firing now once more: `schedule(at:leeway:_:)` with
+  /// that action, for an action that re-arms itself, without making a closure each time.
+  /// Returns nil, scheduling nothing, when no timer's action is running. Call on the loop,
+  /// from the action itself.
+  ///
+  /// - Parameters:
+  ///   - deadline: the instant on the loop's monotonic clock before which it never fires.
+  ///   - leeway: as for `schedule(at:leeway:_:)`.
+  /// - Returns: the new timer, for `cancel`, or nil.
+  func scheduleFiringActionAgain(
+    at deadline: ContinuousClock.Instant, leeway: Duration = .zero
+  ) -> EventLoopTimer? {
+    assertInEventLoop()
+    guard let firingAction else { return nil }
+    return schedule(at: deadline, leeway: leeway, firingAction)
   }
 
   private func insertEntries(
@@ -384,7 +403,9 @@ public final class EventLoop: @unchecked Sendable {
     while let top = heap.top, top.deadline <= now, top.id < limit {
       heap.removeTop()
       guard isLive(top), let action = release(slot: top.slot) else { continue }
+      firingAction = action
       action()
+      firingAction = nil
     }
   }
 

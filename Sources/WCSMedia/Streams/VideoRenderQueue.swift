@@ -34,8 +34,9 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
   /// The frames due at `now` with `extraDelay`, oldest first (plus any over `capacity`).
   public mutating func release(now: ContinuousClock.Instant, extraDelay: Duration) -> [Release] {
     var out: [Release] = []
-    while let first = held.first, first.decodedAt + extraDelay <= now || held.count > capacity {
-      held.removeFirst()
+    // `removeFirst` moves the frame out; reading `held.first` first would copy it.
+    while !held.isEmpty, held[0].decodedAt + extraDelay <= now || held.count > capacity {
+      let first = held.removeFirst()
       out.append(Release(frame: first.frame, heldFor: now - first.decodedAt))
     }
     return out

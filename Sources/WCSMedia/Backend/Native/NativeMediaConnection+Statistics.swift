@@ -10,12 +10,23 @@ extension NativeMediaConnection {
   /// has) falls due, with a leeway, so the poll rides on the wake-ups the media hand-offs make
   /// anyway (the congestion controller works on feedback as it arrives, the pacer has a timer
   /// of its own; nothing else there has to be on time).
-  func schedulePoll() {
+  ///
+  /// - Parameter fromPoll: called by the poll timer's own action, which is then scheduled
+  ///   again rather than made anew.
+  func schedulePoll(fromPoll: Bool = false) {
     // A renderer called on the loop may have closed the connection during the poll.
     guard !closed else { return }
     let now = loop.now()
     let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
-    armPoll(at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval), leeway: leeway)
+    let deadline = max(nextPollDeadline(now: now), now + Self.minimumPollInterval)
+    if fromPoll, pollTimer == nil,
+      let again = loop.scheduleFiringActionAgain(at: deadline, leeway: leeway)
+    {
+      pollAt = deadline
+      pollTimer = again
+      return
+    }
+    armPoll(at: deadline, leeway: leeway)
   }
 
   /// Play: re-arms the poll when `deadline` comes before the armed one. Call on the loop.
@@ -37,7 +48,7 @@ extension NativeMediaConnection {
       self.pollTimer = nil
       self.pollAt = nil
       self.poll()
-      self.schedulePoll()
+      self.schedulePoll(fromPoll: true)
     }
   }
 
