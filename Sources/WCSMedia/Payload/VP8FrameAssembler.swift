@@ -119,12 +119,15 @@ public struct VP8FrameAssembler: Sendable {
       latePackets += 1
       return output
     }
-    packets.insert(
-      Stored(
-        sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
-        startsFrame: parsed.descriptor.startsFrame, pictureID: parsed.descriptor.pictureID,
-        pictureIDModulus: parsed.descriptor.pictureIDModulus, data: parsed.data),
-      at: index)
+    let stored = Stored(
+      sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
+      startsFrame: parsed.descriptor.startsFrame, pictureID: parsed.descriptor.pictureID,
+      pictureIDModulus: parsed.descriptor.pictureIDModulus, data: parsed.data)
+    if index == packets.count {
+      packets.append(stored)
+    } else {
+      packets.insert(stored, at: index)
+    }
     if highest.map({ sequence > $0 }) ?? true { highest = sequence }
     trimBuffer()
     drain(into: &output)
@@ -158,13 +161,14 @@ public struct VP8FrameAssembler: Sendable {
 
   /// The index of the last packet of the complete frame whose first packet is at `start`, if
   /// complete: its packets are neighbours in `packets` with consecutive sequence numbers.
+  // Fields are read in place throughout: a copy of a `Stored` retains and releases its data.
   private func completeFrame(startingAt start: Int) -> Int? {
-    let head = packets[start]
-    guard head.startsFrame else { return nil }
+    guard packets[start].startsFrame else { return nil }
+    let timestamp = packets[start].timestamp
     var index = start
-    var sequence = head.sequence
+    var sequence = packets[start].sequence
     while index < packets.count, packets[index].sequence == sequence,
-      packets[index].timestamp == head.timestamp
+      packets[index].timestamp == timestamp
     {
       if packets[index].marker { return index }
       if index != start, packets[index].startsFrame { return nil }
@@ -195,13 +199,13 @@ public struct VP8FrameAssembler: Sendable {
   private func nextDeliverable() -> (first: Int, last: Int, isKey: Bool)? {
     var index = 0
     while index < packets.count {
-      let head = packets[index]
-      if head.startsFrame, let last = completeFrame(startingAt: index) {
-        let isKey = head.data.first.map { $0 & 0x01 == 0 } ?? false
+      if packets[index].startsFrame, let last = completeFrame(startingAt: index) {
+        let isKey = packets[index].data.first.map { $0 & 0x01 == 0 } ?? false
         let inOrder =
           !isWaitingForKeyFrame
           && follows(
-            first: head.sequence, pictureID: head.pictureID, modulus: head.pictureIDModulus)
+            first: packets[index].sequence, pictureID: packets[index].pictureID,
+            modulus: packets[index].pictureIDModulus)
         if isKey || inOrder { return (index, last, isKey) }
       }
       index += 1
@@ -210,10 +214,12 @@ public struct VP8FrameAssembler: Sendable {
   }
 
   private mutating func deliver(first: Int, last: Int, isKey: Bool, into output: inout Output) {
-    let head = packets[first]
+    let timestamp = packets[first].timestamp
+    let pictureID = packets[first].pictureID
+    let firstSequence = packets[first].sequence
     var data: [UInt8]
     if first == last {
-      data = Array(head.data)
+      data = Array(packets[first].data)
     } else {
       var size = 0
       for index in first...last { size += packets[index].data.count }
@@ -226,9 +232,14 @@ public struct VP8FrameAssembler: Sendable {
     var skippedFrames = 0
     for index in 0..<first where packets[index].startsFrame { skippedFrames += 1 }
     discardedFrames += skippedFrames
-    packets.removeFirst(last + 1)
+    if last + 1 == packets.count {
+      // Usually the whole buffer: keep its storage for the next frame's packets.
+      packets.removeAll(keepingCapacity: true)
+    } else {
+      packets.removeFirst(last + 1)
+    }
     lastDelivered = lastSequence
-    lastPictureID = head.pictureID
+    lastPictureID = pictureID
     if isKey {
       isWaitingForKeyFrame = false
       requestedAt = nil
@@ -236,8 +247,8 @@ public struct VP8FrameAssembler: Sendable {
     }
     output.frames.append(
       Frame(
-        frame: EncodedVideoFrame(data: data, isKeyFrame: isKey, timestamp: head.timestamp),
-        pictureID: head.pictureID, firstSequenceNumber: UInt16(truncatingIfNeeded: head.sequence),
+        frame: EncodedVideoFrame(data: data, isKeyFrame: isKey, timestamp: timestamp),
+        pictureID: pictureID, firstSequenceNumber: UInt16(truncatingIfNeeded: firstSequence),
         lastSequenceNumber: UInt16(truncatingIfNeeded: lastSequence)))
   }
 

@@ -48,7 +48,17 @@ public final class AudioReceiver {
   public let playoutDelay: Duration
 
   private let decoder: OpusDecoder
-  private var packets: [Int64: RTPPacket] = [:]
+  /// The packets held for playout, each at `sequence & ringMask`. Every held sequence number
+  /// lies in `nextSequence ... nextSequence + maxConcealedRun`: `insert` restarts playout for
+  /// a packet further ahead or behind, and `pull` drops `nextSequence` before moving past it;
+  /// so 64 slots never hold two live packets at once. A ring rather than a dictionary keyed by
+  /// sequence number: no hashing per packet inserted, looked up and dropped.
+  /// Two arrays rather than one of optional pairs: checking a slot then reads an `Int64`
+  /// instead of copying (retaining and releasing) the packet held there.
+  private var heldSequences = [Int64](repeating: emptySlot, count: ringSize)
+  private var heldPackets = [RTPPacket?](repeating: nil, count: ringSize)
+  /// Packets in `ring`.
+  private var heldCount = 0
   private var highest: Int64?
   private var nextSequence: Int64?
   private var nextPlayoutAt: ContinuousClock.Instant?
@@ -89,13 +99,13 @@ public final class AudioReceiver {
       nextPlayoutAt = now + playoutDelay
       nextSequence = sequence
     }
-    packets[sequence] = packet
+    hold(packet, sequence: sequence)
   }
 
   /// Drops what is held and plays from `sequence` on, `playoutDelay` after its arrival.
   private func restart(at sequence: Int64) {
     statistics.restarts += 1
-    packets.removeAll()
+    removeAllHeld()
     nextPlayoutAt = nil
     nextSequence = nil
     concealedRun = 0
@@ -114,12 +124,11 @@ public final class AudioReceiver {
       var cpu = 0.0
       out.append(CodecCPUTime.measure(into: &cpu) { play(sequence) })
       statistics.decodeCPUTime += cpu
-      // `insert` keeps nothing below `nextSequence`, so this is the only key to drop (a
-      // `filter` rebuilt the dictionary every 20 ms).
-      packets[sequence] = nil
+      // `insert` keeps nothing below `nextSequence`, so this is the only packet to drop.
+      dropHeld(sequence)
       nextSequence = sequence + 1
       nextPlayoutAt = due + Self.frameDuration
-      if concealedRun >= Self.maxConcealedRun && packets.isEmpty {
+      if concealedRun >= Self.maxConcealedRun && heldCount == 0 {
         // The sender went quiet: stop until a packet restarts playout.
         nextPlayoutAt = nil
         concealedRun = 0
@@ -132,7 +141,7 @@ public final class AudioReceiver {
   public var nextDeadline: ContinuousClock.Instant? { nextPlayoutAt }
 
   private func play(_ sequence: Int64) -> PCMAudioFrame {
-    if let packet = packets[sequence] {
+    if let packet = held(sequence) {
       do {
         let frame = try decoder.decode(packet.payload, timestamp: packet.header.timestamp)
         statistics.decodedFrames += 1
@@ -141,7 +150,7 @@ public final class AudioReceiver {
       } catch {
         statistics.decodeErrors += 1
       }
-    } else if let next = packets[sequence + 1], Self.carriesFEC(next.payload) {
+    } else if let next = held(sequence + 1), Self.carriesFEC(next.payload) {
       do {
         let frame = try decoder.decodeFEC(
           from: next.payload, frameSize: Self.frameSamples,
@@ -187,6 +196,44 @@ public final class AudioReceiver {
     let first = parsed.first
     guard let first, silkFrames <= 3 else { return false }
     return (first >> (6 - silkFrames)) & 1 == 1
+  }
+
+  // MARK: - The ring of held packets
+
+  /// A power of two above `maxConcealedRun + 1`.
+  private static let ringSize = 64
+  private static let ringMask = Int64(ringSize - 1)
+  /// The sequence number of an empty slot (extended sequence numbers are never negative).
+  private static let emptySlot = Int64.min
+
+  private func held(_ sequence: Int64) -> RTPPacket? {
+    let slot = Int(sequence & Self.ringMask)
+    return heldSequences[slot] == sequence ? heldPackets[slot] : nil
+  }
+
+  /// Holds `packet` (a duplicate replaces the one held, as a dictionary store did).
+  private func hold(_ packet: RTPPacket, sequence: Int64) {
+    let slot = Int(sequence & Self.ringMask)
+    if heldSequences[slot] == Self.emptySlot { heldCount += 1 }
+    heldSequences[slot] = sequence
+    heldPackets[slot] = packet
+  }
+
+  private func dropHeld(_ sequence: Int64) {
+    let slot = Int(sequence & Self.ringMask)
+    guard heldSequences[slot] == sequence else { return }
+    heldSequences[slot] = Self.emptySlot
+    heldPackets[slot] = nil
+    heldCount -= 1
+  }
+
+  private func removeAllHeld() {
+    guard heldCount > 0 else { return }
+    for slot in 0..<Self.ringSize {
+      heldSequences[slot] = Self.emptySlot
+      heldPackets[slot] = nil
+    }
+    heldCount = 0
   }
 
   private func extend(_ sequenceNumber: UInt16) -> Int64 {
