@@ -78,6 +78,10 @@ public final class EventLoop: @unchecked Sendable {
   /// Readable-handlers of the watched descriptors.
   private var watchers: [Int32: () -> Void] = [:]
   private var watchersChanged = true
+  /// The handlers of the polled descriptors, by their index in the `poll` array (nil for the
+  /// wake pipe), made with that array: a readable socket finds its handler without hashing,
+  /// as long as no handler was added, replaced or removed since.
+  private var pollHandlers: [(() -> Void)?] = []
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
   var datagramArrival: ContinuousClock.Instant?
@@ -367,16 +371,22 @@ public final class EventLoop: @unchecked Sendable {
   private func turn(_ descriptors: inout [pollfd]) -> Int32 {
     let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
       inbox.wakePending = false
-      defer { inbox.work.removeAll(keepingCapacity: true) }
-      return inbox.work
+      // Handed over whole: emptying an array still shared with the copy returned would make
+      // a new buffer on every turn, work or not.
+      guard !inbox.work.isEmpty else { return [] }
+      let work = inbox.work
+      inbox.work = []
+      return work
     }
     for item in work { item() }
     fireDueTimers()
     if watchersChanged {
       watchersChanged = false
       descriptors = [pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
+      pollHandlers = [nil]
       for descriptor in watchers.keys.sorted() {
         descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        pollHandlers.append(watchers[descriptor])
       }
     }
     if wake.readDescriptor < 0 { return 1 }  // no wake pipe: look at the inbox every 1 ms
@@ -385,10 +395,14 @@ public final class EventLoop: @unchecked Sendable {
 
   /// Drains the wake pipe and calls the handlers of readable descriptors.
   private func serveReady(_ descriptors: [pollfd]) {
-    for entry in descriptors where entry.revents != 0 {
-      if entry.fd == wake.readDescriptor {
+    for index in descriptors.indices where descriptors[index].revents != 0 {
+      let descriptor = descriptors[index].fd
+      if descriptor == wake.readDescriptor {
         wake.drain()
-      } else if let handler = watchers[entry.fd] {
+      } else if !watchersChanged, index < pollHandlers.count, let handler = pollHandlers[index] {
+        handler()
+      } else if let handler = watchers[descriptor] {
+        // A handler changed the watched set during this turn: look the descriptor up anew.
         handler()
       }
     }
