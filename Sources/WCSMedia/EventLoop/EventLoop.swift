@@ -58,23 +58,11 @@ public final class EventLoop: @unchecked Sendable {
   private let threadID = Atomic<UInt>(0)
 
   // MARK: loop thread state
-  private var heap = TimerHeap()
-  /// The same timers ordered by deadline + leeway: the earliest of these bounds the sleep.
-  private var latestHeap = TimerHeap()
-  /// The actions of pending timers, at their `EventLoopTimer.slot`; a free slot has the id
-  /// `freeSlotID`. An array rather than a dictionary keyed by id: the loop looks a timer up
-  /// for every entry it pops or skips, and a hashed look-up per timer showed in profiles.
-  private var slots: [TimerSlot] = []
-  /// Slots free for reuse.
-  private var freeSlots: [Int32] = []
-  /// Timers scheduled and not yet fired or cancelled.
-  private var liveTimers = 0
-  private var nextTimerID: UInt64 = 0
+  private var timers = EventLoopTimers()
   /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`).
+  private let origin: ContinuousClock.Instant
   /// While a timer's action runs: that action (`scheduleFiringActionAgain`).
   private var firingAction: (() -> Void)?
-  private let origin: ContinuousClock.Instant
-  private var isShutDown = false
   /// Readable-handlers of the watched descriptors.
   private var watchers: [Int32: () -> Void] = [:]
   private var watchersChanged = true
@@ -184,20 +172,8 @@ public final class EventLoop: @unchecked Sendable {
     _ action: @escaping () -> Void
   ) -> EventLoopTimer {
     assertInEventLoop()
-    let id = nextTimerID
-    nextTimerID += 1
-    guard !isShutDown else { return EventLoopTimer(id: id, slot: -1) }
-    let slot: Int32
-    if let free = freeSlots.popLast() {
-      slot = free
-      slots[Int(free)] = TimerSlot(id: id, action: action)
-    } else {
-      slot = Int32(slots.count)
-      slots.append(TimerSlot(id: id, action: action))
-    }
-    liveTimers += 1
-    insertEntries(id: id, slot: slot, deadline: deadline, leeway: leeway)
-    return EventLoopTimer(id: id, slot: slot)
+    return timers.schedule(
+      at: attoseconds(deadline), leeway: leeway > .zero ? leeway.attoseconds : 0, action)
   }
 
   /// Moves a pending timer to a new deadline and leeway, keeping its action: the same as
@@ -214,13 +190,8 @@ public final class EventLoop: @unchecked Sendable {
     _ timer: EventLoopTimer, at deadline: ContinuousClock.Instant, leeway: Duration = .zero
   ) -> EventLoopTimer? {
     assertInEventLoop()
-    guard isPending(timer) else { return nil }
-    let id = nextTimerID
-    nextTimerID += 1
-    slots[Int(timer.slot)].id = id
-    insertEntries(id: id, slot: timer.slot, deadline: deadline, leeway: leeway)
-    compactIfStale()
-    return EventLoopTimer(id: id, slot: timer.slot)
+    return timers.reschedule(
+      timer, at: attoseconds(deadline), leeway: leeway > .zero ? leeway.attoseconds : 0)
   }
 
   /// Schedules the action of the timer firing now once more: `schedule(at:leeway:_:)` with
@@ -240,31 +211,9 @@ public final class EventLoop: @unchecked Sendable {
     return schedule(at: deadline, leeway: leeway, firingAction)
   }
 
-  private func insertEntries(
-    id: UInt64, slot: Int32, deadline: ContinuousClock.Instant, leeway: Duration
-  ) {
-    let at = origin.duration(to: deadline).attoseconds
-    heap.insert(TimerHeap.Entry(deadline: at, id: id, slot: slot))
-    let latest = leeway > .zero ? at + leeway.attoseconds : at
-    latestHeap.insert(TimerHeap.Entry(deadline: latest, id: id, slot: slot))
-  }
-
-  private func isPending(_ timer: EventLoopTimer) -> Bool {
-    timer.slot >= 0 && Int(timer.slot) < slots.count && slots[Int(timer.slot)].id == timer.id
-  }
-
-  /// Whether a heap entry is its timer's current one (not fired, cancelled or moved).
-  private func isLive(_ entry: TimerHeap.Entry) -> Bool {
-    slots[Int(entry.slot)].id == entry.id
-  }
-
-  /// Frees `slot` and returns its action.
-  private func release(slot: Int32) -> (() -> Void)? {
-    let action = slots[Int(slot)].action
-    slots[Int(slot)] = TimerSlot(id: TimerSlot.freeSlotID, action: nil)
-    freeSlots.append(slot)
-    liveTimers -= 1
-    return action
+  /// `instant` as attoseconds from the loop's origin.
+  private func attoseconds(_ instant: ContinuousClock.Instant) -> Int128 {
+    origin.duration(to: instant).attoseconds
   }
 
   /// Schedules `action` to run on the loop after `delay`; `schedule(at:leeway:_:)` with the
@@ -288,31 +237,20 @@ public final class EventLoop: @unchecked Sendable {
   /// the loop.
   public func cancel(_ timer: EventLoopTimer) {
     assertInEventLoop()
-    guard isPending(timer) else { return }
-    _ = release(slot: timer.slot)
-    compactIfStale()
-  }
-
-  private func compactIfStale() {
-    if heap.count > 64 && heap.count > 4 * liveTimers {
-      heap.compact { isLive($0) }
-    }
-    if latestHeap.count > 64 && latestHeap.count > 4 * liveTimers {
-      latestHeap.compact { isLive($0) }
-    }
+    timers.cancel(timer)
   }
 
   /// Timers scheduled and not yet fired or cancelled. Call on the loop.
   public var pendingTimerCount: Int {
     assertInEventLoop()
-    return liveTimers
+    return timers.pendingCount
   }
 
   /// Entries in the two timer heaps, live and stale (cancelled or fired, not yet dropped); for
   /// tests. Call on the loop.
   var timerHeapEntryCount: Int {
     assertInEventLoop()
-    return heap.count + latestHeap.count
+    return timers.entryCount
   }
 
   /// Stops the loop's timers for good: pending ones never fire and new ones are ignored.
@@ -321,12 +259,7 @@ public final class EventLoop: @unchecked Sendable {
   /// on `shared`.
   public func shutdown() {
     submit {
-      isShutDown = true
-      slots.removeAll()
-      freeSlots.removeAll()
-      liveTimers = 0
-      heap = TimerHeap()
-      latestHeap = TimerHeap()
+      timers.shutDown()
     }
   }
 
@@ -409,14 +342,12 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   private func fireDueTimers() {
-    guard !heap.entries.isEmpty else { return }
-    let now = origin.duration(to: clock.now).attoseconds
+    guard timers.hasEntries else { return }
+    let now = attoseconds(clock.now)
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself
     // for "now" cannot starve sockets.
-    let limit = nextTimerID
-    while let top = heap.top, top.deadline <= now, top.id < limit {
-      heap.removeTop()
-      guard isLive(top), let action = release(slot: top.slot) else { continue }
+    let limit = timers.nextID
+    while let action = timers.takeDue(now: now, limit: limit) {
       firingAction = action
       action()
       firingAction = nil
@@ -426,10 +357,8 @@ public final class EventLoop: @unchecked Sendable {
   /// Milliseconds until the earliest deadline + leeway of the live timers, rounded up so none
   /// fires early; 0 when one is due, -1 without timers.
   private func pollTimeout() -> Int32 {
-    while let top = heap.top, !isLive(top) { heap.removeTop() }
-    while let top = latestHeap.top, !isLive(top) { latestHeap.removeTop() }
-    guard let top = latestHeap.top else { return -1 }
-    let delay = top.deadline - origin.duration(to: clock.now).attoseconds
+    guard let latest = timers.earliestLatestDeadline() else { return -1 }
+    let delay = latest - attoseconds(clock.now)
     guard delay > 0 else { return 0 }
     return Self.pollMilliseconds(attoseconds: delay)
   }
@@ -451,14 +380,6 @@ public final class EventLoop: @unchecked Sendable {
     }
     return Int32(clamping: (microseconds + 999) / 1000)
   }
-}
-
-/// A pending timer's action, or a free slot (`freeSlotID`, no action).
-private struct TimerSlot {
-  /// Never a timer's id: ids count up from 0 and 2^64 - 1 timers are never scheduled.
-  static let freeSlotID = UInt64.max
-  var id: UInt64
-  var action: (() -> Void)?
 }
 
 /// The loop thread's weak hold on its loop.

@@ -48,17 +48,12 @@ public final class AudioReceiver {
   public let playoutDelay: Duration
 
   private let decoder: OpusDecoder
-  /// The packets held for playout, each at `sequence & ringMask`. Every held sequence number
+  /// The packets held for playout, each at `sequence & 63`. Every held sequence number
   /// lies in `nextSequence ... nextSequence + maxConcealedRun`: `insert` restarts playout for
   /// a packet further ahead or behind, and `pull` drops `nextSequence` before moving past it;
   /// so 64 slots never hold two live packets at once. A ring rather than a dictionary keyed by
   /// sequence number: no hashing per packet inserted, looked up and dropped.
-  /// Two arrays rather than one of optional pairs: checking a slot then reads an `Int64`
-  /// instead of copying (retaining and releasing) the packet held there.
-  private var heldSequences = [Int64](repeating: emptySlot, count: ringSize)
-  private var heldPackets = [RTPPacket?](repeating: nil, count: ringSize)
-  /// Packets in `ring`.
-  private var heldCount = 0
+  private var held = HeldPackets()
   private var highest: Int64?
   private var nextSequence: Int64?
   private var nextPlayoutAt: ContinuousClock.Instant?
@@ -99,13 +94,13 @@ public final class AudioReceiver {
       nextPlayoutAt = now + playoutDelay
       nextSequence = sequence
     }
-    hold(packet, sequence: sequence)
+    held.hold(packet, sequence: sequence)
   }
 
   /// Drops what is held and plays from `sequence` on, `playoutDelay` after its arrival.
   private func restart(at sequence: Int64) {
     statistics.restarts += 1
-    removeAllHeld()
+    held.removeAll()
     nextPlayoutAt = nil
     nextSequence = nil
     concealedRun = 0
@@ -125,10 +120,10 @@ public final class AudioReceiver {
       out.append(CodecCPUTime.measure(into: &cpu) { play(sequence) })
       statistics.decodeCPUTime += cpu
       // `insert` keeps nothing below `nextSequence`, so this is the only packet to drop.
-      dropHeld(sequence)
+      held.drop(sequence)
       nextSequence = sequence + 1
       nextPlayoutAt = due + Self.frameDuration
-      if concealedRun >= Self.maxConcealedRun && heldCount == 0 {
+      if concealedRun >= Self.maxConcealedRun && held.count == 0 {
         // The sender went quiet: stop until a packet restarts playout.
         nextPlayoutAt = nil
         concealedRun = 0
@@ -141,7 +136,7 @@ public final class AudioReceiver {
   public var nextDeadline: ContinuousClock.Instant? { nextPlayoutAt }
 
   private func play(_ sequence: Int64) -> PCMAudioFrame {
-    if let packet = held(sequence) {
+    if let packet = held.packet(sequence) {
       do {
         let frame = try decoder.decode(packet.payload, timestamp: packet.header.timestamp)
         statistics.decodedFrames += 1
@@ -150,7 +145,7 @@ public final class AudioReceiver {
       } catch {
         statistics.decodeErrors += 1
       }
-    } else if let next = held(sequence + 1), Self.carriesFEC(next.payload) {
+    } else if let next = held.packet(sequence + 1), Self.carriesFEC(next.payload) {
       do {
         let frame = try decoder.decodeFEC(
           from: next.payload, frameSize: Self.frameSamples,
@@ -198,44 +193,6 @@ public final class AudioReceiver {
     return (first >> (6 - silkFrames)) & 1 == 1
   }
 
-  // MARK: - The ring of held packets
-
-  /// A power of two above `maxConcealedRun + 1`.
-  private static let ringSize = 64
-  private static let ringMask = Int64(ringSize - 1)
-  /// The sequence number of an empty slot (extended sequence numbers are never negative).
-  private static let emptySlot = Int64.min
-
-  private func held(_ sequence: Int64) -> RTPPacket? {
-    let slot = Int(sequence & Self.ringMask)
-    return heldSequences[slot] == sequence ? heldPackets[slot] : nil
-  }
-
-  /// Holds `packet` (a duplicate replaces the one held, as a dictionary store did).
-  private func hold(_ packet: RTPPacket, sequence: Int64) {
-    let slot = Int(sequence & Self.ringMask)
-    if heldSequences[slot] == Self.emptySlot { heldCount += 1 }
-    heldSequences[slot] = sequence
-    heldPackets[slot] = packet
-  }
-
-  private func dropHeld(_ sequence: Int64) {
-    let slot = Int(sequence & Self.ringMask)
-    guard heldSequences[slot] == sequence else { return }
-    heldSequences[slot] = Self.emptySlot
-    heldPackets[slot] = nil
-    heldCount -= 1
-  }
-
-  private func removeAllHeld() {
-    guard heldCount > 0 else { return }
-    for slot in 0..<Self.ringSize {
-      heldSequences[slot] = Self.emptySlot
-      heldPackets[slot] = nil
-    }
-    heldCount = 0
-  }
-
   private func extend(_ sequenceNumber: UInt16) -> Int64 {
     guard let highest else {
       highest = Int64(sequenceNumber) + 0x1_0000
@@ -247,5 +204,53 @@ public final class AudioReceiver {
         RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: highest), to: sequenceNumber))
     if value > highest { self.highest = value }
     return value
+  }
+}
+
+/// `AudioReceiver`'s packets held for playout, each at `sequence & mask` (see `held`). A value
+/// type kept in one stored property, so each operation is one access of the receiver (every
+/// stored property of a class accessed costs a dynamic exclusivity check). Two arrays rather
+/// than one of optional pairs: checking a slot reads an `Int64` instead of copying (retaining
+/// and releasing) the packet held there.
+private struct HeldPackets {
+  /// A power of two above `AudioReceiver.maxConcealedRun + 1`.
+  static let size = 64
+  static let mask = Int64(size - 1)
+  /// The sequence number of an empty slot (extended sequence numbers are never negative).
+  static let empty = Int64.min
+
+  private var sequences = [Int64](repeating: empty, count: size)
+  private var packets = [RTPPacket?](repeating: nil, count: size)
+  /// Packets held.
+  private(set) var count = 0
+
+  func packet(_ sequence: Int64) -> RTPPacket? {
+    let slot = Int(sequence & Self.mask)
+    return sequences[slot] == sequence ? packets[slot] : nil
+  }
+
+  /// Holds `packet` (a duplicate replaces the one held, as a dictionary store did).
+  mutating func hold(_ packet: RTPPacket, sequence: Int64) {
+    let slot = Int(sequence & Self.mask)
+    if sequences[slot] == Self.empty { count += 1 }
+    sequences[slot] = sequence
+    packets[slot] = packet
+  }
+
+  mutating func drop(_ sequence: Int64) {
+    let slot = Int(sequence & Self.mask)
+    guard sequences[slot] == sequence else { return }
+    sequences[slot] = Self.empty
+    packets[slot] = nil
+    count -= 1
+  }
+
+  mutating func removeAll() {
+    guard count > 0 else { return }
+    for slot in 0..<Self.size {
+      sequences[slot] = Self.empty
+      packets[slot] = nil
+    }
+    count = 0
   }
 }

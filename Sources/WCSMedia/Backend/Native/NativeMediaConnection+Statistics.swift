@@ -64,7 +64,8 @@ extension NativeMediaConnection {
     if request.direction == .play, transportWideCCID != nil,
       let due = transportFeedbackGenerator.nextDeadline
     {
-      next = min(next, now + .microseconds(due - micros(now)))
+      // `.microseconds(_:)` in attoseconds: the same value without a generic 128-bit multiply.
+      next = min(next, now + Duration(attoseconds: Int128(due - micros(now)) * 1_000_000_000_000))
     }
     return next
   }
@@ -79,6 +80,8 @@ extension NativeMediaConnection {
   static let publishPollLeeway: Duration = .milliseconds(50)
   /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
   static let minimumPollInterval: Duration = .milliseconds(2)
+  /// The span `currentVideoBitrate` is measured over, at least.
+  static let bitrateWindow: Duration = .seconds(1)
   /// Ceiling between polls.
   static let maximumPollInterval: Duration = .milliseconds(100)
 
@@ -113,7 +116,7 @@ extension NativeMediaConnection {
       return
     }
     let elapsed = now - window.start
-    guard elapsed >= .seconds(1) else { return }
+    guard elapsed >= Self.bitrateWindow else { return }
     let seconds =
       Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     counters.currentVideoBitrate = Int(Double(bytes - window.bytes) * 8 / seconds)
