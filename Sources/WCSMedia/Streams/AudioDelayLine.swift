@@ -45,6 +45,14 @@ public struct AudioDelayLine: Sendable {
   public mutating func process(_ input: [PCMAudioFrame], target: Duration) -> Output {
     var output = Output()
     let target = target.attoseconds
+    if held.isEmpty, target <= Self.hysteresisAttoseconds {
+      // No delay held and none to grow: each frame would be held and played at once (the loop
+      // below), so the input goes out as it is, without touching `held` or copying the array.
+      for frame in input where frame.timestamp != 0 { output.playedTimestamp = frame.timestamp }
+      if let last = input.last { lastPlayed = last }
+      output.frames = input
+      return output
+    }
     for frame in input {
       held.append(frame)
       let current = Self.stepAttoseconds * Int128(held.count - 1)
