@@ -58,15 +58,18 @@ public final class EventLoop: @unchecked Sendable {
   private let threadID = Atomic<UInt>(0)
 
   // MARK: loop thread state
-  private var heap = TimerHeap()
-  /// The same timers ordered by deadline + leeway: the earliest of these bounds the sleep.
-  private var latestHeap = TimerHeap()
-  private var actions: [UInt64: () -> Void] = [:]
-  private var nextTimerID: UInt64 = 0
-  private var isShutDown = false
+  private var timers = EventLoopTimers()
+  /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`).
+  private let origin: ContinuousClock.Instant
+  /// While a timer's action runs: that action (`scheduleFiringActionAgain`).
+  private var firingAction: (() -> Void)?
   /// Readable-handlers of the watched descriptors.
   private var watchers: [Int32: () -> Void] = [:]
   private var watchersChanged = true
+  /// The handlers of the polled descriptors, by their index in the `poll` array (nil for the
+  /// wake pipe), made with that array: a readable socket finds its handler without hashing,
+  /// as long as no handler was added, replaced or removed since.
+  private var pollHandlers: [(() -> Void)?] = []
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
   var datagramArrival: ContinuousClock.Instant?
@@ -81,6 +84,7 @@ public final class EventLoop: @unchecked Sendable {
   public init(label: String = "WCSMedia.EventLoop") {
     self.label = label
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
+    origin = clock.now
     wake = EventLoopWakePipe()
     let reference = EventLoopReference(self)
     let wake = wake
@@ -168,13 +172,48 @@ public final class EventLoop: @unchecked Sendable {
     _ action: @escaping () -> Void
   ) -> EventLoopTimer {
     assertInEventLoop()
-    let id = nextTimerID
-    nextTimerID += 1
-    guard !isShutDown else { return EventLoopTimer(id: id) }
-    actions[id] = action
-    heap.insert(TimerHeap.Entry(deadline: deadline, id: id))
-    latestHeap.insert(TimerHeap.Entry(deadline: deadline + max(leeway, .zero), id: id))
-    return EventLoopTimer(id: id)
+    return timers.schedule(
+      at: attoseconds(deadline), leeway: leeway > .zero ? leeway.attoseconds : 0, action)
+  }
+
+  /// Moves a pending timer to a new deadline and leeway, keeping its action: the same as
+  /// `cancel(timer)` and scheduling the action anew (it gets a new handle, and orders after
+  /// the timers scheduled before this call), without handing over the action again. Returns
+  /// nil, doing nothing, when `timer` already fired or was cancelled. Call on the loop.
+  ///
+  /// - Parameters:
+  ///   - timer: the pending timer.
+  ///   - deadline: the instant on the loop's monotonic clock before which it never fires.
+  ///   - leeway: as for `schedule(at:leeway:_:)`.
+  /// - Returns: the timer's new handle (the old one no longer cancels it), or nil.
+  func reschedule(
+    _ timer: EventLoopTimer, at deadline: ContinuousClock.Instant, leeway: Duration = .zero
+  ) -> EventLoopTimer? {
+    assertInEventLoop()
+    return timers.reschedule(
+      timer, at: attoseconds(deadline), leeway: leeway > .zero ? leeway.attoseconds : 0)
+  }
+
+  /// Schedules the action of the timer firing now once more: `schedule(at:leeway:_:)` with
+  /// that action, for an action that re-arms itself, without making a closure each time.
+  /// Returns nil, scheduling nothing, when no timer's action is running. Call on the loop,
+  /// from the action itself.
+  ///
+  /// - Parameters:
+  ///   - deadline: the instant on the loop's monotonic clock before which it never fires.
+  ///   - leeway: as for `schedule(at:leeway:_:)`.
+  /// - Returns: the new timer, for `cancel`, or nil.
+  func scheduleFiringActionAgain(
+    at deadline: ContinuousClock.Instant, leeway: Duration = .zero
+  ) -> EventLoopTimer? {
+    assertInEventLoop()
+    guard let firingAction else { return nil }
+    return schedule(at: deadline, leeway: leeway, firingAction)
+  }
+
+  /// `instant` as attoseconds from the loop's origin.
+  private func attoseconds(_ instant: ContinuousClock.Instant) -> Int128 {
+    origin.duration(to: instant).attoseconds
   }
 
   /// Schedules `action` to run on the loop after `delay`; `schedule(at:leeway:_:)` with the
@@ -198,26 +237,20 @@ public final class EventLoop: @unchecked Sendable {
   /// the loop.
   public func cancel(_ timer: EventLoopTimer) {
     assertInEventLoop()
-    guard actions.removeValue(forKey: timer.id) != nil else { return }
-    if heap.count > 64 && heap.count > 4 * actions.count {
-      heap.compact { actions[$0] != nil }
-    }
-    if latestHeap.count > 64 && latestHeap.count > 4 * actions.count {
-      latestHeap.compact { actions[$0] != nil }
-    }
+    timers.cancel(timer)
   }
 
   /// Timers scheduled and not yet fired or cancelled. Call on the loop.
   public var pendingTimerCount: Int {
     assertInEventLoop()
-    return actions.count
+    return timers.pendingCount
   }
 
   /// Entries in the two timer heaps, live and stale (cancelled or fired, not yet dropped); for
   /// tests. Call on the loop.
   var timerHeapEntryCount: Int {
     assertInEventLoop()
-    return heap.count + latestHeap.count
+    return timers.entryCount
   }
 
   /// Stops the loop's timers for good: pending ones never fire and new ones are ignored.
@@ -226,10 +259,7 @@ public final class EventLoop: @unchecked Sendable {
   /// on `shared`.
   public func shutdown() {
     submit {
-      isShutDown = true
-      actions.removeAll()
-      heap = TimerHeap()
-      latestHeap = TimerHeap()
+      timers.shutDown()
     }
   }
 
@@ -274,16 +304,22 @@ public final class EventLoop: @unchecked Sendable {
   private func turn(_ descriptors: inout [pollfd]) -> Int32 {
     let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
       inbox.wakePending = false
-      defer { inbox.work.removeAll(keepingCapacity: true) }
-      return inbox.work
+      // Handed over whole: emptying an array still shared with the copy returned would make
+      // a new buffer on every turn, work or not.
+      guard !inbox.work.isEmpty else { return [] }
+      let work = inbox.work
+      inbox.work = []
+      return work
     }
     for item in work { item() }
     fireDueTimers()
     if watchersChanged {
       watchersChanged = false
       descriptors = [pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
+      pollHandlers = [nil]
       for descriptor in watchers.keys.sorted() {
         descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        pollHandlers.append(watchers[descriptor])
       }
     }
     if wake.readDescriptor < 0 { return 1 }  // no wake pipe: look at the inbox every 1 ms
@@ -292,39 +328,56 @@ public final class EventLoop: @unchecked Sendable {
 
   /// Drains the wake pipe and calls the handlers of readable descriptors.
   private func serveReady(_ descriptors: [pollfd]) {
-    for entry in descriptors where entry.revents != 0 {
-      if entry.fd == wake.readDescriptor {
+    for index in descriptors.indices where descriptors[index].revents != 0 {
+      let descriptor = descriptors[index].fd
+      if descriptor == wake.readDescriptor {
         wake.drain()
-      } else if let handler = watchers[entry.fd] {
+      } else if !watchersChanged, index < pollHandlers.count, let handler = pollHandlers[index] {
+        handler()
+      } else if let handler = watchers[descriptor] {
+        // A handler changed the watched set during this turn: look the descriptor up anew.
         handler()
       }
     }
   }
 
   private func fireDueTimers() {
-    guard !heap.entries.isEmpty else { return }
-    let now = clock.now
+    guard timers.hasEntries else { return }
+    let now = attoseconds(clock.now)
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself
     // for "now" cannot starve sockets.
-    let limit = nextTimerID
-    while let top = heap.top, top.deadline <= now, top.id < limit {
-      heap.removeTop()
-      guard let action = actions.removeValue(forKey: top.id) else { continue }
+    let limit = timers.nextID
+    while let action = timers.takeDue(now: now, limit: limit) {
+      firingAction = action
       action()
+      firingAction = nil
     }
   }
 
   /// Milliseconds until the earliest deadline + leeway of the live timers, rounded up so none
   /// fires early; 0 when one is due, -1 without timers.
   private func pollTimeout() -> Int32 {
-    while let top = heap.top, actions[top.id] == nil { heap.removeTop() }
-    while let top = latestHeap.top, actions[top.id] == nil { latestHeap.removeTop() }
-    guard let top = latestHeap.top else { return -1 }
-    let delay = clock.now.duration(to: top.deadline)
-    guard delay > .zero else { return 0 }
-    let (seconds, attoseconds) = delay.components
-    // A day is the cap: deadlines further out are looked at again when the poll times out.
-    let microseconds = min(seconds, 86_400) * 1_000_000 + attoseconds / 1_000_000_000_000
+    guard let latest = timers.earliestLatestDeadline() else { return -1 }
+    let delay = latest - attoseconds(clock.now)
+    guard delay > 0 else { return 0 }
+    return Self.pollMilliseconds(attoseconds: delay)
+  }
+
+  /// `poll`'s timeout for a positive delay: whole microseconds (a day at most: deadlines
+  /// further out are looked at again when the poll times out), rounded up to milliseconds so
+  /// no timer fires early.
+  static func pollMilliseconds(attoseconds delay: Int128) -> Int32 {
+    let microseconds: Int64
+    if delay <= Int128(Int64.max) {
+      // Up to 9.2 s, the common case: 64-bit division (floor(delay / 10^12) is the whole
+      // seconds' microseconds plus those of the attoseconds left).
+      microseconds = Int64(delay) / 1_000_000_000_000
+    } else {
+      let seconds = delay / 1_000_000_000_000_000_000
+      let attoseconds = delay % 1_000_000_000_000_000_000
+      microseconds =
+        Int64(min(seconds, 86_400)) * 1_000_000 + Int64(attoseconds / 1_000_000_000_000)
+    }
     return Int32(clamping: (microseconds + 999) / 1000)
   }
 }

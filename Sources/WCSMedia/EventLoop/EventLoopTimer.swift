@@ -3,15 +3,26 @@
 public struct EventLoopTimer: Hashable, Sendable {
   /// Increasing per loop; orders timers with the same deadline by scheduling order.
   let id: UInt64
+  /// Where the loop keeps the action (slots are reused; `id` tells whether it is still this
+  /// timer's); -1 for a timer that was never stored (scheduled after `shutdown`).
+  let slot: Int32
 }
 
 /// A binary min-heap of timer deadlines ordered by (deadline, id), so equal deadlines fire in
 /// the order they were scheduled. Cancelled entries stay until they reach the top (lazy
 /// deletion); `EventLoop` compacts the heap when they pile up.
+///
+/// Deadlines are attoseconds since the loop's origin instant, not `ContinuousClock.Instant`s:
+/// that type is resilient (from the Concurrency library), so every copy and comparison of an
+/// entry holding one went through value witnesses and metadata look-ups; an `Int128` entry is
+/// trivial and compares inline.
 struct TimerHeap {
   struct Entry {
-    var deadline: ContinuousClock.Instant
+    /// Attoseconds from the loop's origin.
+    var deadline: Int128
     var id: UInt64
+    /// The loop's action slot of the timer (see `EventLoopTimer.slot`).
+    var slot: Int32
 
     func precedes(_ other: Entry) -> Bool {
       deadline < other.deadline || (deadline == other.deadline && id < other.id)
@@ -40,8 +51,8 @@ struct TimerHeap {
   }
 
   /// Keeps only entries for which `isLive` holds and rebuilds the heap.
-  mutating func compact(keeping isLive: (UInt64) -> Bool) {
-    entries.removeAll { !isLive($0.id) }
+  mutating func compact(keeping isLive: (Entry) -> Bool) {
+    entries.removeAll { !isLive($0) }
     var index = entries.count / 2
     while index > 0 {
       index -= 1
@@ -49,27 +60,33 @@ struct TimerHeap {
     }
   }
 
+  // Holes instead of swaps: the moving entry is written once, where it stops.
   private mutating func siftUp(from start: Int) {
     var child = start
+    let moving = entries[child]
     while child > 0 {
       let parent = (child - 1) / 2
-      guard entries[child].precedes(entries[parent]) else { return }
-      entries.swapAt(child, parent)
+      guard moving.precedes(entries[parent]) else { break }
+      entries[child] = entries[parent]
       child = parent
     }
+    entries[child] = moving
   }
 
   private mutating func siftDown(from start: Int) {
     var parent = start
+    let count = entries.count
+    let moving = entries[parent]
     while true {
       let left = 2 * parent + 1
+      guard left < count else { break }
       let right = left + 1
-      var smallest = parent
-      if left < entries.count, entries[left].precedes(entries[smallest]) { smallest = left }
-      if right < entries.count, entries[right].precedes(entries[smallest]) { smallest = right }
-      guard smallest != parent else { return }
-      entries.swapAt(parent, smallest)
+      var smallest = left
+      if right < count, entries[right].precedes(entries[left]) { smallest = right }
+      guard entries[smallest].precedes(moving) else { break }
+      entries[parent] = entries[smallest]
       parent = smallest
     }
+    entries[parent] = moving
   }
 }

@@ -14,6 +14,8 @@ final class EventLoopWorkBudget: @unchecked Sendable {
   let share: Double
   /// Time constant of the decaying load.
   let window: Duration
+  /// `window` in seconds, converted once (the conversion divides 128-bit integers).
+  private let windowSeconds: Double
 
   /// Seconds of work, decayed to `updatedAt`.
   private var load: Double = 0
@@ -25,18 +27,19 @@ final class EventLoopWorkBudget: @unchecked Sendable {
   init(share: Double = 0.25, window: Duration = .seconds(1)) {
     self.share = share
     self.window = window
+    windowSeconds = window.streamSeconds
   }
 
   /// The decayed load at `now` as a share of the loop's time (0 when idle; about the busy
   /// fraction under steady work).
   func utilization(at now: ContinuousClock.Instant) -> Double {
     decay(to: now)
-    return load / window.streamSeconds
+    return load / windowSeconds
   }
 
   /// Whether work expected to take `cost` may run on the loop at `now`.
   func allows(_ cost: Duration, at now: ContinuousClock.Instant) -> Bool {
-    utilization(at: now) + cost.streamSeconds / window.streamSeconds <= share
+    utilization(at: now) + cost.streamSeconds / windowSeconds <= share
   }
 
   /// Records work that took `spent` and ended at `now`.
@@ -52,7 +55,7 @@ final class EventLoopWorkBudget: @unchecked Sendable {
       return
     }
     guard now > last else { return }
-    load *= exp(-(now - last).streamSeconds / window.streamSeconds)
+    load *= exp(-(now - last).streamSeconds / windowSeconds)
     updatedAt = now
   }
 }

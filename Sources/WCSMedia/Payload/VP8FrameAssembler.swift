@@ -54,6 +54,8 @@ public struct VP8FrameAssembler: Sendable {
   }
 
   private struct Stored {
+    /// Extended sequence number (see `extend`).
+    var sequence: Int64
     var timestamp: UInt32
     var marker: Bool
     var startsFrame: Bool
@@ -76,7 +78,11 @@ public struct VP8FrameAssembler: Sendable {
   /// True until the next key frame is delivered (at the start and after a loss).
   public private(set) var isWaitingForKeyFrame = true
 
-  private var packets: [Int64: Stored] = [:]
+  /// The buffered packets in ascending order of extended sequence number, each once, all
+  /// after `lastDelivered`. A sorted array rather than a dictionary keyed by sequence number:
+  /// packets arrive in order (the jitter buffer releases them so), so inserting is appending,
+  /// a frame's packets are neighbours, and delivering drops a prefix, with no hashing.
+  private var packets: [Stored] = []
   private var highest: Int64?
   private var lastDelivered: Int64?
   private var lastPictureID: UInt16?
@@ -108,19 +114,38 @@ public struct VP8FrameAssembler: Sendable {
       latePackets += 1
       return output
     }
-    if packets[sequence] != nil {
+    let index = firstIndex(notBelow: sequence)
+    if index < packets.count, packets[index].sequence == sequence {
       latePackets += 1
       return output
     }
-    packets[sequence] = Stored(
-      timestamp: packet.timestamp, marker: packet.marker,
+    let stored = Stored(
+      sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
       startsFrame: parsed.descriptor.startsFrame, pictureID: parsed.descriptor.pictureID,
       pictureIDModulus: parsed.descriptor.pictureIDModulus, data: parsed.data)
+    if index == packets.count {
+      packets.append(stored)
+    } else {
+      packets.insert(stored, at: index)
+    }
     if highest.map({ sequence > $0 }) ?? true { highest = sequence }
     trimBuffer()
     drain(into: &output)
     detectLoss(into: &output)
     return output
+  }
+
+  /// The index of the first buffered packet whose sequence number is `sequence` or later
+  /// (`packets.count` when none is): the end for a packet in order, else a binary search.
+  private func firstIndex(notBelow sequence: Int64) -> Int {
+    guard let last = packets.last, last.sequence >= sequence else { return packets.count }
+    var low = 0
+    var high = packets.count - 1
+    while low < high {
+      let middle = (low + high) / 2
+      if packets[middle].sequence < sequence { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   private mutating func extend(_ sequence: UInt16) -> Int64 {
@@ -134,13 +159,20 @@ public struct VP8FrameAssembler: Sendable {
     return candidate
   }
 
-  /// First and last sequence numbers of the complete frame starting at `first`, if complete.
-  private func completeFrame(startingAt first: Int64) -> Int64? {
-    guard let head = packets[first], head.startsFrame else { return nil }
-    var sequence = first
-    while let packet = packets[sequence], packet.timestamp == head.timestamp {
-      if packet.marker { return sequence }
-      if sequence != first, packet.startsFrame { return nil }
+  /// The index of the last packet of the complete frame whose first packet is at `start`, if
+  /// complete: its packets are neighbours in `packets` with consecutive sequence numbers.
+  // Fields are read in place throughout: a copy of a `Stored` retains and releases its data.
+  private func completeFrame(startingAt start: Int) -> Int? {
+    guard packets[start].startsFrame else { return nil }
+    let timestamp = packets[start].timestamp
+    var index = start
+    var sequence = packets[start].sequence
+    while index < packets.count, packets[index].sequence == sequence,
+      packets[index].timestamp == timestamp
+    {
+      if packets[index].marker { return index }
+      if index != start, packets[index].startsFrame { return nil }
+      index += 1
       sequence += 1
     }
     return nil
@@ -161,36 +193,53 @@ public struct VP8FrameAssembler: Sendable {
     }
   }
 
-  /// The complete frame with the lowest first sequence number that may be decoded now: a key
-  /// frame, or the frame that follows the last delivered one. One pass over the buffer without
-  /// allocating (it runs for every packet).
-  private func nextDeliverable() -> (first: Int64, last: Int64, isKey: Bool)? {
-    var best: (first: Int64, last: Int64, isKey: Bool)?
-    for (first, head) in packets where head.startsFrame {
-      if let best, best.first < first { continue }
-      guard let last = completeFrame(startingAt: first) else { continue }
-      let isKey = head.data.first.map { $0 & 0x01 == 0 } ?? false
-      let inOrder =
-        !isWaitingForKeyFrame
-        && follows(first: first, pictureID: head.pictureID, modulus: head.pictureIDModulus)
-      if isKey || inOrder { best = (first, last, isKey) }
+  /// The complete frame with the lowest first sequence number that may be decoded now (indices
+  /// of its first and last packets): a key frame, or the frame that follows the last delivered
+  /// one. The buffer is in order, so that is the first such frame found.
+  private func nextDeliverable() -> (first: Int, last: Int, isKey: Bool)? {
+    var index = 0
+    while index < packets.count {
+      if packets[index].startsFrame, let last = completeFrame(startingAt: index) {
+        let isKey = packets[index].data.first.map { $0 & 0x01 == 0 } ?? false
+        let inOrder =
+          !isWaitingForKeyFrame
+          && follows(
+            first: packets[index].sequence, pictureID: packets[index].pictureID,
+            modulus: packets[index].pictureIDModulus)
+        if isKey || inOrder { return (index, last, isKey) }
+      }
+      index += 1
     }
-    return best
+    return nil
   }
 
-  private mutating func deliver(first: Int64, last: Int64, isKey: Bool, into output: inout Output) {
-    guard let head = packets[first] else { return }
-    var data: [UInt8] = []
-    for sequence in first...last {
-      if let packet = packets[sequence] { data += packet.data }
+  private mutating func deliver(first: Int, last: Int, isKey: Bool, into output: inout Output) {
+    let timestamp = packets[first].timestamp
+    let pictureID = packets[first].pictureID
+    let firstSequence = packets[first].sequence
+    var data: [UInt8]
+    if first == last {
+      data = Array(packets[first].data)
+    } else {
+      var size = 0
+      for index in first...last { size += packets[index].data.count }
+      data = []
+      data.reserveCapacity(size)
+      for index in first...last { data += packets[index].data }
     }
+    let lastSequence = packets[last].sequence
     // Everything up to the frame's end is now either in it or obsolete.
-    let obsolete = packets.keys.filter { $0 <= last }
-    let skippedFrames = obsolete.filter { $0 < first && packets[$0]?.startsFrame == true }.count
+    var skippedFrames = 0
+    for index in 0..<first where packets[index].startsFrame { skippedFrames += 1 }
     discardedFrames += skippedFrames
-    for sequence in obsolete { packets[sequence] = nil }
-    lastDelivered = last
-    lastPictureID = head.pictureID
+    if last + 1 == packets.count {
+      // Usually the whole buffer: keep its storage for the next frame's packets.
+      packets.removeAll(keepingCapacity: true)
+    } else {
+      packets.removeFirst(last + 1)
+    }
+    lastDelivered = lastSequence
+    lastPictureID = pictureID
     if isKey {
       isWaitingForKeyFrame = false
       requestedAt = nil
@@ -198,18 +247,25 @@ public struct VP8FrameAssembler: Sendable {
     }
     output.frames.append(
       Frame(
-        frame: EncodedVideoFrame(data: data, isKeyFrame: isKey, timestamp: head.timestamp),
-        pictureID: head.pictureID, firstSequenceNumber: UInt16(truncatingIfNeeded: first),
-        lastSequenceNumber: UInt16(truncatingIfNeeded: last)))
+        frame: EncodedVideoFrame(data: data, isKeyFrame: isKey, timestamp: timestamp),
+        pictureID: pictureID, firstSequenceNumber: UInt16(truncatingIfNeeded: firstSequence),
+        lastSequenceNumber: UInt16(truncatingIfNeeded: lastSequence)))
   }
 
   private mutating func detectLoss(into output: inout Output) {
     guard let highest else { return }
     if !isWaitingForKeyFrame, let lastDelivered {
       // The oldest sequence number still missing after the last delivered frame.
+      // Every buffered packet comes after `lastDelivered`, in order: the present ones from
+      // `lastDelivered + 1` on are the first few.
       var missing = lastDelivered + 1
-      while packets[missing] != nil, missing < highest { missing += 1 }
-      if packets[missing] == nil, highest - missing > Int64(reorderWindow) {
+      var index = 0
+      while index < packets.count, packets[index].sequence == missing, missing < highest {
+        missing += 1
+        index += 1
+      }
+      let isPresent = index < packets.count && packets[index].sequence == missing
+      if !isPresent, highest - missing > Int64(reorderWindow) {
         isWaitingForKeyFrame = true
         waitingSince = missing
         requestKeyFrame(into: &output)
@@ -235,6 +291,6 @@ public struct VP8FrameAssembler: Sendable {
   private mutating func trimBuffer() {
     guard packets.count > maxBufferedPackets, let highest else { return }
     let limit = highest - Int64(maxBufferedPackets)
-    for sequence in packets.keys where sequence <= limit { packets[sequence] = nil }
+    packets.removeFirst(firstIndex(notBelow: limit + 1))
   }
 }

@@ -24,6 +24,11 @@ public struct AudioDelayLine: Sendable {
   /// How far the target must be from the held delay before it moves (12 ms).
   public static let hysteresis: Duration = .milliseconds(12)
 
+  // The same in attoseconds: `Duration`'s own `*` and `+` go through 128-bit arithmetic calls
+  // of the runtime for every frame played (`Int128` is inline), with the same exact values.
+  private static let stepAttoseconds = step.attoseconds
+  private static let hysteresisAttoseconds = hysteresis.attoseconds
+
   private var held: [PCMAudioFrame] = []
   private var lastPlayed: PCMAudioFrame?
 
@@ -31,16 +36,27 @@ public struct AudioDelayLine: Sendable {
   public init() {}
 
   /// The delay now: frames held × 20 ms.
-  public var delay: Duration { Self.step * held.count }
+  public var delay: Duration {
+    Duration(attoseconds: Self.stepAttoseconds * Int128(held.count))
+  }
 
   /// Takes the frames pulled from the receiver and returns what to play, moving the delay one
   /// step towards `target` per frame when it is more than `hysteresis` away.
   public mutating func process(_ input: [PCMAudioFrame], target: Duration) -> Output {
     var output = Output()
+    let target = target.attoseconds
+    if held.isEmpty, target <= Self.hysteresisAttoseconds {
+      // No delay held and none to grow: each frame would be held and played at once (the loop
+      // below), so the input goes out as it is, without touching `held` or copying the array.
+      for frame in input where frame.timestamp != 0 { output.playedTimestamp = frame.timestamp }
+      if let last = input.last { lastPlayed = last }
+      output.frames = input
+      return output
+    }
     for frame in input {
       held.append(frame)
-      let current = Self.step * (held.count - 1)
-      if target > current + Self.hysteresis {
+      let current = Self.stepAttoseconds * Int128(held.count - 1)
+      if target > current + Self.hysteresisAttoseconds {
         // Keep every frame held and play the last frame again: the delay grows a step.
         let repeated =
           lastPlayed.flatMap {
@@ -51,7 +67,7 @@ public struct AudioDelayLine: Sendable {
           PCMAudioFrame(samples: repeated, channels: frame.channels, timestamp: 0))
         continue
       }
-      if target < current - Self.hysteresis, held.count >= 2 {
+      if target < current - Self.hysteresisAttoseconds, held.count >= 2 {
         held.removeFirst()
       }
       let played = held.removeFirst()

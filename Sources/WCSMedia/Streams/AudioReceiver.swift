@@ -39,6 +39,8 @@ public final class AudioReceiver {
   /// Playout stops after this many frames in a row with no packet (the sender paused); the next
   /// packet starts playout afresh.
   public static let maxConcealedRun = 50
+  /// One frame: 20 ms (made once: `.milliseconds` multiplies 128-bit integers).
+  static let frameDuration: Duration = .milliseconds(20)
 
   /// Statistics so far.
   public private(set) var statistics = Statistics()
@@ -46,7 +48,12 @@ public final class AudioReceiver {
   public let playoutDelay: Duration
 
   private let decoder: OpusDecoder
-  private var packets: [Int64: RTPPacket] = [:]
+  /// The packets held for playout, each at `sequence & 63`. Every held sequence number
+  /// lies in `nextSequence ... nextSequence + maxConcealedRun`: `insert` restarts playout for
+  /// a packet further ahead or behind, and `pull` drops `nextSequence` before moving past it;
+  /// so 64 slots never hold two live packets at once. A ring rather than a dictionary keyed by
+  /// sequence number: no hashing per packet inserted, looked up and dropped.
+  private var held = HeldPackets()
   private var highest: Int64?
   private var nextSequence: Int64?
   private var nextPlayoutAt: ContinuousClock.Instant?
@@ -87,13 +94,13 @@ public final class AudioReceiver {
       nextPlayoutAt = now + playoutDelay
       nextSequence = sequence
     }
-    packets[sequence] = packet
+    held.hold(packet, sequence: sequence)
   }
 
   /// Drops what is held and plays from `sequence` on, `playoutDelay` after its arrival.
   private func restart(at sequence: Int64) {
     statistics.restarts += 1
-    packets.removeAll()
+    held.removeAll()
     nextPlayoutAt = nil
     nextSequence = nil
     concealedRun = 0
@@ -112,12 +119,11 @@ public final class AudioReceiver {
       var cpu = 0.0
       out.append(CodecCPUTime.measure(into: &cpu) { play(sequence) })
       statistics.decodeCPUTime += cpu
-      // `insert` keeps nothing below `nextSequence`, so this is the only key to drop (a
-      // `filter` rebuilt the dictionary every 20 ms).
-      packets[sequence] = nil
+      // `insert` keeps nothing below `nextSequence`, so this is the only packet to drop.
+      held.drop(sequence)
       nextSequence = sequence + 1
-      nextPlayoutAt = due + .milliseconds(20)
-      if concealedRun >= Self.maxConcealedRun && packets.isEmpty {
+      nextPlayoutAt = due + Self.frameDuration
+      if concealedRun >= Self.maxConcealedRun && held.count == 0 {
         // The sender went quiet: stop until a packet restarts playout.
         nextPlayoutAt = nil
         concealedRun = 0
@@ -130,7 +136,7 @@ public final class AudioReceiver {
   public var nextDeadline: ContinuousClock.Instant? { nextPlayoutAt }
 
   private func play(_ sequence: Int64) -> PCMAudioFrame {
-    if let packet = packets[sequence] {
+    if let packet = held.packet(sequence) {
       do {
         let frame = try decoder.decode(packet.payload, timestamp: packet.header.timestamp)
         statistics.decodedFrames += 1
@@ -139,7 +145,7 @@ public final class AudioReceiver {
       } catch {
         statistics.decodeErrors += 1
       }
-    } else if let next = packets[sequence + 1], Self.carriesFEC(next.payload) {
+    } else if let next = held.packet(sequence + 1), Self.carriesFEC(next.payload) {
       do {
         let frame = try decoder.decodeFEC(
           from: next.payload, frameSize: Self.frameSamples,
@@ -198,5 +204,53 @@ public final class AudioReceiver {
         RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: highest), to: sequenceNumber))
     if value > highest { self.highest = value }
     return value
+  }
+}
+
+/// `AudioReceiver`'s packets held for playout, each at `sequence & mask` (see `held`). A value
+/// type kept in one stored property, so each operation is one access of the receiver (every
+/// stored property of a class accessed costs a dynamic exclusivity check). Two arrays rather
+/// than one of optional pairs: checking a slot reads an `Int64` instead of copying (retaining
+/// and releasing) the packet held there.
+private struct HeldPackets {
+  /// A power of two above `AudioReceiver.maxConcealedRun + 1`.
+  static let size = 64
+  static let mask = Int64(size - 1)
+  /// The sequence number of an empty slot (extended sequence numbers are never negative).
+  static let empty = Int64.min
+
+  private var sequences = [Int64](repeating: empty, count: size)
+  private var packets = [RTPPacket?](repeating: nil, count: size)
+  /// Packets held.
+  private(set) var count = 0
+
+  func packet(_ sequence: Int64) -> RTPPacket? {
+    let slot = Int(sequence & Self.mask)
+    return sequences[slot] == sequence ? packets[slot] : nil
+  }
+
+  /// Holds `packet` (a duplicate replaces the one held, as a dictionary store did).
+  mutating func hold(_ packet: RTPPacket, sequence: Int64) {
+    let slot = Int(sequence & Self.mask)
+    if sequences[slot] == Self.empty { count += 1 }
+    sequences[slot] = sequence
+    packets[slot] = packet
+  }
+
+  mutating func drop(_ sequence: Int64) {
+    let slot = Int(sequence & Self.mask)
+    guard sequences[slot] == sequence else { return }
+    sequences[slot] = Self.empty
+    packets[slot] = nil
+    count -= 1
+  }
+
+  mutating func removeAll() {
+    guard count > 0 else { return }
+    for slot in 0..<Self.size {
+      sequences[slot] = Self.empty
+      packets[slot] = nil
+    }
+    count = 0
   }
 }

@@ -76,10 +76,14 @@ public struct PlayoutSynchronizer: Sendable {
   private var aligned = false
   private var audioReports = 0
   private var videoReports = 0
+  /// `configuration.updateInterval` in seconds, converted once: `update` runs for every frame
+  /// played and the conversion divides 128-bit integers.
+  private let updateIntervalSeconds: Double
 
   /// Creates a synchronizer; `now` is the origin of its local times.
   public init(configuration: Configuration = Configuration(), now: ContinuousClock.Instant) {
     self.configuration = configuration
+    updateIntervalSeconds = configuration.updateInterval.streamSeconds
     sync = AVSync(now: now)
     clock = StreamClock(origin: now)
   }
@@ -127,7 +131,7 @@ public struct PlayoutSynchronizer: Sendable {
   public mutating func update(now: ContinuousClock.Instant) {
     let seconds = clock.seconds(now)
     let elapsed = lastUpdate.map { seconds - $0 }
-    if let elapsed, elapsed < configuration.updateInterval.streamSeconds { return }
+    if let elapsed, elapsed < updateIntervalSeconds { return }
     guard let offset = sync.offset,
       min(audioReports, videoReports) >= configuration.minimumSenderReports
     else { return }

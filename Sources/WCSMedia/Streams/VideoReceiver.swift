@@ -135,18 +135,20 @@ final class VideoDecodePipeline<Picture> {
   /// See `VideoReceiver.handle`.
   func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
     var output = Output()
-    for received in packets {
-      let packet = received.packet
+    // By index: a `for received in packets` loop copies each packet (its header with the
+    // extensions, and the payload) and destroys the copy after.
+    for index in packets.indices {
       let dropsBefore = assembler.discardedFrames
       let assembled = assembler.insert(
         VP8FrameAssembler.Packet(
-          sequenceNumber: packet.header.sequenceNumber, timestamp: packet.header.timestamp,
-          marker: packet.header.marker, payload: packet.payload))
+          sequenceNumber: packets[index].packet.header.sequenceNumber,
+          timestamp: packets[index].packet.header.timestamp,
+          marker: packets[index].packet.header.marker, payload: packets[index].packet.payload))
       statistics.framesDropped += assembler.discardedFrames - dropsBefore
       if assembled.dropped != nil { statistics.malformedPackets += 1 }
       if assembled.needsKeyFrame { output.needsKeyFrame = true }
       for frame in assembled.frames {
-        decode(frame.frame, arrival: received.arrival, now: now, into: &output)
+        decode(frame.frame, arrival: packets[index].arrival, now: now, into: &output)
       }
     }
     if !output.frames.isEmpty {

@@ -18,31 +18,37 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
 
   /// Frames held at most (default 90: 3 s at 30 fps, beyond the 1 s sync cap).
   public let capacity: Int
-  private var held: [(frame: Frame, decodedAt: ContinuousClock.Instant)] = []
+  /// The held frames, oldest first, and when each was decoded (same indices). Two arrays: a
+  /// frame's decode time is read on every release, and reading it out of a (frame, instant)
+  /// pair copied the whole frame (`ContinuousClock.Instant` is resilient, so the pair is
+  /// handled through value witnesses).
+  private var frames: [Frame] = []
+  private var decodedAt: [ContinuousClock.Instant] = []
 
   /// Creates an empty queue holding at most `capacity` frames (at least 1).
   public init(capacity: Int = 90) { self.capacity = max(1, capacity) }
 
   /// Frames held now.
-  public var count: Int { held.count }
+  public var count: Int { frames.count }
 
   /// Holds `frame`, decoded at `now`.
   public mutating func push(_ frame: Frame, decodedAt now: ContinuousClock.Instant) {
-    held.append((frame, now))
+    frames.append(frame)
+    decodedAt.append(now)
   }
 
   /// The frames due at `now` with `extraDelay`, oldest first (plus any over `capacity`).
   public mutating func release(now: ContinuousClock.Instant, extraDelay: Duration) -> [Release] {
     var out: [Release] = []
-    while let first = held.first, first.decodedAt + extraDelay <= now || held.count > capacity {
-      held.removeFirst()
-      out.append(Release(frame: first.frame, heldFor: now - first.decodedAt))
+    while !frames.isEmpty, decodedAt[0] + extraDelay <= now || frames.count > capacity {
+      let decoded = decodedAt.removeFirst()
+      out.append(Release(frame: frames.removeFirst(), heldFor: now - decoded))
     }
     return out
   }
 
   /// When the oldest held frame is due with `extraDelay`; nil when nothing is held.
   public func nextDeadline(extraDelay: Duration) -> ContinuousClock.Instant? {
-    held.first.map { $0.decodedAt + extraDelay }
+    decodedAt.first.map { $0 + extraDelay }
   }
 }

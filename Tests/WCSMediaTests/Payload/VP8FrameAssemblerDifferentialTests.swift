@@ -2,10 +2,12 @@ import XCTest
 
 @testable import WCSMedia
 
-/// The VP8 frame assembler's one-pass `drain` (4e62df5) against the algorithm it replaced (a
-/// filtered, sorted list of frame starts per delivered frame), on seeded random streams with
-/// loss, reordering, duplicates, late packets, malformed payloads, key frames and PictureIDs of
-/// every width: every `insert` gives the same output and the same counters.
+/// The VP8 frame assembler (one-pass `drain` since 4e62df5, packets in a sorted array instead of
+/// a dictionary keyed by sequence number since perfpoll) against the algorithm it replaced (a
+/// dictionary, and a filtered, sorted list of frame starts per delivered frame), on seeded
+/// random streams with loss, reordering, duplicates, late packets, malformed payloads, key
+/// frames, PictureIDs of every width, wraps of the 16-bit sequence number and jumps of it (a
+/// restarted sender): every `insert` gives the same output and the same counters.
 final class VP8FrameAssemblerDifferentialTests: XCTestCase {
   /// Random RTP packets of a VP8 stream as a lossy, reordering link delivers them.
   private struct StreamMaker {
@@ -17,7 +19,11 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
 
     mutating func packets() -> [VP8FrameAssembler.Packet] {
       let pictureIDBits = [0, 7, 15].randomElement(using: &random) ?? 0
-      var sequence = UInt16.random(in: 0...UInt16.max, using: &random)
+      // A third of the streams start just before the 16-bit sequence number wraps.
+      var sequence =
+        chance(0.3)
+        ? UInt16.max - UInt16.random(in: 0...60, using: &random)
+        : UInt16.random(in: 0...UInt16.max, using: &random)
       var pictureID = UInt16.random(in: 0..<0x8000, using: &random)
       var sent: [VP8FrameAssembler.Packet] = []
       let frames = Int.random(in: 20...120, using: &random)
@@ -56,6 +62,9 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
               payload: payload))
           sequence &+= 1
         }
+        // Now and then the numbering jumps (a restarted sender, or a huge loss), forwards or
+        // backwards.
+        if chance(0.01) { sequence &+= UInt16.random(in: 100...65_000, using: &random) }
         // Now and then the sender's PictureID skips one, repeats (two frames then follow the
         // same one: the lowest sequence number must win) or jumps (a restarted sender).
         if chance(0.02) {
@@ -104,7 +113,9 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
 
   func testOnePassDrainMatchesTheSortedScanOnRandomStreams() {
     var random = SplitMix64(seed: 0x5EED_0D1F)
-    var totals = (frames: 0, keyRequests: 0, discarded: 0, late: 0, dropped: 0, keyFrames: 0)
+    var totals = (
+      frames: 0, keyRequests: 0, discarded: 0, late: 0, dropped: 0, keyFrames: 0, wraps: 0
+    )
     for run in 0..<400 {
       var maker = StreamMaker(random: SplitMix64(seed: random.next()))
       let window = Int.random(in: 1...40, using: &random)
@@ -112,7 +123,13 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
       var assembler = VP8FrameAssembler(reorderWindow: window, maxBufferedPackets: buffered)
       var reference = ReferenceVP8FrameAssembler(
         reorderWindow: window, maxBufferedPackets: buffered)
-      for (index, packet) in maker.packets().enumerated() {
+      let packets = maker.packets()
+      if zip(packets, packets.dropFirst()).contains(where: {
+        $0.sequenceNumber > 0xFF00 && $1.sequenceNumber < 0x0100
+      }) {
+        totals.wraps += 1
+      }
+      for (index, packet) in packets.enumerated() {
         let output = assembler.insert(packet)
         let expected = reference.insert(
           .init(
@@ -146,6 +163,7 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
     XCTAssertGreaterThan(totals.discarded, 100)
     XCTAssertGreaterThan(totals.late, 100)
     XCTAssertGreaterThan(totals.dropped, 100)
+    XCTAssertGreaterThan(totals.wraps, 50)
   }
 }
 

@@ -10,12 +10,23 @@ extension NativeMediaConnection {
   /// has) falls due, with a leeway, so the poll rides on the wake-ups the media hand-offs make
   /// anyway (the congestion controller works on feedback as it arrives, the pacer has a timer
   /// of its own; nothing else there has to be on time).
-  func schedulePoll() {
+  ///
+  /// - Parameter fromPoll: called by the poll timer's own action, which is then scheduled
+  ///   again rather than made anew.
+  func schedulePoll(fromPoll: Bool = false) {
     // A renderer called on the loop may have closed the connection during the poll.
     guard !closed else { return }
     let now = loop.now()
     let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
-    armPoll(at: max(nextPollDeadline(now: now), now + Self.minimumPollInterval), leeway: leeway)
+    let deadline = max(nextPollDeadline(now: now), now + Self.minimumPollInterval)
+    if fromPoll, pollTimer == nil,
+      let again = loop.scheduleFiringActionAgain(at: deadline, leeway: leeway)
+    {
+      pollAt = deadline
+      pollTimer = again
+      return
+    }
+    armPoll(at: deadline, leeway: leeway)
   }
 
   /// Play: re-arms the poll when `deadline` comes before the armed one. Call on the loop.
@@ -25,14 +36,19 @@ extension NativeMediaConnection {
   }
 
   private func armPoll(at deadline: ContinuousClock.Instant, leeway: Duration = .zero) {
-    if let pollTimer { loop.cancel(pollTimer) }
     pollAt = deadline
+    // Moved rather than cancelled and made anew: no closure to allocate (play re-arms the
+    // poll for most packets).
+    if let pollTimer, let moved = loop.reschedule(pollTimer, at: deadline, leeway: leeway) {
+      self.pollTimer = moved
+      return
+    }
     pollTimer = loop.schedule(at: deadline, leeway: leeway) { [weak self] in
       guard let self, !self.closed else { return }
       self.pollTimer = nil
       self.pollAt = nil
       self.poll()
-      self.schedulePoll()
+      self.schedulePoll(fromPoll: true)
     }
   }
 
@@ -42,13 +58,14 @@ extension NativeMediaConnection {
   /// (a stale deadline there would make the publish poll spin).
   private func nextPollDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
     var next = now + Self.maximumPollInterval
-    for entry in receivers.values { next = min(next, entry.stream.nextDeadline) }
+    for entry in receivers.values { next = min(next, entry.stream.nextDeadlineInPlace()) }
     if let due = videoSend?.nextDeadline { next = min(next, due) }
     if let due = audioSend?.nextDeadline { next = min(next, due) }
     if request.direction == .play, transportWideCCID != nil,
       let due = transportFeedbackGenerator.nextDeadline
     {
-      next = min(next, now + .microseconds(due - micros(now)))
+      // `.microseconds(_:)` in attoseconds: the same value without a generic 128-bit multiply.
+      next = min(next, now + Duration(attoseconds: Int128(due - micros(now)) * 1_000_000_000_000))
     }
     return next
   }
@@ -57,14 +74,16 @@ extension NativeMediaConnection {
   /// every 20 ms): its deadlines tolerate that much — a jitter-buffer release is followed by a
   /// longer lip-sync hold whenever audio is buffered more than video, libwebrtc sends NACKs on a
   /// 20 ms period, reports and transport feedback are 100 ms apart or more.
-  static var playPollLeeway: Duration { .milliseconds(20) }
+  static let playPollLeeway: Duration = .milliseconds(20)
   /// How much later than due the publish side's poll may run (an SR 50 ms late is harmless:
   /// RFC 3550 §6.2 spreads report intervals by ±50 %).
-  static var publishPollLeeway: Duration { .milliseconds(50) }
+  static let publishPollLeeway: Duration = .milliseconds(50)
   /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
-  static var minimumPollInterval: Duration { .milliseconds(2) }
+  static let minimumPollInterval: Duration = .milliseconds(2)
+  /// The span `currentVideoBitrate` is measured over, at least.
+  static let bitrateWindow: Duration = .seconds(1)
   /// Ceiling between polls.
-  static var maximumPollInterval: Duration { .milliseconds(100) }
+  static let maximumPollInterval: Duration = .milliseconds(100)
 
   func poll() {
     let now = loop.now()
@@ -97,7 +116,7 @@ extension NativeMediaConnection {
       return
     }
     let elapsed = now - window.start
-    guard elapsed >= .seconds(1) else { return }
+    guard elapsed >= Self.bitrateWindow else { return }
     let seconds =
       Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     counters.currentVideoBitrate = Int(Double(bytes - window.bytes) * 8 / seconds)
@@ -149,4 +168,11 @@ extension NativeMediaConnection {
     }
     return result
   }
+}
+
+extension RTPReceiveStream {
+  /// `nextDeadline` read through an in-place access: reading a property of the stream held by
+  /// a `ReceiveEntry` (a class) copies the whole stream first (retaining its jitter buffer,
+  /// NACK generator and statistics storage, and releasing them after).
+  fileprivate mutating func nextDeadlineInPlace() -> ContinuousClock.Instant { nextDeadline }
 }

@@ -284,7 +284,14 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
       track.playDue()
       // A sink may have closed the connection or stopped the media from `play`, on the loop.
       guard !self.closed, track.isRunning else { return }
-      self.scheduleAudioPlayout(at: track.nextTurn(after: self.loop.now()))
+      let next = track.nextTurn(after: self.loop.now())
+      // This closure again, rather than a new one each turn.
+      if let again = self.loop.scheduleFiringActionAgain(at: next, leeway: Self.audioPlayoutLeeway)
+      {
+        self.audioPlayoutTimer = again
+      } else {
+        self.scheduleAudioPlayout(at: next)
+      }
     }
   }
 

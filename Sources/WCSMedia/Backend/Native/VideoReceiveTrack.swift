@@ -139,7 +139,12 @@ final class VideoReceiveTrack: @unchecked Sendable {
     let end = ContinuousClock.now
     let spent = end - start
     // An eighth of each new cost: a key frame (2–3 times a delta frame's) moves it little.
-    averageCost = averageCost.map { $0 + (spent - $0) / 8 } ?? spent
+    // In attoseconds: `Duration / Int` is a generic 128-bit division; the same truncating
+    // division of the same value.
+    averageCost =
+      averageCost.map {
+        Duration(attoseconds: $0.attoseconds + (spent.attoseconds - $0.attoseconds) / 8)
+      } ?? spent
     return (spent, end)
   }
 }

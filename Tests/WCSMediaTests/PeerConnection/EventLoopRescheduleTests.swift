@@ -1,0 +1,141 @@
+import Foundation
+import XCTest
+
+@testable import WCSMedia
+
+/// `EventLoop.reschedule`, `scheduleFiringActionAgain` (the play poll and the audio playout
+/// turn re-arm through them without a new closure) and the `poll` timeout's rounding.
+final class EventLoopRescheduleTests: XCTestCase {
+  private var loop = EventLoop(label: "EventLoopResched")
+
+  override func tearDown() {
+    loop.shutdown()
+    super.tearDown()
+  }
+
+  func testRescheduledTimerFiresOnceAtItsNewDeadlineInSchedulingOrder() {
+    let fired = LoopShared<[String]>([])
+    let early = LoopShared<[String]>([])
+    let done = expectation(description: "last timer")
+    let deadlines = LoopShared<[String: ContinuousClock.Instant]>([:])
+    loop.submit {
+      let start = loop.now()
+      func add(_ name: String, _ offset: Duration) -> EventLoopTimer {
+        deadlines.mutate { $0[name] = start + offset }
+        return loop.schedule(at: start + offset) { [loop] in
+          if let deadline = deadlines.value[name], loop.now() < deadline {
+            early.mutate { $0.append(name) }
+          }
+          fired.mutate { $0.append(name) }
+          if name == "last" { done.fulfill() }
+        }
+      }
+      let moved = add("moved", .milliseconds(5))
+      _ = add("b", .milliseconds(20))
+      // Same deadline as "b", moved after "b" was scheduled: fires after it, like a timer
+      // cancelled and scheduled anew.
+      let deadline = start + .milliseconds(20)
+      deadlines.mutate { $0["moved"] = deadline }
+      guard let handle = loop.reschedule(moved, at: deadline) else {
+        return XCTFail("a pending timer was not moved")
+      }
+      XCTAssertNotEqual(handle, moved)
+      // The old handle neither cancels nor moves it any more.
+      loop.cancel(moved)
+      XCTAssertNil(loop.reschedule(moved, at: start))
+      XCTAssertEqual(loop.pendingTimerCount, 2)
+      _ = add("last", .milliseconds(30))
+      // A cancelled timer cannot be moved back to life.
+      let cancelled = add("cancelled", .milliseconds(10))
+      loop.cancel(cancelled)
+      XCTAssertNil(loop.reschedule(cancelled, at: start + .milliseconds(25)))
+    }
+    wait(for: [done], timeout: 5)
+    XCTAssertEqual(fired.value, ["b", "moved", "last"])
+    XCTAssertEqual(early.value, [])
+    XCTAssertEqual(loop.submit { loop.pendingTimerCount }, 0)
+  }
+
+  func testRescheduleOfAFiredTimerReturnsNilAndMovedTimersCanBeCancelled() {
+    let fired = LoopShared<[String]>([])
+    let done = expectation(description: "marker")
+    let first = loop.submit {
+      loop.schedule(after: .milliseconds(1)) { fired.mutate { $0.append("first") } }
+    }
+    loop.submit {
+      loop.schedule(after: .milliseconds(20)) { [loop] in
+        XCTAssertNil(loop.reschedule(first, at: loop.now()), "a fired timer was moved")
+        var timer = loop.schedule(after: .milliseconds(5)) { fired.mutate { $0.append("never") } }
+        for step in 1...100 {
+          guard let moved = loop.reschedule(timer, at: loop.now() + .milliseconds(step)) else {
+            return XCTFail("move \(step) failed")
+          }
+          timer = moved
+        }
+        XCTAssertEqual(loop.pendingTimerCount, 1)
+        // 100 moves leave stale entries; compaction keeps both heaps small.
+        XCTAssertLessThanOrEqual(loop.timerHeapEntryCount, 2 * 80)
+        loop.cancel(timer)
+        XCTAssertEqual(loop.pendingTimerCount, 0)
+        loop.schedule(after: .milliseconds(150)) { done.fulfill() }
+      }
+    }
+    wait(for: [done], timeout: 5)
+    XCTAssertEqual(fired.value, ["first"])
+  }
+
+  func testAnActionSchedulesItselfAgainAndNothingElseCan() {
+    let runs = LoopShared(0)
+    let done = expectation(description: "ten runs")
+    loop.submit {
+      XCTAssertNil(loop.scheduleFiringActionAgain(at: loop.now()), "no action is firing")
+      loop.schedule(after: .milliseconds(1)) { [loop] in
+        runs.mutate { $0 += 1 }
+        if runs.value == 10 {
+          done.fulfill()
+          return
+        }
+        XCTAssertEqual(loop.pendingTimerCount, 0)
+        XCTAssertNotNil(loop.scheduleFiringActionAgain(at: loop.now() + .milliseconds(1)))
+        XCTAssertEqual(loop.pendingTimerCount, 1)
+      }
+    }
+    wait(for: [done], timeout: 5)
+    XCTAssertEqual(runs.value, 10)
+    XCTAssertNil(loop.submit { loop.scheduleFiringActionAgain(at: loop.now()) })
+    XCTAssertEqual(loop.submit { loop.pendingTimerCount }, 0)
+  }
+
+  func testPollTimeoutRoundsUpToWholeMillisecondsAndCapsAtADay() {
+    let second: Int128 = 1_000_000_000_000_000_000
+    let millisecond = second / 1000
+    // Whole microseconds count, as before: less than one is no wait at all.
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 1), 0)
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: millisecond), 1)
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: millisecond + 1), 1)  // sub-µs
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: millisecond + millisecond / 1000), 2)
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 20 * millisecond), 20)
+    // Past 2^63 attoseconds (9.2 s) the 128-bit path.
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 9 * second), 9_000)
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 10 * second + 1), 10_000)
+    XCTAssertEqual(
+      EventLoop.pollMilliseconds(attoseconds: 10 * second + millisecond / 1000), 10_001)
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 86_400 * second), 86_400_000)
+    // Beyond a day the seconds are capped (the sub-second part still counts).
+    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 3 * 86_400 * second), 86_400_000)
+    XCTAssertEqual(
+      EventLoop.pollMilliseconds(attoseconds: 3 * 86_400 * second + 500 * millisecond),
+      86_400_500)
+    // The old computation through `Duration.components`, for random delays.
+    var random = SplitMix64(seed: 0x7140_0117)
+    for _ in 0..<2_000 {
+      let delay = Duration(
+        secondsComponent: Int64.random(in: 0...200_000, using: &random) % 100_000,
+        attosecondsComponent: Int64.random(in: 1..<1_000_000_000_000_000_000, using: &random))
+      let (seconds, attoseconds) = delay.components
+      let microseconds = min(seconds, 86_400) * 1_000_000 + attoseconds / 1_000_000_000_000
+      let expected = Int32(clamping: (microseconds + 999) / 1000)
+      XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: delay.attoseconds), expected)
+    }
+  }
+}
