@@ -63,13 +63,20 @@ public final class EventLoop: @unchecked Sendable {
   private let origin: ContinuousClock.Instant
   /// While a timer's action runs: that action (`scheduleFiringActionAgain`).
   private var firingAction: (() -> Void)?
+  /// A readable-handler and the number of its `watch` call.
+  private struct Watcher {
+    var handler: () -> Void
+    var registration: UInt64
+  }
   /// Readable-handlers of the watched descriptors.
-  private var watchers: [Int32: () -> Void] = [:]
+  private var watchers: [Int32: Watcher] = [:]
+  /// `watch` calls so far.
+  private var registrations: UInt64 = 0
   private var watchersChanged = true
   /// The handlers of the polled descriptors, by their index in the `poll` array (nil for the
   /// wake pipe), made with that array: a readable socket finds its handler without hashing,
   /// as long as no handler was added, replaced or removed since.
-  private var pollHandlers: [(() -> Void)?] = []
+  private var pollHandlers: [Watcher?] = []
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
   var datagramArrival: ContinuousClock.Instant?
@@ -269,7 +276,8 @@ public final class EventLoop: @unchecked Sendable {
   /// has been drained). Call on the loop.
   func watch(_ descriptor: Int32, _ handler: @escaping () -> Void) {
     assertInEventLoop()
-    watchers[descriptor] = handler
+    registrations += 1
+    watchers[descriptor] = Watcher(handler: handler, registration: registrations)
     watchersChanged = true
   }
 
@@ -332,11 +340,18 @@ public final class EventLoop: @unchecked Sendable {
       let descriptor = descriptors[index].fd
       if descriptor == wake.readDescriptor {
         wake.drain()
-      } else if !watchersChanged, index < pollHandlers.count, let handler = pollHandlers[index] {
-        handler()
-      } else if let handler = watchers[descriptor] {
-        // A handler changed the watched set during this turn: look the descriptor up anew.
-        handler()
+      } else if index < pollHandlers.count, let polled = pollHandlers[index] {
+        if !watchersChanged {
+          polled.handler()
+        } else if let current = watchers[descriptor],
+          current.registration == polled.registration
+        {
+          // A handler changed the watched set during this turn. Only a descriptor still
+          // watched as when polled is served: one closed and reused for a new socket (same
+          // number) answers for another file, and a replaced handler gets it on the next poll
+          // (level-triggered).
+          current.handler()
+        }
       }
     }
   }
