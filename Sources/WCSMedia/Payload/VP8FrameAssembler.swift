@@ -88,6 +88,9 @@ public struct VP8FrameAssembler: Sendable {
   private var lastPictureID: UInt16?
   private var requestedAt: Int64?
   private var waitingSince: Int64?
+  /// The last packet that came more than `maxBufferedPackets` behind the last delivered frame
+  /// (no reordering is that deep): if the next one follows it, the numbering restarted.
+  private var renumberingCandidate: Packet?
 
   /// An assembler.
   /// - Parameters:
@@ -111,6 +114,23 @@ public struct VP8FrameAssembler: Sendable {
     }
     let sequence = extend(packet.sequenceNumber)
     if let lastDelivered, sequence <= lastDelivered {
+      if lastDelivered - sequence > Int64(maxBufferedPackets) {
+        // Two packets in a row, one after the other, this far behind: a new source took over
+        // the stream (or the sender renumbered). Taking them for late ones would freeze the
+        // video until the new numbering passed the old (up to 32,768 packets).
+        if let candidate = renumberingCandidate,
+          packet.sequenceNumber == candidate.sequenceNumber &+ 1
+        {
+          restartNumbering()
+          latePackets -= 1  // the candidate was not late after all
+          output = insert(candidate)
+          let next = insert(packet)
+          output.frames += next.frames
+          output.needsKeyFrame = output.needsKeyFrame || next.needsKeyFrame
+          return output
+        }
+        renumberingCandidate = packet
+      }
       latePackets += 1
       return output
     }
@@ -278,6 +298,19 @@ public struct VP8FrameAssembler: Sendable {
     // No whole key frame within the reorder window (at the start, or the one asked for was hit by
     // loss too): ask (again), at most once per two windows.
     if highest - since > Int64(reorderWindow) { requestKeyFrame(into: &output) }
+  }
+
+  /// Forgets the old numbering: what is buffered, what was delivered; waits for a key frame
+  /// (the counters stay).
+  private mutating func restartNumbering() {
+    packets.removeAll()
+    highest = nil
+    lastDelivered = nil
+    lastPictureID = nil
+    requestedAt = nil
+    waitingSince = nil
+    renumberingCandidate = nil
+    isWaitingForKeyFrame = true
   }
 
   private mutating func requestKeyFrame(into output: inout Output) {

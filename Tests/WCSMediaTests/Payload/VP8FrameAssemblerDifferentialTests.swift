@@ -203,6 +203,7 @@ private struct ReferenceVP8FrameAssembler {
   private var lastPictureID: UInt16?
   private var requestedAt: Int64?
   private var waitingSince: Int64?
+  private var renumberingCandidate: Packet?
 
   /// An assembler.
   /// - Parameters:
@@ -226,6 +227,29 @@ private struct ReferenceVP8FrameAssembler {
     }
     let sequence = extend(packet.sequenceNumber)
     if let lastDelivered, sequence <= lastDelivered {
+      // Since review7: two packets in a row, one after the other, further behind than the
+      // buffer holds are a new numbering.
+      if lastDelivered - sequence > Int64(maxBufferedPackets) {
+        if let candidate = renumberingCandidate,
+          packet.sequenceNumber == candidate.sequenceNumber &+ 1
+        {
+          packets = [:]
+          highest = nil
+          self.lastDelivered = nil
+          lastPictureID = nil
+          requestedAt = nil
+          waitingSince = nil
+          renumberingCandidate = nil
+          isWaitingForKeyFrame = true
+          latePackets -= 1
+          output = insert(candidate)
+          let next = insert(packet)
+          output.frames += next.frames
+          output.needsKeyFrame = output.needsKeyFrame || next.needsKeyFrame
+          return output
+        }
+        renumberingCandidate = packet
+      }
       latePackets += 1
       return output
     }

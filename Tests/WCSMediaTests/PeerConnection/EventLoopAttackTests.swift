@@ -18,12 +18,27 @@ final class EventLoopAttackTests: XCTestCase {
   func testTimersMatchAModelWhenActionsCancelMoveAndReArmOthers() {
     for seed: UInt64 in [1, 2, 3, 0xDEAD_BEEF] {
       let torture = TimerTorture(loop: loop, seed: seed)
-      let expectedFirst = loop.submit { torture.setUp() }
-      // The setup ran as work in one turn; that turn fired every due timer before this work
-      // item, which runs at the start of the next turn.
-      let (firstTurn, expectedSecond) = loop.submit { (torture.fired, torture.secondTurn()) }
+      let turns = LoopShared<(first: [Int], second: [Int], expectedSecond: [Int])?>(nil)
+      let done = expectation(description: "two turns")
+      let expectedFirst = loop.submit { [loop] in
+        let expected = torture.setUp()
+        // Work handed over during a turn runs at the start of the next one, before its
+        // timers: after this turn fired its due timers, then after the next one fired its.
+        loop.execute {
+          let first = torture.fired
+          let expectedSecond = torture.secondTurn()
+          loop.execute {
+            turns.mutate {
+              $0 = (first, Array(torture.fired.dropFirst(first.count)), expectedSecond)
+            }
+            done.fulfill()
+          }
+        }
+        return expected
+      }
+      wait(for: [done], timeout: 10)
+      guard let (firstTurn, secondTurn, expectedSecond) = turns.value else { return XCTFail() }
       XCTAssertEqual(firstTurn, expectedFirst, "seed \(seed): first turn")
-      let secondTurn = loop.submit { Array(torture.fired.dropFirst(firstTurn.count)) }
       XCTAssertEqual(secondTurn, expectedSecond, "seed \(seed): second turn")
       XCTAssertGreaterThan(firstTurn.count, 100, "seed \(seed)")
       XCTAssertGreaterThan(secondTurn.count, 5, "seed \(seed)")
