@@ -130,10 +130,14 @@ public struct VP8FrameAssembler: Sendable {
           return output
         }
         renumberingCandidate = packet
+      } else {
+        renumberingCandidate = nil
       }
       latePackets += 1
       return output
     }
+    // Only two in a row make a new numbering.
+    if renumberingCandidate != nil { renumberingCandidate = nil }
     let index = firstIndex(notBelow: sequence)
     if index < packets.count, packets[index].sequence == sequence {
       latePackets += 1

@@ -249,10 +249,14 @@ private struct ReferenceVP8FrameAssembler {
           return output
         }
         renumberingCandidate = packet
+      } else {
+        renumberingCandidate = nil
       }
       latePackets += 1
       return output
     }
+    // Only two in a row make a new numbering.
+    if renumberingCandidate != nil { renumberingCandidate = nil }
     if packets[sequence] != nil {
       latePackets += 1
       return output

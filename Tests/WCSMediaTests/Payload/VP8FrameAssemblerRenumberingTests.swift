@@ -86,4 +86,28 @@ final class VP8FrameAssemblerRenumberingTests: XCTestCase {
     XCTAssertEqual(assembler.latePackets, 1)
     XCTAssertFalse(assembler.isWaitingForKeyFrame)
   }
+
+  /// Two stray old packets one after the other, but with a packet of the stream between them,
+  /// are not two in a row: both stay late.
+  func testStrayPacketsWithTheStreamBetweenThemAreOnlyLate() {
+    var assembler = VP8FrameAssembler()
+    var delivered = 0
+    var sequence: UInt16 = 30_000
+    let strays = frame(1_000, timestamp: 5, isKey: true)
+    for index in 0..<20 {
+      let packets = frame(sequence, timestamp: UInt32(index) * 3000, isKey: index == 0)
+      if index == 10 {
+        XCTAssertEqual(assembler.insert(strays[0]).frames, [])
+        delivered += assembler.insert(packets[0]).frames.count
+        XCTAssertEqual(assembler.insert(strays[1]).frames, [])
+        delivered += assembler.insert(packets[1]).frames.count
+      } else {
+        for packet in packets { delivered += assembler.insert(packet).frames.count }
+      }
+      sequence &+= 2
+    }
+    XCTAssertEqual(delivered, 20)
+    XCTAssertEqual(assembler.latePackets, 2)
+    XCTAssertFalse(assembler.isWaitingForKeyFrame)
+  }
 }
