@@ -353,7 +353,7 @@ print(
   "   the minimal receiver's own CPU:   \(percent(median(floorOverhead))) beyond its codec calls (median): waking up for packets, recv, libsrtp"
 )
 print(
-  "   play path beyond it:              \(percent(median(playOverheadFloor))) of its codec calls (median; the SDK's own logic)"
+  "   play path beyond it:              \(percent(median(playOverheadFloor))) of its codec calls (median): all the SDK does beyond it, the copy of each picture out of libvpx included"
 )
 print(
   "   SDK CPU beyond raw decoding:      \(percent(median(playOverheadInside))) vs the codec calls inside the path, \(percent(median(playOverheadPaced))) vs the real-time loop, \(percent(median(playOverheadBatch))) vs the batch loop (median; target ≤ 15 %)"
