@@ -54,6 +54,17 @@ def show(mode,filt,top):
 a,b=load(f'{out}/yes25.tsv'),load(f'{out}/yes5.tsv')
 tot=a['PROGRAM TOTALS']-b['PROGRAM TOTALS']
 print(f'packets {p}; instructions beyond the codec calls per packet: {tot/p:,.0f}')
+def calls(path,name):
+    tot=0
+    for blk in open(path).read().split('\n\n'):
+        lines=blk.strip('\n').split('\n')
+        star=[l for l in lines if '*  ' in l]
+        if star and (':'+name+' [') in star[0]:
+            for l in lines:
+                m=re.search(r"\(([\d,]+)x\)",l)
+                if m and ' < ' in l: tot+=int(m.group(1).replace(",",""))
+    return tot
+print('calls per packet: ' + ', '.join(f"{n} {(calls(out+'/callers25.txt',n)-calls(out+'/callers5.txt',n))/p:.1f}" for n in ['malloc','free','swift_allocObject','swift_retain','swift_release','swift_beginAccess']))
 print('--- SDK functions, inclusive, per packet')
 show('yes',lambda k: '$s8WCSMedia' in k and 'partial apply' not in k,45)
 print('--- all functions, exclusive, per packet')
