@@ -53,6 +53,18 @@ struct ByteReader {
     return Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
   }
 
+  /// The `count` octets at buffer offset `start`, or nil unless they lie before `end`.
+  func bytes(at start: Int, count: Int) -> [UInt8]? {
+    guard start >= 0, count >= 0, start <= end - count else { return nil }
+    return Array(UnsafeRawBufferPointer(rebasing: bytes[start..<start + count]))
+  }
+
+  /// The big-endian 16-bit value at buffer offset `start`, or nil unless it lies before `end`.
+  func uint16(at start: Int) -> UInt16? {
+    guard start >= 0, start <= end - 2 else { return nil }
+    return UInt16(bytes[start]) << 8 | UInt16(bytes[start + 1])
+  }
+
   mutating func skip(_ count: Int) -> Bool {
     guard count >= 0, remaining >= count else { return false }
     offset += count

@@ -1,5 +1,13 @@
 /// The RTP fixed header, CSRC list and header extension (RFC 3550 §5.1, §5.3.1; RFC 8285).
 public struct RTPHeader: Equatable, Sendable {
+  /// How a header holds its extension: as given to it, or (parsed from a packet) as the wire
+  /// octets when they fit inline, decoded on demand.
+  enum ExtensionStorage: Sendable {
+    case none
+    case decoded(RTPHeaderExtension)
+    case wire(RTPWireHeaderExtension)
+  }
+
   /// The only RTP version in use (RFC 3550 §5.1).
   public static let version: UInt8 = 2
   /// Octets of the fixed header (RFC 3550 §5.1).
@@ -18,7 +26,18 @@ public struct RTPHeader: Equatable, Sendable {
   /// Contributing sources, at most 15.
   public var csrcs: [UInt32]
   /// The header extension, when the X bit is set.
-  public var headerExtension: RTPHeaderExtension?
+  public var headerExtension: RTPHeaderExtension? {
+    get {
+      switch extensionStorage {
+      case .none: return nil
+      case .decoded(let headerExtension): return headerExtension
+      case .wire(let wire): return wire.decoded
+      }
+    }
+    set { extensionStorage = newValue.map { .decoded($0) } ?? .none }
+  }
+  /// The storage behind `headerExtension`.
+  var extensionStorage: ExtensionStorage
 
   /// Creates a header; `csrcs` and `headerExtension` default to none.
   public init(
@@ -31,7 +50,30 @@ public struct RTPHeader: Equatable, Sendable {
     self.timestamp = timestamp
     self.ssrc = ssrc
     self.csrcs = csrcs
-    self.headerExtension = headerExtension
+    self.extensionStorage = headerExtension.map { .decoded($0) } ?? .none
+  }
+
+  /// A parsed header: `extensionStorage` as the parser found it.
+  init(
+    marker: Bool, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
+    csrcs: consuming [UInt32], extensionStorage: consuming ExtensionStorage
+  ) {
+    self.marker = marker
+    self.payloadType = payloadType
+    self.sequenceNumber = sequenceNumber
+    self.timestamp = timestamp
+    self.ssrc = ssrc
+    self.csrcs = csrcs
+    self.extensionStorage = extensionStorage
+  }
+
+  /// Equal when every field is, the extension compared decoded (one held as wire octets equals
+  /// the same extension given decoded).
+  public static func == (lhs: RTPHeader, rhs: RTPHeader) -> Bool {
+    lhs.marker == rhs.marker && lhs.payloadType == rhs.payloadType
+      && lhs.sequenceNumber == rhs.sequenceNumber && lhs.timestamp == rhs.timestamp
+      && lhs.ssrc == rhs.ssrc && lhs.csrcs == rhs.csrcs
+      && lhs.headerExtension == rhs.headerExtension
   }
 
   /// Octets this header takes on the wire: 12 + 4 per CSRC + the padded extension.
@@ -78,7 +120,7 @@ extension RTPHeader {
       for _ in 0..<csrcCount { csrcs.append(reader.readUInt32() ?? 0) }
     }
 
-    var headerExtension: RTPHeaderExtension?
+    var extensionStorage = ExtensionStorage.none
     if hasExtension {
       let available = reader.remaining
       guard let profile = reader.readUInt16(), let words = reader.readUInt16() else {
@@ -88,8 +130,18 @@ extension RTPHeader {
       guard reader.remaining >= length else {
         throw RTPParseError.truncatedExtensionData(declared: length, available: reader.remaining)
       }
-      var extensionReader = ByteReader(bytes, from: reader.offset, to: reader.offset + length)
-      headerExtension = try RTPHeaderExtension.parse(profile: profile, reader: &extensionReader)
+      let data = UnsafeRawBufferPointer(rebasing: bytes[reader.offset..<reader.offset + length])
+      var extensionReader = ByteReader(data)
+      if let wire = RTPWireHeaderExtension(profile: profile, data: data) {
+        // Checked now (same errors as decoding), decoded only if someone asks.
+        try RTPHeaderExtension.walkElements(profile: profile, reader: &extensionReader) { _, _, _ in
+          false
+        }
+        extensionStorage = .wire(wire)
+      } else {
+        extensionStorage = .decoded(
+          try RTPHeaderExtension.parse(profile: profile, reader: &extensionReader))
+      }
       _ = reader.skip(length)
     }
 
@@ -107,7 +159,7 @@ extension RTPHeader {
     let header = RTPHeader(
       marker: second & 0x80 != 0, payloadType: second & 0x7F, sequenceNumber: sequenceNumber,
       timestamp: timestamp, ssrc: ssrc, csrcs: consume csrcs,
-      headerExtension: consume headerExtension)
+      extensionStorage: consume extensionStorage)
     return RTPParsedPacket(
       header: header, headerLength: headerLength,
       payloadRange: headerLength..<(bytes.count - paddingSize), paddingSize: paddingSize)
@@ -123,8 +175,11 @@ extension RTPHeader {
     throws(RTPWriteError) -> Int
   {
     guard csrcs.count <= 15 else { throw .tooManyCSRCs(csrcs.count) }
+    // Read once: a parsed header decodes its extension on each read.
+    let headerExtension = self.headerExtension
     try headerExtension?.validate()
-    let needed = serializedLength
+    let needed =
+      Self.fixedHeaderLength + 4 * csrcs.count + (headerExtension?.serializedLength ?? 0)
     guard buffer.count >= needed else {
       throw .bufferTooSmall(needed: needed, available: buffer.count)
     }

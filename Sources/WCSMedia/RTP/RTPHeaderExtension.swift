@@ -64,37 +64,56 @@ public enum RTPHeaderExtension: Equatable, Sendable {
 
   /// Decodes the extension data of `profile` in `reader` (already limited to the data).
   static func parse(profile: UInt16, reader: inout ByteReader) throws -> RTPHeaderExtension {
-    if profile == oneByteProfile {
+    if profile == oneByteProfile || profile & 0xFFF0 == twoByteProfile {
       var elements: [RTPHeaderExtensionElement] = []
+      let source = reader
+      try walkElements(profile: profile, reader: &reader) { id, start, length in
+        elements.append(
+          RTPHeaderExtensionElement(id: id, value: source.bytes(at: start, count: length) ?? []))
+        return false
+      }
+      return profile == oneByteProfile
+        ? .oneByte(elements) : .twoByte(appBits: UInt8(profile & 0x0F), elements)
+    }
+    return .generic(profile: profile, data: reader.readBytes(reader.remaining) ?? [])
+  }
+
+  /// Walks the RFC 8285 elements of `profile` (one- or two-byte form) in `reader`, calling
+  /// `visit` with each element's identifier and the offset and length of its value in the
+  /// reader's buffer, until `visit` returns true. Throws `RTPParseError.truncatedExtensionElement`
+  /// for an element that does not fit (only reached when `visit` never stopped before it). The
+  /// one rule set for decoding, checking and searching extensions without allocating.
+  static func walkElements(
+    profile: UInt16, reader: inout ByteReader,
+    _ visit: (_ id: UInt8, _ valueStart: Int, _ valueLength: Int) -> Bool
+  ) throws {
+    if profile == oneByteProfile {
       while let first = reader.readUInt8() {
         if first == 0 { continue }  // padding octet
         let id = first >> 4
         if id == 15 { break }  // reserved: stop processing (RFC 8285 §4.2)
         let length = Int(first & 0x0F) + 1
-        guard let value = reader.readBytes(length) else {
+        let start = reader.offset
+        guard reader.skip(length) else {
           throw RTPParseError.truncatedExtensionElement(
             id: id, declared: length, available: reader.remaining)
         }
-        elements.append(RTPHeaderExtensionElement(id: id, value: value))
+        if visit(id, start, length) { return }
       }
-      return .oneByte(elements)
-    }
-    if profile & 0xFFF0 == twoByteProfile {
-      var elements: [RTPHeaderExtensionElement] = []
+    } else if profile & 0xFFF0 == twoByteProfile {
       while let id = reader.readUInt8() {
         if id == 0 { continue }  // padding octet
         guard let length = reader.readUInt8() else {
           throw RTPParseError.truncatedExtensionElement(id: id, declared: 1, available: 0)
         }
-        guard let value = reader.readBytes(Int(length)) else {
+        let start = reader.offset
+        guard reader.skip(Int(length)) else {
           throw RTPParseError.truncatedExtensionElement(
             id: id, declared: Int(length), available: reader.remaining)
         }
-        elements.append(RTPHeaderExtensionElement(id: id, value: value))
+        if visit(id, start, Int(length)) { return }
       }
-      return .twoByte(appBits: UInt8(profile & 0x0F), elements)
     }
-    return .generic(profile: profile, data: reader.readBytes(reader.remaining) ?? [])
   }
 
   /// Checks that every element fits its form before anything is written.

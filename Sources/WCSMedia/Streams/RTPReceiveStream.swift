@@ -214,7 +214,7 @@ public struct RTPReceiveStream: Sendable {
   private mutating func accept(
     _ media: consuming RTPPacket, isRetransmission: Bool, now: ContinuousClock.Instant
   ) -> Result<Output, RTPStreamError> {
-    let arrival = clock.seconds(now)
+    let arrival = Self.seconds(of: now - clock.origin)
     let restartsBefore = statistics.restarts
     guard
       statistics.record(
@@ -288,7 +288,7 @@ public struct RTPReceiveStream: Sendable {
 
   /// Releases due packets and emits due feedback and reports.
   public mutating func poll(now: ContinuousClock.Instant) -> Output {
-    let seconds = clock.seconds(now)
+    let seconds = Self.seconds(of: now - clock.origin)
     var output = Output()
     if configuration.buffersPackets {
       output.packets = jitterBuffer.release(now: seconds)
@@ -340,6 +340,15 @@ public struct RTPReceiveStream: Sendable {
 
   /// When `poll` must run next.
   public var nextDeadline: ContinuousClock.Instant { clock.instant(nextDeadlineSeconds) }
+
+  /// `duration.streamSeconds` (what `clock.seconds` gives) from the attoseconds: the same
+  /// value (`components` truncates as `/` and `%` do), without the runtime's `components`.
+  static func seconds(of duration: Duration) -> Double {
+    let attoseconds = duration.attoseconds
+    let seconds = Int64(truncatingIfNeeded: attoseconds / 1_000_000_000_000_000_000)
+    let fraction = Int64(truncatingIfNeeded: attoseconds % 1_000_000_000_000_000_000)
+    return Double(seconds) + Double(fraction) * 1e-18
+  }
 
   /// `nextDeadline` for a driver that holds the stream in place (a mutating call reads it
   /// without copying the stream, and the conversion to an instant is skipped when the deadline

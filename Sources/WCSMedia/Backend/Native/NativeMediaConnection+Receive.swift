@@ -22,11 +22,16 @@ extension NativeMediaConnection {
     if let id = transportWideCCID,
       let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
     {
-      let arrival = micros(now)
+      // `micros(now)` from the attoseconds (no `components` division of 128-bit values).
+      let arrival = Int64(
+        truncatingIfNeeded: (now - clockOrigin).attoseconds / 1_000_000_000_000)
       let due = transportFeedbackGenerator.recordArrival(
         transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
       if request.direction == .play, let due {
-        pollNoLaterThan(now + .microseconds(due - arrival))
+        // The instant of microsecond `due` itself: it stays put from one packet to the next
+        // (`now + (due - arrival)` moved by the sub-microsecond part of `now` and re-armed
+        // the poll on most packets), and is at most 1 µs earlier than that was.
+        pollNoLaterThan(clockOrigin + Duration(attoseconds: Int128(due) * 1_000_000_000_000))
       }
     }
     if let rtx = rtxPayloadType, payloadType == rtx {

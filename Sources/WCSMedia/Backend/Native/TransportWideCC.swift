@@ -29,15 +29,18 @@ enum TransportWideCC {
 
   /// The transport sequence number in `header`, `nil` without a 2-byte element `id`.
   static func sequenceNumber(in header: RTPHeader, id: UInt8) -> UInt16? {
-    // Per received packet: the elements are searched in place, without `elements`' copy.
-    switch header.headerExtension {
-    case .oneByte(let elements)?, .twoByte(_, let elements)?:
+    // Per received packet: the elements are searched in place, without `elements`' copy, and
+    // a parsed packet's wire octets without decoding them.
+    switch header.extensionStorage {
+    case .wire(let wire):
+      return wire.twoOctetValue(id: id)
+    case .decoded(.oneByte(let elements)), .decoded(.twoByte(_, let elements)):
       for element in elements where element.id == id {
         guard element.value.count == 2 else { return nil }
         return UInt16(element.value[0]) << 8 | UInt16(element.value[1])
       }
       return nil
-    case .generic?, nil:
+    case .decoded(.generic), .none:
       return nil
     }
   }
