@@ -44,6 +44,18 @@ struct RTPWireHeaderExtension: Sendable {
   /// a search of `decoded.elements` would find it).
   func twoOctetValue(id: UInt8) -> UInt16? {
     withReader { reader in
+      if profile == RTPHeaderExtension.oneByteProfile {
+        // The receive path's case, walked directly (the rules of `walkElements`).
+        while let first = reader.readUInt8() {
+          if first == 0 { continue }
+          let elementID = first >> 4
+          if elementID == 15 { return nil }
+          let length = Int(first & 0x0F) + 1
+          if elementID == id { return length == 2 ? reader.readUInt16() : nil }
+          guard reader.skip(length) else { return nil }
+        }
+        return nil
+      }
       let source = reader
       var value: UInt16?
       try? RTPHeaderExtension.walkElements(profile: profile, reader: &reader) {

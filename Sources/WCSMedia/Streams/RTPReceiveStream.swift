@@ -139,6 +139,8 @@ public struct RTPReceiveStream: Sendable {
   /// instant: the deadline often stays put from one packet to the next (audio: the next report).
   private var lastDeadlineSeconds = Double.nan
   private var lastDeadlineInstant: ContinuousClock.Instant
+  /// Empty, with the storage `recycle` handed back.
+  private var spareOutputPackets: [ReceivedRTPPacket] = []
 
   /// Creates the stream at `now` (its clock origin).
   public init(configuration: Configuration, now: ContinuousClock.Instant) {
@@ -246,6 +248,9 @@ public struct RTPReceiveStream: Sendable {
         media, arrivedAt: now, sequence: sequence, arrival: arrival, releasingAtOnce: false,
         into: &output.packets)
     } else {
+      // The storage of the last output the driver handed back (`recycle`), not a new array for
+      // every packet.
+      swap(&output.packets, &spareOutputPackets)
       // Reordered packets go out as they come: the consumer orders them.
       let result = jitterBuffer.insert(
         media, arrivedAt: now, sequence: sequence, arrival: arrival, releasingAtOnce: true,
@@ -269,6 +274,14 @@ public struct RTPReceiveStream: Sendable {
           from: UInt16(truncatingIfNeeded: highestSequence), to: sequenceNumber))
     if value > highestSequence { self.highestSequence = value }
     return value
+  }
+
+  /// Takes back the packet array of an output the driver has delivered: emptied, its storage
+  /// holds the next packets handed out at once (without a jitter buffer, every packet goes out
+  /// on arrival, in an array that would otherwise be allocated for it alone).
+  mutating func recycle(_ packets: consuming [ReceivedRTPPacket]) {
+    packets.removeAll(keepingCapacity: true)
+    spareOutputPackets = packets
   }
 
   /// Records an SR from the source: LSR/DLSR for our reports, the NTP↔RTP mapping for A/V sync.

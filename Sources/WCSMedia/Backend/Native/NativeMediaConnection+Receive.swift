@@ -74,7 +74,14 @@ extension NativeMediaConnection {
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
     let (result, deadline) = Self.receive(
       consume packet, now: now, in: &entry.stream, deadline: request.direction == .play)
-    if case .success(let output) = result { deliver(output, isVideo: entry.isVideo, now: now) }
+    if case .success(let output) = consume result {
+      deliver(output, isVideo: entry.isVideo, now: now)
+      if !entry.isVideo {
+        // The audio track has copied the packets out: their array's storage serves the next
+        // packet (one goes out on each arrival).
+        entry.stream.recycle((consume output).packets)
+      }
+    }
     if request.direction == .play { pollNoLaterThan(deadline) }
   }
 
