@@ -12,18 +12,19 @@ final class PlayoutPathEquivalenceTests: XCTestCase {
     var values: [Int128] = [
       0, 1, -1, attosecondsPerSecond, -attosecondsPerSecond, attosecondsPerSecond - 1,
       -(attosecondsPerSecond - 1), Int128(Int64.max), Int128(Int64.min), Int128(Int64.max) + 1,
-      Int128(Int64.min) - 1, Int128(UInt64.max), -Int128(UInt64.max), Int128.max, Int128.min,
-      Int128.max - 1, Int128.min + 1, Int128(Int64.max) * attosecondsPerSecond,
+      Int128(Int64.min) - 1, Int128(UInt64.max), -Int128(UInt64.max),
+      Int128(Int64.max) * attosecondsPerSecond,
       Int128(Int64.max) * attosecondsPerSecond + attosecondsPerSecond - 1,
-      (Int128(Int64.max) + 1) * attosecondsPerSecond,
+      // Whole seconds of Int64.min: past the fast path's quotient, `streamSeconds` itself.
       Int128(Int64.min) * attosecondsPerSecond - attosecondsPerSecond + 1,
-      (Int128(Int64.min) - 1) * attosecondsPerSecond,
-      Int128(UInt64.max) << 60, Int128(1) << 64, -(Int128(1) << 64),
+      Int128(UInt64.max) << 56, Int128(1) << 64, -(Int128(1) << 64),
     ]
+    // `components` (so `streamSeconds`) traps beyond Int64.max whole seconds (about 2^122.8
+    // attoseconds); the random values stay below 2^121.
     for _ in 0..<20_000 {
       let high = Int64(bitPattern: random.next())
       let low = random.next()
-      let shift = Int(random.next() % 128)
+      let shift = 6 + Int(random.next() % 122)
       let wide = (Int128(high) << 64 | Int128(low)) >> shift
       values.append(wide)
       // Durations the play path meets: milliseconds to hours, either sign.
@@ -102,7 +103,13 @@ final class PlayoutPathEquivalenceTests: XCTestCase {
       XCTAssertEqual(reused, expected)
       played += reused.count
     }
-    XCTAssertEqual(receiver.statistics, reference.statistics)
+    // Everything but the CPU time measured.
+    var statistics = receiver.statistics
+    var expected = reference.statistics
+    statistics.decodeCPUTime = 0
+    expected.decodeCPUTime = 0
+    XCTAssertEqual(statistics, expected)
+    XCTAssertGreaterThan(statistics.fecRecoveredFrames, 0)
     XCTAssertGreaterThan(played, 250)
   }
 }
