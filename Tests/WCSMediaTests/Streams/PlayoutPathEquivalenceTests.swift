@@ -69,7 +69,8 @@ final class PlayoutPathEquivalenceTests: XCTestCase {
         XCTAssertEqual(got.map(\.heldFor), expected.map(\.heldFor))
         XCTAssertEqual(queue.count, reference.count)
         XCTAssertEqual(
-          queue.nextDeadline(extraDelay: extraDelay), reference.nextDeadline(extraDelay: extraDelay))
+          queue.nextDeadline(extraDelay: extraDelay), reference.nextDeadline(extraDelay: extraDelay)
+        )
         released += got.count
       }
       XCTAssertGreaterThan(released, 1000)
