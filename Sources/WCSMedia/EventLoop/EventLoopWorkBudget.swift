@@ -39,13 +39,13 @@ final class EventLoopWorkBudget: @unchecked Sendable {
 
   /// Whether work expected to take `cost` may run on the loop at `now`.
   func allows(_ cost: Duration, at now: ContinuousClock.Instant) -> Bool {
-    utilization(at: now) + cost.streamSeconds / windowSeconds <= share
+    utilization(at: now) + cost.playoutSeconds / windowSeconds <= share
   }
 
   /// Records work that took `spent` and ended at `now`.
   func record(_ spent: Duration, endingAt now: ContinuousClock.Instant) {
     decay(to: now)
-    load += max(0, spent.streamSeconds)
+    load += max(0, spent.playoutSeconds)
   }
 
   /// Decays the load to `now`; an instant before the last one changes nothing.
@@ -55,7 +55,7 @@ final class EventLoopWorkBudget: @unchecked Sendable {
       return
     }
     guard now > last else { return }
-    load *= exp(-(now - last).streamSeconds / windowSeconds)
+    load *= exp(-(now - last).playoutSeconds / windowSeconds)
     updatedAt = now
   }
 }

@@ -45,13 +45,13 @@ public struct AVSync: Sendable {
   /// The audio sample with RTP timestamp `rtpTimestamp` was played at `now`.
   public mutating func audioPlayed(rtpTimestamp: UInt32, at now: ContinuousClock.Instant) {
     guard let audioMapping else { return }
-    audioDelay = clock.seconds(now) - audioMapping.captureTime(rtpTimestamp)
+    audioDelay = (now - clock.origin).playoutSeconds - audioMapping.captureTime(rtpTimestamp)
   }
 
   /// The video frame with RTP timestamp `rtpTimestamp` was rendered at `now`.
   public mutating func videoRendered(rtpTimestamp: UInt32, at now: ContinuousClock.Instant) {
     guard let videoMapping else { return }
-    videoDelay = clock.seconds(now) - videoMapping.captureTime(rtpTimestamp)
+    videoDelay = (now - clock.origin).playoutSeconds - videoMapping.captureTime(rtpTimestamp)
   }
 
   /// How much later video is shown than the audio captured at the same instant, seconds (negative:
@@ -65,5 +65,27 @@ public struct AVSync: Sendable {
   public var targetExtraDelay: (audio: Duration, video: Duration)? {
     guard let offset else { return nil }
     return offset >= 0 ? (.seconds(offset), .zero) : (.zero, .seconds(-offset))
+  }
+}
+
+extension Duration {
+  /// `streamSeconds`, the same `Double`, without `components`: that getter divides by 10^18
+  /// through the runtime's generic 128-bit multiplies (≈ 180 instructions), and the play path
+  /// converts a few durations per frame (render statistics, lip sync, the loop's work budget).
+  /// Whole seconds and the attoseconds left are the same truncating division, done by one
+  /// 128-by-64-bit division of the magnitude (quotient and remainder take the dividend's sign,
+  /// as `components` gives them); durations beyond ±2^63 s take `streamSeconds` itself.
+  var playoutSeconds: Double {
+    let value = attoseconds
+    let magnitude = value.magnitude
+    let high = UInt64(truncatingIfNeeded: magnitude >> 64)
+    let low = UInt64(truncatingIfNeeded: magnitude)
+    let attosecondsPerSecond: UInt64 = 1_000_000_000_000_000_000
+    guard high < attosecondsPerSecond else { return streamSeconds }
+    let (quotient, remainder) = attosecondsPerSecond.dividingFullWidth((high, low))
+    guard quotient <= UInt64(Int64.max) else { return streamSeconds }
+    let seconds = value < 0 ? -Int64(quotient) : Int64(quotient)
+    let rest = value < 0 ? -Int64(remainder) : Int64(remainder)
+    return Double(seconds) + Double(rest) * 1e-18
   }
 }

@@ -115,6 +115,13 @@ public final class AudioReceiver {
   /// Plays every frame due at or before `now`, in order.
   public func pull(now: ContinuousClock.Instant) -> [PCMAudioFrame] {
     var out: [PCMAudioFrame] = []
+    pull(now: now, into: &out)
+    return out
+  }
+
+  /// `pull(now:)` appending to `out`, so a caller that keeps its array between turns makes
+  /// no new one per turn.
+  func pull(now: ContinuousClock.Instant, into out: inout [PCMAudioFrame]) {
     while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
       var cpu = 0.0
       out.append(CodecCPUTime.measure(into: &cpu) { play(sequence) })
@@ -129,7 +136,6 @@ public final class AudioReceiver {
         concealedRun = 0
       }
     }
-    return out
   }
 
   /// When the next frame is due, or nil when playout is stopped.

@@ -113,7 +113,7 @@ public struct PlayoutSynchronizer: Sendable {
     rtpTimestamp: UInt32, appliedExtraDelay: Duration, at now: ContinuousClock.Instant
   ) {
     sync.audioPlayed(rtpTimestamp: rtpTimestamp, at: now)
-    audioApplied = appliedExtraDelay.streamSeconds
+    audioApplied = appliedExtraDelay.playoutSeconds
     update(now: now)
   }
 
@@ -123,13 +123,13 @@ public struct PlayoutSynchronizer: Sendable {
     rtpTimestamp: UInt32, appliedExtraDelay: Duration, at now: ContinuousClock.Instant
   ) {
     sync.videoRendered(rtpTimestamp: rtpTimestamp, at: now)
-    videoApplied = appliedExtraDelay.streamSeconds
+    videoApplied = appliedExtraDelay.playoutSeconds
     update(now: now)
   }
 
   /// Recomputes the extra delays when `updateInterval` has passed since the last time.
   public mutating func update(now: ContinuousClock.Instant) {
-    let seconds = clock.seconds(now)
+    let seconds = (now - clock.origin).playoutSeconds
     let elapsed = lastUpdate.map { seconds - $0 }
     if let elapsed, elapsed < updateIntervalSeconds { return }
     guard let offset = sync.offset,

@@ -185,14 +185,14 @@ final class VideoDecodePipeline<Picture> {
       // count the difference twice.
       let renderedAt = max(now, lastRenderAt ?? now)
       if let lastRenderAt {
-        let gap = (renderedAt - lastRenderAt).streamSeconds
+        let gap = (renderedAt - lastRenderAt).playoutSeconds
         statistics.longestGap = max(statistics.longestGap, gap)
         if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
       }
       firstRenderAt = firstRenderAt ?? renderedAt
       lastRenderAt = renderedAt
       if let firstRenderAt, statistics.framesDecoded > 1 {
-        let span = (renderedAt - firstRenderAt).streamSeconds
+        let span = (renderedAt - firstRenderAt).playoutSeconds
         if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
       }
       output.frames.append(

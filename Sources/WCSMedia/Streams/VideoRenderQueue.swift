@@ -40,11 +40,19 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
   /// The frames due at `now` with `extraDelay`, oldest first (plus any over `capacity`).
   public mutating func release(now: ContinuousClock.Instant, extraDelay: Duration) -> [Release] {
     var out: [Release] = []
-    while !frames.isEmpty, decodedAt[0] + extraDelay <= now || frames.count > capacity {
-      let decoded = decodedAt.removeFirst()
-      out.append(Release(frame: frames.removeFirst(), heldFor: now - decoded))
-    }
+    while let release = releaseNext(now: now, extraDelay: extraDelay) { out.append(release) }
     return out
+  }
+
+  /// The oldest frame if it is due at `now` with `extraDelay` (or over `capacity`), taken
+  /// out; nil otherwise. Calling it until nil gives `release(now:extraDelay:)`'s frames, one
+  /// at a time, without an array to hold them.
+  mutating func releaseNext(now: ContinuousClock.Instant, extraDelay: Duration) -> Release? {
+    guard !frames.isEmpty, decodedAt[0] + extraDelay <= now || frames.count > capacity else {
+      return nil
+    }
+    let decoded = decodedAt.removeFirst()
+    return Release(frame: frames.removeFirst(), heldFor: now - decoded)
   }
 
   /// When the oldest held frame is due with `extraDelay`; nil when nothing is held.

@@ -14,7 +14,10 @@ final class AudioReceiveTrack: @unchecked Sendable {
   // loop only.
 
   private let receiver: AudioReceiver
-  private let sinks: @Sendable () -> [any PlayoutAudioSink]
+  private let sinks: @Sendable () -> Sinks
+  /// The frames of the running turn, kept between turns (taken out for the turn and emptied
+  /// with its capacity kept) so a turn makes no new array.
+  private var pulled: [PCMAudioFrame] = []
   private let stats = Mutex(AudioReceiver.Statistics())
   private var running = false
   private let clock = ContinuousClock()
@@ -32,11 +35,18 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// this much, and the lip sync sees the instant it really went.
   static let playoutAdvance: Duration = .milliseconds(10)
 
+  /// The sinks a turn plays to, in order: the process sink (or the app's) and the sound
+  /// output. Two optionals rather than an array: no array made for every turn.
+  struct Sinks {
+    var first: (any PlayoutAudioSink)?
+    var second: (any PlayoutAudioSink)?
+  }
+
   /// - Parameter sinks: read for every turn, so muting or replacing the process sink or the
-  ///   sound output applies at once; empty drops the blocks.
+  ///   sound output applies at once; none drops the blocks.
   init(
     channels: Int, playoutSync: PlayoutSync? = nil,
-    sinks: @escaping @Sendable () -> [any PlayoutAudioSink]
+    sinks: @escaping @Sendable () -> Sinks
   ) throws(OpusError) {
     receiver = try AudioReceiver(channels: channels)
     self.playoutSync = playoutSync
@@ -75,17 +85,27 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// Plays every frame due within `playoutAdvance` from now. On the loop.
   func playDue() {
     guard running else { return }
-    let frames = synchronized(receiver.pull(now: clock.now + Self.playoutAdvance))
+    // Taken out of the property for the turn: one access, and the array stays unique for the
+    // next turn to empty in place.
+    var due: [PCMAudioFrame] = []
+    swap(&due, &pulled)
+    due.removeAll(keepingCapacity: true)
+    receiver.pull(now: clock.now + Self.playoutAdvance, into: &due)
+    let frames = synchronized(due)
+    pulled = due
     stats.withLock { $0 = receiver.statistics }
     guard !frames.isEmpty else { return }
     let sinks = sinks()
-    guard !sinks.isEmpty else { return }
     for frame in frames {
       let block = AudioFrame(
         sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,
         timestampNs: Int64(frame.timestamp) * 1_000_000 / 48)
       // `play` runs on the loop, so a sink may have stopped playout (closed the connection).
-      for sink in sinks {
+      if let sink = sinks.first {
+        guard running else { return }
+        sink.play(block)
+      }
+      if let sink = sinks.second {
         guard running else { return }
         sink.play(block)
       }

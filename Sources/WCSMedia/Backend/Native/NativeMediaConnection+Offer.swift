@@ -165,17 +165,19 @@ extension NativeMediaConnection {
           channels: audio.useStereo ? 2 : 1, playoutSync: playoutSync
         ) {
           [weak self] in
-          guard let self else { return [] }
-          var sinks: [any PlayoutAudioSink] = []
+          guard let self else { return .init() }
+          var sinks = AudioReceiveTrack.Sinks()
           if let sink = self.playoutSinkOverride.withLock({ $0 }) {
-            guard self.backend?.isPlayoutMuted != true else { return [] }
-            sinks.append(sink)
+            guard self.backend?.isPlayoutMuted != true else { return .init() }
+            sinks.first = sink
           } else if let sink = self.backend?.currentPlayoutSink() {
-            sinks.append(sink)
+            sinks.first = sink
           } else if self.backend?.isPlayoutMuted == true {
-            return []
+            return .init()
           }
-          if let speaker = self.audioOutput.withLock({ $0.player }) { sinks.append(speaker) }
+          if let speaker = self.audioOutput.withLock({ $0.player }) {
+            if sinks.first == nil { sinks.first = speaker } else { sinks.second = speaker }
+          }
           return sinks
         }
       } catch {

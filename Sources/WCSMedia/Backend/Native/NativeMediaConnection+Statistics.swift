@@ -173,6 +173,10 @@ extension NativeMediaConnection {
 extension RTPReceiveStream {
   /// `nextDeadline` read through an in-place access: reading a property of the stream held by
   /// a `ReceiveEntry` (a class) copies the whole stream first (retaining its jitter buffer,
-  /// NACK generator and statistics storage, and releasing them after).
-  fileprivate mutating func nextDeadlineInPlace() -> ContinuousClock.Instant { nextDeadline }
+  /// NACK generator and statistics storage, and releasing them after). Through
+  /// `scheduledDeadline()`, the same instant, which skips the conversion from the stream's
+  /// seconds (`Duration.seconds(Double)`, ≈ 340 instructions) while the deadline stays put.
+  fileprivate mutating func nextDeadlineInPlace() -> ContinuousClock.Instant {
+    scheduledDeadline()
+  }
 }

@@ -24,7 +24,9 @@ extension VideoReceiveTrack {
     guard let renderer, let playoutSync, !isStopped else { return }
     let extraDelay = playoutSync.videoExtraDelay
     let now = playoutSync.clock.now
-    for release in renderQueue.release(now: now, extraDelay: extraDelay) {
+    // One at a time: no array of the due frames per release. A frame left in the queue when
+    // the renderer stops the track is never rendered (nothing releases after `stop`).
+    while let release = renderQueue.releaseNext(now: now, extraDelay: extraDelay) {
       // The renderer may have stopped the track (closed its connection) at the previous one.
       guard !isStopped else { return }
       render(Self.videoFrame(release.frame), to: renderer)
