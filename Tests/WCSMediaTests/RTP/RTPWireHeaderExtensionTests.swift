@@ -65,7 +65,7 @@ final class RTPWireHeaderExtensionTests: XCTestCase {
   /// Extension data of `words` 32-bit words: well-formed elements mostly (with padding octets
   /// and an id-15 stop now and then), random octets sometimes.
   private static func randomData(
-    profile: UInt16, words: Int, using generator: inout SeededGenerator
+    profile: UInt16, words: Int, using generator: inout SplitMix64
   ) -> [UInt8] {
     let length = words * 4
     if Int.random(in: 0..<5, using: &generator) == 0 {
@@ -109,7 +109,7 @@ final class RTPWireHeaderExtensionTests: XCTestCase {
   }
 
   func testParsedExtensionsMatchTheReferenceDecoder() throws {
-    var generator = SeededGenerator(seed: 0x5EED_7E57)
+    var generator = SplitMix64(seed: 0x5EED_7E57)
     var wire = 0
     var failures = 0
     for round in 0..<20_000 {
@@ -182,18 +182,5 @@ final class RTPWireHeaderExtensionTests: XCTestCase {
     guard case .decoded = header.extensionStorage else { return XCTFail("held as wire octets") }
     XCTAssertEqual(
       header.headerExtension, .oneByte([RTPHeaderExtensionElement(id: 3, value: [1, 2, 3, 4])]))
-  }
-}
-
-/// SplitMix64: deterministic random numbers for the equivalence test.
-private struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
