@@ -92,7 +92,12 @@ final class NativeMediaBackendSourceTests: XCTestCase {
     let loud = call.audio.value.filter { ($0.samples.map { abs(Int($0)) }.max() ?? 0) > 3000 }
     let samples = loud.dropFirst(2).prefix(20).flatMap(\.samples)
     XCTAssertEqual(zeroCrossingFrequency(samples, sampleRate: 48_000), 1000, accuracy: 20)
-    // Other rates are refused rather than played at the wrong pitch.
+    // Other rates are refused rather than played at the wrong pitch. The 150 blocks above are
+    // 75 frames of 20 ms, encoded on the send track's queue: all of them first, so the count
+    // compared is not still moving with frames delivered earlier.
+    waitForBackend("every delivered frame encoded") {
+      (call.statistics(of: call.publisher, self)?.audioFramesEncoded ?? 0) >= 75
+    }
     let before = call.statistics(of: call.publisher, self)?.audioFramesEncoded ?? 0
     call.backend.deliverExternalAudio(
       AudioFrame(sampleRate: 44_100, channels: 1, samples: [Int16](repeating: 1, count: 4410)))
