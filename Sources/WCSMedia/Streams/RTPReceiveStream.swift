@@ -280,7 +280,9 @@ public struct RTPReceiveStream: Sendable {
   /// holds the next packets handed out at once (without a jitter buffer, every packet goes out
   /// on arrival, in an array that would otherwise be allocated for it alone).
   mutating func recycle(_ packets: consuming [ReceivedRTPPacket]) {
-    packets.removeAll(keepingCapacity: true)
+    // One at a time: an output holds one packet or a few, and `removeAll(keepingCapacity:)`
+    // goes through the generic `replaceSubrange`.
+    while !packets.isEmpty { packets.removeLast() }
     spareOutputPackets = packets
   }
 
