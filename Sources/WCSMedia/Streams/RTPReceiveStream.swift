@@ -371,9 +371,24 @@ public struct RTPReceiveStream: Sendable {
   mutating func scheduledDeadline() -> ContinuousClock.Instant {
     let seconds = nextDeadlineSeconds
     if seconds == lastDeadlineSeconds { return lastDeadlineInstant }
-    lastDeadlineInstant = clock.instant(seconds)
+    // `clock.instant(seconds)` without `Duration.seconds(_:)`'s generic path.
+    lastDeadlineInstant = clock.origin + Self.duration(seconds: seconds)
     lastDeadlineSeconds = seconds
     return lastDeadlineInstant
+  }
+
+  /// `Duration.seconds(seconds)`, bit for bit: the whole seconds in attoseconds plus the
+  /// fraction's attoseconds rounded to nearest, as the runtime converts, without its generic
+  /// 128-bit arithmetic (a video packet usually moves the deadline). `seconds` must be finite
+  /// (a deadline always is).
+  static func duration(seconds: Double) -> Duration {
+    let whole = seconds.rounded(.towardZero)
+    // Through `Int64` (one instruction each; `Int128(Double)` is a generic conversion): the
+    // fraction's attoseconds always fit, the whole seconds below ~292 years.
+    guard abs(whole) < 9e18 else { return .seconds(seconds) }
+    let fraction = Int64(((seconds - whole) * 1e18).rounded())
+    return Duration(
+      attoseconds: Int128(Int64(whole)) * 1_000_000_000_000_000_000 + Int128(fraction))
   }
 
   /// `nextDeadline` in seconds on the stream's clock.
