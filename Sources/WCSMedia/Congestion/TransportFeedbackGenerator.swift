@@ -180,15 +180,20 @@ private struct SequenceArrivals: Sendable {
   private static let mask: Int64 = 1023
   /// Marks a free slot; a sequence number with this value lives in `overflow`.
   private static let free = Int64.min
-  private var sequences: [Int64] = []
-  private var arrivals: [Int64] = []
+  /// A sequence number and its arrival side by side: one array, so a recorded arrival costs
+  /// one uniqueness check and touches one cache line.
+  private struct Slot: Sendable {
+    var sequence: Int64
+    var arrival: Int64
+  }
+  private var slots: [Slot] = []
   private var overflow: [Int64: Int64] = [:]
 
   /// The arrival recorded for `sequence`, or nil.
   subscript(sequence: Int64) -> Int64? {
-    if sequence != Self.free, !sequences.isEmpty {
-      let slot = Int(sequence & Self.mask)
-      if sequences[slot] == sequence { return arrivals[slot] }
+    if sequence != Self.free, !slots.isEmpty {
+      let slot = slots[Int(sequence & Self.mask)]
+      if slot.sequence == sequence { return slot.arrival }
     }
     return overflow.isEmpty ? nil : overflow[sequence]
   }
@@ -196,14 +201,12 @@ private struct SequenceArrivals: Sendable {
   /// Records `arrival` for `sequence` unless it has one; returns whether it did.
   mutating func insertIfAbsent(_ sequence: Int64, arrival: Int64) -> Bool {
     guard self[sequence] == nil else { return false }
-    if sequences.isEmpty {
-      sequences = Array(repeating: Self.free, count: Int(Self.mask) + 1)
-      arrivals = Array(repeating: 0, count: Int(Self.mask) + 1)
+    if slots.isEmpty {
+      slots = Array(repeating: Slot(sequence: Self.free, arrival: 0), count: Int(Self.mask) + 1)
     }
-    let slot = Int(sequence & Self.mask)
-    if sequence != Self.free, sequences[slot] == Self.free {
-      sequences[slot] = sequence
-      arrivals[slot] = arrival
+    let index = Int(sequence & Self.mask)
+    if sequence != Self.free, slots[index].sequence == Self.free {
+      slots[index] = Slot(sequence: sequence, arrival: arrival)
     } else {
       overflow[sequence] = arrival
     }
@@ -212,10 +215,10 @@ private struct SequenceArrivals: Sendable {
 
   /// Forgets `sequence`.
   mutating func remove(_ sequence: Int64) {
-    if sequence != Self.free, !sequences.isEmpty {
-      let slot = Int(sequence & Self.mask)
-      if sequences[slot] == sequence {
-        sequences[slot] = Self.free
+    if sequence != Self.free, !slots.isEmpty {
+      let index = Int(sequence & Self.mask)
+      if slots[index].sequence == sequence {
+        slots[index].sequence = Self.free
         return
       }
     }
@@ -224,8 +227,7 @@ private struct SequenceArrivals: Sendable {
 
   /// Forgets everything.
   mutating func removeAll() {
-    sequences = []
-    arrivals = []
+    slots = []
     overflow = [:]
   }
 }

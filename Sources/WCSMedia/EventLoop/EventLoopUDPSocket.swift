@@ -25,12 +25,12 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   /// The bound local address (the real port when bound to port 0).
   public let localAddress: ICETransportAddress
   /// Datagrams and payload bytes received so far.
-  public private(set) var datagramsReceived = 0
+  public var datagramsReceived: Int { reception.datagrams }
   /// Payload bytes received so far.
-  public private(set) var bytesReceived = 0
+  public var bytesReceived: Int { reception.bytes }
   /// Datagrams dropped because they were larger than the receive buffer
   /// (`EventLoop.maximumDatagramSize`; only IPv6 allows more): cut, they would look whole.
-  public private(set) var datagramsTruncated = 0
+  public var datagramsTruncated: Int { reception.truncated }
   /// Datagrams handed to the kernel so far.
   public private(set) var datagramsSent = 0
   /// Payload bytes handed to the kernel so far.
@@ -40,6 +40,20 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   /// `true` after `close()`.
   public private(set) var isClosed = false
 
+  /// The receive counters in one value: a datagram is counted in one access of the socket
+  /// instead of one per counter.
+  private struct Reception {
+    var datagrams = 0
+    var bytes = 0
+    var truncated = 0
+
+    mutating func count(_ length: Int) {
+      datagrams += 1
+      bytes += length
+    }
+  }
+
+  private var reception = Reception()
   private let descriptor: Int32
   private var onDatagram: DatagramHandler?
   /// Datagrams read per readiness event before yielding to timers and other sockets.
@@ -87,7 +101,9 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     self.loop = loop
     self.descriptor = descriptor
     self.onDatagram = onDatagram
-    loop.watch(descriptor) { [weak self] in self?.readAvailable() }
+    // A constant weak reference rather than `[weak self]` (see `WeakReference`).
+    let reference = WeakReference(self)
+    loop.watch(descriptor) { reference.object?.readAvailable() }
   }
 
   deinit {
@@ -171,10 +187,16 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   }
 
   private func readAvailable() {
+    // Read once for the whole batch: only `close()` changes it, and a handler that closes the
+    // socket ends the batch (`isClosed` is looked at after every datagram).
+    guard !isClosed, let onDatagram else { return }
     var storage = sockaddr_storage()
     let buffer = loop.receiveBuffer
+    // The loop's `datagramArrival` is cleared once after the batch rather than after each
+    // datagram: nothing runs on the loop between two handler calls of one batch.
+    var arrivalSet = false
+    defer { if arrivalSet { loop.datagramArrival = nil } }
     for _ in 0..<Self.readBudget {
-      guard !isClosed else { return }
       var length = UInt32(MemoryLayout<sockaddr_storage>.size)
       let (count, kernelTime) = withUnsafeMutablePointer(to: &storage) { pointer in
         KernelTimestampedReceive.receive(
@@ -187,19 +209,26 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
         return
       }
       guard count <= buffer.count else {
-        datagramsTruncated += 1
+        reception.truncated += 1
         continue
       }
       guard let source = withUnsafePointer(to: &storage, { SocketAddress.decode($0) }) else {
         continue
       }
-      datagramsReceived += 1
-      bytesReceived += count
-      loop.datagramArrival = Self.arrival(
-        kernelTime: kernelTime, wallClock: Self.readWallClock, monotonic: loop.now)
-      onDatagram?(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), source)
-      loop.datagramArrival = nil
+      reception.count(count)
+      loop.datagramArrival = Self.arrival(kernelTime: kernelTime, loop: loop)
+      arrivalSet = true
+      onDatagram(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), source)
+      guard !isClosed else { return }
     }
+  }
+
+  /// `arrival(kernelTime:wallClock:monotonic:)` with the wall clock and `loop`'s clock, read in
+  /// that order (without closures to call).
+  private static func arrival(kernelTime: timespec, loop: EventLoop) -> ContinuousClock.Instant {
+    guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else { return loop.now() }
+    let wall = readWallClock()
+    return arrival(kernelTime: kernelTime, now: loop.now(), wallClockNow: wall)
   }
 
   /// The longest a datagram counts as having waited in the socket: a kernel time further back
@@ -229,11 +258,18 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     kernelTime: timespec, now: ContinuousClock.Instant, wallClockNow wall: timespec
   ) -> ContinuousClock.Instant {
     guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else { return now }
+    // In nanoseconds as an `Int128` (no overflow from any two times) rather than `Duration`
+    // arithmetic: the same clamped age, converted once.
     let age =
-      Duration.seconds(Int64(wall.tv_sec) - Int64(kernelTime.tv_sec))
-      + .nanoseconds(Int64(wall.tv_nsec) - Int64(kernelTime.tv_nsec))
-    return now - min(max(age, .zero), maximumQueueingAge)
+      (Int128(wall.tv_sec) - Int128(kernelTime.tv_sec)) * 1_000_000_000
+      + Int128(wall.tv_nsec) - Int128(kernelTime.tv_nsec)
+    let clamped = min(max(age, 0), maximumQueueingNanoseconds)
+    guard clamped != 0 else { return now }
+    return now - Duration(attoseconds: clamped * 1_000_000_000)
   }
+
+  /// `maximumQueueingAge` in nanoseconds.
+  private static let maximumQueueingNanoseconds: Int128 = 1_000_000_000
 
   /// `CLOCK_REALTIME` now.
   static func readWallClock() -> timespec {

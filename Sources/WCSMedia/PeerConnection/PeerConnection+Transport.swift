@@ -6,7 +6,9 @@ extension PeerConnection {
   /// One datagram from a socket, demultiplexed by its first byte. The bytes live in the
   /// loop's shared receive buffer, so SRTP is unprotected in place there.
   func receive(_ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: Int) {
-    guard !state.isFinal else { return }
+    // One access for the state, the keys and the accepted addresses.
+    let reception = reception
+    guard !reception.isFinal else { return }
     switch RFC7983Demultiplexer.classify(bytes) {
     case .stun:
       receiveSTUN(Array(bytes), from: source, socket: socket)
@@ -19,9 +21,9 @@ extension PeerConnection {
       }
       receiveDTLS(Array(bytes), from: source, socket: socket)
     case .rtp:
-      receiveSRTP(bytes, from: source, socket: socket, isRTCP: false)
+      receiveSRTP(bytes, from: source, isRTCP: false, reception: reception)
     case .rtcp:
-      receiveSRTP(bytes, from: source, socket: socket, isRTCP: true)
+      receiveSRTP(bytes, from: source, isRTCP: true, reception: reception)
     case .turnChannel, .zrtp, .drop:
       counters.unexpectedDatagrams += 1
     }
@@ -42,9 +44,11 @@ extension PeerConnection {
           counters.unexpectedDatagrams += 1
         }
       case .rtp, .rtcp:
+        let reception = reception
         data.withUnsafeBytes {
           receiveSRTP(
-            $0, from: peer, socket: relay, isRTCP: RFC7983Demultiplexer.classify($0) == .rtcp)
+            $0, from: peer, isRTCP: RFC7983Demultiplexer.classify($0) == .rtcp,
+            reception: reception)
         }
       default: counters.unexpectedDatagrams += 1
       }
@@ -63,17 +67,18 @@ extension PeerConnection {
     handleDTLS(dtls.receive(bytes, now: loop.now()))
   }
 
+  /// SRTP or SRTCP from `source`, checked against `reception` (the connection's, read once for
+  /// the datagram).
   private func receiveSRTP(
-    _ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: Int, isRTCP: Bool
+    _ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, isRTCP: Bool,
+    reception: Reception
   ) {
     // Media is accepted from the selected pair or, before our nomination completes, from the
     // address the verified DTLS handshake ran with: a controlled peer (a browser answering our
     // offer) starts DTLS and media on its own valid pair first, and dropping those packets loses
     // its first key frame. SRTP authentication still guards every packet.
-    let fromSelectedPair = selectedRemoteAddress == source
-    let fromDTLSPeer = selectedRemoteAddress == nil && dtlsFallbackDestination?.address == source
-    guard let inbound = srtpInbound, fromSelectedPair || fromDTLSPeer, !peerClosedDTLS,
-      !state.isFinal
+    guard reception.acceptsMedia(from: source), let inbound = srtpInbound,
+      !reception.peerClosedDTLS, !reception.isFinal
     else {
       counters.unexpectedDatagrams += 1
       return
@@ -107,10 +112,15 @@ extension PeerConnection {
         return
       }
       let packet = UnsafeRawBufferPointer(rebasing: buffer[0..<length])
-      counters.rtpPacketsReceived += 1
-      counters.rtpBytesReceived += length
+      Self.countRTP(length, in: &counters)
       onRTP?(Self.ssrc(ofRTP: packet), packet)
     }
+  }
+
+  /// Counts one unprotected RTP packet of `length` octets (one access to the counters).
+  private static func countRTP(_ length: Int, in counters: inout PeerConnectionStats) {
+    counters.rtpPacketsReceived += 1
+    counters.rtpBytesReceived += length
   }
 
   /// Bytes 8..<12 of an RTP packet at least 12 bytes long (RFC 3550 §5.1).

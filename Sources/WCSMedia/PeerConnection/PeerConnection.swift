@@ -49,7 +49,9 @@ public final class PeerConnection: @unchecked Sendable {
   /// Our ICE credentials (random per connection).
   public let localCredentials: ICECredentials
   /// The current state.
-  public internal(set) var state: PeerConnectionState = .new
+  public internal(set) var state: PeerConnectionState = .new {
+    didSet { reception.isFinal = state.isFinal }
+  }
   /// Offerer or answerer, once a description was made or received.
   public internal(set) var signalingRole: SignalingRole?
   /// Our `a=setup` once decided.
@@ -83,15 +85,41 @@ public final class PeerConnection: @unchecked Sendable {
   var srtpOutbound: SRTPSession?
   var srtpInbound: SRTPSession?
   var selectedPair: ICECandidatePair? {
-    didSet { selectedRemoteAddress = selectedPair?.remote.address }
+    didSet { reception.selectedRemoteAddress = selectedPair?.remote.address }
   }
   /// `selectedPair?.remote.address`, kept apart so each received packet compares one address
   /// instead of copying the whole pair (its candidates' strings included).
-  private(set) var selectedRemoteAddress: ICETransportAddress?
+  var selectedRemoteAddress: ICETransportAddress? { reception.selectedRemoteAddress }
   /// Where DTLS goes before ICE selected a pair: the source of the last DTLS datagram, always
   /// an address ICE validated (`ICEAgent.isValidated`).
-  var dtlsFallbackDestination: (socket: ICESocketID, address: ICETransportAddress)?
-  var peerClosedDTLS = false
+  var dtlsFallbackDestination: (socket: ICESocketID, address: ICETransportAddress)? {
+    didSet { reception.dtlsFallbackAddress = dtlsFallbackDestination?.address }
+  }
+  var peerClosedDTLS: Bool {
+    get { reception.peerClosedDTLS }
+    set { reception.peerClosedDTLS = newValue }
+  }
+  /// What every received datagram looks at, in one value: one access of the connection per
+  /// datagram instead of one per property. Kept by the properties above and `state`. Plain
+  /// values only, so reading it copies no reference.
+  struct Reception {
+    /// `state.isFinal`.
+    var isFinal = false
+    /// `selectedRemoteAddress`.
+    var selectedRemoteAddress: ICETransportAddress?
+    /// `dtlsFallbackDestination?.address`.
+    var dtlsFallbackAddress: ICETransportAddress?
+    /// `peerClosedDTLS`.
+    var peerClosedDTLS = false
+
+    /// Whether SRTP from `source` is taken: from the selected pair or, before our nomination
+    /// completes, from the address the verified DTLS handshake ran with (see `receiveSRTP`).
+    func acceptsMedia(from source: ICETransportAddress) -> Bool {
+      if let selected = selectedRemoteAddress { return selected == source }
+      return dtlsFallbackAddress == source
+    }
+  }
+  private(set) var reception = Reception()
   var counters = PeerConnectionStats()
   var localSendSSRCs: Set<UInt32> = []
   /// Scratch space for protecting outgoing packets in place (allocated once).
@@ -306,8 +334,9 @@ public final class PeerConnection: @unchecked Sendable {
         let socket = try EventLoopUDPSocket(
           loop: loop, bindingTo: ICETransportAddress(ip: ip, port: 0),
           portRange: configuration.portRange
-        ) { [weak self] bytes, source in
-          self?.receive(bytes, from: source, socket: index)
+        ) { [reference = WeakReference(self)] bytes, source in
+          // A constant weak reference rather than `[weak self]` (see `WeakReference`).
+          reference.object?.receive(bytes, from: source, socket: index)
         }
         sockets.append(socket)
       } catch {

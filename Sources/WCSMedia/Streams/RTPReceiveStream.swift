@@ -280,7 +280,9 @@ public struct RTPReceiveStream: Sendable {
   /// holds the next packets handed out at once (without a jitter buffer, every packet goes out
   /// on arrival, in an array that would otherwise be allocated for it alone).
   mutating func recycle(_ packets: consuming [ReceivedRTPPacket]) {
-    packets.removeAll(keepingCapacity: true)
+    // One at a time: an output holds one packet or a few, and `removeAll(keepingCapacity:)`
+    // goes through the generic `replaceSubrange`.
+    while !packets.isEmpty { packets.removeLast() }
     spareOutputPackets = packets
   }
 
@@ -369,9 +371,24 @@ public struct RTPReceiveStream: Sendable {
   mutating func scheduledDeadline() -> ContinuousClock.Instant {
     let seconds = nextDeadlineSeconds
     if seconds == lastDeadlineSeconds { return lastDeadlineInstant }
-    lastDeadlineInstant = clock.instant(seconds)
+    // `clock.instant(seconds)` without `Duration.seconds(_:)`'s generic path.
+    lastDeadlineInstant = clock.origin + Self.duration(seconds: seconds)
     lastDeadlineSeconds = seconds
     return lastDeadlineInstant
+  }
+
+  /// `Duration.seconds(seconds)`, bit for bit: the whole seconds in attoseconds plus the
+  /// fraction's attoseconds rounded to nearest, as the runtime converts, without its generic
+  /// 128-bit arithmetic (a video packet usually moves the deadline). `seconds` must be finite
+  /// (a deadline always is).
+  static func duration(seconds: Double) -> Duration {
+    let whole = seconds.rounded(.towardZero)
+    // Through `Int64` (one instruction each; `Int128(Double)` is a generic conversion): the
+    // fraction's attoseconds always fit, the whole seconds below ~292 years.
+    guard abs(whole) < 9e18 else { return .seconds(seconds) }
+    let fraction = Int64(((seconds - whole) * 1e18).rounded())
+    return Duration(
+      attoseconds: Int128(Int64(whole)) * 1_000_000_000_000_000_000 + Int128(fraction))
   }
 
   /// `nextDeadline` in seconds on the stream's clock.

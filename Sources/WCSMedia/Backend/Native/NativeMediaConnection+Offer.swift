@@ -25,8 +25,11 @@ extension NativeMediaConnection {
     let peerConnection = PeerConnection(
       configuration: configuration.peerConnection, loop: loop)
     peerConnection.onEvent = { [weak self] event in self?.handle(event) }
-    peerConnection.onRTP = { [weak self] ssrc, packet in self?.receiveRTP(ssrc, packet) }
-    peerConnection.onRTCP = { [weak self] packet in self?.receiveRTCP(packet) }
+    // Called per packet: a constant weak reference rather than `[weak self]` (see
+    // `WeakReference`).
+    let reference = WeakReference(self)
+    peerConnection.onRTP = { ssrc, packet in reference.object?.receiveRTP(ssrc, packet) }
+    peerConnection.onRTCP = { packet in reference.object?.receiveRTCP(packet) }
     self.peerConnection = peerConnection
     let publish = request.direction == .publish
     let audio = request.audio.map { _ in

@@ -19,6 +19,11 @@ extension NativeMediaConnection {
       return
     }
     let payloadType = packet.header.payloadType
+    let play = request.direction == .play
+    // Play: the transport feedback's deadline, armed together with the stream's once the packet
+    // was handled (one look at the armed poll instead of two); on a return before that, alone.
+    var feedbackDue = now
+    var hasFeedbackDue = false
     if let id = transportWideCCID,
       let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
     {
@@ -27,11 +32,12 @@ extension NativeMediaConnection {
         truncatingIfNeeded: (now - clockOrigin).attoseconds / 1_000_000_000_000)
       let due = transportFeedbackGenerator.recordArrival(
         transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
-      if request.direction == .play, let due {
+      if play, let due {
         // The instant of microsecond `due` itself: it stays put from one packet to the next
         // (`now + (due - arrival)` moved by the sub-microsecond part of `now` and re-armed
         // the poll on most packets), and is at most 1 µs earlier than that was.
-        pollNoLaterThan(clockOrigin + Duration(attoseconds: Int128(due) * 1_000_000_000_000))
+        feedbackDue = clockOrigin + Duration(attoseconds: Int128(due) * 1_000_000_000_000)
+        hasFeedbackDue = true
       }
     }
     if let rtx = rtxPayloadType, payloadType == rtx {
@@ -42,6 +48,7 @@ extension NativeMediaConnection {
         now - current.lastPacketAt < Self.sourceTakeoverSilence
       {
         extra.malformedPackets += 1
+        if hasFeedbackDue { pollNoLaterThan(feedbackDue) }
         return
       }
       rtxSource = (ssrc, now)
@@ -50,6 +57,7 @@ extension NativeMediaConnection {
           packet, ssrc: video, payloadType: videoPayloadType)
       else {
         extra.malformedPackets += 1
+        if hasFeedbackDue { pollNoLaterThan(feedbackDue) }
         return
       }
       packet = restored
@@ -63,6 +71,7 @@ extension NativeMediaConnection {
         let made = makeReceiver(ssrc: mediaSSRC, payloadType: packet.header.payloadType, now: now)
       else {
         extra.malformedPackets += 1
+        if hasFeedbackDue { pollNoLaterThan(feedbackDue) }
         return
       }
       receivers[mediaSSRC] = made
@@ -73,7 +82,7 @@ extension NativeMediaConnection {
     // In place through the entry: a copy of the stream would share the storage of its jitter
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
     let (result, deadline) = Self.receive(
-      consume packet, now: now, in: &entry.stream, deadline: request.direction == .play)
+      consume packet, now: now, in: &entry.stream, deadline: play)
     if case .success(let output) = consume result {
       deliver(output, isVideo: entry.isVideo, now: now)
       if !entry.isVideo {
@@ -82,7 +91,7 @@ extension NativeMediaConnection {
         entry.stream.recycle((consume output).packets)
       }
     }
-    if request.direction == .play { pollNoLaterThan(deadline) }
+    if play { pollNoLaterThan(hasFeedbackDue && feedbackDue < deadline ? feedbackDue : deadline) }
   }
 
   /// The stream's `receive` and then its next deadline (when `deadline`, else `now`), in one
