@@ -91,7 +91,7 @@ public struct VP8FrameAssembler: Sendable {
   /// The last packet that came more than `maxBufferedPackets` behind the last delivered frame
   /// (no reordering is that deep): if the next one follows it, the numbering restarted.
   private var renumberingCandidate: Packet?
-  /// The bytes of the last frame of several packets, kept for the next one's.
+  /// Room for the bytes of a frame of several packets, kept for the next one's.
   private var joined: [UInt8] = []
 
   /// An assembler.
@@ -119,13 +119,31 @@ public struct VP8FrameAssembler: Sendable {
     -> InsertStatus
   {
     var status = InsertStatus()
+    guard let candidate = store(packet, into: &sink, status: &status) else { return status }
+    restartNumbering()
+    latePackets -= 1  // the candidate was not late after all
+    // The candidate's frames, then the packet's. Neither starts a new numbering again: after
+    // the restart nothing before the candidate was delivered, and the packet follows it.
+    // (Not a recursive `insert`: a profiler then mixes up the costs of the two levels.)
+    _ = store(candidate, into: &sink, status: &status)
+    var next = InsertStatus()
+    _ = store(packet, into: &sink, status: &next)
+    status.needsKeyFrame = status.needsKeyFrame || next.needsKeyFrame
+    return status
+  }
+
+  /// `insert(_:into:)` for one packet, into `status`; returns the renumbering candidate
+  /// instead when it and `packet` make a new numbering (nothing done then).
+  private mutating func store<Sink: VP8FrameSink>(
+    _ packet: Packet, into sink: inout Sink, status: inout InsertStatus
+  ) -> Packet? {
     let parsed: VP8PayloadPacket
     do {
       parsed = try VP8Depacketizer.parse(packet.payload)
     } catch {
       droppedPackets += 1
       status.dropped = error
-      return status
+      return nil
     }
     let sequence = extend(packet.sequenceNumber)
     if let lastDelivered, sequence <= lastDelivered {
@@ -136,26 +154,21 @@ public struct VP8FrameAssembler: Sendable {
         if let candidate = renumberingCandidate,
           packet.sequenceNumber == candidate.sequenceNumber &+ 1
         {
-          restartNumbering()
-          latePackets -= 1  // the candidate was not late after all
-          // The candidate's frames, then the packet's: the order the two calls gave them.
-          status = insert(candidate, into: &sink)
-          status.needsKeyFrame = insert(packet, into: &sink).needsKeyFrame || status.needsKeyFrame
-          return status
+          return candidate
         }
         renumberingCandidate = packet
       } else {
         renumberingCandidate = nil
       }
       latePackets += 1
-      return status
+      return nil
     }
     // Only two in a row make a new numbering.
     if renumberingCandidate != nil { renumberingCandidate = nil }
     let index = firstIndex(notBelow: sequence)
     if index < packets.count, packets[index].sequence == sequence {
       latePackets += 1
-      return status
+      return nil
     }
     let stored = Stored(
       sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
@@ -170,7 +183,7 @@ public struct VP8FrameAssembler: Sendable {
     trimBuffer()
     drain(into: &sink)
     status.needsKeyFrame = detectLoss()
-    return status
+    return nil
   }
 
   /// The index of the first buffered packet whose sequence number is `sequence` or later
@@ -264,13 +277,26 @@ public struct VP8FrameAssembler: Sendable {
       // One packet: its own bytes, no copy.
       packets[first].data.withUnsafeBufferPointer { sink.deliver(frame, data: $0) }
     } else {
-      // Joined in a buffer kept from frame to frame: no new array per frame.
+      // Joined in a buffer kept from frame to frame (grown, zero-filled, only for a larger
+      // frame than any before): no new array per frame, and plain copies of the parts.
       var size = 0
       for index in first...last { size += packets[index].data.count }
-      joined.removeAll(keepingCapacity: true)
-      joined.reserveCapacity(size)
-      for index in first...last { joined += packets[index].data }
-      joined.withUnsafeBufferPointer { sink.deliver(frame, data: $0) }
+      var buffer: [UInt8] = []
+      swap(&buffer, &joined)
+      if buffer.count < size { buffer = [UInt8](repeating: 0, count: max(size, buffer.count * 2)) }
+      buffer.withUnsafeMutableBufferPointer { buffer in
+        var offset = 0
+        for index in first...last {
+          // Within the buffer: the parts add up to `size`, at most its count.
+          packets[index].data.withUnsafeBufferPointer { part in
+            let end = offset + part.count
+            UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).update(fromContentsOf: part)
+            offset = end
+          }
+        }
+        sink.deliver(frame, data: UnsafeBufferPointer(rebasing: buffer[0..<offset]))
+      }
+      swap(&buffer, &joined)
     }
     // Everything up to the frame's end is now either in it or obsolete.
     var skippedFrames = 0

@@ -210,7 +210,7 @@ private struct PlayoutState {
     let frameSamples = AudioReceiver.frameSamples
     if let packet = held.packet(sequence) {
       do {
-        let frame = try decoder.decode(packet.payload, timestamp: packet.header.timestamp)
+        let frame = try decoder.decode(packet.payload, timestamp: packet.timestamp)
         statistics.decodedFrames += 1
         concealedRun = 0
         return frame
@@ -221,7 +221,7 @@ private struct PlayoutState {
       do {
         let frame = try decoder.decodeFEC(
           from: next.payload, frameSize: frameSamples,
-          timestamp: next.header.timestamp &- UInt32(frameSamples))
+          timestamp: next.timestamp &- UInt32(frameSamples))
         statistics.fecRecoveredFrames += 1
         concealedRun = 0
         return frame
@@ -253,10 +253,19 @@ private struct PlayoutState {
 
 /// `AudioReceiver`'s packets held for playout, each at `sequence & mask` (see `held`). A value
 /// type kept in one stored property, so each operation is one access of the receiver (every
-/// stored property of a class accessed costs a dynamic exclusivity check). Two arrays rather
-/// than one of optional pairs: checking a slot reads an `Int64` instead of copying (retaining
-/// and releasing) the packet held there.
+/// stored property of a class accessed costs a dynamic exclusivity check). Of each packet only
+/// what playout reads, the payload and the RTP timestamp, each in an array of its own: checking
+/// a slot reads an `Int64`, and holding, reading or dropping a packet retains or releases one
+/// array instead of a whole `RTPPacket` (header, CSRC list, extension, payload).
 private struct HeldPackets {
+  /// What playout reads of a held packet.
+  struct Packet {
+    /// The Opus packet.
+    var payload: [UInt8]
+    /// Its 48 kHz RTP timestamp.
+    var timestamp: UInt32
+  }
+
   /// A power of two above `AudioReceiver.maxConcealedRun + 1`.
   static let size = 64
   static let mask = Int64(size - 1)
@@ -264,13 +273,15 @@ private struct HeldPackets {
   static let empty = Int64.min
 
   private var sequences = [Int64](repeating: empty, count: size)
-  private var packets = [RTPPacket?](repeating: nil, count: size)
+  private var payloads = [[UInt8]](repeating: [], count: size)
+  private var timestamps = [UInt32](repeating: 0, count: size)
   /// Packets held.
   private(set) var count = 0
 
-  func packet(_ sequence: Int64) -> RTPPacket? {
+  func packet(_ sequence: Int64) -> Packet? {
     let slot = Int(sequence & Self.mask)
-    return sequences[slot] == sequence ? packets[slot] : nil
+    guard sequences[slot] == sequence else { return nil }
+    return Packet(payload: payloads[slot], timestamp: timestamps[slot])
   }
 
   /// Holds `packet` (a duplicate replaces the one held, as a dictionary store did).
@@ -278,14 +289,15 @@ private struct HeldPackets {
     let slot = Int(sequence & Self.mask)
     if sequences[slot] == Self.empty { count += 1 }
     sequences[slot] = sequence
-    packets[slot] = packet
+    payloads[slot] = packet.payload
+    timestamps[slot] = packet.header.timestamp
   }
 
   mutating func drop(_ sequence: Int64) {
     let slot = Int(sequence & Self.mask)
     guard sequences[slot] == sequence else { return }
     sequences[slot] = Self.empty
-    packets[slot] = nil
+    payloads[slot] = []
     count -= 1
   }
 
@@ -293,7 +305,7 @@ private struct HeldPackets {
     guard count > 0 else { return }
     for slot in 0..<Self.size {
       sequences[slot] = Self.empty
-      packets[slot] = nil
+      payloads[slot] = []
     }
     count = 0
   }

@@ -266,7 +266,7 @@ final class VideoDecodePipeline<Picture> {
         }
         output.frames.append(
           Frame(
-            picture: picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
+            picture: consume picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
             arrivalOffset: arrival, renderOffset: now))
       } catch {
         // The reference chain is broken: later delta frames would decode to garbage.
