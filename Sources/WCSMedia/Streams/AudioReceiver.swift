@@ -68,7 +68,9 @@ public final class AudioReceiver {
 
   /// Takes one packet released by the receive stream at `now`.
   public func insert(_ packet: RTPPacket, now: ContinuousClock.Instant) {
-    state.insert(packet, now: PlayoutInstant.offset(of: now), playoutDelay: playoutDelay)
+    state.insert(
+      sequenceNumber: packet.header.sequenceNumber, timestamp: packet.header.timestamp,
+      payload: packet.payload, now: PlayoutInstant.offset(of: now), playoutDelay: playoutDelay)
   }
 
   /// Takes one packet from `RTPReceiveStream.Output.packets`, at its arrival time.
@@ -146,15 +148,21 @@ private struct PlayoutState {
   var concealedRun = 0
 
   mutating func insert(contentsOf packets: [ReceivedRTPPacket], playoutDelay: Duration) {
+    // The fields read in place: `packets[index].packet` would be a copy of the whole packet.
     for index in packets.indices {
       insert(
-        packets[index].packet, now: PlayoutInstant.offset(of: packets[index].arrival),
-        playoutDelay: playoutDelay)
+        sequenceNumber: packets[index].packet.header.sequenceNumber,
+        timestamp: packets[index].packet.header.timestamp,
+        payload: packets[index].packet.payload,
+        now: PlayoutInstant.offset(of: packets[index].arrival), playoutDelay: playoutDelay)
     }
   }
 
-  mutating func insert(_ packet: RTPPacket, now: Duration, playoutDelay: Duration) {
-    let sequence = extend(packet.header.sequenceNumber)
+  mutating func insert(
+    sequenceNumber: UInt16, timestamp: UInt32, payload: [UInt8], now: Duration,
+    playoutDelay: Duration
+  ) {
+    let sequence = extend(sequenceNumber)
     if let nextSequence, sequence < nextSequence {
       // Behind playout: late, unless playout stopped (a new sender after a pause, e.g. a
       // source taking over with numbering of its own) or it is further behind than any late
@@ -176,7 +184,7 @@ private struct PlayoutState {
       nextPlayoutAt = now + playoutDelay
       nextSequence = sequence
     }
-    held.hold(packet, sequence: sequence)
+    held.hold(payload: payload, timestamp: timestamp, sequence: sequence)
   }
 
   /// Drops what is held and plays from `sequence` on, `playoutDelay` after its arrival.
@@ -285,12 +293,12 @@ private struct HeldPackets {
   }
 
   /// Holds `packet` (a duplicate replaces the one held, as a dictionary store did).
-  mutating func hold(_ packet: RTPPacket, sequence: Int64) {
+  mutating func hold(payload: [UInt8], timestamp: UInt32, sequence: Int64) {
     let slot = Int(sequence & Self.mask)
     if sequences[slot] == Self.empty { count += 1 }
     sequences[slot] = sequence
-    payloads[slot] = packet.payload
-    timestamps[slot] = packet.header.timestamp
+    payloads[slot] = payload
+    timestamps[slot] = timestamp
   }
 
   mutating func drop(_ sequence: Int64) {

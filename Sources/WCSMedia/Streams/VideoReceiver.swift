@@ -241,11 +241,12 @@ final class VideoDecodePipeline<Picture> {
         // Timed into a local and added after (the same sum): the closure reads the decoder
         // while `statistics` is not being modified.
         var cpu = 0.0
-        let picture = try CodecCPUTime.measure(into: &cpu) {
+        let decoded = try CodecCPUTime.measure(into: &cpu) {
           () throws(VP8Error) -> Picture? in try decodeBytes(decoder, data)
         }
         statistics.decodeCPUTime += cpu
-        guard let picture else { return }
+        // Moved out of the optional into the frame, not copied (and the copy destroyed).
+        guard let picture = consume decoded else { return }
         waitingForKeyFrame = false
         statistics.framesDecoded += 1
         if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
