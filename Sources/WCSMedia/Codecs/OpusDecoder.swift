@@ -11,6 +11,10 @@ public final class OpusDecoder {
   /// Output channel count: 1 or 2.
   public let channels: Int
   private let decoder: OpaquePointer
+  /// Where libopus writes: room for the largest frame, made once. A frame's samples are then
+  /// copied into an array of exactly their count, instead of a zero-filled array of the
+  /// largest frame per call (11.5 kB for mono) cut down to its prefix in a second array.
+  private let output: UnsafeMutablePointer<Int16>
 
   /// Creates a decoder.
   /// - Parameter channels: 1 or 2; a stereo packet decodes to mono output and vice versa.
@@ -28,10 +32,12 @@ public final class OpusDecoder {
     }
     decoder = made
     self.channels = channels
+    output = .allocate(capacity: Self.maxFrameSize * channels)
   }
 
   deinit {
     opus_decoder_destroy(decoder)
+    output.deallocate()
   }
 
   /// Decodes one packet, or conceals a lost one.
@@ -85,20 +91,21 @@ public final class OpusDecoder {
     if let packet, packet.count > Int(Int32.max) {
       throw OpusError(invalidInput: "packet too long")
     }
-    var pcm = [Int16](repeating: 0, count: frameSize * channels)
-    let decoded = pcm.withUnsafeMutableBufferPointer { out -> Int32 in
-      guard let output = out.baseAddress else { return OPUS_BAD_ARG }
-      if let packet {
-        return packet.withUnsafeBufferPointer { data in
-          opus_decode(
-            decoder, data.baseAddress, Int32(data.count), output, Int32(frameSize),
-            fec ? 1 : 0)
-        }
+    // `frameSize` is at most `maxFrameSize` (the callers clamp it): `output` holds it.
+    let decoded: Int32
+    if let packet {
+      decoded = packet.withUnsafeBufferPointer { data in
+        opus_decode(
+          decoder, data.baseAddress, Int32(data.count), output, Int32(frameSize), fec ? 1 : 0)
       }
-      return opus_decode(decoder, nil, 0, output, Int32(frameSize), 0)
+    } else {
+      decoded = opus_decode(decoder, nil, 0, output, Int32(frameSize), 0)
     }
     guard decoded >= 0 else { throw OpusError(.decode, code: decoded) }
+    // libopus returns at most `frameSize` samples per channel; the bound is kept anyway.
+    let count = min(Int(decoded), frameSize) * channels
     return PCMAudioFrame(
-      samples: Array(pcm.prefix(Int(decoded) * channels)), channels: channels, timestamp: timestamp)
+      samples: Array(UnsafeBufferPointer(start: output, count: count)), channels: channels,
+      timestamp: timestamp)
   }
 }

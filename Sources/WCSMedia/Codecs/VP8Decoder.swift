@@ -33,28 +33,41 @@ public final class VP8Decoder {
   ///   (truncated, not VP8, a delta frame before any key frame), `.corruptFrame` when libvpx decoded
   ///   it but flags the result corrupt. After either, ask the sender for a key frame.
   public func decode(_ frame: [UInt8]) throws(VP8Error) -> I420Image? {
-    try decode(frame, picture: Self.copy)
+    try frame.withUnsafeBufferPointer { bytes throws(VP8Error) in
+      try decode(bytes, picture: Self.copy)
+    }
+  }
+
+  /// `decode(_:)` from bytes in place (a frame joined in a buffer kept for the next one, or a
+  /// packet's own bytes): the same picture and errors.
+  func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(VP8Error) -> I420Image? {
+    try decode(bytes, picture: Self.copy)
   }
 
   /// Decodes one complete VP8 frame (RFC 6386) into a `VideoFrame` with tightly packed planes
   /// (copied once out of libvpx) and `timestampNs` 0; see `decode(_:)` for the result and
   /// errors.
   func decodeVideoFrame(_ frame: [UInt8]) throws(VP8Error) -> VideoFrame? {
-    try decode(frame, picture: Self.videoFrame)
+    try frame.withUnsafeBufferPointer { bytes throws(VP8Error) in
+      try decode(bytes, picture: Self.videoFrame)
+    }
+  }
+
+  /// `decodeVideoFrame(_:)` from bytes in place: the same picture and errors.
+  func decodeVideoFrame(_ bytes: UnsafeBufferPointer<UInt8>) throws(VP8Error) -> VideoFrame? {
+    try decode(bytes, picture: Self.videoFrame)
   }
 
   /// `decode(_:)` with the copy out of libvpx's picture left to `picture` (nil: a format it
   /// does not take).
-  private func decode<Picture>(_ frame: [UInt8], picture makePicture: (vpx_image_t) -> Picture?)
-    throws(VP8Error) -> Picture?
-  {
+  private func decode<Picture>(
+    _ frame: UnsafeBufferPointer<UInt8>, picture makePicture: (vpx_image_t) -> Picture?
+  ) throws(VP8Error) -> Picture? {
     guard !frame.isEmpty else { throw VP8Error(.invalidInput, message: "empty frame") }
     guard frame.count <= Int(UInt32.max) else {
       throw VP8Error(.invalidInput, message: "frame too large")
     }
-    let result = frame.withUnsafeBufferPointer { bytes in
-      vpx_codec_decode(context, bytes.baseAddress, UInt32(bytes.count), nil, 0)
-    }
+    let result = vpx_codec_decode(context, frame.baseAddress, UInt32(frame.count), nil, 0)
     guard result == VPX_CODEC_OK else { throw VP8Error(.decode, code: result, context: context) }
     var corrupted: Int32 = 0
     let query = wcs_vpx_decoder_frame_corrupted(context, &corrupted)

@@ -91,6 +91,8 @@ public struct VP8FrameAssembler: Sendable {
   /// The last packet that came more than `maxBufferedPackets` behind the last delivered frame
   /// (no reordering is that deep): if the next one follows it, the numbering restarted.
   private var renumberingCandidate: Packet?
+  /// Room for the bytes of a frame of several packets, kept for the next one's.
+  private var joined: [UInt8] = []
 
   /// An assembler.
   /// - Parameters:
@@ -103,14 +105,45 @@ public struct VP8FrameAssembler: Sendable {
 
   /// Takes one packet and returns the frames that became decodable.
   public mutating func insert(_ packet: Packet) -> Output {
-    var output = Output()
+    var sink = OutputSink()
+    let status = insert(packet, into: &sink)
+    sink.output.needsKeyFrame = status.needsKeyFrame
+    sink.output.dropped = status.dropped
+    return sink.output
+  }
+
+  /// `insert(_:)` handing each frame that becomes decodable to `sink` as it is found, in
+  /// decoding order, instead of collecting the frames (and a new array of bytes for each) in an
+  /// `Output`. Returns the rest of what `insert(_:)` returns.
+  mutating func insert<Sink: VP8FrameSink>(_ packet: Packet, into sink: inout Sink)
+    -> InsertStatus
+  {
+    var status = InsertStatus()
+    guard let candidate = store(packet, into: &sink, status: &status) else { return status }
+    restartNumbering()
+    latePackets -= 1  // the candidate was not late after all
+    // The candidate's frames, then the packet's. Neither starts a new numbering again: after
+    // the restart nothing before the candidate was delivered, and the packet follows it.
+    // (Not a recursive `insert`: a profiler then mixes up the costs of the two levels.)
+    _ = store(candidate, into: &sink, status: &status)
+    var next = InsertStatus()
+    _ = store(packet, into: &sink, status: &next)
+    status.needsKeyFrame = status.needsKeyFrame || next.needsKeyFrame
+    return status
+  }
+
+  /// `insert(_:into:)` for one packet, into `status`; returns the renumbering candidate
+  /// instead when it and `packet` make a new numbering (nothing done then).
+  private mutating func store<Sink: VP8FrameSink>(
+    _ packet: Packet, into sink: inout Sink, status: inout InsertStatus
+  ) -> Packet? {
     let parsed: VP8PayloadPacket
     do {
       parsed = try VP8Depacketizer.parse(packet.payload)
     } catch {
       droppedPackets += 1
-      output.dropped = error
-      return output
+      status.dropped = error
+      return nil
     }
     let sequence = extend(packet.sequenceNumber)
     if let lastDelivered, sequence <= lastDelivered {
@@ -121,27 +154,21 @@ public struct VP8FrameAssembler: Sendable {
         if let candidate = renumberingCandidate,
           packet.sequenceNumber == candidate.sequenceNumber &+ 1
         {
-          restartNumbering()
-          latePackets -= 1  // the candidate was not late after all
-          output = insert(candidate)
-          let next = insert(packet)
-          output.frames += next.frames
-          output.needsKeyFrame = output.needsKeyFrame || next.needsKeyFrame
-          return output
+          return candidate
         }
         renumberingCandidate = packet
       } else {
         renumberingCandidate = nil
       }
       latePackets += 1
-      return output
+      return nil
     }
     // Only two in a row make a new numbering.
     if renumberingCandidate != nil { renumberingCandidate = nil }
     let index = firstIndex(notBelow: sequence)
     if index < packets.count, packets[index].sequence == sequence {
       latePackets += 1
-      return output
+      return nil
     }
     let stored = Stored(
       sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
@@ -154,9 +181,9 @@ public struct VP8FrameAssembler: Sendable {
     }
     if highest.map({ sequence > $0 }) ?? true { highest = sequence }
     trimBuffer()
-    drain(into: &output)
-    detectLoss(into: &output)
-    return output
+    drain(into: &sink)
+    status.needsKeyFrame = detectLoss()
+    return nil
   }
 
   /// The index of the first buffered packet whose sequence number is `sequence` or later
@@ -211,9 +238,9 @@ public struct VP8FrameAssembler: Sendable {
     return false
   }
 
-  private mutating func drain(into output: inout Output) {
+  private mutating func drain<Sink: VP8FrameSink>(into sink: inout Sink) {
     while let next = nextDeliverable() {
-      deliver(first: next.first, last: next.last, isKey: next.isKey, into: &output)
+      deliver(first: next.first, last: next.last, isKey: next.isKey, into: &sink)
     }
   }
 
@@ -237,21 +264,40 @@ public struct VP8FrameAssembler: Sendable {
     return nil
   }
 
-  private mutating func deliver(first: Int, last: Int, isKey: Bool, into output: inout Output) {
-    let timestamp = packets[first].timestamp
+  private mutating func deliver<Sink: VP8FrameSink>(
+    first: Int, last: Int, isKey: Bool, into sink: inout Sink
+  ) {
     let pictureID = packets[first].pictureID
-    let firstSequence = packets[first].sequence
-    var data: [UInt8]
+    let lastSequence = packets[last].sequence
+    let frame = DeliveredFrame(
+      isKeyFrame: isKey, timestamp: packets[first].timestamp, pictureID: pictureID,
+      firstSequenceNumber: UInt16(truncatingIfNeeded: packets[first].sequence),
+      lastSequenceNumber: UInt16(truncatingIfNeeded: lastSequence))
     if first == last {
-      data = Array(packets[first].data)
+      // One packet: its own bytes, no copy.
+      packets[first].data.withUnsafeBufferPointer { sink.deliver(frame, data: $0) }
     } else {
+      // Joined in a buffer kept from frame to frame (grown, zero-filled, only for a larger
+      // frame than any before): no new array per frame, and plain copies of the parts.
       var size = 0
       for index in first...last { size += packets[index].data.count }
-      data = []
-      data.reserveCapacity(size)
-      for index in first...last { data += packets[index].data }
+      var buffer: [UInt8] = []
+      swap(&buffer, &joined)
+      if buffer.count < size { buffer = [UInt8](repeating: 0, count: max(size, buffer.count * 2)) }
+      buffer.withUnsafeMutableBufferPointer { buffer in
+        var offset = 0
+        for index in first...last {
+          // Within the buffer: the parts add up to `size`, at most its count.
+          packets[index].data.withUnsafeBufferPointer { part in
+            let end = offset + part.count
+            UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).update(fromContentsOf: part)
+            offset = end
+          }
+        }
+        sink.deliver(frame, data: UnsafeBufferPointer(rebasing: buffer[0..<offset]))
+      }
+      swap(&buffer, &joined)
     }
-    let lastSequence = packets[last].sequence
     // Everything up to the frame's end is now either in it or obsolete.
     var skippedFrames = 0
     for index in 0..<first where packets[index].startsFrame { skippedFrames += 1 }
@@ -269,15 +315,11 @@ public struct VP8FrameAssembler: Sendable {
       requestedAt = nil
       waitingSince = nil
     }
-    output.frames.append(
-      Frame(
-        frame: EncodedVideoFrame(data: data, isKeyFrame: isKey, timestamp: timestamp),
-        pictureID: pictureID, firstSequenceNumber: UInt16(truncatingIfNeeded: firstSequence),
-        lastSequenceNumber: UInt16(truncatingIfNeeded: lastSequence)))
   }
 
-  private mutating func detectLoss(into output: inout Output) {
-    guard let highest else { return }
+  /// Whether a key frame should be asked for now (see `requestKeyFrame`).
+  private mutating func detectLoss() -> Bool {
+    guard let highest else { return false }
     if !isWaitingForKeyFrame, let lastDelivered {
       // The oldest sequence number still missing after the last delivered frame.
       // Every buffered packet comes after `lastDelivered`, in order: the present ones from
@@ -292,16 +334,16 @@ public struct VP8FrameAssembler: Sendable {
       if !isPresent, highest - missing > Int64(reorderWindow) {
         isWaitingForKeyFrame = true
         waitingSince = missing
-        requestKeyFrame(into: &output)
+        return requestKeyFrame()
       }
-      return
+      return false
     }
-    guard isWaitingForKeyFrame else { return }
+    guard isWaitingForKeyFrame else { return false }
     let since = waitingSince ?? highest
     waitingSince = since
     // No whole key frame within the reorder window (at the start, or the one asked for was hit by
     // loss too): ask (again), at most once per two windows.
-    if highest - since > Int64(reorderWindow) { requestKeyFrame(into: &output) }
+    return highest - since > Int64(reorderWindow) && requestKeyFrame()
   }
 
   /// Forgets the old numbering: what is buffered, what was delivered; waits for a key frame
@@ -317,12 +359,14 @@ public struct VP8FrameAssembler: Sendable {
     isWaitingForKeyFrame = true
   }
 
-  private mutating func requestKeyFrame(into output: inout Output) {
+  /// Whether to ask for a key frame now: not when one was asked for within the last two
+  /// windows.
+  private mutating func requestKeyFrame() -> Bool {
     if let requestedAt, let highest, highest - requestedAt <= Int64(reorderWindow) * 2 {
-      return
+      return false
     }
     requestedAt = highest
-    output.needsKeyFrame = true
+    return true
   }
 
   private mutating func trimBuffer() {
@@ -330,4 +374,50 @@ public struct VP8FrameAssembler: Sendable {
     let limit = highest - Int64(maxBufferedPackets)
     packets.removeFirst(firstIndex(notBelow: limit + 1))
   }
+}
+
+extension VP8FrameAssembler {
+  /// A frame `insert(_:into:)` delivers, apart from its bytes.
+  struct DeliveredFrame: Equatable {
+    /// From the P bit of its first byte.
+    var isKeyFrame: Bool
+    /// 90 kHz RTP timestamp.
+    var timestamp: UInt32
+    /// PictureID from the descriptor of its first packet, if present.
+    var pictureID: UInt16?
+    /// Sequence number of its first packet.
+    var firstSequenceNumber: UInt16
+    /// Sequence number of its marker packet.
+    var lastSequenceNumber: UInt16
+  }
+
+  /// What `insert(_:into:)` returns besides the frames (see `Output`).
+  struct InsertStatus: Equatable {
+    /// Ask the sender for a key frame now.
+    var needsKeyFrame = false
+    /// The packet was rejected as malformed.
+    var dropped: VP8PayloadError?
+  }
+
+  /// Collects delivered frames into an `Output`, each with its bytes in a new array.
+  private struct OutputSink: VP8FrameSink {
+    var output = Output()
+
+    mutating func deliver(_ frame: DeliveredFrame, data: UnsafeBufferPointer<UInt8>) {
+      output.frames.append(
+        Frame(
+          frame: EncodedVideoFrame(
+            data: Array(data), isKeyFrame: frame.isKeyFrame, timestamp: frame.timestamp),
+          pictureID: frame.pictureID, firstSequenceNumber: frame.firstSequenceNumber,
+          lastSequenceNumber: frame.lastSequenceNumber))
+    }
+  }
+}
+
+/// Takes the frames `VP8FrameAssembler.insert(_:into:)` delivers, one call per frame in
+/// decoding order.
+protocol VP8FrameSink {
+  /// A complete, decodable frame; `data` (its VP8 bytes, never empty) is valid during the call
+  /// only.
+  mutating func deliver(_ frame: VP8FrameAssembler.DeliveredFrame, data: UnsafeBufferPointer<UInt8>)
 }

@@ -43,21 +43,15 @@ public final class AudioReceiver {
   static let frameDuration: Duration = .milliseconds(20)
 
   /// Statistics so far.
-  public private(set) var statistics = Statistics()
+  public var statistics: Statistics { state.statistics }
   /// Delay between the first packet's arrival and its playout.
   public let playoutDelay: Duration
 
   private let decoder: OpusDecoder
-  /// The packets held for playout, each at `sequence & 63`. Every held sequence number
-  /// lies in `nextSequence ... nextSequence + maxConcealedRun`: `insert` restarts playout for
-  /// a packet further ahead or behind, and `pull` drops `nextSequence` before moving past it;
-  /// so 64 slots never hold two live packets at once. A ring rather than a dictionary keyed by
-  /// sequence number: no hashing per packet inserted, looked up and dropped.
-  private var held = HeldPackets()
-  private var highest: Int64?
-  private var nextSequence: Int64?
-  private var nextPlayoutAt: ContinuousClock.Instant?
-  private var concealedRun = 0
+  /// Everything that changes, in one value changed in place: an `insert` or a `pull` is one
+  /// access of the receiver (each stored property of a class read or written costs a dynamic
+  /// exclusivity check).
+  private var state = PlayoutState()
 
   /// Creates a receiver.
   ///
@@ -74,42 +68,20 @@ public final class AudioReceiver {
 
   /// Takes one packet released by the receive stream at `now`.
   public func insert(_ packet: RTPPacket, now: ContinuousClock.Instant) {
-    let sequence = extend(packet.header.sequenceNumber)
-    if let nextSequence, sequence < nextSequence {
-      // Behind playout: late, unless playout stopped (a new sender after a pause, e.g. a
-      // source taking over with numbering of its own) or it is further behind than any late
-      // packet is (the sender restarted its numbering lower). Dropping those as late would
-      // silence the stream for good.
-      guard nextPlayoutAt == nil || nextSequence - sequence > Int64(Self.maxConcealedRun) else {
-        statistics.latePackets += 1
-        return
-      }
-      restart(at: sequence)
-    } else if let nextSequence, sequence - nextSequence > Int64(Self.maxConcealedRun) {
-      // Far ahead of playout: the sender restarted its numbering (or the packet is bogus). Start
-      // over from it rather than hold it for seconds.
-      restart(at: sequence)
-    }
-    if nextPlayoutAt == nil {
-      nextPlayoutAt = now + playoutDelay
-      nextSequence = sequence
-    }
-    held.hold(packet, sequence: sequence)
-  }
-
-  /// Drops what is held and plays from `sequence` on, `playoutDelay` after its arrival.
-  private func restart(at sequence: Int64) {
-    statistics.restarts += 1
-    held.removeAll()
-    nextPlayoutAt = nil
-    nextSequence = nil
-    concealedRun = 0
-    highest = sequence
+    state.insert(
+      sequenceNumber: packet.header.sequenceNumber, timestamp: packet.header.timestamp,
+      payload: packet.payload, now: PlayoutInstant.offset(of: now), playoutDelay: playoutDelay)
   }
 
   /// Takes one packet from `RTPReceiveStream.Output.packets`, at its arrival time.
   public func insert(_ received: ReceivedRTPPacket) {
     insert(received.packet, now: received.arrival)
+  }
+
+  /// `insert(_:)` for each of `packets`, in order, in one access of the receiver (and no copy
+  /// of each packet with its arrival: read in place by index).
+  func insert(contentsOf packets: [ReceivedRTPPacket]) {
+    state.insert(contentsOf: packets, playoutDelay: playoutDelay)
   }
 
   /// Plays every frame due at or before `now`, in order.
@@ -122,53 +94,12 @@ public final class AudioReceiver {
   /// `pull(now:)` appending to `out`, so a caller that keeps its array between turns makes
   /// no new one per turn.
   func pull(now: ContinuousClock.Instant, into out: inout [PCMAudioFrame]) {
-    while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
-      var cpu = 0.0
-      out.append(CodecCPUTime.measure(into: &cpu) { play(sequence) })
-      statistics.decodeCPUTime += cpu
-      // `insert` keeps nothing below `nextSequence`, so this is the only packet to drop.
-      held.drop(sequence)
-      nextSequence = sequence + 1
-      nextPlayoutAt = due + Self.frameDuration
-      if concealedRun >= Self.maxConcealedRun && held.count == 0 {
-        // The sender went quiet: stop until a packet restarts playout.
-        nextPlayoutAt = nil
-        concealedRun = 0
-      }
-    }
+    state.pull(now: PlayoutInstant.offset(of: now), decoder: decoder, into: &out)
   }
 
   /// When the next frame is due, or nil when playout is stopped.
-  public var nextDeadline: ContinuousClock.Instant? { nextPlayoutAt }
-
-  private func play(_ sequence: Int64) -> PCMAudioFrame {
-    if let packet = held.packet(sequence) {
-      do {
-        let frame = try decoder.decode(packet.payload, timestamp: packet.header.timestamp)
-        statistics.decodedFrames += 1
-        concealedRun = 0
-        return frame
-      } catch {
-        statistics.decodeErrors += 1
-      }
-    } else if let next = held.packet(sequence + 1), Self.carriesFEC(next.payload) {
-      do {
-        let frame = try decoder.decodeFEC(
-          from: next.payload, frameSize: Self.frameSamples,
-          timestamp: next.header.timestamp &- UInt32(Self.frameSamples))
-        statistics.fecRecoveredFrames += 1
-        concealedRun = 0
-        return frame
-      } catch {
-        statistics.decodeErrors += 1
-      }
-    }
-    statistics.concealedFrames += 1
-    concealedRun += 1
-    if let frame = try? decoder.decode(nil, lostSamples: Self.frameSamples) { return frame }
-    return PCMAudioFrame(
-      samples: Array(repeating: 0, count: Self.frameSamples * decoder.channels),
-      channels: decoder.channels)
+  public var nextDeadline: ContinuousClock.Instant? {
+    state.nextPlayoutAt.map(PlayoutInstant.instant(at:))
   }
 
   /// Whether an Opus packet carries LBRR (FEC) data for the frame before it: SILK or hybrid mode
@@ -198,8 +129,123 @@ public final class AudioReceiver {
     guard let first, silkFrames <= 3 else { return false }
     return (first >> (6 - silkFrames)) & 1 == 1
   }
+}
 
-  private func extend(_ sequenceNumber: UInt16) -> Int64 {
+/// `AudioReceiver`'s playout: what is held, what plays next and when, and the statistics.
+/// Times are offsets (`PlayoutInstant`): `ContinuousClock.Instant` is resilient, so an optional
+/// one and its comparisons went through runtime calls on every frame.
+private struct PlayoutState {
+  var statistics = AudioReceiver.Statistics()
+  /// The packets held for playout, each at `sequence & 63`. Every held sequence number
+  /// lies in `nextSequence ... nextSequence + maxConcealedRun`: `insert` restarts playout for
+  /// a packet further ahead or behind, and `pull` drops `nextSequence` before moving past it;
+  /// so 64 slots never hold two live packets at once. A ring rather than a dictionary keyed by
+  /// sequence number: no hashing per packet inserted, looked up and dropped.
+  var held = HeldPackets()
+  var highest: Int64?
+  var nextSequence: Int64?
+  var nextPlayoutAt: Duration?
+  var concealedRun = 0
+
+  mutating func insert(contentsOf packets: [ReceivedRTPPacket], playoutDelay: Duration) {
+    // The fields read in place: `packets[index].packet` would be a copy of the whole packet.
+    for index in packets.indices {
+      insert(
+        sequenceNumber: packets[index].packet.header.sequenceNumber,
+        timestamp: packets[index].packet.header.timestamp,
+        payload: packets[index].packet.payload,
+        now: PlayoutInstant.offset(of: packets[index].arrival), playoutDelay: playoutDelay)
+    }
+  }
+
+  mutating func insert(
+    sequenceNumber: UInt16, timestamp: UInt32, payload: [UInt8], now: Duration,
+    playoutDelay: Duration
+  ) {
+    let sequence = extend(sequenceNumber)
+    if let nextSequence, sequence < nextSequence {
+      // Behind playout: late, unless playout stopped (a new sender after a pause, e.g. a
+      // source taking over with numbering of its own) or it is further behind than any late
+      // packet is (the sender restarted its numbering lower). Dropping those as late would
+      // silence the stream for good.
+      guard
+        nextPlayoutAt == nil || nextSequence - sequence > Int64(AudioReceiver.maxConcealedRun)
+      else {
+        statistics.latePackets += 1
+        return
+      }
+      restart(at: sequence)
+    } else if let nextSequence, sequence - nextSequence > Int64(AudioReceiver.maxConcealedRun) {
+      // Far ahead of playout: the sender restarted its numbering (or the packet is bogus). Start
+      // over from it rather than hold it for seconds.
+      restart(at: sequence)
+    }
+    if nextPlayoutAt == nil {
+      nextPlayoutAt = now + playoutDelay
+      nextSequence = sequence
+    }
+    held.hold(payload: payload, timestamp: timestamp, sequence: sequence)
+  }
+
+  /// Drops what is held and plays from `sequence` on, `playoutDelay` after its arrival.
+  private mutating func restart(at sequence: Int64) {
+    statistics.restarts += 1
+    held.removeAll()
+    nextPlayoutAt = nil
+    nextSequence = nil
+    concealedRun = 0
+    highest = sequence
+  }
+
+  mutating func pull(now: Duration, decoder: OpusDecoder, into out: inout [PCMAudioFrame]) {
+    while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
+      var cpu = 0.0
+      out.append(CodecCPUTime.measure(into: &cpu) { play(sequence, decoder: decoder) })
+      statistics.decodeCPUTime += cpu
+      // `insert` keeps nothing below `nextSequence`, so this is the only packet to drop.
+      held.drop(sequence)
+      nextSequence = sequence + 1
+      nextPlayoutAt = due + AudioReceiver.frameDuration
+      if concealedRun >= AudioReceiver.maxConcealedRun && held.count == 0 {
+        // The sender went quiet: stop until a packet restarts playout.
+        nextPlayoutAt = nil
+        concealedRun = 0
+      }
+    }
+  }
+
+  private mutating func play(_ sequence: Int64, decoder: OpusDecoder) -> PCMAudioFrame {
+    let frameSamples = AudioReceiver.frameSamples
+    if let packet = held.packet(sequence) {
+      do {
+        let frame = try decoder.decode(packet.payload, timestamp: packet.timestamp)
+        statistics.decodedFrames += 1
+        concealedRun = 0
+        return frame
+      } catch {
+        statistics.decodeErrors += 1
+      }
+    } else if let next = held.packet(sequence + 1), AudioReceiver.carriesFEC(next.payload) {
+      do {
+        let frame = try decoder.decodeFEC(
+          from: next.payload, frameSize: frameSamples,
+          timestamp: next.timestamp &- UInt32(frameSamples))
+        statistics.fecRecoveredFrames += 1
+        concealedRun = 0
+        return frame
+      } catch {
+        statistics.decodeErrors += 1
+      }
+    }
+    statistics.concealedFrames += 1
+    concealedRun += 1
+    if let frame = try? decoder.decode(nil, lostSamples: frameSamples) { return frame }
+    return PCMAudioFrame(
+      samples: Array(repeating: 0, count: frameSamples * decoder.channels),
+      channels: decoder.channels)
+  }
+
+  private mutating func extend(_ sequenceNumber: UInt16) -> Int64 {
     guard let highest else {
       highest = Int64(sequenceNumber) + 0x1_0000
       return Int64(sequenceNumber) + 0x1_0000
@@ -215,10 +261,19 @@ public final class AudioReceiver {
 
 /// `AudioReceiver`'s packets held for playout, each at `sequence & mask` (see `held`). A value
 /// type kept in one stored property, so each operation is one access of the receiver (every
-/// stored property of a class accessed costs a dynamic exclusivity check). Two arrays rather
-/// than one of optional pairs: checking a slot reads an `Int64` instead of copying (retaining
-/// and releasing) the packet held there.
+/// stored property of a class accessed costs a dynamic exclusivity check). Of each packet only
+/// what playout reads, the payload and the RTP timestamp, each in an array of its own: checking
+/// a slot reads an `Int64`, and holding, reading or dropping a packet retains or releases one
+/// array instead of a whole `RTPPacket` (header, CSRC list, extension, payload).
 private struct HeldPackets {
+  /// What playout reads of a held packet.
+  struct Packet {
+    /// The Opus packet.
+    var payload: [UInt8]
+    /// Its 48 kHz RTP timestamp.
+    var timestamp: UInt32
+  }
+
   /// A power of two above `AudioReceiver.maxConcealedRun + 1`.
   static let size = 64
   static let mask = Int64(size - 1)
@@ -226,28 +281,31 @@ private struct HeldPackets {
   static let empty = Int64.min
 
   private var sequences = [Int64](repeating: empty, count: size)
-  private var packets = [RTPPacket?](repeating: nil, count: size)
+  private var payloads = [[UInt8]](repeating: [], count: size)
+  private var timestamps = [UInt32](repeating: 0, count: size)
   /// Packets held.
   private(set) var count = 0
 
-  func packet(_ sequence: Int64) -> RTPPacket? {
+  func packet(_ sequence: Int64) -> Packet? {
     let slot = Int(sequence & Self.mask)
-    return sequences[slot] == sequence ? packets[slot] : nil
+    guard sequences[slot] == sequence else { return nil }
+    return Packet(payload: payloads[slot], timestamp: timestamps[slot])
   }
 
   /// Holds `packet` (a duplicate replaces the one held, as a dictionary store did).
-  mutating func hold(_ packet: RTPPacket, sequence: Int64) {
+  mutating func hold(payload: [UInt8], timestamp: UInt32, sequence: Int64) {
     let slot = Int(sequence & Self.mask)
     if sequences[slot] == Self.empty { count += 1 }
     sequences[slot] = sequence
-    packets[slot] = packet
+    payloads[slot] = payload
+    timestamps[slot] = timestamp
   }
 
   mutating func drop(_ sequence: Int64) {
     let slot = Int(sequence & Self.mask)
     guard sequences[slot] == sequence else { return }
     sequences[slot] = Self.empty
-    packets[slot] = nil
+    payloads[slot] = []
     count -= 1
   }
 
@@ -255,7 +313,7 @@ private struct HeldPackets {
     guard count > 0 else { return }
     for slot in 0..<Self.size {
       sequences[slot] = Self.empty
-      packets[slot] = nil
+      payloads[slot] = []
     }
     count = 0
   }

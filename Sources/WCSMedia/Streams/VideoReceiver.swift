@@ -52,7 +52,7 @@ public final class VideoReceiver {
   {
     pipeline = try VideoDecodePipeline(
       reorderWindow: reorderWindow, stallTimeout: stallTimeout
-    ) { decoder, data throws(VP8Error) in try decoder.decode(data) }
+    ) { decoder, bytes throws(VP8Error) in try decoder.decode(bytes) }
   }
 
   /// Takes packets released by the receive stream at `now` and decodes every frame they complete.
@@ -93,14 +93,28 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
 /// `VideoReceiver`'s work with the picture type left open: `VideoReceiver` hands out
 /// `I420Image`s, the native play track decodes straight into the renderer's `VideoFrame`
 /// (one copy out of libvpx, and no picture allocated per frame only to be copied again).
+///
+/// Its mutable state is one value (`State`), changed in place by one access per call: each
+/// stored property of a class read or written costs a dynamic exclusivity check. Frames are
+/// decoded as the assembler completes them, from the packet's own bytes or a buffer the
+/// assembler keeps (no array of frames or of bytes per frame in between), and times are kept as
+/// offsets (`PlayoutInstant`), not as resilient `ContinuousClock.Instant`s.
 final class VideoDecodePipeline<Picture> {
   /// A decoded picture with its timing (see `ReceivedVideoFrame`).
   struct Frame {
     var picture: Picture
     var rtpTimestamp: UInt32
     var isKeyFrame: Bool
-    var arrivalTime: ContinuousClock.Instant
-    var renderTime: ContinuousClock.Instant
+    /// `arrivalTime` as an offset (`PlayoutInstant`): a frame holding no resilient instant is
+    /// copied and moved inline, without value witnesses.
+    var arrivalOffset: Duration
+    /// `renderTime` as an offset (`PlayoutInstant`).
+    var renderOffset: Duration
+
+    /// When the packet that completed the frame arrived.
+    var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
+    /// The `now` of the call that decoded it.
+    var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
   }
 
   /// What one call produced.
@@ -109,102 +123,159 @@ final class VideoDecodePipeline<Picture> {
     var needsKeyFrame = false
   }
 
-  private(set) var statistics = VideoDecodePipelineStatistics()
+  /// Decodes one frame's bytes with the decoder (nil: not shown); the bytes are valid during
+  /// the call only (the packet's own, or joined in a buffer the assembler keeps: no array per
+  /// frame).
+  typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) -> Picture?
 
-  private var assembler: VP8FrameAssembler
-  private let decoder: VP8Decoder
-  private let decodePicture: (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
-  private var waitingForKeyFrame = false
-  private var firstRenderAt: ContinuousClock.Instant?
-  private var lastRenderAt: ContinuousClock.Instant?
-  private var lastProgressAt: ContinuousClock.Instant?
-  private let stallTimeout: Duration
+  var statistics: VideoDecodePipelineStatistics { state.decoding.statistics }
 
-  /// See `VideoReceiver.init`; `decodePicture` decodes one frame with the decoder (nil: not
-  /// shown).
+  private var state: State
+
+  /// See `VideoReceiver.init`; `decodePicture` decodes one frame from its bytes in place
+  /// (`VP8Decoder.decodeVideoFrame(_:)` or `decode(_:)` on the buffer).
   init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
-    decodePicture: @escaping (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
+    decodePicture: @escaping DecodeBytes
   ) throws(VP8Error) {
-    self.stallTimeout = stallTimeout
-    self.decodePicture = decodePicture
-    assembler = VP8FrameAssembler(reorderWindow: reorderWindow)
-    decoder = try VP8Decoder()
+    state = State(
+      assembler: VP8FrameAssembler(reorderWindow: reorderWindow),
+      decoding: Decoding(
+        decoder: try VP8Decoder(), decodeBytes: decodePicture, stallTimeout: stallTimeout))
   }
 
   /// See `VideoReceiver.handle`.
   func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
     var output = Output()
-    // By index: a `for received in packets` loop copies each packet (its header with the
-    // extensions, and the payload) and destroys the copy after.
-    for index in packets.indices {
-      let dropsBefore = assembler.discardedFrames
-      let assembled = assembler.insert(
-        VP8FrameAssembler.Packet(
-          sequenceNumber: packets[index].packet.header.sequenceNumber,
-          timestamp: packets[index].packet.header.timestamp,
-          marker: packets[index].packet.header.marker, payload: packets[index].packet.payload))
-      statistics.framesDropped += assembler.discardedFrames - dropsBefore
-      if assembled.dropped != nil { statistics.malformedPackets += 1 }
-      if assembled.needsKeyFrame { output.needsKeyFrame = true }
-      for frame in assembled.frames {
-        decode(frame.frame, arrival: packets[index].arrival, now: now, into: &output)
-      }
-    }
-    if !output.frames.isEmpty {
-      lastProgressAt = now
-    } else if !packets.isEmpty {
-      let since = lastProgressAt ?? now
-      lastProgressAt = since
-      if now - since > stallTimeout {
-        output.needsKeyFrame = true
-        lastProgressAt = now
-      }
-    }
+    handle(packets, now: now, into: &output)
     return output
   }
 
-  private func decode(
-    _ frame: EncodedVideoFrame, arrival: ContinuousClock.Instant, now: ContinuousClock.Instant,
-    into output: inout Output
+  /// `handle(_:now:)` appending the frames to `output` (and setting its `needsKeyFrame` when
+  /// this call needs a key frame), so a caller that keeps an `Output` between calls, emptied,
+  /// makes no new array of frames per call.
+  func handle(
+    _ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant, into output: inout Output
   ) {
-    if waitingForKeyFrame && !frame.isKeyFrame {
-      statistics.framesDropped += 1
-      return
+    state.handle(packets, now: PlayoutInstant.offset(of: now), into: &output)
+  }
+
+  private struct State {
+    var assembler: VP8FrameAssembler
+    var decoding: Decoding
+
+    mutating func handle(
+      _ packets: [ReceivedRTPPacket], now: Duration, into output: inout Output
+    ) {
+      let framesBefore = output.frames.count
+      // The decoding side appends to `output` as frames complete: lent to it for the call.
+      swap(&output, &decoding.output)
+      decoding.now = now
+      // By index: a `for received in packets` loop copies each packet (its header with the
+      // extensions, and the payload) and destroys the copy after.
+      for index in packets.indices {
+        decoding.arrival = PlayoutInstant.offset(of: packets[index].arrival)
+        let dropsBefore = assembler.discardedFrames
+        let status = assembler.insert(
+          VP8FrameAssembler.Packet(
+            sequenceNumber: packets[index].packet.header.sequenceNumber,
+            timestamp: packets[index].packet.header.timestamp,
+            marker: packets[index].packet.header.marker, payload: packets[index].packet.payload),
+          into: &decoding)
+        decoding.statistics.framesDropped += assembler.discardedFrames - dropsBefore
+        if status.dropped != nil { decoding.statistics.malformedPackets += 1 }
+        if status.needsKeyFrame { decoding.output.needsKeyFrame = true }
+      }
+      swap(&output, &decoding.output)
+      decoding.noteProgress(decoded: output.frames.count > framesBefore, packets: packets.count)
+      if decoding.stalled { output.needsKeyFrame = true }
     }
-    do {
-      let picture = try CodecCPUTime.measure(into: &statistics.decodeCPUTime) {
-        () throws(VP8Error) -> Picture? in try decodePicture(decoder, frame.data)
+  }
+
+  /// The decoder and the render statistics: decodes each frame the assembler delivers.
+  private struct Decoding: VP8FrameSink {
+    let decoder: VP8Decoder
+    let decodeBytes: DecodeBytes
+    let stallTimeout: Duration
+    var statistics = VideoDecodePipelineStatistics()
+    var waitingForKeyFrame = false
+    var firstRenderAt: Duration?
+    var lastRenderAt: Duration?
+    var lastProgressAt: Duration?
+    /// The running call's output (`State.handle` lends it), `now` and the arrival of the
+    /// packet being inserted.
+    var output = Output()
+    var now: Duration = .zero
+    var arrival: Duration = .zero
+    /// Set by `noteProgress`: no frame decoded for `stallTimeout` while packets came.
+    var stalled = false
+
+    init(decoder: VP8Decoder, decodeBytes: @escaping DecodeBytes, stallTimeout: Duration) {
+      self.decoder = decoder
+      self.decodeBytes = decodeBytes
+      self.stallTimeout = stallTimeout
+    }
+
+    mutating func noteProgress(decoded: Bool, packets: Int) {
+      stalled = false
+      if decoded {
+        lastProgressAt = now
+      } else if packets > 0 {
+        let since = lastProgressAt ?? now
+        lastProgressAt = since
+        if now - since > stallTimeout {
+          stalled = true
+          lastProgressAt = now
+        }
       }
-      guard let picture else { return }
-      waitingForKeyFrame = false
-      statistics.framesDecoded += 1
-      if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
-      // A frame completed by a late packet is timed by that packet's arrival, which may come
-      // before the previous render: the render clock does not go back, or the next gap would
-      // count the difference twice.
-      let renderedAt = max(now, lastRenderAt ?? now)
-      if let lastRenderAt {
-        let gap = (renderedAt - lastRenderAt).playoutSeconds
-        statistics.longestGap = max(statistics.longestGap, gap)
-        if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
+    }
+
+    mutating func deliver(
+      _ frame: VP8FrameAssembler.DeliveredFrame, data: UnsafeBufferPointer<UInt8>
+    ) {
+      if waitingForKeyFrame && !frame.isKeyFrame {
+        statistics.framesDropped += 1
+        return
       }
-      firstRenderAt = firstRenderAt ?? renderedAt
-      lastRenderAt = renderedAt
-      if let firstRenderAt, statistics.framesDecoded > 1 {
-        let span = (renderedAt - firstRenderAt).playoutSeconds
-        if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
+      do {
+        // Timed into a local and added after (the same sum): the closure reads the decoder
+        // while `statistics` is not being modified.
+        var cpu = 0.0
+        let decoded = try CodecCPUTime.measure(into: &cpu) {
+          () throws(VP8Error) -> Picture? in try decodeBytes(decoder, data)
+        }
+        statistics.decodeCPUTime += cpu
+        // Moved out of the optional into the frame, not copied (and the copy destroyed).
+        guard let picture = consume decoded else { return }
+        waitingForKeyFrame = false
+        statistics.framesDecoded += 1
+        if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
+        // A frame completed by a late packet is timed by that packet's arrival, which may come
+        // before the previous render: the render clock does not go back, or the next gap would
+        // count the difference twice.
+        let renderedAt = max(now, lastRenderAt ?? now)
+        if let lastRenderAt {
+          let gap = (renderedAt - lastRenderAt).playoutSeconds
+          statistics.longestGap = max(statistics.longestGap, gap)
+          if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
+        }
+        firstRenderAt = firstRenderAt ?? renderedAt
+        lastRenderAt = renderedAt
+        if let firstRenderAt, statistics.framesDecoded > 1 {
+          let span = (renderedAt - firstRenderAt).playoutSeconds
+          if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
+        }
+        output.frames.append(
+          Frame(
+            picture: consume picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
+            arrivalOffset: arrival, renderOffset: now))
+      } catch {
+        // The reference chain is broken: later delta frames would decode to garbage.
+        statistics.decodeErrors += 1
+        statistics.framesDropped += 1
+        waitingForKeyFrame = true
+        output.needsKeyFrame = true
       }
-      output.frames.append(
-        Frame(
-          picture: picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
-          arrivalTime: arrival, renderTime: now))
-    } catch {
-      // The reference chain is broken: later delta frames would decode to garbage.
-      statistics.decodeErrors += 1
-      statistics.framesDropped += 1
-      waitingForKeyFrame = true
-      output.needsKeyFrame = true
     }
   }
 }

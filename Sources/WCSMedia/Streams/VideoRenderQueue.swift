@@ -18,12 +18,12 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
 
   /// Frames held at most (default 90: 3 s at 30 fps, beyond the 1 s sync cap).
   public let capacity: Int
-  /// The held frames, oldest first, and when each was decoded (same indices). Two arrays: a
-  /// frame's decode time is read on every release, and reading it out of a (frame, instant)
-  /// pair copied the whole frame (`ContinuousClock.Instant` is resilient, so the pair is
-  /// handled through value witnesses).
+  /// The held frames, oldest first, and when each was decoded (same indices), as offsets
+  /// (`PlayoutInstant`). Two arrays: a frame's decode time is read on every release, and
+  /// reading it out of a (frame, time) pair copied the whole frame; offsets rather than
+  /// `ContinuousClock.Instant`s, which are resilient (every copy and comparison a runtime call).
   private var frames: [Frame] = []
-  private var decodedAt: [ContinuousClock.Instant] = []
+  private var decodedAt: [Duration] = []
 
   /// Creates an empty queue holding at most `capacity` frames (at least 1).
   public init(capacity: Int = 90) { self.capacity = max(1, capacity) }
@@ -34,7 +34,7 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
   /// Holds `frame`, decoded at `now`.
   public mutating func push(_ frame: Frame, decodedAt now: ContinuousClock.Instant) {
     frames.append(frame)
-    decodedAt.append(now)
+    decodedAt.append(PlayoutInstant.offset(of: now))
   }
 
   /// The frames due at `now` with `extraDelay`, oldest first (plus any over `capacity`).
@@ -48,15 +48,20 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
   /// out; nil otherwise. Calling it until nil gives `release(now:extraDelay:)`'s frames, one
   /// at a time, without an array to hold them.
   mutating func releaseNext(now: ContinuousClock.Instant, extraDelay: Duration) -> Release? {
-    guard !frames.isEmpty, decodedAt[0] + extraDelay <= now || frames.count > capacity else {
-      return nil
+    guard let first = decodedAt.first else { return nil }
+    let now = PlayoutInstant.offset(of: now)
+    guard first + extraDelay <= now || frames.count > capacity else { return nil }
+    // Usually the only frame held: taken from the end, without the shift of `removeFirst`.
+    if frames.count == 1 {
+      decodedAt.removeLast()
+      return Release(frame: frames.removeLast(), heldFor: now - first)
     }
-    let decoded = decodedAt.removeFirst()
-    return Release(frame: frames.removeFirst(), heldFor: now - decoded)
+    decodedAt.removeFirst()
+    return Release(frame: frames.removeFirst(), heldFor: now - first)
   }
 
   /// When the oldest held frame is due with `extraDelay`; nil when nothing is held.
   public func nextDeadline(extraDelay: Duration) -> ContinuousClock.Instant? {
-    decodedAt.first.map { $0 + extraDelay }
+    decodedAt.first.map { PlayoutInstant.instant(at: $0 + extraDelay) }
   }
 }

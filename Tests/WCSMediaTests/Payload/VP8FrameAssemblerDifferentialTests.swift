@@ -121,6 +121,8 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
       let window = Int.random(in: 1...40, using: &random)
       let buffered = Bool.random(using: &random) ? 64 : 2048
       var assembler = VP8FrameAssembler(reorderWindow: window, maxBufferedPackets: buffered)
+      // The same through `insert(_:into:)`, the frames handed to a sink as they complete.
+      var sinkAssembler = VP8FrameAssembler(reorderWindow: window, maxBufferedPackets: buffered)
       var reference = ReferenceVP8FrameAssembler(
         reorderWindow: window, maxBufferedPackets: buffered)
       let packets = maker.packets()
@@ -136,6 +138,13 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
             sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
             marker: packet.marker, payload: packet.payload))
         XCTAssertEqual(output.frames, expected.frames, "run \(run), packet \(index): frames")
+        var sink = CollectingFrameSink()
+        let status = sinkAssembler.insert(packet, into: &sink)
+        XCTAssertEqual(sink.frames, expected.frames, "run \(run), packet \(index): sink")
+        XCTAssertEqual(status.needsKeyFrame, expected.needsKeyFrame, "run \(run), packet \(index)")
+        XCTAssertEqual(status.dropped, expected.dropped, "run \(run), packet \(index)")
+        XCTAssertEqual(
+          sinkAssembler.discardedFrames, reference.discardedFrames, "run \(run), packet \(index)")
         XCTAssertEqual(output.needsKeyFrame, expected.needsKeyFrame, "run \(run), packet \(index)")
         XCTAssertEqual(output.dropped, expected.dropped, "run \(run), packet \(index)")
         XCTAssertEqual(assembler.latePackets, reference.latePackets, "run \(run), packet \(index)")
@@ -167,9 +176,25 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
   }
 }
 
+/// Frames from `VP8FrameAssembler.insert(_:into:)`, as `insert(_:)` gives them.
+private struct CollectingFrameSink: VP8FrameSink {
+  var frames: [VP8FrameAssembler.Frame] = []
+
+  mutating func deliver(
+    _ frame: VP8FrameAssembler.DeliveredFrame, data: UnsafeBufferPointer<UInt8>
+  ) {
+    frames.append(
+      .init(
+        frame: EncodedVideoFrame(
+          data: Array(data), isKeyFrame: frame.isKeyFrame, timestamp: frame.timestamp),
+        pictureID: frame.pictureID, firstSequenceNumber: frame.firstSequenceNumber,
+        lastSequenceNumber: frame.lastSequenceNumber))
+  }
+}
+
 /// The assembler as it was before 4e62df5 (597ad2b), as the reference: `drain` builds the sorted
 /// list of frame starts and scans it again after every delivered frame.
-private struct ReferenceVP8FrameAssembler {
+struct ReferenceVP8FrameAssembler {
   typealias Packet = VP8FrameAssembler.Packet
   typealias Frame = VP8FrameAssembler.Frame
   typealias Output = VP8FrameAssembler.Output

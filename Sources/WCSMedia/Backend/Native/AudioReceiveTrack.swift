@@ -68,7 +68,7 @@ final class AudioReceiveTrack: @unchecked Sendable {
 
   /// Takes packets released by the receive stream. On the loop.
   func handle(_ packets: [ReceivedRTPPacket]) {
-    for packet in packets { receiver.insert(packet) }
+    receiver.insert(contentsOf: packets)
   }
 
   /// When the next turn may run, seen at `now`: `playoutAdvance` before the receiver's next
@@ -89,7 +89,9 @@ final class AudioReceiveTrack: @unchecked Sendable {
     // next turn to empty in place.
     var due: [PCMAudioFrame] = []
     swap(&due, &pulled)
-    due.removeAll(keepingCapacity: true)
+    // Last turn's frames (usually one), from the end: no shift, and none of the generic
+    // `replaceSubrange` that `removeAll(keepingCapacity:)` goes through.
+    while due.popLast() != nil {}
     receiver.pull(now: clock.now + Self.playoutAdvance, into: &due)
     let frames = synchronized(due)
     pulled = due

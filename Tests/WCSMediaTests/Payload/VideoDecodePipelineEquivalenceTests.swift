@@ -1,0 +1,313 @@
+import XCTest
+
+@testable import WCSMedia
+
+/// `VideoDecodePipeline` (state in one value, frames decoded as the assembler completes them
+/// from bytes in place, times as `PlayoutInstant` offsets) against the pipeline it replaced
+/// (`ReferenceVideoDecodePipeline`: an `Output` of frames with a new array of bytes each from
+/// the dictionary-based reference assembler, then decoding, times as instants), on seeded real
+/// VP8 streams through a link with loss, bursts, reordering, duplicates, very late packets,
+/// corrupted and malformed payloads and a wrap of the 16-bit sequence number: every call gives
+/// the same pictures (bit for bit), timestamps, key flags, arrival and render instants and key
+/// frame requests, and the same statistics after it (all but the CPU time measured).
+final class VideoDecodePipelineEquivalenceTests: XCTestCase {
+  /// Encoded, packetized VP8 frames of a moving picture: packets of the pictures in order.
+  private static func sentPackets(seed: UInt64, frames: Int) throws -> [VP8FrameAssembler.Packet] {
+    var random = SplitMix64(seed: seed)
+    let camera = VirtualCamera(width: 96, height: 64, frameRate: 30)
+    let encoder = try VP8Encoder(
+      configuration: .init(width: 96, height: 64, frameRate: 30, bitrateKbps: 300))
+    // Small payloads: most pictures span several packets, key frames many.
+    var packetizer = VP8Packetizer(
+      maxPayloadSize: Int.random(in: 100...1200, using: &random),
+      initialPictureID: UInt16.random(in: 0..<0x8000, using: &random))
+    var sequence = UInt16.max - UInt16.random(in: 0...40, using: &random)
+    var sent: [VP8FrameAssembler.Packet] = []
+    for index in 0..<frames {
+      if index > 0, Int.random(in: 0..<12, using: &random) == 0 { encoder.requestKeyFrame() }
+      let timestamp = camera.rtpTimestamp(frameIndex: index)
+      for frame in try encoder.encode(camera.frame(index), timestamp: timestamp) {
+        for payload in packetizer.packetize(frame) {
+          sent.append(
+            .init(
+              sequenceNumber: sequence, timestamp: payload.timestamp, marker: payload.marker,
+              payload: payload.payload))
+          sequence &+= 1
+        }
+      }
+    }
+    return sent
+  }
+
+  /// Loses (also in bursts), duplicates, reorders nearby, delays far, corrupts VP8 bytes and
+  /// cuts descriptors of some packets.
+  private static func link(_ sent: [VP8FrameAssembler.Packet], random: inout SplitMix64)
+    -> [VP8FrameAssembler.Packet]
+  {
+    func chance(_ probability: Double) -> Bool {
+      Double.random(in: 0..<1, using: &random) < probability
+    }
+    let loss = Double.random(in: 0...0.03, using: &random)
+    var delivered: [VP8FrameAssembler.Packet] = []
+    var burst = 0
+    for var packet in sent {
+      if burst > 0 {
+        burst -= 1
+        continue
+      }
+      if chance(0.003) {
+        burst = Int.random(in: 1...20, using: &random)
+        continue
+      }
+      if chance(loss) { continue }
+      if chance(0.02), packet.payload.count > 12 {
+        // Bits flipped in the VP8 data (after the 4-byte descriptor the packetizer writes),
+        // at the start of a frame often in its first partition's size: libvpx rejects the
+        // frame or flags it corrupt, or decodes a damaged picture; the same in both.
+        let at = chance(0.5) ? 5 : Int.random(in: 4..<packet.payload.count, using: &random)
+        packet.payload[at] ^= UInt8.random(in: 1...255, using: &random)
+      } else if chance(0.005) {
+        packet.payload = Array(packet.payload.prefix(1))  // malformed: no VP8 data
+      }
+      delivered.append(packet)
+      if chance(0.03) { delivered.append(packet) }
+    }
+    let reorder = Int.random(in: 0...5, using: &random)
+    if reorder > 0 {
+      for index in delivered.indices.dropLast() where chance(0.15) {
+        let other = min(delivered.count - 1, index + Int.random(in: 1...reorder, using: &random))
+        delivered.swapAt(index, other)
+      }
+    }
+    for _ in 0..<Int.random(in: 0...2, using: &random) where delivered.count > 2 {
+      let from = Int.random(in: 0..<delivered.count / 2, using: &random)
+      let packet = delivered.remove(at: from)
+      let to = min(delivered.count, from + Int.random(in: 20...120, using: &random))
+      delivered.insert(packet, at: to)
+    }
+    return delivered
+  }
+
+  func testPipelineMatchesTheArrayPipelineOnLossyStreams() throws {
+    var random = SplitMix64(seed: 0xDEC0_DE5)
+    var totals = (
+      calls: 0, frames: 0, keyRequests: 0, errors: 0, malformed: 0, dropped: 0, freezes: 0,
+      multiPacketFrames: 0
+    )
+    let origin = ContinuousClock.now
+    for run in 0..<16 {
+      let sent = try Self.sentPackets(seed: random.next(), frames: 90)
+      let packets = Self.link(sent, random: &random)
+      let window = Int.random(in: 2...64, using: &random)
+      let stall = Duration.milliseconds(Int.random(in: 50...500, using: &random))
+      let pipeline = try VideoDecodePipeline<VideoFrame>(
+        reorderWindow: window, stallTimeout: stall
+      ) { decoder, bytes throws(VP8Error) in try decoder.decodeVideoFrame(bytes) }
+      let reference = try ReferenceVideoDecodePipeline<VideoFrame>(
+        reorderWindow: window, stallTimeout: stall
+      ) { decoder, data throws(VP8Error) in try decoder.decodeVideoFrame(data) }
+      // I420 pictures through the public receiver too.
+      let receiver = try VideoReceiver(reorderWindow: window, stallTimeout: stall)
+      let receiverReference = try ReferenceVideoDecodePipeline<I420Image>(
+        reorderWindow: window, stallTimeout: stall
+      ) { decoder, data throws(VP8Error) in try decoder.decode(data) }
+      var now = origin + .seconds(run * 100)
+      var arrival = now
+      var index = 0
+      var reused = VideoDecodePipeline<VideoFrame>.Output()
+      while index < packets.count {
+        // Batches of 0...4 packets, arriving before the call; now and then a pause (freezes,
+        // stalls) and calls with no packet.
+        let count = min(packets.count - index, Int.random(in: 0...4, using: &random))
+        var batch: [ReceivedRTPPacket] = []
+        for packet in packets[index..<index + count] {
+          arrival += .microseconds(Int.random(in: 0...20_000, using: &random))
+          batch.append(
+            ReceivedRTPPacket(
+              packet: RTPPacket(
+                header: RTPHeader(
+                  marker: packet.marker, payloadType: 96, sequenceNumber: packet.sequenceNumber,
+                  timestamp: packet.timestamp, ssrc: 0x1234),
+                payload: packet.payload),
+              arrival: arrival))
+        }
+        index += count
+        now = max(now, arrival) + .microseconds(Int.random(in: 0...5_000, using: &random))
+        if Int.random(in: 0..<40, using: &random) == 0 {
+          now += .milliseconds(Int.random(in: 200...900, using: &random))
+          arrival = now
+        }
+        // Late packets may leave `now` before a frame's arrival: render times must not go back.
+        let output: VideoDecodePipeline<VideoFrame>.Output
+        if Bool.random(using: &random) {
+          output = pipeline.handle(batch, now: now)
+        } else {
+          reused.frames.removeAll(keepingCapacity: true)
+          reused.needsKeyFrame = false
+          pipeline.handle(batch, now: now, into: &reused)
+          output = reused
+        }
+        let expected = reference.handle(batch, now: now)
+        let context = "run \(run), packet \(index)"
+        XCTAssertEqual(output.needsKeyFrame, expected.needsKeyFrame, context)
+        XCTAssertEqual(output.frames.count, expected.frames.count, context)
+        for (frame, want) in zip(output.frames, expected.frames) {
+          XCTAssertTrue(frame.picture == want.picture, context)
+          XCTAssertEqual(frame.rtpTimestamp, want.rtpTimestamp, context)
+          XCTAssertEqual(frame.isKeyFrame, want.isKeyFrame, context)
+          XCTAssertEqual(frame.arrivalTime, want.arrivalTime, context)
+          XCTAssertEqual(frame.renderTime, want.renderTime, context)
+        }
+        var statistics = pipeline.statistics
+        var wanted = reference.statistics
+        statistics.decodeCPUTime = 0
+        wanted.decodeCPUTime = 0
+        XCTAssertEqual(statistics, wanted, context)
+
+        let received = receiver.handle(batch, now: now)
+        let receivedExpected = receiverReference.handle(batch, now: now)
+        XCTAssertEqual(received.needsKeyFrame, receivedExpected.needsKeyFrame, context)
+        XCTAssertEqual(received.frames.count, receivedExpected.frames.count, context)
+        for (frame, want) in zip(received.frames, receivedExpected.frames) {
+          // Pictures compared without printing them when they differ.
+          XCTAssertTrue(frame.image == want.picture, context)
+          XCTAssertEqual(frame.rtpTimestamp, want.rtpTimestamp, context)
+          XCTAssertEqual(frame.isKeyFrame, want.isKeyFrame, context)
+          XCTAssertEqual(frame.arrivalTime, want.arrivalTime, context)
+          XCTAssertEqual(frame.renderTime, want.renderTime, context)
+        }
+        guard output.frames.count == expected.frames.count, statistics == wanted else { return }
+        totals.calls += 1
+        totals.frames += output.frames.count
+        totals.keyRequests += output.needsKeyFrame ? 1 : 0
+      }
+      totals.errors += reference.statistics.decodeErrors
+      totals.malformed += reference.statistics.malformedPackets
+      totals.dropped += reference.statistics.framesDropped
+      totals.freezes += reference.statistics.freezes
+      totals.multiPacketFrames += reference.multiPacketFrames
+      XCTAssertGreaterThan(sent.count, 80, "run \(run)")
+    }
+    // Every path was taken: frames of one and of several packets, key frame requests, decode
+    // errors, malformed packets, dropped frames, freezes.
+    print("pipeline equivalence: \(totals)")
+    XCTAssertGreaterThan(totals.frames, 400)
+    XCTAssertGreaterThan(totals.multiPacketFrames, 200)
+    XCTAssertGreaterThan(totals.keyRequests, 20)
+    XCTAssertGreaterThan(totals.errors, 0)
+    XCTAssertGreaterThan(totals.malformed, 0)
+    XCTAssertGreaterThan(totals.dropped, 20)
+    XCTAssertGreaterThan(totals.freezes, 0)
+  }
+}
+
+/// The decode pipeline as it was (main at 88fef47), as the reference: each call collects the
+/// assembler's frames (a new array of bytes each, from the dictionary-based reference assembler)
+/// and decodes them after, with instants kept as `ContinuousClock.Instant`s.
+final class ReferenceVideoDecodePipeline<Picture> {
+  struct Frame {
+    var picture: Picture
+    var rtpTimestamp: UInt32
+    var isKeyFrame: Bool
+    var arrivalTime: ContinuousClock.Instant
+    var renderTime: ContinuousClock.Instant
+  }
+
+  struct Output {
+    var frames: [Frame] = []
+    var needsKeyFrame = false
+  }
+
+  private(set) var statistics = VideoDecodePipelineStatistics()
+  /// Frames of more than one packet decoded or dropped (how much the join was exercised).
+  private(set) var multiPacketFrames = 0
+
+  private var assembler: ReferenceVP8FrameAssembler
+  private let decoder: VP8Decoder
+  private let decodePicture: (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
+  private var waitingForKeyFrame = false
+  private var firstRenderAt: ContinuousClock.Instant?
+  private var lastRenderAt: ContinuousClock.Instant?
+  private var lastProgressAt: ContinuousClock.Instant?
+  private let stallTimeout: Duration
+
+  init(
+    reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
+    decodePicture: @escaping (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
+  ) throws(VP8Error) {
+    self.stallTimeout = stallTimeout
+    self.decodePicture = decodePicture
+    assembler = ReferenceVP8FrameAssembler(reorderWindow: reorderWindow, maxBufferedPackets: 2048)
+    decoder = try VP8Decoder()
+  }
+
+  func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
+    var output = Output()
+    for index in packets.indices {
+      let dropsBefore = assembler.discardedFrames
+      let assembled = assembler.insert(
+        VP8FrameAssembler.Packet(
+          sequenceNumber: packets[index].packet.header.sequenceNumber,
+          timestamp: packets[index].packet.header.timestamp,
+          marker: packets[index].packet.header.marker, payload: packets[index].packet.payload))
+      statistics.framesDropped += assembler.discardedFrames - dropsBefore
+      if assembled.dropped != nil { statistics.malformedPackets += 1 }
+      if assembled.needsKeyFrame { output.needsKeyFrame = true }
+      for frame in assembled.frames {
+        if frame.firstSequenceNumber != frame.lastSequenceNumber { multiPacketFrames += 1 }
+        decode(frame.frame, arrival: packets[index].arrival, now: now, into: &output)
+      }
+    }
+    if !output.frames.isEmpty {
+      lastProgressAt = now
+    } else if !packets.isEmpty {
+      let since = lastProgressAt ?? now
+      lastProgressAt = since
+      if now - since > stallTimeout {
+        output.needsKeyFrame = true
+        lastProgressAt = now
+      }
+    }
+    return output
+  }
+
+  private func decode(
+    _ frame: EncodedVideoFrame, arrival: ContinuousClock.Instant, now: ContinuousClock.Instant,
+    into output: inout Output
+  ) {
+    if waitingForKeyFrame && !frame.isKeyFrame {
+      statistics.framesDropped += 1
+      return
+    }
+    do {
+      let picture = try CodecCPUTime.measure(into: &statistics.decodeCPUTime) {
+        () throws(VP8Error) -> Picture? in try decodePicture(decoder, frame.data)
+      }
+      guard let picture else { return }
+      waitingForKeyFrame = false
+      statistics.framesDecoded += 1
+      if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
+      let renderedAt = max(now, lastRenderAt ?? now)
+      if let lastRenderAt {
+        let gap = (renderedAt - lastRenderAt).playoutSeconds
+        statistics.longestGap = max(statistics.longestGap, gap)
+        if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
+      }
+      firstRenderAt = firstRenderAt ?? renderedAt
+      lastRenderAt = renderedAt
+      if let firstRenderAt, statistics.framesDecoded > 1 {
+        let span = (renderedAt - firstRenderAt).playoutSeconds
+        if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
+      }
+      output.frames.append(
+        Frame(
+          picture: picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
+          arrivalTime: arrival, renderTime: now))
+    } catch {
+      statistics.decodeErrors += 1
+      statistics.framesDropped += 1
+      waitingForKeyFrame = true
+      output.needsKeyFrame = true
+    }
+  }
+}
