@@ -348,6 +348,14 @@ public struct VP8FrameAssembler: Sendable {
 
   /// Forgets the old numbering: what is buffered, what was delivered; waits for a key frame
   /// (the counters stay).
+  /// Starts over for a new source taking over the stream (a new SSRC after the old one fell
+  /// silent): the buffered packets and the numbering are forgotten, so the new source's packets
+  /// are never taken for late ones of the old, whatever their sequence numbers, and nothing is
+  /// delivered before its first key frame. The counters stay.
+  public mutating func restart() {
+    restartNumbering()
+  }
+
   private mutating func restartNumbering() {
     packets.removeAll()
     highest = nil

@@ -160,6 +160,12 @@ final class VideoDecodePipeline<Picture> {
     state.handle(packets, now: PlayoutInstant.offset(of: now), into: &output)
   }
 
+  /// A new source took over the stream: the assembler starts over (`VP8FrameAssembler.restart`)
+  /// and the next picture decoded is a key frame of the new source.
+  func restartSource() {
+    state.assembler.restart()
+  }
+
   private struct State {
     var assembler: VP8FrameAssembler
     var decoding: Decoding

@@ -125,6 +125,9 @@ extension NativeMediaConnection {
     if let current = receivers.first(where: { $0.value.isVideo == isVideo }) {
       guard now - current.value.lastPacketAt >= Self.sourceTakeoverSilence else { return nil }
       receivers[current.key] = nil
+      // The track and its assembler stay: without starting over, a new numbering that lands
+      // up to 2,048 behind the old one's last frame would be dropped as late until it passed.
+      if isVideo { videoReceiveTrack?.sourceChanged() }
     }
     let configuration = RTPReceiveStream.Configuration(
       ssrc: ssrc, localSSRC: localSSRC, payloadType: payloadType,

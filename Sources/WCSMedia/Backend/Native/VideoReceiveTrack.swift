@@ -118,6 +118,23 @@ final class VideoReceiveTrack: @unchecked Sendable {
     }
   }
 
+  /// A new source (SSRC) took over the played stream: its packets are numbered afresh, so the
+  /// assembler starts over before the first of them (`VideoDecodePipeline.restartSource`), in
+  /// order with the pictures handed over before — inline on the loop when nothing of the track
+  /// is queued, else as a job on the queue. Call on the loop given at `init` (any thread
+  /// without one), before handing over the new source's first packets.
+  func sourceChanged() {
+    if let loop, loop.inEventLoop, queuedJobs.load(ordering: .acquiring) == 0 {
+      receiver.restartSource()
+      return
+    }
+    queuedJobs.add(1, ordering: .relaxed)
+    queue.async {
+      self.receiver.restartSource()
+      self.queuedJobs.subtract(1, ordering: .releasing)
+    }
+  }
+
   private func mayDecodeInline(on loop: EventLoop, now: ContinuousClock.Instant) -> Bool {
     guard queuedJobs.load(ordering: .acquiring) == 0, let averageCost,
       averageCost <= inlineCostLimit, loop.inEventLoop
