@@ -282,4 +282,73 @@ final class RoundThreeAssemblerAttackTests: XCTestCase {
     XCTAssertGreaterThan(totals.requests, 10)
     XCTAssertGreaterThan(totals.malformed, 0)
   }
+
+  /// Real VP8 at 320x240 with high-quality key frames of tens of packets between small delta
+  /// frames (the kept buffer then holds a long stale tail past each delta frame's bytes), every
+  /// picture decoded by libvpx from the kept buffer: the same pictures, bit for bit, as from a
+  /// new array of exactly the frame's bytes.
+  func testLibvpxDecodesLargeAndSmallFramesFromTheKeptBufferAsFromExactArrays() throws {
+    var random = SplitMix64(seed: 0x320_240)
+    let camera = VirtualCamera(width: 320, height: 240, frameRate: 30)
+    let encoder = try VP8Encoder(
+      configuration: .init(width: 320, height: 240, frameRate: 30, bitrateKbps: 4_000))
+    var packetizer = VP8Packetizer(maxPayloadSize: 500, initialPictureID: 0x7FF0)
+    var sequence: UInt16 = 0xFFF0
+    var sent: [VP8FrameAssembler.Packet] = []
+    for index in 0..<40 {
+      if index > 0, index % 8 == 0 { encoder.requestKeyFrame() }
+      let timestamp = camera.rtpTimestamp(frameIndex: index)
+      for frame in try encoder.encode(camera.frame(index), timestamp: timestamp) {
+        for payload in packetizer.packetize(frame) {
+          sent.append(
+            .init(
+              sequenceNumber: sequence, timestamp: payload.timestamp, marker: payload.marker,
+              payload: payload.payload))
+          sequence &+= 1
+        }
+      }
+    }
+    // Nearby reordering and duplicates only: every frame completes.
+    var delivered: [VP8FrameAssembler.Packet] = []
+    for packet in sent {
+      delivered.append(packet)
+      if Int.random(in: 0..<30, using: &random) == 0 { delivered.append(packet) }
+    }
+    for index in delivered.indices.dropLast() where Int.random(in: 0..<8, using: &random) == 0 {
+      delivered.swapAt(index, index + 1)
+    }
+    let pipeline = try VideoDecodePipeline<I420Image> { decoder, bytes throws(VP8Error) in
+      try decoder.decode(bytes)
+    }
+    let reference = try ReferenceVideoDecodePipeline<I420Image> { decoder, data throws(VP8Error) in
+      try decoder.decode(data)
+    }
+    var now = ContinuousClock.now
+    var pictures = 0
+    for (index, packet) in delivered.enumerated() {
+      now += .milliseconds(3)
+      let batch = [
+        ReceivedRTPPacket(
+          packet: RTPPacket(
+            header: RTPHeader(
+              marker: packet.marker, payloadType: 96, sequenceNumber: packet.sequenceNumber,
+              timestamp: packet.timestamp, ssrc: 1),
+            payload: packet.payload),
+          arrival: now)
+      ]
+      let output = pipeline.handle(batch, now: now)
+      let expected = reference.handle(batch, now: now)
+      XCTAssertEqual(output.frames.count, expected.frames.count, "packet \(index)")
+      for (frame, want) in zip(output.frames, expected.frames) {
+        XCTAssertTrue(frame.picture == want.picture, "packet \(index): picture")
+        XCTAssertEqual(frame.rtpTimestamp, want.rtpTimestamp, "packet \(index)")
+        pictures += 1
+      }
+    }
+    XCTAssertEqual(pictures, 40)
+    XCTAssertEqual(pipeline.statistics.keyFramesDecoded, 5)
+    XCTAssertEqual(pipeline.statistics.decodeErrors, 0)
+    // Key frames span many packets, delta frames few: the buffer shrank and grew again.
+    XCTAssertGreaterThan(reference.multiPacketFrames, 10)
+  }
 }
