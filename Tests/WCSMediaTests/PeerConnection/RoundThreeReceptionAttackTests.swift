@@ -236,6 +236,44 @@ final class RoundThreeReceptionInStepTests: XCTestCase {
     }
   }
 
+  /// The same through coturn on 127.0.0.1 (a relay-only offerer): media the answerer sends
+  /// comes to the offerer unwrapped from the relay, checked against the copy, which stays in
+  /// step with the selected pair (the relayed one) until both sides closed.
+  func testReceptionStaysInStepThroughARelay() throws {
+    let coturn = try CoturnTestServer()
+    defer { coturn.stop() }
+    var configuration = PeerConnectionConfiguration.loopback
+    configuration.turnServers = [coturn.server]
+    configuration.iceTransportPolicy = .relay
+    let peers = LoopbackPeers(offererConfiguration: configuration)
+    defer { peers.shutdown() }
+    Self.check(peers, "new")
+    let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
+    try peers.loop.submit {
+      let answer = try peers.answerer.setRemoteOffer(offer)
+      try peers.offerer.setRemoteAnswer(answer)
+    }
+    XCTAssertTrue(
+      eventually { peers.offererRecorder.events.value.contains(.gatheringComplete) },
+      "no allocation: \(coturn.log)")
+    peers.loop.submit {
+      for candidate in peers.offerer.localCandidates {
+        peers.answerer.addRemoteCandidate(candidate)
+      }
+      peers.answerer.setRemoteEndOfCandidates()
+    }
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    Self.check(peers, "connected")
+    let media = TestMedia.packets(ssrc: 0x00C0_FFEF, count: 20, seed: 4)
+    try peers.send(media, from: peers.answerer)
+    XCTAssertTrue(eventually { peers.offererRecorder.rtp.value.count == media.count })
+    XCTAssertEqual(peers.offererRecorder.rtp.value.map(\.packet), media)
+    Self.check(peers, "media through the relay")
+    peers.loop.submit { peers.answerer.close() }
+    XCTAssertTrue(eventually { peers.loop.submit { peers.offerer.peerClosedDTLS } })
+    Self.check(peers, "peer closed")
+  }
+
   /// `Reception.acceptsMedia(from:)` against the formula it replaced on every combination of
   /// a selected address, a DTLS peer address and a source among a few addresses.
   func testAcceptsMediaMatchesTheSelectedOrDTLSPeerFormula() {
