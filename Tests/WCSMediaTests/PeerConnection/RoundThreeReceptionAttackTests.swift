@@ -177,7 +177,7 @@ final class RoundThreeReceptionAttackTests: XCTestCase {
 final class RoundThreeReceptionInStepTests: XCTestCase {
   /// The differences between `connection.reception` and what its properties say (empty when in
   /// step). On the loop.
-  private static func mismatches(_ connection: PeerConnection) -> [String] {
+  static func mismatches(_ connection: PeerConnection) -> [String] {
     let reception = connection.reception
     var found: [String] = []
     if reception.isFinal != connection.state.isFinal { found.append("isFinal") }
@@ -272,6 +272,131 @@ final class RoundThreeReceptionInStepTests: XCTestCase {
     peers.loop.submit { peers.answerer.close() }
     XCTAssertTrue(eventually { peers.loop.submit { peers.offerer.peerClosedDTLS } })
     Self.check(peers, "peer closed")
+  }
+
+  /// Media before any pair is selected, through a relay: a far side by hand (full ICE, DTLS
+  /// client) validates the relayed candidate but never nominates, runs DTLS through the relay
+  /// (our fallback destination), then sends SRTP. Every packet is taken, from the DTLS peer's
+  /// address alone (`Reception.dtlsFallbackAddress`, kept by `dtlsFallbackDestination`), with
+  /// no pair ever selected; the copy is in step before and after.
+  func testMediaFromTheDTLSPeerBeforeNominationIsTakenThroughTheRelay() throws {
+    let coturn = try CoturnTestServer()
+    defer { coturn.stop() }
+    var configuration = PeerConnectionConfiguration.loopback
+    configuration.turnServers = [coturn.server]
+    configuration.iceTransportPolicy = .relay
+    let loop = EventLoop(label: "RoundThreeReceptionFallback")
+    let connection = PeerConnection(configuration: configuration, loop: loop)
+    let recorder = PeerRecorder()
+    loop.submit { recorder.attach(to: connection) }
+    defer {
+      loop.submit { connection.close() }
+      loop.shutdown()
+    }
+    let peer = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
+    let peerCredentials = ICECredentials(ufrag: "r3fs", pwd: "roundthreefarsidepasswd1")
+    let peerCertificate = try DTLSCertificate()
+    let offer = PeerConnectionTransportDescription(
+      iceCredentials: peerCredentials,
+      candidates: [
+        ICECandidate(
+          foundation: "1", priority: ICECandidate.priority(type: .host, localPreference: 65535),
+          address: peer.localAddress, type: .host)
+      ],
+      endOfCandidates: false, fingerprint: peerCertificate.fingerprint, setup: .active)
+    let answer = try loop.submit { try connection.setRemoteOffer(offer) }
+    XCTAssertTrue(
+      eventually { recorder.events.value.contains(.gatheringComplete) },
+      "no allocation: \(coturn.log)")
+    let relayed = try XCTUnwrap(loop.submit { connection.localCandidates.first })
+    let localKey = STUNIntegrityKey(shortTermPassword: answer.iceCredentials.pwd)
+    let peerKey = STUNIntegrityKey(shortTermPassword: peerCredentials.pwd)
+    let request = STUNMessage(
+      type: .bindingRequest,
+      attributes: [
+        .username("\(answer.iceCredentials.ufrag):\(peerCredentials.ufrag)"),
+        .priority(0x6E00_1EFF), .iceControlling(0x0123_4567_89AB_CDEF),
+      ])
+    let requestBytes = try request.encode(key: localKey, fingerprint: true)
+    let dtls = try DTLSEndpoint(
+      role: .client, certificate: peerCertificate, remoteFingerprint: answer.fingerprint)
+    let clock = ContinuousClock()
+    var checksFromRelay = 0
+    var validated = false
+    var lastRequest: ContinuousClock.Instant?
+    var keys: (profile: DTLSSRTPProfile, material: [UInt8])?
+    func sendDTLS(_ output: DTLSOutput) throws {
+      for datagram in output.datagrams { try peer.send(datagram, to: relayed.address) }
+      for event in output.events {
+        if case .connected(let profile, let material) = event { keys = (profile, material) }
+      }
+    }
+    func localConnected() -> Bool {
+      recorder.events.value.contains {
+        if case .dtlsConnected = $0 { return true }
+        return false
+      }
+    }
+    let limit = clock.now + .seconds(15)
+    while clock.now < limit && !(keys != nil && localConnected()) {
+      if checksFromRelay > 0 && !validated
+        && lastRequest.map({ $0.duration(to: clock.now) > .milliseconds(200) }) ?? true
+      {
+        try peer.send(requestBytes, to: relayed.address)
+        lastRequest = clock.now
+      }
+      if let deadline = dtls.nextDeadline, deadline <= clock.now {
+        try sendDTLS(dtls.handleTimeout(now: clock.now))
+      }
+      guard let (bytes, source) = try peer.receive(timeout: 0.02) else { continue }
+      guard STUNMessage.looksLikeSTUN(bytes) else {
+        try sendDTLS(dtls.receive(bytes, now: clock.now))
+        continue
+      }
+      let message = try STUNMessage.decode(bytes)
+      if message.type == .bindingRequest {
+        checksFromRelay += 1
+        let response = STUNMessage(
+          type: .bindingSuccess, transactionID: message.transactionID,
+          attributes: [.xorMappedAddress(source)])
+        try peer.send(try response.encode(key: peerKey, fingerprint: true), to: source)
+      } else if message.type == .bindingSuccess, message.transactionID == request.transactionID,
+        !validated
+      {
+        try message.verifyIntegrity(key: localKey)
+        validated = true
+        try sendDTLS(dtls.start(now: clock.now))
+      }
+    }
+    let (profile, material) = try XCTUnwrap(keys, "far side DTLS did not connect")
+    XCTAssertTrue(localConnected())
+    let before = loop.submit {
+      (Self.mismatches(connection), connection.reception, connection.stats.selectedPair)
+    }
+    XCTAssertEqual(before.0, [])
+    XCTAssertNil(before.2, "a pair was selected: the fallback is not what is attacked")
+    XCTAssertNil(before.1.selectedRemoteAddress)
+    XCTAssertEqual(before.1.dtlsFallbackAddress, peer.localAddress)
+
+    let keying = try DTLSSRTPKeyingMaterial(profile: profile, bytes: material)
+    let outbound = keying.outbound(for: .client)
+    let srtp = try SRTPSession(
+      profile: try XCTUnwrap(SRTPProtectionProfile(rawValue: profile.rawValue)),
+      masterKey: SRTPMasterKey(key: outbound.key, salt: outbound.salt), direction: .outbound)
+    let media = TestMedia.packets(ssrc: 0x0F00_BAC4, count: 12, seed: 12)
+    for packet in media {
+      var bytes = try packet.serialized()
+      try srtp.protectRTP(&bytes)
+      try peer.send(bytes, to: relayed.address)
+    }
+    XCTAssertTrue(
+      eventually { recorder.rtp.value.count == media.count },
+      "taken \(recorder.rtp.value.count); stats \(loop.submit { connection.stats })")
+    XCTAssertEqual(recorder.rtp.value.map(\.packet), media)
+    let after = loop.submit { (Self.mismatches(connection), connection.stats) }
+    XCTAssertEqual(after.0, [])
+    XCTAssertNil(after.1.selectedPair)
+    XCTAssertEqual(after.1.unexpectedDatagrams, 0)
   }
 
   /// `Reception.acceptsMedia(from:)` against the formula it replaced on every combination of
