@@ -1,4 +1,3 @@
-import CWebRTCCore
 import XCTest
 
 @testable import WCSMedia
@@ -8,51 +7,6 @@ import XCTest
 /// the decoded prefix), and `AudioReceiver.insert(contentsOf:)` against one `insert` per
 /// packet: the same samples bit for bit, the same errors, the same playout.
 final class OpusDecoderBufferEquivalenceTests: XCTestCase {
-  /// The previous `OpusDecoder.run`, on a decoder of its own.
-  private final class ReferenceOpusDecoder {
-    let channels: Int
-    private let decoder: OpaquePointer
-
-    init(channels: Int) throws {
-      var error: Int32 = 0
-      let made = try XCTUnwrap(opus_decoder_create(48_000, Int32(channels), &error))
-      XCTAssertEqual(error, OPUS_OK)
-      decoder = made
-      self.channels = channels
-    }
-
-    deinit { opus_decoder_destroy(decoder) }
-
-    func decode(_ packet: [UInt8]?, lostSamples: Int = 960) -> Result<[Int16], OpusError> {
-      if let packet {
-        guard !packet.isEmpty else { return .failure(OpusError(invalidInput: "empty packet")) }
-        return run(packet, frameSize: OpusDecoder.maxFrameSize, fec: false)
-      }
-      return run(nil, frameSize: min(max(lostSamples, 120), OpusDecoder.maxFrameSize), fec: false)
-    }
-
-    func decodeFEC(_ packet: [UInt8], frameSize: Int) -> Result<[Int16], OpusError> {
-      guard !packet.isEmpty else { return .failure(OpusError(invalidInput: "empty packet")) }
-      return run(packet, frameSize: min(max(frameSize, 120), OpusDecoder.maxFrameSize), fec: true)
-    }
-
-    private func run(_ packet: [UInt8]?, frameSize: Int, fec: Bool) -> Result<[Int16], OpusError> {
-      var pcm = [Int16](repeating: 0, count: frameSize * channels)
-      let decoded = pcm.withUnsafeMutableBufferPointer { out -> Int32 in
-        guard let output = out.baseAddress else { return OPUS_BAD_ARG }
-        if let packet {
-          return packet.withUnsafeBufferPointer { data in
-            opus_decode(
-              decoder, data.baseAddress, Int32(data.count), output, Int32(frameSize), fec ? 1 : 0)
-          }
-        }
-        return opus_decode(decoder, nil, 0, output, Int32(frameSize), 0)
-      }
-      guard decoded >= 0 else { return .failure(OpusError(.decode, code: decoded)) }
-      return .success(Array(pcm.prefix(Int(decoded) * channels)))
-    }
-  }
-
   private static func samples(_ index: Int, channels: Int, frameSamples: Int) -> [Int16] {
     (0..<frameSamples * channels).map { sample -> Int16 in
       let t = Double(index * frameSamples + sample / channels) / 48_000
@@ -73,7 +27,7 @@ final class OpusDecoderBufferEquivalenceTests: XCTestCase {
           configuration: .init(
             channels: channels, bitrate: bitrate, inbandFEC: true, expectedPacketLossPercent: 20))
         let decoder = try OpusDecoder(channels: channels)
-        let reference = try ReferenceOpusDecoder(channels: channels)
+        let reference = try ZeroFilledOpusDecoder(channels: channels)
         for index in 0..<60 {
           let frame = PCMAudioFrame(
             samples: Self.samples(index, channels: channels, frameSamples: frameSamples),

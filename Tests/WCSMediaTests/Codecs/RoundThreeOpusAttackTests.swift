@@ -1,4 +1,3 @@
-import CWebRTCCore
 import XCTest
 
 @testable import WCSMedia
@@ -11,35 +10,6 @@ import XCTest
 /// writes into a new zero-filled array per call (the previous implementation): a sample of an
 /// earlier, longer frame left in the kept buffer, or a count off by a channel, would differ.
 final class RoundThreeOpusAttackTests: XCTestCase {
-  /// libopus into a new zero-filled array of `frameSize * channels` per call (3471750).
-  private final class ZeroFilledDecoder {
-    let channels: Int
-    private let decoder: OpaquePointer
-
-    init(channels: Int) throws {
-      var error: Int32 = 0
-      decoder = try XCTUnwrap(opus_decoder_create(48_000, Int32(channels), &error))
-      self.channels = channels
-    }
-
-    deinit { opus_decoder_destroy(decoder) }
-
-    func run(_ packet: [UInt8]?, frameSize: Int, fec: Bool) -> Result<[Int16], OpusError> {
-      if let packet, packet.isEmpty { return .failure(OpusError(invalidInput: "empty packet")) }
-      let size = min(max(frameSize, 120), OpusDecoder.maxFrameSize)
-      var pcm = [Int16](repeating: 0, count: size * channels)
-      let decoded = pcm.withUnsafeMutableBufferPointer { out -> Int32 in
-        guard let output = out.baseAddress else { return OPUS_BAD_ARG }
-        guard let packet else { return opus_decode(decoder, nil, 0, output, Int32(size), 0) }
-        return packet.withUnsafeBufferPointer {
-          opus_decode(decoder, $0.baseAddress, Int32($0.count), output, Int32(size), fec ? 1 : 0)
-        }
-      }
-      guard decoded >= 0 else { return .failure(OpusError(.decode, code: decoded)) }
-      return .success(Array(pcm.prefix(Int(decoded) * channels)))
-    }
-  }
-
   private static func result(_ body: () throws(OpusError) -> PCMAudioFrame) -> Result<
     [Int16], OpusError
   > {
@@ -67,7 +37,7 @@ final class RoundThreeOpusAttackTests: XCTestCase {
     var counts = (longest: 0, tooLong: 0, shortAfterLong: 0, crossChannel: 0, errors: 0)
     for channels in [1, 2] {
       let decoder = try OpusDecoder(channels: channels)
-      let reference = try ZeroFilledDecoder(channels: channels)
+      let reference = try ZeroFilledOpusDecoder(channels: channels)
       let encoders = [
         try OpusEncoder(configuration: .init(channels: 1, bitrate: 16_000, inbandFEC: true)),
         try OpusEncoder(configuration: .init(channels: 2, bitrate: 96_000)),

@@ -231,14 +231,7 @@ final class RoundThreeAssemblerAttackTests: XCTestCase {
           // Arrivals a few attoseconds apart too: the offsets must keep every one exact.
           arrival += Duration(
             attoseconds: Int128(Int64.random(in: 0...20_000_000_000_000_000, using: &random)))
-          batch.append(
-            ReceivedRTPPacket(
-              packet: RTPPacket(
-                header: RTPHeader(
-                  marker: packet.marker, payloadType: 96, sequenceNumber: packet.sequenceNumber,
-                  timestamp: packet.timestamp, ssrc: 7),
-                payload: packet.payload),
-              arrival: arrival))
+          batch.append(packet.received(ssrc: 7, arrival: arrival))
         }
         index += count
         // Now and then `now` lags the arrivals (render time must not go back) or jumps ahead.
@@ -253,21 +246,10 @@ final class RoundThreeAssemblerAttackTests: XCTestCase {
         let output = pipeline.handle(batch, now: now)
         let expected = reference.handle(batch, now: now)
         let context = "run \(run), packet \(index)"
-        XCTAssertEqual(output.needsKeyFrame, expected.needsKeyFrame, context)
-        XCTAssertEqual(output.frames.count, expected.frames.count, context)
-        for (frame, want) in zip(output.frames, expected.frames) {
-          XCTAssertTrue(frame.picture == want.picture, "\(context): picture bytes")
-          XCTAssertEqual(frame.rtpTimestamp, want.rtpTimestamp, context)
-          XCTAssertEqual(frame.isKeyFrame, want.isKeyFrame, context)
-          XCTAssertEqual(frame.arrivalTime, want.arrivalTime, context)
-          XCTAssertEqual(frame.renderTime, want.renderTime, context)
-        }
-        var statistics = pipeline.statistics
-        var wanted = reference.statistics
-        statistics.decodeCPUTime = 0
-        wanted.decodeCPUTime = 0
-        XCTAssertEqual(statistics, wanted, context)
-        guard output.frames.count == expected.frames.count, statistics == wanted else { return }
+        reference.assertSame(
+          output, as: expected, context: context, pictureContext: "\(context): picture bytes")
+        let sameStatistics = reference.assertSameStatistics(pipeline.statistics, context: context)
+        guard output.frames.count == expected.frames.count, sameStatistics else { return }
         totals.frames += output.frames.count
         totals.requests += output.needsKeyFrame ? 1 : 0
       }
@@ -293,21 +275,10 @@ final class RoundThreeAssemblerAttackTests: XCTestCase {
     let encoder = try VP8Encoder(
       configuration: .init(width: 320, height: 240, frameRate: 30, bitrateKbps: 4_000))
     var packetizer = VP8Packetizer(maxPayloadSize: 500, initialPictureID: 0x7FF0)
-    var sequence: UInt16 = 0xFFF0
-    var sent: [VP8FrameAssembler.Packet] = []
-    for index in 0..<40 {
-      if index > 0, index % 8 == 0 { encoder.requestKeyFrame() }
-      let timestamp = camera.rtpTimestamp(frameIndex: index)
-      for frame in try encoder.encode(camera.frame(index), timestamp: timestamp) {
-        for payload in packetizer.packetize(frame) {
-          sent.append(
-            .init(
-              sequenceNumber: sequence, timestamp: payload.timestamp, marker: payload.marker,
-              payload: payload.payload))
-          sequence &+= 1
-        }
-      }
-    }
+    let sent = try encodedVP8Packets(
+      camera: camera, encoder: encoder, packetizer: &packetizer, firstSequenceNumber: 0xFFF0,
+      frames: 40
+    ) { index in index > 0 && index % 8 == 0 }
     // Nearby reordering and duplicates only: every frame completes.
     var delivered: [VP8FrameAssembler.Packet] = []
     for packet in sent {
@@ -327,15 +298,7 @@ final class RoundThreeAssemblerAttackTests: XCTestCase {
     var pictures = 0
     for (index, packet) in delivered.enumerated() {
       now += .milliseconds(3)
-      let batch = [
-        ReceivedRTPPacket(
-          packet: RTPPacket(
-            header: RTPHeader(
-              marker: packet.marker, payloadType: 96, sequenceNumber: packet.sequenceNumber,
-              timestamp: packet.timestamp, ssrc: 1),
-            payload: packet.payload),
-          arrival: now)
-      ]
+      let batch = [packet.received(ssrc: 1, arrival: now)]
       let output = pipeline.handle(batch, now: now)
       let expected = reference.handle(batch, now: now)
       XCTAssertEqual(output.frames.count, expected.frames.count, "packet \(index)")

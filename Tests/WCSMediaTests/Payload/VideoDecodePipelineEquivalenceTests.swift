@@ -21,22 +21,11 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
     var packetizer = VP8Packetizer(
       maxPayloadSize: Int.random(in: 100...1200, using: &random),
       initialPictureID: UInt16.random(in: 0..<0x8000, using: &random))
-    var sequence = UInt16.max - UInt16.random(in: 0...40, using: &random)
-    var sent: [VP8FrameAssembler.Packet] = []
-    for index in 0..<frames {
-      if index > 0, Int.random(in: 0..<12, using: &random) == 0 { encoder.requestKeyFrame() }
-      let timestamp = camera.rtpTimestamp(frameIndex: index)
-      for frame in try encoder.encode(camera.frame(index), timestamp: timestamp) {
-        for payload in packetizer.packetize(frame) {
-          sent.append(
-            .init(
-              sequenceNumber: sequence, timestamp: payload.timestamp, marker: payload.marker,
-              payload: payload.payload))
-          sequence &+= 1
-        }
-      }
-    }
-    return sent
+    let sequence = UInt16.max - UInt16.random(in: 0...40, using: &random)
+    return try encodedVP8Packets(
+      camera: camera, encoder: encoder, packetizer: &packetizer, firstSequenceNumber: sequence,
+      frames: frames
+    ) { index in index > 0 && Int.random(in: 0..<12, using: &random) == 0 }
   }
 
   /// Loses (also in bursts), duplicates, reorders nearby, delays far, corrupts VP8 bytes and
@@ -122,14 +111,7 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
         var batch: [ReceivedRTPPacket] = []
         for packet in packets[index..<index + count] {
           arrival += .microseconds(Int.random(in: 0...20_000, using: &random))
-          batch.append(
-            ReceivedRTPPacket(
-              packet: RTPPacket(
-                header: RTPHeader(
-                  marker: packet.marker, payloadType: 96, sequenceNumber: packet.sequenceNumber,
-                  timestamp: packet.timestamp, ssrc: 0x1234),
-                payload: packet.payload),
-              arrival: arrival))
+          batch.append(packet.received(ssrc: 0x1234, arrival: arrival))
         }
         index += count
         now = max(now, arrival) + .microseconds(Int.random(in: 0...5_000, using: &random))
@@ -149,34 +131,13 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
         }
         let expected = reference.handle(batch, now: now)
         let context = "run \(run), packet \(index)"
-        XCTAssertEqual(output.needsKeyFrame, expected.needsKeyFrame, context)
-        XCTAssertEqual(output.frames.count, expected.frames.count, context)
-        for (frame, want) in zip(output.frames, expected.frames) {
-          XCTAssertTrue(frame.picture == want.picture, context)
-          XCTAssertEqual(frame.rtpTimestamp, want.rtpTimestamp, context)
-          XCTAssertEqual(frame.isKeyFrame, want.isKeyFrame, context)
-          XCTAssertEqual(frame.arrivalTime, want.arrivalTime, context)
-          XCTAssertEqual(frame.renderTime, want.renderTime, context)
-        }
-        var statistics = pipeline.statistics
-        var wanted = reference.statistics
-        statistics.decodeCPUTime = 0
-        wanted.decodeCPUTime = 0
-        XCTAssertEqual(statistics, wanted, context)
+        reference.assertSame(output, as: expected, context: context)
+        let sameStatistics = reference.assertSameStatistics(pipeline.statistics, context: context)
 
         let received = receiver.handle(batch, now: now)
         let receivedExpected = receiverReference.handle(batch, now: now)
-        XCTAssertEqual(received.needsKeyFrame, receivedExpected.needsKeyFrame, context)
-        XCTAssertEqual(received.frames.count, receivedExpected.frames.count, context)
-        for (frame, want) in zip(received.frames, receivedExpected.frames) {
-          // Pictures compared without printing them when they differ.
-          XCTAssertTrue(frame.image == want.picture, context)
-          XCTAssertEqual(frame.rtpTimestamp, want.rtpTimestamp, context)
-          XCTAssertEqual(frame.isKeyFrame, want.isKeyFrame, context)
-          XCTAssertEqual(frame.arrivalTime, want.arrivalTime, context)
-          XCTAssertEqual(frame.renderTime, want.renderTime, context)
-        }
-        guard output.frames.count == expected.frames.count, statistics == wanted else { return }
+        receiverReference.assertSame(received, as: receivedExpected, context: context)
+        guard output.frames.count == expected.frames.count, sameStatistics else { return }
         totals.calls += 1
         totals.frames += output.frames.count
         totals.keyRequests += output.needsKeyFrame ? 1 : 0
@@ -198,116 +159,5 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
     XCTAssertGreaterThan(totals.malformed, 0)
     XCTAssertGreaterThan(totals.dropped, 20)
     XCTAssertGreaterThan(totals.freezes, 0)
-  }
-}
-
-/// The decode pipeline as it was (main at 88fef47), as the reference: each call collects the
-/// assembler's frames (a new array of bytes each, from the dictionary-based reference assembler)
-/// and decodes them after, with instants kept as `ContinuousClock.Instant`s.
-final class ReferenceVideoDecodePipeline<Picture> {
-  struct Frame {
-    var picture: Picture
-    var rtpTimestamp: UInt32
-    var isKeyFrame: Bool
-    var arrivalTime: ContinuousClock.Instant
-    var renderTime: ContinuousClock.Instant
-  }
-
-  struct Output {
-    var frames: [Frame] = []
-    var needsKeyFrame = false
-  }
-
-  private(set) var statistics = VideoDecodePipelineStatistics()
-  /// Frames of more than one packet decoded or dropped (how much the join was exercised).
-  private(set) var multiPacketFrames = 0
-
-  private var assembler: ReferenceVP8FrameAssembler
-  private let decoder: VP8Decoder
-  private let decodePicture: (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
-  private var waitingForKeyFrame = false
-  private var firstRenderAt: ContinuousClock.Instant?
-  private var lastRenderAt: ContinuousClock.Instant?
-  private var lastProgressAt: ContinuousClock.Instant?
-  private let stallTimeout: Duration
-
-  init(
-    reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
-    decodePicture: @escaping (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
-  ) throws(VP8Error) {
-    self.stallTimeout = stallTimeout
-    self.decodePicture = decodePicture
-    assembler = ReferenceVP8FrameAssembler(reorderWindow: reorderWindow, maxBufferedPackets: 2048)
-    decoder = try VP8Decoder()
-  }
-
-  func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
-    var output = Output()
-    for index in packets.indices {
-      let dropsBefore = assembler.discardedFrames
-      let assembled = assembler.insert(
-        VP8FrameAssembler.Packet(
-          sequenceNumber: packets[index].packet.header.sequenceNumber,
-          timestamp: packets[index].packet.header.timestamp,
-          marker: packets[index].packet.header.marker, payload: packets[index].packet.payload))
-      statistics.framesDropped += assembler.discardedFrames - dropsBefore
-      if assembled.dropped != nil { statistics.malformedPackets += 1 }
-      if assembled.needsKeyFrame { output.needsKeyFrame = true }
-      for frame in assembled.frames {
-        if frame.firstSequenceNumber != frame.lastSequenceNumber { multiPacketFrames += 1 }
-        decode(frame.frame, arrival: packets[index].arrival, now: now, into: &output)
-      }
-    }
-    if !output.frames.isEmpty {
-      lastProgressAt = now
-    } else if !packets.isEmpty {
-      let since = lastProgressAt ?? now
-      lastProgressAt = since
-      if now - since > stallTimeout {
-        output.needsKeyFrame = true
-        lastProgressAt = now
-      }
-    }
-    return output
-  }
-
-  private func decode(
-    _ frame: EncodedVideoFrame, arrival: ContinuousClock.Instant, now: ContinuousClock.Instant,
-    into output: inout Output
-  ) {
-    if waitingForKeyFrame && !frame.isKeyFrame {
-      statistics.framesDropped += 1
-      return
-    }
-    do {
-      let picture = try CodecCPUTime.measure(into: &statistics.decodeCPUTime) {
-        () throws(VP8Error) -> Picture? in try decodePicture(decoder, frame.data)
-      }
-      guard let picture else { return }
-      waitingForKeyFrame = false
-      statistics.framesDecoded += 1
-      if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
-      let renderedAt = max(now, lastRenderAt ?? now)
-      if let lastRenderAt {
-        let gap = (renderedAt - lastRenderAt).playoutSeconds
-        statistics.longestGap = max(statistics.longestGap, gap)
-        if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
-      }
-      firstRenderAt = firstRenderAt ?? renderedAt
-      lastRenderAt = renderedAt
-      if let firstRenderAt, statistics.framesDecoded > 1 {
-        let span = (renderedAt - firstRenderAt).playoutSeconds
-        if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
-      }
-      output.frames.append(
-        Frame(
-          picture: picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
-          arrivalTime: arrival, renderTime: now))
-    } catch {
-      statistics.decodeErrors += 1
-      statistics.framesDropped += 1
-      waitingForKeyFrame = true
-      output.needsKeyFrame = true
-    }
   }
 }

@@ -11,10 +11,7 @@ final class PeerConnectionTURNTests: XCTestCase {
   func testRelayOnlyOffererCarriesDTLSAndRTPThroughCoturn() throws {
     let coturn = try CoturnTestServer()
     defer { coturn.stop() }
-    var configuration = PeerConnectionConfiguration.loopback
-    configuration.turnServers = [coturn.server]
-    configuration.iceTransportPolicy = .relay
-    let peers = LoopbackPeers(offererConfiguration: configuration)
+    let peers = LoopbackPeers(offererConfiguration: .relayOnly(through: coturn))
     defer { peers.shutdown() }
 
     let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
@@ -141,10 +138,7 @@ final class PeerConnectionTURNTests: XCTestCase {
     defer { coturn.stop() }
     let loop = EventLoop(label: "PeerConnectionTURNTests-sdp")
     let offerer = PeerConnection(configuration: .loopback, loop: loop)
-    var configuration = PeerConnectionConfiguration.loopback
-    configuration.turnServers = [coturn.server]
-    configuration.iceTransportPolicy = .relay
-    let answerer = PeerConnection(configuration: configuration, loop: loop)
+    let answerer = PeerConnection(configuration: .relayOnly(through: coturn), loop: loop)
     let offererRecorder = PeerRecorder()
     let answererRecorder = PeerRecorder()
     defer {
@@ -208,121 +202,33 @@ final class PeerConnectionTURNTests: XCTestCase {
   /// nominates) is answered through the same relay: the peer sees every reply come from the
   /// relayed address, and the handshake completes that way.
   func testDTLSBeforeNominationIsAnsweredThroughTheRelay() throws {
-    let coturn = try CoturnTestServer()
-    defer { coturn.stop() }
-    var configuration = PeerConnectionConfiguration.loopback
-    configuration.turnServers = [coturn.server]
-    configuration.iceTransportPolicy = .relay
-    let loop = EventLoop(label: "PeerConnectionTURNTests")
-    let connection = PeerConnection(configuration: configuration, loop: loop)
-    let recorder = PeerRecorder()
-    loop.submit { recorder.attach(to: connection) }
-    defer {
-      loop.submit { connection.close() }
-      loop.shutdown()
-    }
-
     // The far side: a plain socket on the test thread, full ICE and a DTLS client by hand.
-    let peer = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
-    let peerCredentials = ICECredentials(ufrag: "fars", pwd: "farsidepasswordfarside01")
-    let peerCertificate = try DTLSCertificate()
-    let offer = PeerConnectionTransportDescription(
-      iceCredentials: peerCredentials,
-      candidates: [
-        ICECandidate(
-          foundation: "1", priority: ICECandidate.priority(type: .host, localPreference: 65535),
-          address: peer.localAddress, type: .host)
-      ],
-      endOfCandidates: false, fingerprint: peerCertificate.fingerprint, setup: .active)
-    let answer = try loop.submit { try connection.setRemoteOffer(offer) }
+    let farSide = try RelayedFarSide(
+      label: "PeerConnectionTURNTests",
+      peerCredentials: ICECredentials(ufrag: "fars", pwd: "farsidepasswordfarside01"))
+    defer { farSide.shutdown() }
+    let (loop, connection) = (farSide.loop, farSide.connection)
+    let answer = try loop.submit { try connection.setRemoteOffer(farSide.offer) }
     XCTAssertEqual(answer.setup, .passive)
     XCTAssertEqual(answer.candidates, [])
-    XCTAssertTrue(
-      eventually { recorder.events.value.contains(.gatheringComplete) },
-      "no allocation: \(coturn.log)")
-    let relayed = try XCTUnwrap(loop.submit { connection.localCandidates.first })
+    let relayed = try farSide.relayedCandidate()
     XCTAssertEqual(relayed.type, .relayed)
     let hostAddresses = loop.submit { connection.localAddresses }
 
-    let localKey = STUNIntegrityKey(shortTermPassword: answer.iceCredentials.pwd)
-    let peerKey = STUNIntegrityKey(shortTermPassword: peerCredentials.pwd)
-    let request = STUNMessage(
-      type: .bindingRequest,
-      attributes: [
-        .username("\(answer.iceCredentials.ufrag):\(peerCredentials.ufrag)"),
-        .priority(0x6E00_1EFF), .iceControlling(0x0123_4567_89AB_CDEF),
-      ])
-    let requestBytes = try request.encode(key: localKey, fingerprint: true)
-    let dtls = try DTLSEndpoint(
-      role: .client, certificate: peerCertificate, remoteFingerprint: answer.fingerprint)
-    let clock = ContinuousClock()
-    var sources: [ICETransportAddress] = []
-    var dtlsSources: [ICETransportAddress] = []
-    var checksFromRelay = 0
-    var validated = false
-    var lastRequest: ContinuousClock.Instant?
-    var peerConnected = false
-    func sendDTLS(_ output: DTLSOutput) throws {
-      for datagram in output.datagrams { try peer.send(datagram, to: relayed.address) }
-      for event in output.events {
-        if case .connected = event { peerConnected = true }
-        if case .failed(let error) = event { XCTFail("far side DTLS failed: \(error)") }
-      }
-    }
-    func localConnected() -> Bool {
-      recorder.events.value.contains {
-        if case .dtlsConnected(role: .server, _) = $0 { return true }
-        return false
-      }
-    }
+    let handshake = try farSide.runICEAndDTLS(answer: answer, relayed: relayed, localRole: .server)
+    for error in handshake.dtlsFailures { XCTFail("far side DTLS failed: \(error)") }
 
-    let limit = clock.now + .seconds(15)
-    while clock.now < limit && !(peerConnected && localConnected()) {
-      // Our request goes to the relay once its permission for us exists (its first check came
-      // through), until answered.
-      if checksFromRelay > 0 && !validated
-        && lastRequest.map({ $0.duration(to: clock.now) > .milliseconds(200) }) ?? true
-      {
-        try peer.send(requestBytes, to: relayed.address)
-        lastRequest = clock.now
-      }
-      if let deadline = dtls.nextDeadline, deadline <= clock.now {
-        try sendDTLS(dtls.handleTimeout(now: clock.now))
-      }
-      guard let (bytes, source) = try peer.receive(timeout: 0.02) else { continue }
-      sources.append(source)
-      guard STUNMessage.looksLikeSTUN(bytes) else {
-        dtlsSources.append(source)
-        try sendDTLS(dtls.receive(bytes, now: clock.now))
-        continue
-      }
-      let message = try STUNMessage.decode(bytes)
-      if message.type == .bindingRequest {
-        checksFromRelay += 1
-        let response = STUNMessage(
-          type: .bindingSuccess, transactionID: message.transactionID,
-          attributes: [.xorMappedAddress(source)])
-        try peer.send(try response.encode(key: peerKey, fingerprint: true), to: source)
-      } else if message.type == .bindingSuccess, message.transactionID == request.transactionID,
-        !validated
-      {
-        try message.verifyIntegrity(key: localKey)
-        validated = true
-        // Validated through the relay, and no pair nominated: DTLS starts now.
-        try sendDTLS(dtls.start(now: clock.now))
-      }
-    }
-
-    XCTAssertTrue(validated, "never validated; coturn log: \(coturn.log)")
-    XCTAssertTrue(peerConnected, "far side DTLS did not connect")
-    XCTAssertTrue(localConnected(), "events: \(recorder.events.value)")
-    XCTAssertGreaterThan(checksFromRelay, 0)
+    XCTAssertTrue(handshake.validated, "never validated; coturn log: \(farSide.coturn.log)")
+    XCTAssertTrue(handshake.keys != nil, "far side DTLS did not connect")
+    XCTAssertTrue(
+      farSide.localDTLSConnected(role: .server), "events: \(farSide.recorder.events.value)")
+    XCTAssertGreaterThan(handshake.checksFromRelay, 0)
     // Every DTLS record (and everything else) reached the far side from the relayed address,
     // none straight from a host socket.
-    XCTAssertFalse(dtlsSources.isEmpty)
-    XCTAssertEqual(Set(dtlsSources), [relayed.address])
-    XCTAssertEqual(Set(sources), [relayed.address])
-    XCTAssertTrue(Set(hostAddresses).isDisjoint(with: sources))
+    XCTAssertFalse(handshake.dtlsSources.isEmpty)
+    XCTAssertEqual(Set(handshake.dtlsSources), [relayed.address])
+    XCTAssertEqual(Set(handshake.sources), [relayed.address])
+    XCTAssertTrue(Set(hostAddresses).isDisjoint(with: handshake.sources))
     let stats = loop.submit { connection.stats }
     // The handshake ran on the fallback destination: no pair was ever selected.
     XCTAssertNil(stats.selectedPair)

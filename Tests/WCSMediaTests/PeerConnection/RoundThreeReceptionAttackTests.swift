@@ -40,6 +40,22 @@ final class RoundThreeReceptionAttackTests: XCTestCase {
     }
   }
 
+  /// A new socket on the loop gets the one datagram `sender` sends it (the loop still serves),
+  /// then closes.
+  private func assertASecondSocketReceives(
+    from sender: EventLoopUDPSocket, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let other = LoopShared<Int>(0)
+    let second = try loop.submit { [loop] in
+      try EventLoopUDPSocket(loop: loop, bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)) {
+        _, _ in other.mutate { $0 += 1 }
+      }
+    }
+    try queue(1, to: second.localAddress, from: sender)
+    XCTAssertTrue(eventually { other.value == 1 }, file: file, line: line)
+    loop.submit { second.close() }
+  }
+
   /// A handler that closes its socket on the third of ten queued datagrams: exactly three are
   /// handed over and counted, each while the loop's `datagramArrival` is set, and it is clear
   /// after the batch that ended early.
@@ -117,19 +133,9 @@ final class RoundThreeReceptionAttackTests: XCTestCase {
     }
     XCTAssertTrue(weakSocket.value)
     // The loop still serves: a second socket gets its datagram.
-    let other = LoopShared<Int>(0)
-    let second = try loop.submit { [loop] in
-      try EventLoopUDPSocket(loop: loop, bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)) {
-        _, _ in other.mutate { $0 += 1 }
-      }
-    }
-    try queue(1, to: second.localAddress, from: sender)
-    XCTAssertTrue(eventually { other.value == 1 })
+    try assertASecondSocketReceives(from: sender)
     XCTAssertEqual(seen.value, 0)
-    loop.submit {
-      second.close()
-      sender.close()
-    }
+    loop.submit { sender.close() }
   }
 
   /// A handler that drops the last reference to its own socket (without closing it) on the
@@ -155,19 +161,9 @@ final class RoundThreeReceptionAttackTests: XCTestCase {
     XCTAssertTrue(loop.submit { released == nil })
     try queue(3, to: target, from: sender)
     // One more turn of the loop for the late datagrams, through a socket that does receive.
-    let other = LoopShared<Int>(0)
-    let second = try loop.submit { [loop] in
-      try EventLoopUDPSocket(loop: loop, bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)) {
-        _, _ in other.mutate { $0 += 1 }
-      }
-    }
-    try queue(1, to: second.localAddress, from: sender)
-    XCTAssertTrue(eventually { other.value == 1 })
+    try assertASecondSocketReceives(from: sender)
     XCTAssertEqual(seen.value, 10)
-    loop.submit {
-      second.close()
-      sender.close()
-    }
+    loop.submit { sender.close() }
   }
 }
 
@@ -242,10 +238,7 @@ final class RoundThreeReceptionInStepTests: XCTestCase {
   func testReceptionStaysInStepThroughARelay() throws {
     let coturn = try CoturnTestServer()
     defer { coturn.stop() }
-    var configuration = PeerConnectionConfiguration.loopback
-    configuration.turnServers = [coturn.server]
-    configuration.iceTransportPolicy = .relay
-    let peers = LoopbackPeers(offererConfiguration: configuration)
+    let peers = LoopbackPeers(offererConfiguration: .relayOnly(through: coturn))
     defer { peers.shutdown() }
     Self.check(peers, "new")
     let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
@@ -280,96 +273,18 @@ final class RoundThreeReceptionInStepTests: XCTestCase {
   /// address alone (`Reception.dtlsFallbackAddress`, kept by `dtlsFallbackDestination`), with
   /// no pair ever selected; the copy is in step before and after.
   func testMediaFromTheDTLSPeerBeforeNominationIsTakenThroughTheRelay() throws {
-    let coturn = try CoturnTestServer()
-    defer { coturn.stop() }
-    var configuration = PeerConnectionConfiguration.loopback
-    configuration.turnServers = [coturn.server]
-    configuration.iceTransportPolicy = .relay
-    let loop = EventLoop(label: "RoundThreeReceptionFallback")
-    let connection = PeerConnection(configuration: configuration, loop: loop)
-    let recorder = PeerRecorder()
-    loop.submit { recorder.attach(to: connection) }
-    defer {
-      loop.submit { connection.close() }
-      loop.shutdown()
-    }
-    let peer = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
-    let peerCredentials = ICECredentials(ufrag: "r3fs", pwd: "roundthreefarsidepasswd1")
-    let peerCertificate = try DTLSCertificate()
-    let offer = PeerConnectionTransportDescription(
-      iceCredentials: peerCredentials,
-      candidates: [
-        ICECandidate(
-          foundation: "1", priority: ICECandidate.priority(type: .host, localPreference: 65535),
-          address: peer.localAddress, type: .host)
-      ],
-      endOfCandidates: false, fingerprint: peerCertificate.fingerprint, setup: .active)
-    let answer = try loop.submit { try connection.setRemoteOffer(offer) }
-    XCTAssertTrue(
-      eventually { recorder.events.value.contains(.gatheringComplete) },
-      "no allocation: \(coturn.log)")
-    let relayed = try XCTUnwrap(loop.submit { connection.localCandidates.first })
-    let localKey = STUNIntegrityKey(shortTermPassword: answer.iceCredentials.pwd)
-    let peerKey = STUNIntegrityKey(shortTermPassword: peerCredentials.pwd)
-    let request = STUNMessage(
-      type: .bindingRequest,
-      attributes: [
-        .username("\(answer.iceCredentials.ufrag):\(peerCredentials.ufrag)"),
-        .priority(0x6E00_1EFF), .iceControlling(0x0123_4567_89AB_CDEF),
-      ])
-    let requestBytes = try request.encode(key: localKey, fingerprint: true)
-    let dtls = try DTLSEndpoint(
-      role: .client, certificate: peerCertificate, remoteFingerprint: answer.fingerprint)
-    let clock = ContinuousClock()
-    var checksFromRelay = 0
-    var validated = false
-    var lastRequest: ContinuousClock.Instant?
-    var keys: (profile: DTLSSRTPProfile, material: [UInt8])?
-    func sendDTLS(_ output: DTLSOutput) throws {
-      for datagram in output.datagrams { try peer.send(datagram, to: relayed.address) }
-      for event in output.events {
-        if case .connected(let profile, let material) = event { keys = (profile, material) }
-      }
-    }
-    func localConnected() -> Bool {
-      recorder.events.value.contains {
-        if case .dtlsConnected = $0 { return true }
-        return false
-      }
-    }
-    let limit = clock.now + .seconds(15)
-    while clock.now < limit && !(keys != nil && localConnected()) {
-      if checksFromRelay > 0 && !validated
-        && lastRequest.map({ $0.duration(to: clock.now) > .milliseconds(200) }) ?? true
-      {
-        try peer.send(requestBytes, to: relayed.address)
-        lastRequest = clock.now
-      }
-      if let deadline = dtls.nextDeadline, deadline <= clock.now {
-        try sendDTLS(dtls.handleTimeout(now: clock.now))
-      }
-      guard let (bytes, source) = try peer.receive(timeout: 0.02) else { continue }
-      guard STUNMessage.looksLikeSTUN(bytes) else {
-        try sendDTLS(dtls.receive(bytes, now: clock.now))
-        continue
-      }
-      let message = try STUNMessage.decode(bytes)
-      if message.type == .bindingRequest {
-        checksFromRelay += 1
-        let response = STUNMessage(
-          type: .bindingSuccess, transactionID: message.transactionID,
-          attributes: [.xorMappedAddress(source)])
-        try peer.send(try response.encode(key: peerKey, fingerprint: true), to: source)
-      } else if message.type == .bindingSuccess, message.transactionID == request.transactionID,
-        !validated
-      {
-        try message.verifyIntegrity(key: localKey)
-        validated = true
-        try sendDTLS(dtls.start(now: clock.now))
-      }
-    }
+    let farSide = try RelayedFarSide(
+      label: "RoundThreeReceptionFallback",
+      peerCredentials: ICECredentials(ufrag: "r3fs", pwd: "roundthreefarsidepasswd1"))
+    defer { farSide.shutdown() }
+    let (loop, connection, recorder, peer) = (
+      farSide.loop, farSide.connection, farSide.recorder, farSide.peer
+    )
+    let answer = try loop.submit { try connection.setRemoteOffer(farSide.offer) }
+    let relayed = try farSide.relayedCandidate()
+    let keys = try farSide.runICEAndDTLS(answer: answer, relayed: relayed).keys
     let (profile, material) = try XCTUnwrap(keys, "far side DTLS did not connect")
-    XCTAssertTrue(localConnected())
+    XCTAssertTrue(farSide.localDTLSConnected())
     let before = loop.submit {
       (Self.mismatches(connection), connection.reception, connection.stats.selectedPair)
     }
