@@ -40,7 +40,7 @@ final class OpusDecoderBufferEquivalenceTests: XCTestCase {
             let lost =
               [0, 119, 120, 480, 960, 2880, 5760, 9000].randomElement(using: &random) ?? 960
             XCTAssertEqual(
-              Self.result { () throws(OpusError) in
+              ZeroFilledOpusDecoder.result { () throws(OpusError) in
                 try decoder.decode(nil, timestamp: 7, lostSamples: lost)
               }, reference.decode(nil, lostSamples: lost), context)
             compared.concealed += 1
@@ -49,7 +49,7 @@ final class OpusDecoderBufferEquivalenceTests: XCTestCase {
             // FEC from this packet for the one before it, for lost frames of several sizes.
             let size = [60, 480, 960, 1920, 7000].randomElement(using: &random) ?? 960
             XCTAssertEqual(
-              Self.result { () throws(OpusError) in
+              ZeroFilledOpusDecoder.result { () throws(OpusError) in
                 try decoder.decodeFEC(from: packet, frameSize: size, timestamp: 7)
               }, reference.decodeFEC(packet, frameSize: size), context)
             compared.fec += 1
@@ -65,7 +65,7 @@ final class OpusDecoderBufferEquivalenceTests: XCTestCase {
           default:
             break
           }
-          let got = Self.result { () throws(OpusError) in
+          let got = ZeroFilledOpusDecoder.result { () throws(OpusError) in
             try decoder.decode(packet, timestamp: UInt32(index))
           }
           let want = reference.decode(packet)
@@ -125,15 +125,5 @@ final class OpusDecoderBufferEquivalenceTests: XCTestCase {
     XCTAssertGreaterThan(played, 350)
     XCTAssertGreaterThan(receiver.statistics.fecRecoveredFrames, 0)
     XCTAssertGreaterThan(receiver.statistics.latePackets, 0)
-  }
-
-  private static func result(_ body: () throws(OpusError) -> PCMAudioFrame) -> Result<
-    [Int16], OpusError
-  > {
-    do throws(OpusError) {
-      return .success(try body().samples)
-    } catch {
-      return .failure(error)
-    }
   }
 }

@@ -10,16 +10,6 @@ import XCTest
 /// writes into a new zero-filled array per call (the previous implementation): a sample of an
 /// earlier, longer frame left in the kept buffer, or a count off by a channel, would differ.
 final class RoundThreeOpusAttackTests: XCTestCase {
-  private static func result(_ body: () throws(OpusError) -> PCMAudioFrame) -> Result<
-    [Int16], OpusError
-  > {
-    do throws(OpusError) {
-      return .success(try body().samples)
-    } catch {
-      return .failure(error)
-    }
-  }
-
   /// A code 3 packet (RFC 6716 §3.2.5) of `frames` CBR CELT frames of 2.5 ms, each of
   /// `frameBytes` random bytes; stereo when `stereo`.
   private static func celtPacket(
@@ -54,14 +44,14 @@ final class RoundThreeOpusAttackTests: XCTestCase {
           let packet = Self.celtPacket(
             frames: 48, frameBytes: Int.random(in: 0...3, using: &random),
             stereo: Bool.random(using: &random), random: &random)
-          got = Self.result { () throws(OpusError) in try decoder.decode(packet) }
+          got = ZeroFilledOpusDecoder.result { () throws(OpusError) in try decoder.decode(packet) }
           want = reference.run(packet, frameSize: OpusDecoder.maxFrameSize, fec: false)
           isLongest = true
           counts.longest += 1
         case 2:
           // 122.5 ms: more than any packet may hold.
           let packet = Self.celtPacket(frames: 49, frameBytes: 1, stereo: false, random: &random)
-          got = Self.result { () throws(OpusError) in try decoder.decode(packet) }
+          got = ZeroFilledOpusDecoder.result { () throws(OpusError) in try decoder.decode(packet) }
           want = reference.run(packet, frameSize: OpusDecoder.maxFrameSize, fec: false)
           if case .success = want { XCTFail("\(context): a 122.5 ms packet decoded") }
           counts.tooLong += 1
@@ -70,7 +60,7 @@ final class RoundThreeOpusAttackTests: XCTestCase {
           let packet = Self.celtPacket(
             frames: 1, frameBytes: Int.random(in: 1...40, using: &random),
             stereo: Bool.random(using: &random), random: &random)
-          got = Self.result { () throws(OpusError) in try decoder.decode(packet) }
+          got = ZeroFilledOpusDecoder.result { () throws(OpusError) in try decoder.decode(packet) }
           want = reference.run(packet, frameSize: OpusDecoder.maxFrameSize, fec: false)
           if previousWasLongest { counts.shortAfterLong += 1 }
         case 4, 5:
@@ -79,14 +69,16 @@ final class RoundThreeOpusAttackTests: XCTestCase {
           let samples = (0..<960 * (source + 1)).map { Int16(truncatingIfNeeded: $0 &* 97) }
           let packet = try encoders[source].encode(
             PCMAudioFrame(samples: samples, channels: source + 1))
-          got = Self.result { () throws(OpusError) in try decoder.decode(packet) }
+          got = ZeroFilledOpusDecoder.result { () throws(OpusError) in try decoder.decode(packet) }
           want = reference.run(packet, frameSize: OpusDecoder.maxFrameSize, fec: false)
           if source + 1 != channels { counts.crossChannel += 1 }
         case 6:
           let lost =
             [-1, 0, 119, 120, 121, 960, 5759, 5760, 5761, 100_000].randomElement(
               using: &random) ?? 960
-          got = Self.result { () throws(OpusError) in try decoder.decode(nil, lostSamples: lost) }
+          got = ZeroFilledOpusDecoder.result { () throws(OpusError) in
+            try decoder.decode(nil, lostSamples: lost)
+          }
           want = reference.run(nil, frameSize: lost, fec: false)
         case 7:
           // FEC from a random packet (mostly no LBRR: concealment, or an error), any length.
@@ -94,7 +86,7 @@ final class RoundThreeOpusAttackTests: XCTestCase {
             UInt8.random(in: 0...255, using: &random)
           }
           let size = [-5, 0, 120, 480, 961, 2880, 5760, 6000].randomElement(using: &random) ?? 960
-          got = Self.result { () throws(OpusError) in
+          got = ZeroFilledOpusDecoder.result { () throws(OpusError) in
             try decoder.decodeFEC(from: packet, frameSize: size)
           }
           want = reference.run(packet, frameSize: size, fec: true)
@@ -103,7 +95,7 @@ final class RoundThreeOpusAttackTests: XCTestCase {
           let packet = (0..<Int.random(in: 0...200, using: &random)).map { _ in
             UInt8.random(in: 0...255, using: &random)
           }
-          got = Self.result { () throws(OpusError) in try decoder.decode(packet) }
+          got = ZeroFilledOpusDecoder.result { () throws(OpusError) in try decoder.decode(packet) }
           want = reference.run(packet, frameSize: OpusDecoder.maxFrameSize, fec: false)
         }
         previousWasLongest = isLongest

@@ -19,6 +19,15 @@ final class ZeroFilledOpusDecoder {
 
   deinit { opus_decoder_destroy(decoder) }
 
+  /// What an `OpusDecoder` call gave, in the form `run` gives it: the samples, or the error.
+  static func result(_ body: () throws(OpusError) -> PCMAudioFrame) -> Result<[Int16], OpusError> {
+    do throws(OpusError) {
+      return .success(try body().samples)
+    } catch {
+      return .failure(error)
+    }
+  }
+
   /// A packet as `OpusDecoder.decode(_:)` does, or (nil) concealment of `lostSamples`.
   func decode(_ packet: [UInt8]?, lostSamples: Int = 960) -> Result<[Int16], OpusError> {
     run(packet, frameSize: packet == nil ? lostSamples : OpusDecoder.maxFrameSize, fec: false)

@@ -17,9 +17,7 @@ final class RoundThreeAssemblerAttackTests: XCTestCase {
   private struct HostileStream {
     var random: SplitMix64
 
-    mutating func chance(_ probability: Double) -> Bool {
-      Double.random(in: 0..<1, using: &random) < probability
-    }
+    mutating func chance(_ probability: Double) -> Bool { random.chance(probability) }
 
     mutating func bytes(_ count: Int) -> [UInt8] {
       var bytes = [UInt8](repeating: 0, count: count)
@@ -82,24 +80,10 @@ final class RoundThreeAssemblerAttackTests: XCTestCase {
     }
 
     mutating func link(_ sent: [VP8FrameAssembler.Packet]) -> [VP8FrameAssembler.Packet] {
-      var delivered: [VP8FrameAssembler.Packet] = []
-      let loss = Double.random(in: 0...0.02, using: &random)
-      for packet in sent {
-        if chance(loss) { continue }
-        delivered.append(packet)
-        if chance(0.03) { delivered.append(packet) }
-      }
-      for index in delivered.indices.dropLast() where chance(0.1) {
-        let other = min(delivered.count - 1, index + Int.random(in: 1...4, using: &random))
-        delivered.swapAt(index, other)
-      }
-      for _ in 0..<Int.random(in: 0...3, using: &random) where delivered.count > 2 {
-        let from = Int.random(in: 0..<delivered.count / 2, using: &random)
-        let packet = delivered.remove(at: from)
-        delivered.insert(
-          packet, at: min(delivered.count, from + Int.random(in: 40...300, using: &random)))
-      }
-      return delivered
+      VP8LinkImpairments(
+        lossRates: 0...0.02, burst: nil, duplicateChance: 0.03, reorderChance: 0.1,
+        reorderReach: .fixed(4), delayedPackets: 0...3, delayDistances: 40...300
+      ).deliver(sent, random: &random)
     }
   }
 

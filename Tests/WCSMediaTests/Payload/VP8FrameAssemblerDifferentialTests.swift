@@ -13,9 +13,7 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
   private struct StreamMaker {
     var random: SplitMix64
 
-    mutating func chance(_ probability: Double) -> Bool {
-      Double.random(in: 0..<1, using: &random) < probability
-    }
+    mutating func chance(_ probability: Double) -> Bool { random.chance(probability) }
 
     mutating func packets() -> [VP8FrameAssembler.Packet] {
       let pictureIDBits = [0, 7, 15].randomElement(using: &random) ?? 0
@@ -78,36 +76,10 @@ final class VP8FrameAssemblerDifferentialTests: XCTestCase {
 
     /// Loses (also in bursts), duplicates, reorders nearby and delays far some packets.
     mutating func link(_ sent: [VP8FrameAssembler.Packet]) -> [VP8FrameAssembler.Packet] {
-      let loss = Double.random(in: 0...0.15, using: &random)
-      var delivered: [VP8FrameAssembler.Packet] = []
-      var burst = 0
-      for packet in sent {
-        if burst > 0 {
-          burst -= 1
-          continue
-        }
-        if chance(0.01) {
-          burst = Int.random(in: 1...40, using: &random)
-          continue
-        }
-        if chance(loss) { continue }
-        delivered.append(packet)
-        if chance(0.04) { delivered.append(packet) }
-      }
-      let reorder = Int.random(in: 0...8, using: &random)
-      if reorder > 0 {
-        for index in delivered.indices.dropLast() where chance(0.2) {
-          let other = min(delivered.count - 1, index + Int.random(in: 1...reorder, using: &random))
-          delivered.swapAt(index, other)
-        }
-      }
-      for _ in 0..<Int.random(in: 0...3, using: &random) where delivered.count > 2 {
-        let from = Int.random(in: 0..<delivered.count / 2, using: &random)
-        let packet = delivered.remove(at: from)
-        let to = min(delivered.count, from + Int.random(in: 30...150, using: &random))
-        delivered.insert(packet, at: to)
-      }
-      return delivered
+      VP8LinkImpairments(
+        lossRates: 0...0.15, burst: (0.01, 1...40), duplicateChance: 0.04, reorderChance: 0.2,
+        reorderReach: .drawn(0...8), delayedPackets: 0...3, delayDistances: 30...150
+      ).deliver(sent, random: &random)
     }
   }
 

@@ -33,48 +33,20 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
   private static func link(_ sent: [VP8FrameAssembler.Packet], random: inout SplitMix64)
     -> [VP8FrameAssembler.Packet]
   {
-    func chance(_ probability: Double) -> Bool {
-      Double.random(in: 0..<1, using: &random) < probability
-    }
-    let loss = Double.random(in: 0...0.03, using: &random)
-    var delivered: [VP8FrameAssembler.Packet] = []
-    var burst = 0
-    for var packet in sent {
-      if burst > 0 {
-        burst -= 1
-        continue
-      }
-      if chance(0.003) {
-        burst = Int.random(in: 1...20, using: &random)
-        continue
-      }
-      if chance(loss) { continue }
-      if chance(0.02), packet.payload.count > 12 {
+    let impairments = VP8LinkImpairments(
+      lossRates: 0...0.03, burst: (0.003, 1...20), duplicateChance: 0.03, reorderChance: 0.15,
+      reorderReach: .drawn(0...5), delayedPackets: 0...2, delayDistances: 20...120)
+    return impairments.deliver(sent, random: &random) { packet, random in
+      if random.chance(0.02), packet.payload.count > 12 {
         // Bits flipped in the VP8 data (after the 4-byte descriptor the packetizer writes),
         // at the start of a frame often in its first partition's size: libvpx rejects the
         // frame or flags it corrupt, or decodes a damaged picture; the same in both.
-        let at = chance(0.5) ? 5 : Int.random(in: 4..<packet.payload.count, using: &random)
+        let at = random.chance(0.5) ? 5 : Int.random(in: 4..<packet.payload.count, using: &random)
         packet.payload[at] ^= UInt8.random(in: 1...255, using: &random)
-      } else if chance(0.005) {
+      } else if random.chance(0.005) {
         packet.payload = Array(packet.payload.prefix(1))  // malformed: no VP8 data
       }
-      delivered.append(packet)
-      if chance(0.03) { delivered.append(packet) }
     }
-    let reorder = Int.random(in: 0...5, using: &random)
-    if reorder > 0 {
-      for index in delivered.indices.dropLast() where chance(0.15) {
-        let other = min(delivered.count - 1, index + Int.random(in: 1...reorder, using: &random))
-        delivered.swapAt(index, other)
-      }
-    }
-    for _ in 0..<Int.random(in: 0...2, using: &random) where delivered.count > 2 {
-      let from = Int.random(in: 0..<delivered.count / 2, using: &random)
-      let packet = delivered.remove(at: from)
-      let to = min(delivered.count, from + Int.random(in: 20...120, using: &random))
-      delivered.insert(packet, at: to)
-    }
-    return delivered
   }
 
   func testPipelineMatchesTheArrayPipelineOnLossyStreams() throws {
