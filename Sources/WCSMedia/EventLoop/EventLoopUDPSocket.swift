@@ -24,7 +24,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   public let loop: EventLoop
   /// The bound local address (the real port when bound to port 0).
   public let localAddress: ICETransportAddress
-  /// Datagrams and payload bytes received so far.
+  /// Datagrams handed on so far (truncated ones count in `datagramsTruncated` instead).
   public var datagramsReceived: Int { reception.datagrams }
   /// Payload bytes received so far.
   public var bytesReceived: Int { reception.bytes }
