@@ -26,7 +26,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   public let localAddress: ICETransportAddress
   /// Datagrams handed on so far (truncated ones count in `datagramsTruncated` instead).
   public var datagramsReceived: Int { reception.datagrams }
-  /// Payload bytes received so far.
+  /// UDP payload bytes of the datagrams handed on so far (octets; IP/UDP headers excluded).
   public var bytesReceived: Int { reception.bytes }
   /// Datagrams dropped because they were larger than the receive buffer
   /// (`EventLoop.maximumDatagramSize`; only IPv6 allows more): cut, they would look whole.

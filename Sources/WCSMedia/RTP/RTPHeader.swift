@@ -25,7 +25,9 @@ public struct RTPHeader: Equatable, Sendable {
   public var ssrc: UInt32
   /// Contributing sources, at most 15.
   public var csrcs: [UInt32]
-  /// The header extension, when the X bit is set.
+  /// The header extension, when the X bit is set (RFC 3550 §5.3.1; one- or two-byte elements,
+  /// RFC 8285). A parsed extension of up to 16 bytes is kept as its wire bytes (validated at
+  /// parse time) and decoded on each read: code that reads it per packet pays that each time.
   public var headerExtension: RTPHeaderExtension? {
     get {
       switch extensionStorage {
