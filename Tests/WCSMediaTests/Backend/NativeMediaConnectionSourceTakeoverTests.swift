@@ -47,7 +47,7 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
     func malformedPackets(_ test: XCTestCase) -> Int? {
       let box = BackendTestBox<NativeMediaConnection.DetailedStatistics?>(nil)
       player.detailedStatistics { value in box.mutate { $0 = value } }
-      test.waitForBackend("statistics", timeout: 5) { box.value != nil }
+      test.waitForBackend("statistics", timeout: 10) { box.value != nil }
       return box.value?.malformedPackets
     }
 
@@ -78,8 +78,8 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
     }
   }
 
-  /// A retransmission (RFC 4588) the far side sends: the first packet of frame `frame` is held
-  /// back and goes out on `ssrc` with the next frame instead.
+  /// A retransmission (RFC 4588) the far side sends: the first packet of frame `frame` goes out
+  /// only on `ssrc`, after the frame's other packets (at once: no timing to depend on).
   private struct Repair {
     var frame: Int
     var ssrc: UInt32
@@ -102,9 +102,9 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
         return packet
       }
     }
-    if let repair, groups.indices.contains(repair.frame + 1), !groups[repair.frame].isEmpty {
+    if let repair, groups.indices.contains(repair.frame), !groups[repair.frame].isEmpty {
       let held = groups[repair.frame].removeFirst()
-      groups[repair.frame + 1].append(
+      groups[repair.frame].append(
         RTXPacketFormat.wrap(
           held, ssrc: repair.ssrc, payloadType: repair.payloadType,
           sequenceNumber: repair.sequenceNumber))
@@ -200,10 +200,6 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
       ),
       interval: interval)
     let lastOfASent = ContinuousClock.now
-    waitForBackend("A's pictures", timeout: 5) {
-      call.frames.value.count >= sourceA.pictures.count
-    }
-    assertRendered(call.frames.value[...], equal: sourceA.pictures, "A")
 
     // Another media SSRC, and another RTX SSRC, while A is silent for less than the takeover
     // silence: refused.
@@ -218,12 +214,17 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
     ).serialized()
     earlyWire.append([earlyRTX])
     try call.send(earlyWire, interval: 0.005)
+    let earlyAfter = ContinuousClock.now - lastOfASent
     let earlyPackets = earlyWire.joined().count
-    waitForBackend("the early sources counted as malformed", timeout: 5) {
+    waitForBackend("A's pictures", timeout: 10) {
+      call.frames.value.count >= sourceA.pictures.count
+    }
+    assertRendered(call.frames.value[...], equal: sourceA.pictures, "A")
+    waitForBackend("the early sources counted as malformed", timeout: 10) {
       (call.malformedPackets(self) ?? 0) >= malformedBefore + earlyPackets
     }
     XCTAssertLessThan(
-      ContinuousClock.now - lastOfASent, NativeMediaConnection.sourceTakeoverSilence,
+      earlyAfter, NativeMediaConnection.sourceTakeoverSilence,
       "the early sources came within the silence")
     XCTAssertEqual(call.malformedPackets(self), malformedBefore + earlyPackets)
 
@@ -236,7 +237,7 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
           frame: 5, ssrc: 0xB0B0_00FF, payloadType: rtxPayloadType, sequenceNumber: 60_000)),
       interval: interval)
     let expected = sourceA.pictures.count + sourceB.pictures.count
-    waitForBackend("B's pictures", timeout: 3) { call.frames.value.count >= expected }
+    waitForBackend("B's pictures", timeout: 10) { call.frames.value.count >= expected }
     // Anything late (an early-source picture let through) would show up here.
     Thread.sleep(forTimeInterval: 0.1)
     let rendered = call.frames.value
@@ -261,20 +262,21 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
         timestampBase: 1_000_000),
       interval: 0.02)
     let lastOfASent = ContinuousClock.now
-    waitForBackend("A's 440 Hz played", timeout: 5) {
-      plays(440, in: playedTones(call.audio.value))
-    }
 
     // Another SSRC within A's silence: refused, its 2 kHz never played.
     let early = try opusTone(
       2_000, count: 10, ssrc: 0xC0C0_0013, payloadType: payloadType, firstSequence: 30_000,
       timestampBase: 77_777)
     try call.send(early, interval: 0.005)
-    waitForBackend("the early source counted as malformed", timeout: 5) {
+    let earlyAfter = ContinuousClock.now - lastOfASent
+    waitForBackend("A's 440 Hz played", timeout: 10) {
+      plays(440, in: playedTones(call.audio.value))
+    }
+    waitForBackend("the early source counted as malformed", timeout: 10) {
       (call.malformedPackets(self) ?? 0) >= malformedBefore + early.count
     }
     XCTAssertLessThan(
-      ContinuousClock.now - lastOfASent, NativeMediaConnection.sourceTakeoverSilence,
+      earlyAfter, NativeMediaConnection.sourceTakeoverSilence,
       "the early source came within the silence")
 
     // B after the silence: numbered 1,000 behind A's last packet, unrelated timestamps.
@@ -285,7 +287,7 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
         1_000, count: 30, ssrc: 0xB0B0_0012, payloadType: payloadType,
         firstSequence: 20_029 &- 1_000, timestampBase: 3_000_000_000),
       interval: 0.02)
-    waitForBackend("B's 1 kHz played", timeout: 3) {
+    waitForBackend("B's 1 kHz played", timeout: 10) {
       plays(1_000, in: playedTones(Array(call.audio.value.dropFirst(playedBeforeB))))
     }
     let tones = playedTones(call.audio.value)
