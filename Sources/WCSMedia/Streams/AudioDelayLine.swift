@@ -40,6 +40,24 @@ public struct AudioDelayLine: Sendable {
     Duration(attoseconds: Self.stepAttoseconds * Int128(held.count))
   }
 
+  /// `process(_:target:)` in place: `frames` becomes the frames to play; returns the output's
+  /// `playedTimestamp`. With no delay held and none to grow (the usual case) the frames stay
+  /// as they are: no `Output` and no second reference to the array, so the caller's array
+  /// stays unique for it to empty and refill in place.
+  mutating func process(_ frames: inout [PCMAudioFrame], target: Duration) -> UInt32? {
+    guard held.isEmpty, target.attoseconds <= Self.hysteresisAttoseconds else {
+      let output = process(frames, target: target)
+      frames = output.frames
+      return output.playedTimestamp
+    }
+    var playedTimestamp: UInt32?
+    for index in frames.indices where frames[index].timestamp != 0 {
+      playedTimestamp = frames[index].timestamp
+    }
+    if let last = frames.last { lastPlayed = last }
+    return playedTimestamp
+  }
+
   /// Takes the frames pulled from the receiver and returns what to play, moving the delay one
   /// step towards `target` per frame when it is more than `hysteresis` away.
   public mutating func process(_ input: [PCMAudioFrame], target: Duration) -> Output {

@@ -93,7 +93,8 @@ final class AudioReceiveTrack: @unchecked Sendable {
     // `replaceSubrange` that `removeAll(keepingCapacity:)` goes through.
     while due.popLast() != nil {}
     receiver.pull(now: clock.now + Self.playoutAdvance, into: &due)
-    let frames = synchronized(due)
+    synchronize(&due)
+    let frames = due
     pulled = due
     stats.withLock { $0 = receiver.statistics }
     guard !frames.isEmpty else { return }
