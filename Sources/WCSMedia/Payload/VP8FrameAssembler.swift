@@ -170,14 +170,23 @@ public struct VP8FrameAssembler: Sendable {
       latePackets += 1
       return nil
     }
-    let stored = Stored(
-      sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
-      startsFrame: parsed.descriptor.startsFrame, pictureID: parsed.descriptor.pictureID,
-      pictureIDModulus: parsed.descriptor.pictureIDModulus, data: parsed.data)
+    // Made where it is stored (a `Stored` bound first is copied into the array, then
+    // destroyed), with the data moved out of the parsed packet.
+    let startsFrame = parsed.descriptor.startsFrame
+    let pictureID = parsed.descriptor.pictureID
+    let pictureIDModulus = parsed.descriptor.pictureIDModulus
     if index == packets.count {
-      packets.append(stored)
+      packets.append(
+        Stored(
+          sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
+          startsFrame: startsFrame, pictureID: pictureID, pictureIDModulus: pictureIDModulus,
+          data: (consume parsed).data))
     } else {
-      packets.insert(stored, at: index)
+      packets.insert(
+        Stored(
+          sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
+          startsFrame: startsFrame, pictureID: pictureID, pictureIDModulus: pictureIDModulus,
+          data: (consume parsed).data), at: index)
     }
     if highest.map({ sequence > $0 }) ?? true { highest = sequence }
     trimBuffer()
@@ -274,27 +283,34 @@ public struct VP8FrameAssembler: Sendable {
       firstSequenceNumber: UInt16(truncatingIfNeeded: packets[first].sequence),
       lastSequenceNumber: UInt16(truncatingIfNeeded: lastSequence))
     if first == last {
-      // One packet: its own bytes, no copy.
-      packets[first].data.withUnsafeBufferPointer { sink.deliver(frame, data: $0) }
+      // One packet: its own bytes, no copy (the slice taken first: read in place inside the
+      // closure, the whole stored packet was copied).
+      let data = packets[first].data
+      data.withUnsafeBufferPointer { sink.deliver(frame, data: $0) }
     } else {
       // Joined in a buffer kept from frame to frame (grown, zero-filled, only for a larger
       // frame than any before): no new array per frame, and plain copies of the parts.
-      var size = 0
-      for index in first...last { size += packets[index].data.count }
       var buffer: [UInt8] = []
       swap(&buffer, &joined)
-      if buffer.count < size { buffer = [UInt8](repeating: 0, count: max(size, buffer.count * 2)) }
-      buffer.withUnsafeMutableBufferPointer { buffer in
-        var offset = 0
-        for index in first...last {
-          // Within the buffer: the parts add up to `size`, at most its count.
-          packets[index].data.withUnsafeBufferPointer { part in
-            let end = offset + part.count
-            UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).update(fromContentsOf: part)
-            offset = end
-          }
+      packets.withUnsafeBufferPointer { stored in
+        var size = 0
+        for index in first...last { size += stored[index].data.count }
+        if buffer.count < size {
+          buffer = [UInt8](repeating: 0, count: max(size, buffer.count * 2))
         }
-        sink.deliver(frame, data: UnsafeBufferPointer(rebasing: buffer[0..<offset]))
+        buffer.withUnsafeMutableBufferPointer { buffer in
+          var offset = 0
+          for index in first...last {
+            // Within the buffer: the parts add up to `size`, at most its count.
+            stored[index].data.withUnsafeBufferPointer { part in
+              let end = offset + part.count
+              _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).update(
+                fromContentsOf: part)
+              offset = end
+            }
+          }
+          sink.deliver(frame, data: UnsafeBufferPointer(rebasing: buffer[0..<offset]))
+        }
       }
       swap(&buffer, &joined)
     }
@@ -303,8 +319,10 @@ public struct VP8FrameAssembler: Sendable {
     for index in 0..<first where packets[index].startsFrame { skippedFrames += 1 }
     discardedFrames += skippedFrames
     if last + 1 == packets.count {
-      // Usually the whole buffer: keep its storage for the next frame's packets.
-      packets.removeAll(keepingCapacity: true)
+      // Usually the whole buffer (a few packets): emptied from the end, keeping its storage
+      // for the next frame's packets, without `removeAll(keepingCapacity:)`'s generic
+      // `replaceSubrange`.
+      while !packets.isEmpty { packets.removeLast() }
     } else {
       packets.removeFirst(last + 1)
     }
