@@ -189,8 +189,9 @@ public struct VP8FrameAssembler: Sendable {
           data: (consume parsed).data), at: index)
     }
     if highest.map({ sequence > $0 }) ?? true { highest = sequence }
-    trimBuffer()
-    drain(into: &sink)
+    let trimmed = trimBuffer()
+    // Where the packet is now, unless the trim took it.
+    if index >= trimmed { drain(from: index - trimmed, into: &sink) }
     status.needsKeyFrame = detectLoss()
     return nil
   }
@@ -247,10 +248,41 @@ public struct VP8FrameAssembler: Sendable {
     return false
   }
 
-  private mutating func drain<Sink: VP8FrameSink>(into sink: inout Sink) {
-    while let next = nextDeliverable() {
+  /// Delivers what storing the packet at `stored` made decodable: its frame, if now complete
+  /// and decodable, then every frame `nextDeliverable` finds after each delivery.
+  private mutating func drain<Sink: VP8FrameSink>(from stored: Int, into sink: inout Sink) {
+    guard var next = deliverableFrame(containing: stored) else { return }
+    while true {
       deliver(first: next.first, last: next.last, isKey: next.isKey, into: &sink)
+      guard let following = nextDeliverable() else { return }
+      next = following
     }
+  }
+
+  /// `nextDeliverable()` right after the packet at `index` was stored, without scanning the
+  /// whole buffer (which holds up to `maxBufferedPackets` while a key frame is awaited): only
+  /// the frame of that packet can have become decodable. Before it, nothing was (the last
+  /// drain ended when `nextDeliverable` found nothing; trimming and `detectLoss` never make a
+  /// frame decodable); a frame's completeness depends on its own packets alone, which a packet
+  /// of another frame can only break; and whether a frame follows the last delivered one
+  /// changes only with a delivery.
+  private func deliverableFrame(containing index: Int) -> (first: Int, last: Int, isKey: Bool)? {
+    // Back to the frame's first packet, through neighbours of the same timestamp.
+    var start = index
+    while !packets[start].startsFrame {
+      guard start > 0, packets[start - 1].sequence == packets[start].sequence - 1,
+        packets[start - 1].timestamp == packets[start].timestamp
+      else { return nil }
+      start -= 1
+    }
+    guard let last = completeFrame(startingAt: start) else { return nil }
+    let isKey = packets[start].data.first.map { $0 & 0x01 == 0 } ?? false
+    let inOrder =
+      !isWaitingForKeyFrame
+      && follows(
+        first: packets[start].sequence, pictureID: packets[start].pictureID,
+        modulus: packets[start].pictureIDModulus)
+    return isKey || inOrder ? (start, last, isKey) : nil
   }
 
   /// The complete frame with the lowest first sequence number that may be decoded now (indices
@@ -395,10 +427,13 @@ public struct VP8FrameAssembler: Sendable {
     return true
   }
 
-  private mutating func trimBuffer() {
-    guard packets.count > maxBufferedPackets, let highest else { return }
+  /// Drops the packets more than `maxBufferedPackets` behind the highest; returns how many.
+  private mutating func trimBuffer() -> Int {
+    guard packets.count > maxBufferedPackets, let highest else { return 0 }
     let limit = highest - Int64(maxBufferedPackets)
-    packets.removeFirst(firstIndex(notBelow: limit + 1))
+    let count = firstIndex(notBelow: limit + 1)
+    packets.removeFirst(count)
+    return count
   }
 }
 
