@@ -58,6 +58,18 @@ public final class VP8Decoder {
     try decode(bytes, picture: Self.videoFrame)
   }
 
+  /// `decodeVideoFrame(_:)` writing the picture into the planes of `spare` (a picture decoded
+  /// before and handed back once rendered) when it has the new picture's size: no allocation,
+  /// and no `Data` storage made and freed per picture. `spare` is taken when a picture comes
+  /// out (nil after), else left. A plane still shared (a renderer kept the frame) is copied
+  /// before it is written (`Data` is copy-on-write), so no kept frame ever changes. The same
+  /// picture and errors as `decodeVideoFrame(_:)`.
+  func decodeVideoFrame(
+    _ bytes: UnsafeBufferPointer<UInt8>, reusing spare: inout VideoFrame?
+  ) throws(VP8Error) -> VideoFrame? {
+    try decode(bytes) { image in Self.videoFrame(image, reusing: &spare) }
+  }
+
   /// `decode(_:)` with the copy out of libvpx's picture left to `picture` (nil: a format it
   /// does not take).
   private func decode<Picture>(
@@ -112,6 +124,51 @@ public final class VP8Decoder {
       width: width, height: height, dataY: plane(image.planes.0, image.stride.0, width, height),
       dataU: yv12 ? second : first, dataV: yv12 ? first : second, strideY: width,
       strideU: chromaWidth, strideV: chromaWidth, timestampNs: 0)
+  }
+
+  /// `videoFrame(_:)` into `spare`'s planes when it is a tightly packed picture of the same
+  /// size (see `decodeVideoFrame(_:reusing:)`); `spare` is taken either way.
+  private static func videoFrame(_ image: vpx_image_t, reusing spare: inout VideoFrame?)
+    -> VideoFrame?
+  {
+    guard image.fmt == VPX_IMG_FMT_I420 || image.fmt == VPX_IMG_FMT_YV12 else { return nil }
+    let width = Int(image.d_w)
+    let height = Int(image.d_h)
+    guard var frame = spare.take(), width > 0, height > 0, frame.width == width,
+      frame.height == height, frame.strideY == width, frame.strideU == frame.chromaWidth,
+      frame.strideV == frame.chromaWidth, frame.dataY.count == width * height,
+      frame.dataU.count == frame.chromaWidth * frame.chromaHeight,
+      frame.dataV.count == frame.chromaWidth * frame.chromaHeight
+    else { return videoFrame(image) }
+    let chromaWidth = frame.chromaWidth
+    let chromaHeight = frame.chromaHeight
+    // `data` holds exactly `w × h` bytes (checked above): each row lands inside it.
+    func fill(
+      _ data: inout Data, _ pointer: UnsafeMutablePointer<UInt8>?, _ stride: Int32, _ w: Int,
+      _ h: Int
+    ) {
+      data.withUnsafeMutableBytes { bytes in
+        guard let base = bytes.baseAddress, bytes.count == w * h else { return }
+        guard let pointer else {
+          bytes.initializeMemory(as: UInt8.self, repeating: 128)
+          return
+        }
+        for row in 0..<h {
+          (base + row * w).copyMemory(from: pointer + row * Int(stride), byteCount: w)
+        }
+      }
+    }
+    let yv12 = image.fmt == VPX_IMG_FMT_YV12
+    fill(&frame.dataY, image.planes.0, image.stride.0, width, height)
+    if yv12 {
+      fill(&frame.dataV, image.planes.1, image.stride.1, chromaWidth, chromaHeight)
+      fill(&frame.dataU, image.planes.2, image.stride.2, chromaWidth, chromaHeight)
+    } else {
+      fill(&frame.dataU, image.planes.1, image.stride.1, chromaWidth, chromaHeight)
+      fill(&frame.dataV, image.planes.2, image.stride.2, chromaWidth, chromaHeight)
+    }
+    frame.timestampNs = 0
+    return frame
   }
 
   private static func copy(_ image: vpx_image_t) -> I420Image? {

@@ -170,18 +170,28 @@ public struct VP8FrameAssembler: Sendable {
       latePackets += 1
       return nil
     }
-    let stored = Stored(
-      sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
-      startsFrame: parsed.descriptor.startsFrame, pictureID: parsed.descriptor.pictureID,
-      pictureIDModulus: parsed.descriptor.pictureIDModulus, data: parsed.data)
+    // Made where it is stored (a `Stored` bound first is copied into the array, then
+    // destroyed), with the data moved out of the parsed packet.
+    let startsFrame = parsed.descriptor.startsFrame
+    let pictureID = parsed.descriptor.pictureID
+    let pictureIDModulus = parsed.descriptor.pictureIDModulus
     if index == packets.count {
-      packets.append(stored)
+      packets.append(
+        Stored(
+          sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
+          startsFrame: startsFrame, pictureID: pictureID, pictureIDModulus: pictureIDModulus,
+          data: (consume parsed).data))
     } else {
-      packets.insert(stored, at: index)
+      packets.insert(
+        Stored(
+          sequence: sequence, timestamp: packet.timestamp, marker: packet.marker,
+          startsFrame: startsFrame, pictureID: pictureID, pictureIDModulus: pictureIDModulus,
+          data: (consume parsed).data), at: index)
     }
     if highest.map({ sequence > $0 }) ?? true { highest = sequence }
-    trimBuffer()
-    drain(into: &sink)
+    let trimmed = trimBuffer()
+    // Where the packet is now, unless the trim took it.
+    if index >= trimmed { drain(from: index - trimmed, into: &sink) }
     status.needsKeyFrame = detectLoss()
     return nil
   }
@@ -238,10 +248,41 @@ public struct VP8FrameAssembler: Sendable {
     return false
   }
 
-  private mutating func drain<Sink: VP8FrameSink>(into sink: inout Sink) {
-    while let next = nextDeliverable() {
+  /// Delivers what storing the packet at `stored` made decodable: its frame, if now complete
+  /// and decodable, then every frame `nextDeliverable` finds after each delivery.
+  private mutating func drain<Sink: VP8FrameSink>(from stored: Int, into sink: inout Sink) {
+    guard var next = deliverableFrame(containing: stored) else { return }
+    while true {
       deliver(first: next.first, last: next.last, isKey: next.isKey, into: &sink)
+      guard let following = nextDeliverable() else { return }
+      next = following
     }
+  }
+
+  /// `nextDeliverable()` right after the packet at `index` was stored, without scanning the
+  /// whole buffer (which holds up to `maxBufferedPackets` while a key frame is awaited): only
+  /// the frame of that packet can have become decodable. Before it, nothing was (the last
+  /// drain ended when `nextDeliverable` found nothing; trimming and `detectLoss` never make a
+  /// frame decodable); a frame's completeness depends on its own packets alone, which a packet
+  /// of another frame can only break; and whether a frame follows the last delivered one
+  /// changes only with a delivery.
+  private func deliverableFrame(containing index: Int) -> (first: Int, last: Int, isKey: Bool)? {
+    // Back to the frame's first packet, through neighbours of the same timestamp.
+    var start = index
+    while !packets[start].startsFrame {
+      guard start > 0, packets[start - 1].sequence == packets[start].sequence - 1,
+        packets[start - 1].timestamp == packets[start].timestamp
+      else { return nil }
+      start -= 1
+    }
+    guard let last = completeFrame(startingAt: start) else { return nil }
+    let isKey = packets[start].data.first.map { $0 & 0x01 == 0 } ?? false
+    let inOrder =
+      !isWaitingForKeyFrame
+      && follows(
+        first: packets[start].sequence, pictureID: packets[start].pictureID,
+        modulus: packets[start].pictureIDModulus)
+    return isKey || inOrder ? (start, last, isKey) : nil
   }
 
   /// The complete frame with the lowest first sequence number that may be decoded now (indices
@@ -274,27 +315,34 @@ public struct VP8FrameAssembler: Sendable {
       firstSequenceNumber: UInt16(truncatingIfNeeded: packets[first].sequence),
       lastSequenceNumber: UInt16(truncatingIfNeeded: lastSequence))
     if first == last {
-      // One packet: its own bytes, no copy.
-      packets[first].data.withUnsafeBufferPointer { sink.deliver(frame, data: $0) }
+      // One packet: its own bytes, no copy (the slice taken first: read in place inside the
+      // closure, the whole stored packet was copied).
+      let data = packets[first].data
+      data.withUnsafeBufferPointer { sink.deliver(frame, data: $0) }
     } else {
       // Joined in a buffer kept from frame to frame (grown, zero-filled, only for a larger
       // frame than any before): no new array per frame, and plain copies of the parts.
-      var size = 0
-      for index in first...last { size += packets[index].data.count }
       var buffer: [UInt8] = []
       swap(&buffer, &joined)
-      if buffer.count < size { buffer = [UInt8](repeating: 0, count: max(size, buffer.count * 2)) }
-      buffer.withUnsafeMutableBufferPointer { buffer in
-        var offset = 0
-        for index in first...last {
-          // Within the buffer: the parts add up to `size`, at most its count.
-          packets[index].data.withUnsafeBufferPointer { part in
-            let end = offset + part.count
-            UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).update(fromContentsOf: part)
-            offset = end
-          }
+      packets.withUnsafeBufferPointer { stored in
+        var size = 0
+        for index in first...last { size += stored[index].data.count }
+        if buffer.count < size {
+          buffer = [UInt8](repeating: 0, count: max(size, buffer.count * 2))
         }
-        sink.deliver(frame, data: UnsafeBufferPointer(rebasing: buffer[0..<offset]))
+        buffer.withUnsafeMutableBufferPointer { buffer in
+          var offset = 0
+          for index in first...last {
+            // Within the buffer: the parts add up to `size`, at most its count.
+            stored[index].data.withUnsafeBufferPointer { part in
+              let end = offset + part.count
+              _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).update(
+                fromContentsOf: part)
+              offset = end
+            }
+          }
+          sink.deliver(frame, data: UnsafeBufferPointer(rebasing: buffer[0..<offset]))
+        }
       }
       swap(&buffer, &joined)
     }
@@ -303,8 +351,10 @@ public struct VP8FrameAssembler: Sendable {
     for index in 0..<first where packets[index].startsFrame { skippedFrames += 1 }
     discardedFrames += skippedFrames
     if last + 1 == packets.count {
-      // Usually the whole buffer: keep its storage for the next frame's packets.
-      packets.removeAll(keepingCapacity: true)
+      // Usually the whole buffer (a few packets): emptied from the end, keeping its storage
+      // for the next frame's packets, without `removeAll(keepingCapacity:)`'s generic
+      // `replaceSubrange`.
+      while !packets.isEmpty { packets.removeLast() }
     } else {
       packets.removeFirst(last + 1)
     }
@@ -377,10 +427,13 @@ public struct VP8FrameAssembler: Sendable {
     return true
   }
 
-  private mutating func trimBuffer() {
-    guard packets.count > maxBufferedPackets, let highest else { return }
+  /// Drops the packets more than `maxBufferedPackets` behind the highest; returns how many.
+  private mutating func trimBuffer() -> Int {
+    guard packets.count > maxBufferedPackets, let highest else { return 0 }
     let limit = highest - Int64(maxBufferedPackets)
-    packets.removeFirst(firstIndex(notBelow: limit + 1))
+    let count = firstIndex(notBelow: limit + 1)
+    packets.removeFirst(count)
+    return count
   }
 }
 

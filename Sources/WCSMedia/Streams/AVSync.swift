@@ -54,6 +54,20 @@ public struct AVSync: Sendable {
     videoDelay = (now - clock.origin).playoutSeconds - videoMapping.captureTime(rtpTimestamp)
   }
 
+  /// `audioPlayed(rtpTimestamp:at:)` with `now` given as `(now - origin).playoutSeconds`, the
+  /// origin being the `now` this synchronizer was made with (a caller that has it already).
+  mutating func audioPlayed(rtpTimestamp: UInt32, atSeconds seconds: Double) {
+    guard let audioMapping else { return }
+    audioDelay = seconds - audioMapping.captureTime(rtpTimestamp)
+  }
+
+  /// `videoRendered(rtpTimestamp:at:)` with `now` as seconds since the origin (see
+  /// `audioPlayed(rtpTimestamp:atSeconds:)`).
+  mutating func videoRendered(rtpTimestamp: UInt32, atSeconds seconds: Double) {
+    guard let videoMapping else { return }
+    videoDelay = seconds - videoMapping.captureTime(rtpTimestamp)
+  }
+
   /// How much later video is shown than the audio captured at the same instant, seconds (negative:
   /// video is early). nil until both streams have an SR and a played sample.
   public var offset: Double? {

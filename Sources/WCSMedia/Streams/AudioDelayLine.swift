@@ -40,6 +40,45 @@ public struct AudioDelayLine: Sendable {
     Duration(attoseconds: Self.stepAttoseconds * Int128(held.count))
   }
 
+  /// `process(_:target:)` in place: `frames` becomes the frames to play; returns the output's
+  /// `playedTimestamp`. Each frame in gives one frame out, so each is replaced where it is: no
+  /// `Output` and no new array (the caller's stays unique for it to empty and refill); with
+  /// no delay held and none to grow (no lip-sync delay) the frames stay as they are.
+  mutating func process(_ frames: inout [PCMAudioFrame], target: Duration) -> UInt32? {
+    let target = target.attoseconds
+    var playedTimestamp: UInt32?
+    if held.isEmpty, target <= Self.hysteresisAttoseconds {
+      for index in frames.indices where frames[index].timestamp != 0 {
+        playedTimestamp = frames[index].timestamp
+      }
+      if let last = frames.last { lastPlayed = last }
+      return playedTimestamp
+    }
+    // `process(_:target:)`'s loop, the output frame written over the input one.
+    for index in frames.indices {
+      held.append(frames[index])
+      let current = Self.stepAttoseconds * Int128(held.count - 1)
+      if target > current + Self.hysteresisAttoseconds {
+        let channels = frames[index].channels
+        let count = frames[index].samples.count
+        let repeated =
+          lastPlayed.flatMap {
+            $0.channels == channels && $0.samples.count == count ? $0.samples : nil
+          } ?? Array(repeating: 0, count: count)
+        frames[index] = PCMAudioFrame(samples: repeated, channels: channels, timestamp: 0)
+        continue
+      }
+      if target < current - Self.hysteresisAttoseconds, held.count >= 2 {
+        held.removeFirst()
+      }
+      let played = held.removeFirst()
+      lastPlayed = played
+      if played.timestamp != 0 { playedTimestamp = played.timestamp }
+      frames[index] = played
+    }
+    return playedTimestamp
+  }
+
   /// Takes the frames pulled from the receiver and returns what to play, moving the delay one
   /// step towards `target` per frame when it is more than `hysteresis` away.
   public mutating func process(_ input: [PCMAudioFrame], target: Duration) -> Output {

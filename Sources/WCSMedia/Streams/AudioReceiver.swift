@@ -102,6 +102,9 @@ public final class AudioReceiver {
     state.nextPlayoutAt.map(PlayoutInstant.instant(at:))
   }
 
+  /// `nextDeadline` as a `PlayoutInstant` offset (no resilient instant made).
+  var nextDeadlineOffset: Duration? { state.nextPlayoutAt }
+
   /// Whether an Opus packet carries LBRR (FEC) data for the frame before it: SILK or hybrid mode
   /// (TOC config < 16) and the LBRR flag of the first SILK frame set. The flag is the bit after the
   /// VAD flags of the frames in the packet (RFC 6716 §4.2.3, §4.2.4); the frame boundaries come

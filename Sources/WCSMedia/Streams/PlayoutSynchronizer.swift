@@ -79,6 +79,10 @@ public struct PlayoutSynchronizer: Sendable {
   /// `configuration.updateInterval` in seconds, converted once: `update` runs for every frame
   /// played and the conversion divides 128-bit integers.
   private let updateIntervalSeconds: Double
+  /// The origin (`clock`'s and `sync`'s) as a `PlayoutInstant` offset: the seconds since it
+  /// of an instant are the same exact `Duration` taken from the instant's offset, without a
+  /// copy of the resilient `StreamClock` per frame.
+  private let originOffset: Duration
 
   /// Creates a synchronizer; `now` is the origin of its local times.
   public init(configuration: Configuration = Configuration(), now: ContinuousClock.Instant) {
@@ -86,6 +90,13 @@ public struct PlayoutSynchronizer: Sendable {
     updateIntervalSeconds = configuration.updateInterval.streamSeconds
     sync = AVSync(now: now)
     clock = StreamClock(origin: now)
+    originOffset = PlayoutInstant.offset(of: now)
+  }
+
+  /// `(now - origin).playoutSeconds`, exactly (differences of offsets from one origin are the
+  /// differences of the instants).
+  private func seconds(at now: ContinuousClock.Instant) -> Double {
+    (PlayoutInstant.offset(of: now) - originOffset).playoutSeconds
   }
 
   /// How much later video is shown than audio captured at the same instant, as played now
@@ -112,9 +123,11 @@ public struct PlayoutSynchronizer: Sendable {
   public mutating func audioPlayed(
     rtpTimestamp: UInt32, appliedExtraDelay: Duration, at now: ContinuousClock.Instant
   ) {
-    sync.audioPlayed(rtpTimestamp: rtpTimestamp, at: now)
+    // The seconds since the origin once, for `sync` (made with the same origin) and `update`.
+    let seconds = seconds(at: now)
+    sync.audioPlayed(rtpTimestamp: rtpTimestamp, atSeconds: seconds)
     audioApplied = appliedExtraDelay.playoutSeconds
-    update(now: now)
+    update(seconds: seconds)
   }
 
   /// The video frame with RTP timestamp `rtpTimestamp` (90 kHz) was rendered at `now`, after
@@ -122,14 +135,19 @@ public struct PlayoutSynchronizer: Sendable {
   public mutating func videoRendered(
     rtpTimestamp: UInt32, appliedExtraDelay: Duration, at now: ContinuousClock.Instant
   ) {
-    sync.videoRendered(rtpTimestamp: rtpTimestamp, at: now)
+    let seconds = seconds(at: now)
+    sync.videoRendered(rtpTimestamp: rtpTimestamp, atSeconds: seconds)
     videoApplied = appliedExtraDelay.playoutSeconds
-    update(now: now)
+    update(seconds: seconds)
   }
 
   /// Recomputes the extra delays when `updateInterval` has passed since the last time.
   public mutating func update(now: ContinuousClock.Instant) {
-    let seconds = (now - clock.origin).playoutSeconds
+    update(seconds: seconds(at: now))
+  }
+
+  /// `update(now:)` with `now` as seconds since the origin.
+  private mutating func update(seconds: Double) {
     let elapsed = lastUpdate.map { seconds - $0 }
     if let elapsed, elapsed < updateIntervalSeconds { return }
     guard let offset = sync.offset,

@@ -127,6 +127,10 @@ final class VideoDecodePipeline<Picture> {
   /// the call only (the packet's own, or joined in a buffer the assembler keeps: no array per
   /// frame).
   typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) -> Picture?
+  /// `DecodeBytes` that may write the picture into a spare one handed back by `recycle(_:)`
+  /// (taking it), e.g. `VP8Decoder.decodeVideoFrame(_:reusing:)`.
+  typealias DecodeBytesReusing =
+    (VP8Decoder, UnsafeBufferPointer<UInt8>, inout Picture?) throws(VP8Error) -> Picture?
 
   var statistics: VideoDecodePipelineStatistics { state.decoding.statistics }
 
@@ -134,15 +138,36 @@ final class VideoDecodePipeline<Picture> {
 
   /// See `VideoReceiver.init`; `decodePicture` decodes one frame from its bytes in place
   /// (`VP8Decoder.decodeVideoFrame(_:)` or `decode(_:)` on the buffer).
-  init(
+  convenience init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
     decodePicture: @escaping DecodeBytes
+  ) throws(VP8Error) {
+    try self.init(reorderWindow: reorderWindow, stallTimeout: stallTimeout) {
+      decoder, bytes, _ throws(VP8Error) in try decodePicture(decoder, bytes)
+    }
+  }
+
+  /// See `init(reorderWindow:stallTimeout:decodePicture:)`; `decodeReusing` gets the picture
+  /// last handed back by `recycle(_:)` (if any) to decode into.
+  init(
+    reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
+    decodeReusing: @escaping DecodeBytesReusing
   ) throws(VP8Error) {
     state = State(
       assembler: VP8FrameAssembler(reorderWindow: reorderWindow),
       decoding: Decoding(
-        decoder: try VP8Decoder(), decodeBytes: decodePicture, stallTimeout: stallTimeout))
+        decoder: try VP8Decoder(), decodeBytes: decodeReusing, stallTimeout: stallTimeout))
   }
+
+  /// Hands back a picture this pipeline decoded, once it is no longer needed (rendered): the
+  /// next picture may be decoded into it (see `DecodeBytesReusing`). One is kept; a
+  /// picture still referenced elsewhere is never written (its planes are copied first).
+  func recycle(_ picture: consuming Picture) {
+    state.decoding.spare = picture
+  }
+
+  /// Whether a picture handed back by `recycle(_:)` waits for the next decode.
+  var hasSparePicture: Bool { state.decoding.spare != nil }
 
   /// See `VideoReceiver.handle`.
   func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
@@ -201,7 +226,7 @@ final class VideoDecodePipeline<Picture> {
   /// The decoder and the render statistics: decodes each frame the assembler delivers.
   private struct Decoding: VP8FrameSink {
     let decoder: VP8Decoder
-    let decodeBytes: DecodeBytes
+    let decodeBytes: DecodeBytesReusing
     let stallTimeout: Duration
     var statistics = VideoDecodePipelineStatistics()
     var waitingForKeyFrame = false
@@ -215,8 +240,10 @@ final class VideoDecodePipeline<Picture> {
     var arrival: Duration = .zero
     /// Set by `noteProgress`: no frame decoded for `stallTimeout` while packets came.
     var stalled = false
+    /// A picture handed back (`recycle`) for the next decode to write into.
+    var spare: Picture?
 
-    init(decoder: VP8Decoder, decodeBytes: @escaping DecodeBytes, stallTimeout: Duration) {
+    init(decoder: VP8Decoder, decodeBytes: @escaping DecodeBytesReusing, stallTimeout: Duration) {
       self.decoder = decoder
       self.decodeBytes = decodeBytes
       self.stallTimeout = stallTimeout
@@ -243,12 +270,16 @@ final class VideoDecodePipeline<Picture> {
         statistics.framesDropped += 1
         return
       }
+      // Lent to the decode for the call (taken when a picture comes out), then put back.
+      var spare: Picture? = nil
+      swap(&spare, &self.spare)
+      defer { swap(&spare, &self.spare) }
       do {
         // Timed into a local and added after (the same sum): the closure reads the decoder
         // while `statistics` is not being modified.
         var cpu = 0.0
         let decoded = try CodecCPUTime.measure(into: &cpu) {
-          () throws(VP8Error) -> Picture? in try decodeBytes(decoder, data)
+          () throws(VP8Error) -> Picture? in try decodeBytes(decoder, data, &spare)
         }
         statistics.decodeCPUTime += cpu
         // Moved out of the optional into the frame, not copied (and the copy destroyed).

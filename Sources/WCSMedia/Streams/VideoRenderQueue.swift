@@ -32,7 +32,7 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
   public var count: Int { frames.count }
 
   /// Holds `frame`, decoded at `now`.
-  public mutating func push(_ frame: Frame, decodedAt now: ContinuousClock.Instant) {
+  public mutating func push(_ frame: consuming Frame, decodedAt now: ContinuousClock.Instant) {
     frames.append(frame)
     decodedAt.append(PlayoutInstant.offset(of: now))
   }
@@ -48,16 +48,31 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
   /// out; nil otherwise. Calling it until nil gives `release(now:extraDelay:)`'s frames, one
   /// at a time, without an array to hold them.
   mutating func releaseNext(now: ContinuousClock.Instant, extraDelay: Duration) -> Release? {
-    guard let first = decodedAt.first else { return nil }
     let now = PlayoutInstant.offset(of: now)
-    guard first + extraDelay <= now || frames.count > capacity else { return nil }
+    guard hasDue(at: now, extraDelay: extraDelay) else { return nil }
+    var heldFor = Duration.zero
+    let frame = takeOldest(at: now, heldFor: &heldFor)
+    return Release(frame: frame, heldFor: heldFor)
+  }
+
+  /// Whether `releaseNext` would release a frame at `now` (a `PlayoutInstant` offset).
+  func hasDue(at now: Duration, extraDelay: Duration) -> Bool {
+    guard let first = decodedAt.first else { return false }
+    return first + extraDelay <= now || frames.count > capacity
+  }
+
+  /// The oldest frame, taken out, and in `heldFor` the time from its decoding to `now` (a
+  /// `PlayoutInstant` offset): `releaseNext`'s release as a frame returned straight, for a
+  /// caller that moves it on (a frame bound out of an optional is copied). Only when
+  /// `hasDue(at:extraDelay:)` (or `count > 0`): an empty queue has no oldest frame.
+  mutating func takeOldest(at now: Duration, heldFor: inout Duration) -> Frame {
     // Usually the only frame held: taken from the end, without the shift of `removeFirst`.
     if frames.count == 1 {
-      decodedAt.removeLast()
-      return Release(frame: frames.removeLast(), heldFor: now - first)
+      heldFor = now - decodedAt.removeLast()
+      return frames.removeLast()
     }
-    decodedAt.removeFirst()
-    return Release(frame: frames.removeFirst(), heldFor: now - first)
+    heldFor = now - decodedAt.removeFirst()
+    return frames.removeFirst()
   }
 
   /// When the oldest held frame is due with `extraDelay`; nil when nothing is held.

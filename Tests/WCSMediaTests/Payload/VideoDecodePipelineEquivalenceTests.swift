@@ -53,9 +53,11 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
     var random = SplitMix64(seed: 0xDEC0_DE5)
     var totals = (
       calls: 0, frames: 0, keyRequests: 0, errors: 0, malformed: 0, dropped: 0, freezes: 0,
-      multiPacketFrames: 0
+      multiPacketFrames: 0, kept: 0
     )
     let origin = ContinuousClock.now
+    // Which recycled pictures are kept, apart: the link's draws stay those of `random`.
+    var keeping = SplitMix64(seed: 0x4EC7_C1ED)
     for run in 0..<16 {
       let sent = try Self.sentPackets(seed: random.next(), frames: 90)
       let packets = Self.link(sent, random: &random)
@@ -67,6 +69,14 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
       let reference = try ReferenceVideoDecodePipeline<VideoFrame>(
         reorderWindow: window, stallTimeout: stall
       ) { decoder, data throws(VP8Error) in try decoder.decodeVideoFrame(data) }
+      // Decoding into the planes of pictures handed back (`recycle`), some of them kept
+      // elsewhere (as a renderer may): the same pictures, and a kept one never changes.
+      let recycling = try VideoDecodePipeline<VideoFrame>(
+        reorderWindow: window, stallTimeout: stall
+      ) { decoder, bytes, spare throws(VP8Error) in
+        try decoder.decodeVideoFrame(bytes, reusing: &spare)
+      }
+      var kept: [(picture: VideoFrame, expected: VideoFrame)] = []
       // I420 pictures through the public receiver too.
       let receiver = try VideoReceiver(reorderWindow: window, stallTimeout: stall)
       let receiverReference = try ReferenceVideoDecodePipeline<I420Image>(
@@ -105,6 +115,15 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
         let context = "run \(run), packet \(index)"
         reference.assertSame(output, as: expected, context: context)
         let sameStatistics = reference.assertSameStatistics(pipeline.statistics, context: context)
+        let recycled = recycling.handle(batch, now: now)
+        reference.assertSame(recycled, as: expected, context: "recycling, " + context)
+        _ = reference.assertSameStatistics(recycling.statistics, context: "recycling, " + context)
+        for (frame, expectedFrame) in zip(recycled.frames, expected.frames) {
+          if Int.random(in: 0..<6, using: &keeping) == 0 {
+            kept.append((frame.picture, expectedFrame.picture))
+          }
+          if Int.random(in: 0..<8, using: &keeping) != 0 { recycling.recycle(frame.picture) }
+        }
 
         let received = receiver.handle(batch, now: now)
         let receivedExpected = receiverReference.handle(batch, now: now)
@@ -114,6 +133,10 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
         totals.frames += output.frames.count
         totals.keyRequests += output.needsKeyFrame ? 1 : 0
       }
+      for (number, entry) in kept.enumerated() {
+        XCTAssertEqual(entry.picture, entry.expected, "run \(run): kept picture \(number) changed")
+      }
+      totals.kept += kept.count
       totals.errors += reference.statistics.decodeErrors
       totals.malformed += reference.statistics.malformedPackets
       totals.dropped += reference.statistics.framesDropped
@@ -131,5 +154,6 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
     XCTAssertGreaterThan(totals.malformed, 0)
     XCTAssertGreaterThan(totals.dropped, 20)
     XCTAssertGreaterThan(totals.freezes, 0)
+    XCTAssertGreaterThan(totals.kept, 30)
   }
 }

@@ -5,12 +5,15 @@ import XCTest
 /// `AudioDelayLine` (attosecond arithmetic and the pass-through path since perfpoll) against
 /// the version it replaced, on seeded random targets (zero most of the time, as without lip
 /// sync, then growing, shrinking and wavering around frame boundaries), frame batches of 0 to
-/// 3 and concealed frames (timestamp 0): the same frames, played timestamp and delay.
+/// 3 and concealed frames (timestamp 0): the same frames, played timestamp and delay; and the
+/// in-place `process(_:target:)` the audio track uses.
 final class AudioDelayLineDifferentialTests: XCTestCase {
   func testMatchesTheDurationVersionOnRandomTargets() {
     var random = SplitMix64(seed: 0xDE1A_7119)
     var line = AudioDelayLine()
     var reference = ReferenceAudioDelayLine()
+    // `process(_:target:)` in place (the audio track's): the same frames and played timestamp.
+    var inPlace = AudioDelayLine()
     var timestamp: UInt32 = 4_000_000_000
     var target = Duration.zero
     var passedThrough = 0
@@ -36,6 +39,11 @@ final class AudioDelayLineDifferentialTests: XCTestCase {
       let expected = reference.process(input, target: target)
       XCTAssertEqual(output, expected, "step \(step)")
       XCTAssertEqual(line.delay, reference.delay, "step \(step)")
+      var frames = input
+      let played = inPlace.process(&frames, target: target)
+      XCTAssertEqual(frames, expected.frames, "in place, step \(step)")
+      XCTAssertEqual(played, expected.playedTimestamp, "in place, step \(step)")
+      XCTAssertEqual(inPlace.delay, reference.delay, "in place, step \(step)")
       guard output == expected else { return }
       if line.delay == .zero, output.frames == input, !input.isEmpty { passedThrough += 1 }
       if output.frames.contains(where: { $0.timestamp == 0 }) { grown += 1 }

@@ -75,11 +75,22 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// frame, or the first 20 ms slot of its schedule after `now` when that is past; `now + 20 ms`
   /// while playout has not begun (to pick up the first packets).
   func nextTurn(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-    guard let frameDue = receiver.nextDeadline else { return now + Self.frameInterval }
+    Self.nextTurn(frameDue: receiver.nextDeadlineOffset, after: now)
+  }
+
+  /// `nextTurn(after:)` for a receiver whose next frame is due at `frameDue` (a
+  /// `PlayoutInstant` offset; nil: playout has not begun).
+  static func nextTurn(frameDue: Duration?, after now: ContinuousClock.Instant)
+    -> ContinuousClock.Instant
+  {
+    guard let frameDue else { return now + Self.frameInterval }
+    // As `PlayoutInstant` offsets (`Duration`s, handled inline), not resilient instants: the
+    // same differences, order and quotient, so the same instant.
+    let now = PlayoutInstant.offset(of: now)
     let due = frameDue - Self.playoutAdvance
-    guard due <= now else { return due }
+    guard due <= now else { return PlayoutInstant.instant(at: due) }
     let slots = Int((now - due) / Self.frameInterval) + 1
-    return due + Self.frameInterval * slots
+    return PlayoutInstant.instant(at: due + Self.frameInterval * slots)
   }
 
   /// Plays every frame due within `playoutAdvance` from now. On the loop.
@@ -93,7 +104,8 @@ final class AudioReceiveTrack: @unchecked Sendable {
     // `replaceSubrange` that `removeAll(keepingCapacity:)` goes through.
     while due.popLast() != nil {}
     receiver.pull(now: clock.now + Self.playoutAdvance, into: &due)
-    let frames = synchronized(due)
+    synchronize(&due)
+    let frames = due
     pulled = due
     stats.withLock { $0 = receiver.statistics }
     guard !frames.isEmpty else { return }

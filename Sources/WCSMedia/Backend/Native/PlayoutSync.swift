@@ -30,9 +30,14 @@ final class PlayoutSync: Sendable {
   /// Audio frames of `output` were handed to the sink now; returns the extra delay audio
   /// should have from now on.
   func audioPlayed(_ output: AudioDelayLine.Output, appliedExtraDelay: Duration) -> Duration {
+    audioPlayed(timestamp: output.playedTimestamp, appliedExtraDelay: appliedExtraDelay)
+  }
+
+  /// `audioPlayed(_:appliedExtraDelay:)` with the output's `playedTimestamp`.
+  func audioPlayed(timestamp playedTimestamp: UInt32?, appliedExtraDelay: Duration) -> Duration {
     let now = clock.now
     return state.withLock {
-      if let timestamp = output.playedTimestamp {
+      if let timestamp = playedTimestamp {
         $0.audioPlayed(
           rtpTimestamp: timestamp &- Self.opusEncoderDelay, appliedExtraDelay: appliedExtraDelay,
           at: now)

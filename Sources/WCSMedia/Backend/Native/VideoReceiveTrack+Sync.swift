@@ -1,19 +1,27 @@
 import Dispatch
+import Foundation
 
 /// Lip sync in the decode tracks: video frames wait in a `VideoRenderQueue` for the video's extra
 /// delay, audio goes through an `AudioDelayLine` for the audio's; both report what they played
 /// to the connection's `PlayoutSync`. Without a `PlayoutSync` frames pass straight through.
 extension VideoReceiveTrack {
-  /// Renders decoded `frames`, now or after the sync delay. On `queue`, or on the loop while
-  /// nothing is queued (`VideoReceiveTrack`).
-  func present(_ frames: [VideoDecodePipeline<VideoFrame>.Frame]) {
-    guard let renderer else { return }
+  /// Renders decoded `frames`, now or after the sync delay, moving them out (`frames` is
+  /// empty after). On `queue`, or on the loop while nothing is queued (`VideoReceiveTrack`).
+  func present(_ frames: inout [VideoDecodePipeline<VideoFrame>.Frame]) {
+    // Taken from the end, in decode order, each handed on straight from `removeLast`: moved,
+    // not copied (a copy, as binding an optional makes, retains and releases the three
+    // planes), and no `removeAll`.
+    if frames.count > 1 { frames.reverse() }
+    guard let renderer else {
+      while !frames.isEmpty { frames.removeLast() }
+      return
+    }
     guard let playoutSync else {
-      for frame in frames { render(Self.videoFrame(frame), to: renderer) }
+      while !frames.isEmpty { render(frames.removeLast(), to: renderer) }
       return
     }
     let now = playoutSync.clock.now
-    for frame in frames { renderQueue.push(frame, decodedAt: now) }
+    while !frames.isEmpty { renderQueue.push(frames.removeLast(), decodedAt: now) }
     releaseDueFrames()
   }
 
@@ -24,13 +32,18 @@ extension VideoReceiveTrack {
     guard let renderer, let playoutSync, !isStopped else { return }
     let extraDelay = playoutSync.videoExtraDelay
     let now = playoutSync.clock.now
-    // One at a time: no array of the due frames per release. A frame left in the queue when
-    // the renderer stops the track is never rendered (nothing releases after `stop`).
-    while let release = renderQueue.releaseNext(now: now, extraDelay: extraDelay) {
+    let nowOffset = PlayoutInstant.offset(of: now)
+    // One at a time: no array of the due frames per release, and each frame moved from the
+    // queue into `render` (`releaseNext`'s optional would be copied out of). A frame left in
+    // the queue when the renderer stops the track is never rendered (nothing releases after
+    // `stop`).
+    while renderQueue.hasDue(at: nowOffset, extraDelay: extraDelay) {
       // The renderer may have stopped the track (closed its connection) at the previous one.
       guard !isStopped else { return }
-      render(Self.videoFrame(release.frame), to: renderer)
-      playoutSync.videoRendered(rtpTimestamp: release.frame.rtpTimestamp, heldFor: release.heldFor)
+      var heldFor = Duration.zero
+      let rtpTimestamp = render(
+        renderQueue.takeOldest(at: nowOffset, heldFor: &heldFor), to: renderer)
+      playoutSync.videoRendered(rtpTimestamp: rtpTimestamp, heldFor: heldFor)
     }
     guard !isStopped, !releaseScheduled, let next = renderQueue.nextDeadline(extraDelay: extraDelay)
     else {
@@ -50,10 +63,24 @@ extension VideoReceiveTrack {
     }
   }
 
-  static func videoFrame(_ frame: VideoDecodePipeline<VideoFrame>.Frame) -> VideoFrame {
-    var picture = frame.picture
-    picture.timestampNs = Int64(frame.rtpTimestamp) * 100_000 / 9
-    return picture
+  /// Renders `frame`'s picture with its capture time, then hands it back to the pipeline to
+  /// decode a later picture into (when the renderer kept no copy of it). Returns the frame's
+  /// RTP timestamp.
+  @discardableResult
+  func render(
+    _ frame: consuming VideoDecodePipeline<VideoFrame>.Frame, to renderer: any VideoRenderer
+  ) -> UInt32 {
+    let rtpTimestamp = frame.rtpTimestamp
+    frame.picture.timestampNs = Int64(rtpTimestamp) * 100_000 / 9
+    render(frame.picture, to: renderer)
+    // Swapped out rather than read out of the frame (a copy of the planes, then the frame's
+    // destroyed): the pipeline gets the only reference.
+    var picture = VideoFrame(
+      width: 0, height: 0, dataY: Data(), dataU: Data(), dataV: Data(), strideY: 0, strideU: 0,
+      strideV: 0, timestampNs: 0)
+    swap(&picture, &frame.picture)
+    receiver.recycle(picture)
+    return rtpTimestamp
   }
 }
 
@@ -61,9 +88,16 @@ extension AudioReceiveTrack {
   /// Passes pulled frames through the sync delay line and reports the played one. On the
   /// connection's event loop.
   func synchronized(_ frames: [PCMAudioFrame]) -> [PCMAudioFrame] {
-    guard let playoutSync, !frames.isEmpty else { return frames }
-    let output = delayLine.process(frames, target: syncTarget)
-    syncTarget = playoutSync.audioPlayed(output, appliedExtraDelay: delayLine.delay)
-    return output.frames
+    var frames = frames
+    synchronize(&frames)
+    return frames
+  }
+
+  /// `synchronized(_:)` in place: `frames` becomes what to play (unchanged, not copied, while
+  /// no delay is held or grown).
+  func synchronize(_ frames: inout [PCMAudioFrame]) {
+    guard let playoutSync, !frames.isEmpty else { return }
+    let played = delayLine.process(&frames, target: syncTarget)
+    syncTarget = playoutSync.audioPlayed(timestamp: played, appliedExtraDelay: delayLine.delay)
   }
 }

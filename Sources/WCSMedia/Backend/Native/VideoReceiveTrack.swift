@@ -23,7 +23,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   static let defaultInlineCostLimit: Duration = .milliseconds(4)
 
   let queue = DispatchQueue(label: "WCSMedia.VideoReceiveTrack", qos: .userInitiated)
-  private let receiver: VideoDecodePipeline<VideoFrame>
+  let receiver: VideoDecodePipeline<VideoFrame>
   let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoReceiver.Statistics())
@@ -39,6 +39,9 @@ final class VideoReceiveTrack: @unchecked Sendable {
   private var averageCost: Duration?
   /// Pictures decoded on the loop.
   private let decodedOnLoop = Atomic<Int>(0)
+  /// The pipeline's output, kept between calls (taken out for the call and emptied), so a
+  /// call makes no new array of frames.
+  private var output = VideoDecodePipeline<VideoFrame>.Output()
   // A/V sync (VideoReceiveTrack+Sync.swift).
   let playoutSync: PlayoutSync?
   var renderQueue = VideoRenderQueue<VideoDecodePipeline<VideoFrame>.Frame>()
@@ -55,10 +58,11 @@ final class VideoReceiveTrack: @unchecked Sendable {
     inlineCostLimit: Duration = defaultInlineCostLimit,
     onKeyFrameNeeded: @escaping @Sendable () -> Void
   ) throws(VP8Error) {
-    // Straight into the renderer's frame type: one copy out of libvpx per picture.
-    receiver = try VideoDecodePipeline { decoder, data throws(VP8Error) in
-      try decoder.decodeVideoFrame(data)
-    }
+    // Straight into the renderer's frame type: one copy out of libvpx per picture, into the
+    // planes of the last picture rendered (handed back by `recycle`) when nothing kept it.
+    receiver = try VideoDecodePipeline(decodeReusing: { decoder, data, spare throws(VP8Error) in
+      try decoder.decodeVideoFrame(data, reusing: &spare)
+    })
     self.renderer = renderer
     self.playoutSync = playoutSync
     self.loop = loop
@@ -149,10 +153,14 @@ final class VideoReceiveTrack: @unchecked Sendable {
   {
     guard !isStopped else { return nil }
     let start = ContinuousClock.now
-    let output = receiver.handle(packets, now: now)
+    var output = VideoDecodePipeline<VideoFrame>.Output()
+    swap(&output, &self.output)
+    receiver.handle(packets, now: now, into: &output)
     stats.withLock { $0 = receiver.statistics }
     if output.needsKeyFrame { onKeyFrameNeeded() }
-    present(output.frames)
+    output.needsKeyFrame = false
+    present(&output.frames)
+    swap(&output, &self.output)
     let end = ContinuousClock.now
     let spent = end - start
     // An eighth of each new cost: a key frame (2–3 times a delta frame's) moves it little.
