@@ -1,0 +1,84 @@
+import XCTest
+
+@testable import WCSMedia
+
+/// The play driver keeps its times as offsets from one origin: a receive stream's deadline comes
+/// as an offset from the stream's origin (`scheduledDeadlineOffset()`) and the last packet's
+/// arrival is the stream's (`lastPacketAt`, once a stored property of the driver's entry, written
+/// for every packet routed to it, taken or not).
+final class ReceiveStreamOffsetTests: XCTestCase {
+  func testDeadlineOffsetAndLastPacketMatchTheInstantsThroughLossReorderAndForeignPackets() {
+    for buffersPackets in [true, false] {
+      var generator = SplitMix64(seed: buffersPackets ? 21 : 22)
+      let origin = virtualTime(3.25)
+      var stream = RTPReceiveStream(
+        configuration: .init(
+          ssrc: 5, localSSRC: 1, payloadType: 96, clockRate: 90_000,
+          nackEnabled: buffersPackets, buffersPackets: buffersPackets),
+        now: origin)
+      XCTAssertEqual(stream.lastPacketAt, origin)
+      var now = 3.25
+      var lastPacket = origin
+      var next: UInt16 = 65_300
+      var foreign = 0
+      for step in 0..<3000 {
+        now += Double.random(in: 0...0.03, using: &generator)
+        let roll = Double.random(in: 0..<1, using: &generator)
+        if roll < 0.6 {
+          var sequence = next
+          if Double.random(in: 0..<1, using: &generator) < 0.1 {
+            sequence &-= UInt16.random(in: 1...5, using: &generator)  // reordered or duplicate
+          } else {
+            if Double.random(in: 0..<1, using: &generator) < 0.05 { next &+= 2 }  // a loss
+            sequence = next
+            next &+= 1
+          }
+          // Now and then another SSRC: dropped by the stream, still its source's last packet.
+          let ssrc: UInt32 = Double.random(in: 0..<1, using: &generator) < 0.05 ? 9 : 5
+          if ssrc == 9 { foreign += 1 }
+          let bytes = streamTestPacketBytes(
+            ssrc: ssrc, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 3000)
+          let packet = try? RTPPacket.parse(bytes)
+          if let packet {
+            _ = stream.receive(packet, now: virtualTime(now))
+            lastPacket = virtualTime(now)
+          }
+        } else if roll < 0.9 {
+          _ = stream.poll(now: virtualTime(now))
+        } else if roll < 0.95 {
+          stream.requestKeyFrame()
+        } else {
+          stream.roundTripTime = Double.random(in: 0.01...0.3, using: &generator)
+        }
+        XCTAssertEqual(
+          origin + stream.scheduledDeadlineOffset(), stream.nextDeadline, "step \(step)")
+        // Twice: the second call comes from the remembered conversion.
+        XCTAssertEqual(
+          origin + stream.scheduledDeadlineOffset(), stream.nextDeadline, "step \(step)")
+        XCTAssertEqual(stream.scheduledDeadline(), stream.nextDeadline, "step \(step)")
+        XCTAssertEqual(stream.lastPacketAt, lastPacket, "step \(step)")
+        XCTAssertEqual(
+          stream.timeSinceLastPacket(at: virtualTime(now + 1)), virtualTime(now + 1) - lastPacket)
+      }
+      XCTAssertGreaterThan(foreign, 0)
+      XCTAssertGreaterThan(stream.counters.malformedPackets, 0)
+    }
+  }
+
+  func testRouteFindsEachSourceBySSRC() {
+    var reception = NativeMediaConnection.PacketReception()
+    XCTAssertNil(reception.route(7))
+    let video = NativeMediaConnection.ReceiveEntry(
+      stream: RTPReceiveStream(
+        configuration: .init(ssrc: 7, localSSRC: 1, clockRate: 90_000), now: virtualTime(0)),
+      ssrc: 7, isVideo: true, originOffset: .seconds(2))
+    let audio = NativeMediaConnection.ReceiveEntry(
+      stream: RTPReceiveStream(
+        configuration: .init(ssrc: 8, localSSRC: 1, clockRate: 48_000), now: virtualTime(0)),
+      ssrc: 8, isVideo: false, originOffset: .seconds(3))
+    reception.routes = [video, audio]
+    XCTAssertTrue(reception.route(7) === video)
+    XCTAssertTrue(reception.route(8) === audio)
+    XCTAssertNil(reception.route(9))
+  }
+}
