@@ -7,9 +7,11 @@ extension NativeMediaConnection {
 
   func receiveRTP(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer) {
     guard raw.count >= 12 else { return }
-    // When it arrived, though the loop may have been busy since.
-    let now = loop.datagramArrival ?? loop.now()
-    let sinceOrigin = now - clockOrigin
+    // When it arrived, though the loop may have been busy since (as offsets: the instant is
+    // built once, here).
+    let sinceLoopOrigin = loop.datagramArrivalOffset ?? (loop.now() - loop.origin)
+    let now = loop.origin + sinceLoopOrigin
+    let sinceOrigin = sinceLoopOrigin - clockOriginOffset
     let play = request.direction == .play
     // Play: the transport feedback's deadline, armed together with the stream's once the packet
     // was handled (one look at the armed poll instead of two); on a return before that, alone.

@@ -65,9 +65,11 @@ extension NativeMediaConnection {
     for entry in reception.routes {
       next = min(next, entry.originOffset + entry.stream.scheduledDeadlineOffset())
     }
-    if let due = videoSend?.nextDeadline { next = min(next, due - clockOrigin) }
-    if let due = audioSend?.nextDeadline { next = min(next, due - clockOrigin) }
-    if request.direction == .play, transportWideCCID != nil,
+    if request.direction == .publish {
+      // Only publish has send streams (see `poll`).
+      if let due = videoSend?.nextDeadline { next = min(next, due - clockOrigin) }
+      if let due = audioSend?.nextDeadline { next = min(next, due - clockOrigin) }
+    } else if transportWideCCID != nil,
       let due = reception.transportFeedbackGenerator.nextDeadline
     {
       // `micros(now)` and `.microseconds(_:)` in attoseconds: the same values without
@@ -98,13 +100,18 @@ extension NativeMediaConnection {
     for entry in reception.routes {
       deliver(entry.stream.poll(now: now), isVideo: entry.isVideo, now: now)
     }
-    // In place (see `sendMedia`).
-    if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
-    if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
-    if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
-      for entry in receivers.values { entry.stream.roundTripTime = rtt }
+    // Only publish has send streams (`setUpSendStreams`): play skips looking at them (each
+    // look is an access and a resilient enum check).
+    let publish = request.direction == .publish
+    if publish {
+      // In place (see `sendMedia`).
+      if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
+      if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
+      if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
+        for entry in receivers.values { entry.stream.roundTripTime = rtt }
+      }
     }
-    if transportWideCCID != nil, request.direction == .play {
+    if !publish, transportWideCCID != nil {
       let mediaSSRC = receivers.keys.min() ?? 0
       for description in reception.transportFeedbackGenerator.poll(now: micros(now)) {
         extra.transportFeedbackSent += 1
@@ -114,10 +121,12 @@ extension NativeMediaConnection {
         ])
       }
     }
-    updateBitrate(now: now)
+    updateBitrate(now: now - clockOrigin)
   }
 
-  func updateBitrate(now: ContinuousClock.Instant) {
+  /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`; `now` is an
+  /// offset from `clockOrigin`.
+  func updateBitrate(now: Duration) {
     let bytes = videoBytes
     guard let window = rateWindow else {
       rateWindow = (now, bytes)

@@ -134,7 +134,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     set { reception.counters = newValue }
   }
   var extra = DetailedStatistics()
-  var rateWindow: (start: ContinuousClock.Instant, bytes: UInt64)?
+  /// The bitrate window's start (an offset from `clockOrigin`) and `videoBytes` then.
+  var rateWindow: (start: Duration, bytes: UInt64)?
   /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
   var videoBytes: UInt64 {
     get { reception.videoBytes }
@@ -150,7 +151,10 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   }
   var nextTransportSequenceNumber: UInt16 = 0
   /// Origin of the microsecond clock the congestion controller and TWCC use.
-  let clockOrigin = ContinuousClock.now
+  let clockOrigin: ContinuousClock.Instant
+  /// `clockOrigin` as an offset from the loop's origin (`EventLoop.origin`): a datagram's
+  /// arrival offset on the loop becomes one on this clock with a subtraction.
+  let clockOriginOffset: Duration
   let mediaClock = NativeMediaClock()
 
   init(
@@ -162,6 +166,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     self.backend = backend
     self.onStateChange = onStateChange
     loop = configuration.loop
+    let clockOrigin = ContinuousClock.now
+    self.clockOrigin = clockOrigin
+    clockOriginOffset = clockOrigin - configuration.loop.origin
     parameters = NativeEncodingParameters(request: request)
     var generator = SystemRandomNumberGenerator()
     var ssrcs: Set<UInt32> = []
