@@ -187,7 +187,14 @@ public struct RTPReceiveStream: Sendable {
       Output, RTPStreamError
     >
   {
-    let sinceOrigin = now - clock.origin
+    receive(packet, now: now, sinceOrigin: now - clock.origin)
+  }
+
+  /// `receive(_:now:)` for a driver that already has `now` less the stream's origin at hand
+  /// (`sinceOrigin`, exact): no resilient `ContinuousClock.Instant` arithmetic per packet.
+  mutating func receive(
+    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration
+  ) -> Result<Output, RTPStreamError> {
     lastPacketOffset = sinceOrigin
     if let rtx = configuration.retransmission, packet.header.ssrc == rtx.ssrc {
       guard packet.header.payloadType == rtx.payloadType else {

@@ -65,6 +65,57 @@ final class ReceiveStreamOffsetTests: XCTestCase {
     }
   }
 
+  /// The play driver passes `now` less the stream's origin, from its own clock's offsets: the
+  /// same outputs, statistics and deadlines as `receive(_:now:)`, which computes it.
+  func testReceiveWithTheOffsetAtHandEqualsReceive() {
+    var generator = SplitMix64(seed: 23)
+    let connectionOrigin = virtualTime(1)
+    let streamOrigin = virtualTime(7.5)
+    let configuration = RTPReceiveStream.Configuration(
+      ssrc: 5, localSSRC: 1, payloadType: 96, clockRate: 90_000)
+    var plain = RTPReceiveStream(configuration: configuration, now: streamOrigin)
+    var driven = RTPReceiveStream(configuration: configuration, now: streamOrigin)
+    let originOffset = streamOrigin - connectionOrigin
+    var now = 7.5
+    var next: UInt16 = 65_500
+    for step in 0..<2000 {
+      now += Double.random(in: 0...0.02, using: &generator)
+      if Double.random(in: 0..<1, using: &generator) < 0.7 {
+        var sequence = next
+        if Double.random(in: 0..<1, using: &generator) < 0.1 {
+          sequence &-= UInt16.random(in: 1...4, using: &generator)
+        } else {
+          if Double.random(in: 0..<1, using: &generator) < 0.05 { next &+= 3 }
+          sequence = next
+          next &+= 1
+        }
+        let bytes = streamTestPacketBytes(
+          ssrc: 5, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 3000)
+        guard let packet = try? RTPPacket.parse(bytes) else { return XCTFail("step \(step)") }
+        let instant = virtualTime(now)
+        let sinceConnectionOrigin = instant - connectionOrigin
+        XCTAssertEqual(
+          try? plain.receive(packet, now: instant).get(),
+          try? driven.receive(
+            packet, now: instant, sinceOrigin: sinceConnectionOrigin - originOffset
+          ).get(), "step \(step)")
+      } else {
+        XCTAssertEqual(
+          plain.poll(now: virtualTime(now)), driven.poll(now: virtualTime(now)), "step \(step)")
+      }
+      XCTAssertEqual(plain.statistics.jitter, driven.statistics.jitter, "step \(step)")
+      XCTAssertEqual(
+        plain.statistics.cumulativeLost, driven.statistics.cumulativeLost, "step \(step)")
+      XCTAssertEqual(
+        plain.statistics.extendedHighestSequence, driven.statistics.extendedHighestSequence,
+        "step \(step)")
+      XCTAssertEqual(plain.counters, driven.counters, "step \(step)")
+      XCTAssertEqual(plain.nextDeadline, driven.nextDeadline, "step \(step)")
+      XCTAssertEqual(plain.lastPacketAt, driven.lastPacketAt, "step \(step)")
+    }
+    XCTAssertGreaterThan(plain.counters.packets, 1000)
+  }
+
   func testRouteFindsEachSourceBySSRC() {
     var reception = NativeMediaConnection.PacketReception()
     XCTAssertNil(reception.route(7))

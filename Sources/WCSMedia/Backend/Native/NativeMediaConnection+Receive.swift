@@ -41,7 +41,8 @@ extension NativeMediaConnection {
     // In place through the entry: a copy of the stream would share the storage of its jitter
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
     let (result, deadline) = Self.receive(
-      consume packet, now: now, in: &entry.stream, deadline: play)
+      consume packet, now: now, sinceOrigin: sinceOrigin - entry.originOffset,
+      in: &entry.stream, deadline: play)
     if case .success(let output) = consume result {
       deliver(output, isVideo: entry.isVideo, now: now)
       if !entry.isVideo {
@@ -97,14 +98,14 @@ extension NativeMediaConnection {
     return made
   }
 
-  /// The stream's `receive` and then its next deadline as an offset from the stream's origin
-  /// (when `deadline`, else zero), in one access to the entry's stream (a mutating read:
+  /// The stream's `receive` (`sinceOrigin`: `now` less the stream's origin) and then its next
+  /// deadline as an offset from the stream's origin (when `deadline`, else zero), in one access to the entry's stream (a mutating read:
   /// `entry.stream.nextDeadline` would copy the whole stream).
   private static func receive(
-    _ packet: consuming RTPPacket, now: ContinuousClock.Instant,
+    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
     in stream: inout RTPReceiveStream, deadline: Bool
   ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, Duration) {
-    let result = stream.receive(packet, now: now)
+    let result = stream.receive(packet, now: now, sinceOrigin: sinceOrigin)
     return (result, deadline ? stream.scheduledDeadlineOffset() : .zero)
   }
 
