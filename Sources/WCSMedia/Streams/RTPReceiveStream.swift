@@ -299,6 +299,15 @@ public struct RTPReceiveStream: Sendable {
     spareOutputPackets = packets
   }
 
+  /// Takes back the packet array of a `poll` output the driver has delivered (a buffered
+  /// stream's released packets): its storage holds the next ones released, unless the consumer
+  /// still holds it (a decode job queued with it), in which case an empty array of the same
+  /// capacity is made now instead of at the next release (no packet is copied).
+  mutating func recycleReleased(_ packets: consuming [ReceivedRTPPacket]) {
+    if !packets.isEmpty { packets.removeAll(keepingCapacity: true) }
+    spareOutputPackets = packets
+  }
+
   /// Records an SR from the source: LSR/DLSR for our reports, the NTP↔RTP mapping for A/V sync.
   public mutating func handleSenderReport(_ report: RTCPSenderReport, now: ContinuousClock.Instant)
   {
@@ -319,7 +328,9 @@ public struct RTPReceiveStream: Sendable {
     let seconds = Self.seconds(of: now - clock.origin)
     var output = Output()
     if configuration.buffersPackets {
-      output.packets = jitterBuffer.release(now: seconds)
+      // The storage of the last output handed back (`recycleReleased`), when there is one.
+      swap(&output.packets, &spareOutputPackets)
+      jitterBuffer.release(now: seconds, into: &output.packets)
     }
     if configuration.nackEnabled {
       if nackGenerator.takeKeyFrameRequest() { keyFrameRequested = true }

@@ -98,7 +98,11 @@ extension NativeMediaConnection {
   func poll() {
     let now = loop.now()
     for entry in reception.routes {
-      deliver(entry.stream.poll(now: now), isVideo: entry.isVideo, now: now)
+      let output = entry.stream.poll(now: now)
+      deliver(output, isVideo: entry.isVideo, now: now)
+      // The released packets' array serves the next release (decoded on the loop, the track
+      // has let go of it).
+      if output.packets.capacity > 0 { entry.stream.recycleReleased((consume output).packets) }
     }
     // Only publish has send streams (`setUpSendStreams`): play skips looking at them (each
     // look is an access and a resilient enum check).
