@@ -59,10 +59,9 @@ public final class EventLoop: @unchecked Sendable {
 
   // MARK: loop thread state
   private var timers = EventLoopTimers()
-  /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`).
-  private let origin: ContinuousClock.Instant
-  /// While a timer's action runs: that action (`scheduleFiringActionAgain`).
-  private var firingAction: (() -> Void)?
+  /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`), datagram
+  /// arrivals as offsets from it.
+  let origin: ContinuousClock.Instant
   /// A readable-handler and the number of its `watch` call.
   private struct Watcher {
     var handler: () -> Void
@@ -79,7 +78,13 @@ public final class EventLoop: @unchecked Sendable {
   private var pollHandlers: [Watcher?] = []
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
-  var datagramArrival: ContinuousClock.Instant?
+  var datagramArrival: ContinuousClock.Instant? {
+    get { datagramArrivalOffset.map { origin + $0 } }
+    set { datagramArrivalOffset = newValue.map { $0 - origin } }
+  }
+  /// `datagramArrival` as an offset from `origin`: stored and read per datagram without a
+  /// resilient `ContinuousClock.Instant` optional (its copies go through the runtime).
+  var datagramArrivalOffset: Duration?
 
   /// The largest UDP payload over IPv4 (65,535 − 8 − 20), the size of the receive buffer.
   public static let maximumDatagramSize = 65_507
@@ -214,7 +219,8 @@ public final class EventLoop: @unchecked Sendable {
     at deadline: ContinuousClock.Instant, leeway: Duration = .zero
   ) -> EventLoopTimer? {
     assertInEventLoop()
-    guard let firingAction else { return nil }
+    // While a timer's action runs: that action.
+    guard let firingAction = timers.firing else { return nil }
     return schedule(at: deadline, leeway: leeway, firingAction)
   }
 
@@ -296,14 +302,16 @@ public final class EventLoop: @unchecked Sendable {
     reference.loop?.threadID.store(UInt(pthread_self()), ordering: .releasing)
     var descriptors: [pollfd] = []
     var timeout: Int32 = 0
+    var ready: Int32 = 0
     while true {
+      // One look at the weak reference per wake-up: the loop serves what `poll` found ready
+      // and then turns, and is let go of before the thread sleeps again.
       do {
         guard let loop = reference.loop else { break }
+        if ready > 0 { loop.serveReady(descriptors) }
         timeout = loop.turn(&descriptors)
       }
-      let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-      guard let loop = reference.loop else { break }
-      if ready > 0 { loop.serveReady(descriptors) }
+      ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
     }
   }
 
@@ -362,10 +370,9 @@ public final class EventLoop: @unchecked Sendable {
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself
     // for "now" cannot starve sockets.
     let limit = timers.nextID
+    // `timers.firing` is the action while it runs (until the next `takeDue`).
     while let action = timers.takeDue(now: now, limit: limit) {
-      firingAction = action
       action()
-      firingAction = nil
     }
   }
 

@@ -50,6 +50,28 @@ struct TimerHeap {
     return first
   }
 
+  /// The index of the entry with `id`, by a linear search (for small heaps).
+  func index(of id: UInt64) -> Int? {
+    for index in entries.indices where entries[index].id == id { return index }
+    return nil
+  }
+
+  /// Puts `entry` in the place of the one at `index` and restores the heap order.
+  mutating func replace(at index: Int, with entry: Entry) {
+    let old = entries[index]
+    entries[index] = entry
+    if entry.precedes(old) { siftUp(from: index) } else { siftDown(from: index) }
+  }
+
+  /// Removes the entry at `index` and restores the heap order.
+  mutating func remove(at index: Int) {
+    let removed = entries[index]
+    let last = entries.removeLast()
+    guard index < entries.count else { return }
+    entries[index] = last
+    if last.precedes(removed) { siftUp(from: index) } else { siftDown(from: index) }
+  }
+
   /// Keeps only entries for which `isLive` holds and rebuilds the heap.
   mutating func compact(keeping isLive: (Entry) -> Bool) {
     entries.removeAll { !isLive($0) }

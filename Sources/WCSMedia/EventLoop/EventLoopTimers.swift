@@ -3,7 +3,16 @@
 /// access of the loop object (each stored property of a class accessed costs a dynamic
 /// exclusivity check). Deadlines are attoseconds from the loop's origin (see `TimerHeap`).
 /// Loop-confined, like the loop state that holds it.
+///
+/// While the heaps are small (`inPlaceLimit` entries, a loop with a few connections), a moved,
+/// cancelled or fired timer's entries are updated or removed where they are (found by a short
+/// linear search) instead of being left behind as stale entries that cost a sift each when
+/// they reach the top; larger heaps delete lazily. Either way the live entries, and so the
+/// order timers fire in and the sleep, are the same.
 struct EventLoopTimers {
+  /// Heaps up to this many entries update and remove entries in place.
+  static let inPlaceLimit = 32
+
   /// Pending (and stale) timers ordered by deadline.
   private var heap = TimerHeap()
   /// The same timers ordered by deadline + leeway: the earliest of these bounds the sleep.
@@ -20,6 +29,9 @@ struct EventLoopTimers {
   private(set) var nextID: UInt64 = 0
   /// After `shutDown`: no timer is kept any more.
   private(set) var isShutDown = false
+  /// The action `takeDue` returned last, until the next `takeDue` call: the action running
+  /// (`EventLoop.scheduleFiringActionAgain`), kept here so firing a timer is one access.
+  private(set) var firing: (() -> Void)?
 
   /// A pending timer's action, or a free slot (`freeSlotID`, no action).
   private struct Slot {
@@ -63,7 +75,11 @@ struct EventLoopTimers {
     let id = nextID
     nextID += 1
     slots[Int(timer.slot)].id = id
-    insertEntries(id: id, slot: timer.slot, deadline: deadline, leeway: leeway)
+    if !replaceEntries(
+      of: timer.id, with: id, slot: timer.slot, deadline: deadline, leeway: leeway)
+    {
+      insertEntries(id: id, slot: timer.slot, deadline: deadline, leeway: leeway)
+    }
     compactIfStale()
     return EventLoopTimer(id: id, slot: timer.slot)
   }
@@ -71,16 +87,24 @@ struct EventLoopTimers {
   /// Cancels a pending timer; nothing for one that fired or was cancelled.
   mutating func cancel(_ timer: EventLoopTimer) {
     guard isPending(timer) else { return }
+    if heap.count <= Self.inPlaceLimit, let index = heap.index(of: timer.id) {
+      heap.remove(at: index)
+    }
+    removeLatestEntry(of: timer.id)
     _ = release(slot: timer.slot)
     compactIfStale()
   }
 
   /// The action of the earliest live timer due at `now` with an id below `limit`, taken out
   /// (the timer no longer pending); nil when none is. Stale entries on the way are dropped.
+  /// The action is `firing` until the next call.
   mutating func takeDue(now: Int128, limit: UInt64) -> (() -> Void)? {
+    firing = nil
     while let top = heap.top, top.deadline <= now, top.id < limit {
       heap.removeTop()
       guard isLive(top), let action = release(slot: top.slot) else { continue }
+      removeLatestEntry(of: top.id)
+      firing = action
       return action
     }
     return nil
@@ -102,6 +126,28 @@ struct EventLoopTimers {
     pendingCount = 0
     heap = TimerHeap()
     latestHeap = TimerHeap()
+  }
+
+  /// Moves the entries of the timer `oldID` to `deadline` (+ `leeway`) under its new `id`, in
+  /// place; false (nothing changed) when a heap is too large or they are not found.
+  private mutating func replaceEntries(
+    of oldID: UInt64, with id: UInt64, slot: Int32, deadline: Int128, leeway: Int128
+  ) -> Bool {
+    guard heap.count <= Self.inPlaceLimit, latestHeap.count <= Self.inPlaceLimit,
+      let index = heap.index(of: oldID), let latestIndex = latestHeap.index(of: oldID)
+    else { return false }
+    heap.replace(at: index, with: TimerHeap.Entry(deadline: deadline, id: id, slot: slot))
+    latestHeap.replace(
+      at: latestIndex, with: TimerHeap.Entry(deadline: deadline + leeway, id: id, slot: slot))
+    return true
+  }
+
+  /// Removes the deadline + leeway entry of the timer `id` in place, when the heap is small.
+  private mutating func removeLatestEntry(of id: UInt64) {
+    guard latestHeap.count <= Self.inPlaceLimit, let index = latestHeap.index(of: id) else {
+      return
+    }
+    latestHeap.remove(at: index)
   }
 
   private mutating func insertEntries(id: UInt64, slot: Int32, deadline: Int128, leeway: Int128) {

@@ -195,7 +195,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     // The loop's `datagramArrival` is cleared once after the batch rather than after each
     // datagram: nothing runs on the loop between two handler calls of one batch.
     var arrivalSet = false
-    defer { if arrivalSet { loop.datagramArrival = nil } }
+    defer { if arrivalSet { loop.datagramArrivalOffset = nil } }
     for _ in 0..<Self.readBudget {
       var length = UInt32(MemoryLayout<sockaddr_storage>.size)
       let (count, kernelTime) = withUnsafeMutablePointer(to: &storage) { pointer in
@@ -216,7 +216,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
         continue
       }
       reception.count(count)
-      loop.datagramArrival = Self.arrival(kernelTime: kernelTime, loop: loop)
+      loop.datagramArrivalOffset = Self.arrivalOffset(kernelTime: kernelTime, loop: loop)
       arrivalSet = true
       onDatagram(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), source)
       guard !isClosed else { return }
@@ -224,11 +224,15 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   }
 
   /// `arrival(kernelTime:wallClock:monotonic:)` with the wall clock and `loop`'s clock, read in
-  /// that order (without closures to call).
-  private static func arrival(kernelTime: timespec, loop: EventLoop) -> ContinuousClock.Instant {
-    guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else { return loop.now() }
+  /// that order (without closures to call), as an offset from the loop's origin: the same
+  /// instant, without building a resilient `ContinuousClock.Instant` per datagram.
+  private static func arrivalOffset(kernelTime: timespec, loop: EventLoop) -> Duration {
+    guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else {
+      return loop.now() - loop.origin
+    }
     let wall = readWallClock()
-    return arrival(kernelTime: kernelTime, now: loop.now(), wallClockNow: wall)
+    let now = loop.now() - loop.origin
+    return now - queueingAge(kernelTime: kernelTime, wallClockNow: wall)
   }
 
   /// The longest a datagram counts as having waited in the socket: a kernel time further back
@@ -258,14 +262,21 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     kernelTime: timespec, now: ContinuousClock.Instant, wallClockNow wall: timespec
   ) -> ContinuousClock.Instant {
     guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else { return now }
+    let age = queueingAge(kernelTime: kernelTime, wallClockNow: wall)
+    guard age != .zero else { return now }
+    return now - age
+  }
+
+  /// How long the datagram stamped `kernelTime` (non-zero) waited by the wall clock at
+  /// `wallClockNow`, between 0 and `maximumQueueingAge`.
+  static func queueingAge(kernelTime: timespec, wallClockNow wall: timespec) -> Duration {
     // In nanoseconds as an `Int128` (no overflow from any two times) rather than `Duration`
     // arithmetic: the same clamped age, converted once.
     let age =
       (Int128(wall.tv_sec) - Int128(kernelTime.tv_sec)) * 1_000_000_000
       + Int128(wall.tv_nsec) - Int128(kernelTime.tv_nsec)
     let clamped = min(max(age, 0), maximumQueueingNanoseconds)
-    guard clamped != 0 else { return now }
-    return now - Duration(attoseconds: clamped * 1_000_000_000)
+    return Duration(attoseconds: clamped * 1_000_000_000)
   }
 
   /// `maximumQueueingAge` in nanoseconds.

@@ -230,6 +230,9 @@ public struct JitterBuffer: Sendable {
     var index = heldStart
     while index < held.count {
       guard index - heldStart < overflow || playoutTime(at: index) <= now else { break }
+      // Room for every held packet at the first one due: the packets of a frame go out
+      // together, and growing the array one by one reallocated it two or three times a call.
+      if index == heldStart { out.reserveCapacity(out.count + held.count - heldStart) }
       let sequence = held[index].sequence
       markReleased(sequence)
       lastReleased = max(lastReleased ?? sequence, sequence)

@@ -135,10 +135,14 @@ public struct RTPReceiveStream: Sendable {
   /// `configuration`'s intervals in seconds, converted once (`Duration` arithmetic is 128-bit).
   private let reportIntervalSeconds: Double
   private let keyFrameRequestIntervalSeconds: Double
-  /// The last deadline `scheduledDeadline()` converted to an instant (NaN: none yet), and that
-  /// instant: the deadline often stays put from one packet to the next (audio: the next report).
+  /// The last deadline `scheduledDeadlineOffset()` converted (NaN: none yet), and that deadline
+  /// as an offset from the stream's origin: it often stays put from one packet to the next
+  /// (audio: the next report).
   private var lastDeadlineSeconds = Double.nan
-  private var lastDeadlineInstant: ContinuousClock.Instant
+  private var lastDeadlineOffset = Duration.zero
+  /// When the last packet given to `receive` arrived, as an offset from the stream's origin
+  /// (zero until then: the stream was made for a packet).
+  private var lastPacketOffset = Duration.zero
   /// Empty, with the storage `recycle` handed back.
   private var spareOutputPackets: [ReceivedRTPPacket] = []
 
@@ -146,7 +150,6 @@ public struct RTPReceiveStream: Sendable {
   public init(configuration: Configuration, now: ContinuousClock.Instant) {
     self.configuration = configuration
     clock = StreamClock(origin: now)
-    lastDeadlineInstant = now
     statistics = RTPReceiveStatistics(ssrc: configuration.ssrc, clockRate: configuration.clockRate)
     jitterBuffer = JitterBuffer(
       clockRate: configuration.clockRate, configuration: configuration.jitterBuffer)
@@ -184,6 +187,15 @@ public struct RTPReceiveStream: Sendable {
       Output, RTPStreamError
     >
   {
+    receive(packet, now: now, sinceOrigin: now - clock.origin)
+  }
+
+  /// `receive(_:now:)` for a driver that already has `now` less the stream's origin at hand
+  /// (`sinceOrigin`, exact): no resilient `ContinuousClock.Instant` arithmetic per packet.
+  mutating func receive(
+    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration
+  ) -> Result<Output, RTPStreamError> {
+    lastPacketOffset = sinceOrigin
     if let rtx = configuration.retransmission, packet.header.ssrc == rtx.ssrc {
       guard packet.header.payloadType == rtx.payloadType else {
         counters.malformedPackets += 1
@@ -195,7 +207,7 @@ public struct RTPReceiveStream: Sendable {
             packet, ssrc: configuration.ssrc,
             payloadType: configuration.payloadType ?? packet.header.payloadType)
         else { return .success(Output()) }
-        return accept(restored, isRetransmission: true, now: now)
+        return accept(restored, isRetransmission: true, now: now, sinceOrigin: sinceOrigin)
       } catch {
         counters.malformedPackets += 1
         return .failure(error)
@@ -208,15 +220,16 @@ public struct RTPReceiveStream: Sendable {
       counters.malformedPackets += 1
       return .failure(.unexpectedPayloadType(packet.header.payloadType))
     }
-    return accept(packet, isRetransmission: false, now: now)
+    return accept(packet, isRetransmission: false, now: now, sinceOrigin: sinceOrigin)
   }
 
   /// Takes a media packet of this source (restored from RTX when `isRetransmission`); the packet
-  /// is passed on as it is, without a working copy.
+  /// is passed on as it is, without a working copy. `sinceOrigin`: `now - clock.origin`.
   private mutating func accept(
-    _ media: consuming RTPPacket, isRetransmission: Bool, now: ContinuousClock.Instant
+    _ media: consuming RTPPacket, isRetransmission: Bool, now: ContinuousClock.Instant,
+    sinceOrigin: Duration
   ) -> Result<Output, RTPStreamError> {
-    let arrival = Self.seconds(of: now - clock.origin)
+    let arrival = Self.seconds(of: sinceOrigin)
     let restartsBefore = statistics.restarts
     guard
       statistics.record(
@@ -286,6 +299,15 @@ public struct RTPReceiveStream: Sendable {
     spareOutputPackets = packets
   }
 
+  /// Takes back the packet array of a `poll` output the driver has delivered (a buffered
+  /// stream's released packets): its storage holds the next ones released, unless the consumer
+  /// still holds it (a decode job queued with it), in which case an empty array of the same
+  /// capacity is made now instead of at the next release (no packet is copied).
+  mutating func recycleReleased(_ packets: consuming [ReceivedRTPPacket]) {
+    if !packets.isEmpty { packets.removeAll(keepingCapacity: true) }
+    spareOutputPackets = packets
+  }
+
   /// Records an SR from the source: LSR/DLSR for our reports, the NTP↔RTP mapping for A/V sync.
   public mutating func handleSenderReport(_ report: RTCPSenderReport, now: ContinuousClock.Instant)
   {
@@ -306,7 +328,9 @@ public struct RTPReceiveStream: Sendable {
     let seconds = Self.seconds(of: now - clock.origin)
     var output = Output()
     if configuration.buffersPackets {
-      output.packets = jitterBuffer.release(now: seconds)
+      // The storage of the last output handed back (`recycleReleased`), when there is one.
+      swap(&output.packets, &spareOutputPackets)
+      jitterBuffer.release(now: seconds, into: &output.packets)
     }
     if configuration.nackEnabled {
       if nackGenerator.takeKeyFrameRequest() { keyFrameRequested = true }
@@ -369,12 +393,28 @@ public struct RTPReceiveStream: Sendable {
   /// without copying the stream, and the conversion to an instant is skipped when the deadline
   /// did not move since the last call).
   mutating func scheduledDeadline() -> ContinuousClock.Instant {
+    clock.origin + scheduledDeadlineOffset()
+  }
+
+  /// `scheduledDeadline()` as an offset from the stream's origin (the instant it was made at):
+  /// a driver that keeps its times as offsets from one origin of its own adds the stream's
+  /// origin to it, without an instant.
+  mutating func scheduledDeadlineOffset() -> Duration {
     let seconds = nextDeadlineSeconds
-    if seconds == lastDeadlineSeconds { return lastDeadlineInstant }
-    // `clock.instant(seconds)` without `Duration.seconds(_:)`'s generic path.
-    lastDeadlineInstant = clock.origin + Self.duration(seconds: seconds)
+    if seconds == lastDeadlineSeconds { return lastDeadlineOffset }
+    // `.seconds(seconds)` without `Duration.seconds(_:)`'s generic path.
+    lastDeadlineOffset = Self.duration(seconds: seconds)
     lastDeadlineSeconds = seconds
-    return lastDeadlineInstant
+    return lastDeadlineOffset
+  }
+
+  /// When the last packet given to `receive` arrived (media or RTX, taken or dropped), or when
+  /// the stream was made before any.
+  var lastPacketAt: ContinuousClock.Instant { clock.origin + lastPacketOffset }
+
+  /// How long before `now` the last packet given to `receive` arrived (see `lastPacketAt`).
+  func timeSinceLastPacket(at now: ContinuousClock.Instant) -> Duration {
+    (now - clock.origin) - lastPacketOffset
   }
 
   /// `Duration.seconds(seconds)`, bit for bit: the whole seconds in attoseconds plus the

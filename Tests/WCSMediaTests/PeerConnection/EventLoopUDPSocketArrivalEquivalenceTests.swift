@@ -52,6 +52,13 @@ final class EventLoopUDPSocketArrivalEquivalenceTests: XCTestCase {
       XCTAssertEqual(
         fast, Self.reference(kernelTime: kernel, now: now, wallClockNow: wall),
         "kernel \(kernel.tv_sec).\(kernel.tv_nsec), wall \(wall.tv_sec).\(wall.tv_nsec)")
+      // The socket keeps the arrival as an offset from the loop's origin: the same instant.
+      if kernel.tv_sec != 0 || kernel.tv_nsec != 0 {
+        let origin = now - .seconds(Int.random(in: 0...100_000, using: &random))
+        let offset =
+          (now - origin) - EventLoopUDPSocket.queueingAge(kernelTime: kernel, wallClockNow: wall)
+        XCTAssertEqual(origin + offset, fast)
+      }
       if fast == now {
         clamped.low += 1
       } else if fast == now - EventLoopUDPSocket.maximumQueueingAge {

@@ -6,83 +6,43 @@ extension NativeMediaConnection {
   // MARK: - Media in
 
   func receiveRTP(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer) {
-    guard !closed, raw.count >= 12 else { return }
-    // When it arrived, though the loop may have been busy since.
-    let now = loop.datagramArrival ?? loop.now()
-    Self.count(raw.count, in: &counters)
-    var mediaSSRC = ssrc
-    var packet: RTPPacket
-    do {
-      packet = try RTPPacket.parse(raw)
-    } catch {
-      extra.malformedPackets += 1
-      return
-    }
-    let payloadType = packet.header.payloadType
+    guard raw.count >= 12 else { return }
+    // When it arrived, though the loop may have been busy since (as offsets: the instant is
+    // built once, here).
+    let sinceLoopOrigin = loop.datagramArrivalOffset ?? (loop.now() - loop.origin)
+    let now = loop.origin + sinceLoopOrigin
+    let sinceOrigin = sinceLoopOrigin - clockOriginOffset
     let play = request.direction == .play
     // Play: the transport feedback's deadline, armed together with the stream's once the packet
     // was handled (one look at the armed poll instead of two); on a return before that, alone.
-    var feedbackDue = now
-    var hasFeedbackDue = false
-    if let id = transportWideCCID,
-      let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
-    {
-      // `micros(now)` from the attoseconds (no `components` division of 128-bit values).
-      let arrival = Int64(
-        truncatingIfNeeded: (now - clockOrigin).attoseconds / 1_000_000_000_000)
-      let due = transportFeedbackGenerator.recordArrival(
-        transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
-      if play, let due {
-        // The instant of microsecond `due` itself: it stays put from one packet to the next
-        // (`now + (due - arrival)` moved by the sub-microsecond part of `now` and re-armed
-        // the poll on most packets), and is at most 1 µs earlier than that was.
-        feedbackDue = clockOrigin + Duration(attoseconds: Int128(due) * 1_000_000_000_000)
-        hasFeedbackDue = true
-      }
-    }
-    if let rtx = rtxPayloadType, payloadType == rtx {
-      // RTX (RFC 4588): the answer of a relay may carry no ssrc-group, so the repaired
-      // stream is the one video source seen, and its RTX stream the first RTX SSRC seen
-      // (taken over like a media source after a silence).
-      if let current = rtxSource, current.ssrc != ssrc,
-        now - current.lastPacketAt < Self.sourceTakeoverSilence
-      {
-        extra.malformedPackets += 1
-        if hasFeedbackDue { pollNoLaterThan(feedbackDue) }
-        return
-      }
-      rtxSource = (ssrc, now)
-      guard let video = receivers.first(where: { $0.value.isVideo })?.key,
-        let restored = try? RTXPacketFormat.unwrap(
-          packet, ssrc: video, payloadType: videoPayloadType)
-      else {
-        extra.malformedPackets += 1
-        if hasFeedbackDue { pollNoLaterThan(feedbackDue) }
-        return
-      }
-      packet = restored
-      mediaSSRC = video
-    }
+    var packet: RTPPacket
+    let feedbackDue: Duration?
     let entry: ReceiveEntry
-    if let existing = receivers[mediaSSRC] {
-      entry = existing
-    } else {
-      guard
-        let made = makeReceiver(ssrc: mediaSSRC, payloadType: packet.header.payloadType, now: now)
-      else {
-        extra.malformedPackets += 1
-        if hasFeedbackDue { pollNoLaterThan(feedbackDue) }
-        return
+    // One access of the connection for the counters, the feedback and the route.
+    switch reception.admit(raw, ssrc: ssrc, sinceOrigin: sinceOrigin, play: play) {
+    case .closed:
+      return
+    case .malformed:
+      extra.malformedPackets += 1
+      return
+    case .admitted(let admitted, let routed, let due):
+      packet = admitted
+      feedbackDue = due
+      if let routed {
+        entry = routed
+      } else {
+        guard let found = route(&packet, ssrc: ssrc, now: now, feedbackDue: feedbackDue) else {
+          return
+        }
+        entry = found
+        if entry.isVideo { videoBytes += UInt64(raw.count) }
       }
-      receivers[mediaSSRC] = made
-      entry = made
     }
-    entry.lastPacketAt = now
-    if entry.isVideo { videoBytes += UInt64(raw.count) }
     // In place through the entry: a copy of the stream would share the storage of its jitter
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
     let (result, deadline) = Self.receive(
-      consume packet, now: now, in: &entry.stream, deadline: play)
+      consume packet, now: now, sinceOrigin: sinceOrigin - entry.originOffset,
+      in: &entry.stream, deadline: play)
     if case .success(let output) = consume result {
       deliver(output, isVideo: entry.isVideo, now: now)
       if !entry.isVideo {
@@ -91,24 +51,62 @@ extension NativeMediaConnection {
         entry.stream.recycle((consume output).packets)
       }
     }
-    if play { pollNoLaterThan(hasFeedbackDue && feedbackDue < deadline ? feedbackDue : deadline) }
+    if play {
+      let streamDue = entry.originOffset + deadline
+      pollNoLaterThan(feedbackDue.map { min($0, streamDue) } ?? streamDue)
+    }
   }
 
-  /// The stream's `receive` and then its next deadline (when `deadline`, else `now`), in one
-  /// access to the entry's stream (a mutating read: `entry.stream.nextDeadline` would copy the
-  /// whole stream).
+  /// The source of a packet `PacketReception.admit` did not route: RTX (RFC 4588) restored to
+  /// its media packet, or a new source; nil (counted malformed, the feedback's deadline armed)
+  /// when there is none.
+  private func route(
+    _ packet: inout RTPPacket, ssrc: UInt32, now: ContinuousClock.Instant, feedbackDue: Duration?
+  ) -> ReceiveEntry? {
+    var mediaSSRC = ssrc
+    if let rtx = rtxPayloadType, packet.header.payloadType == rtx {
+      // RTX (RFC 4588): the answer of a relay may carry no ssrc-group, so the repaired
+      // stream is the one video source seen, and its RTX stream the first RTX SSRC seen
+      // (taken over like a media source after a silence).
+      if let current = rtxSource, current.ssrc != ssrc,
+        now - current.lastPacketAt < Self.sourceTakeoverSilence
+      {
+        extra.malformedPackets += 1
+        if let feedbackDue { pollNoLaterThan(feedbackDue) }
+        return nil
+      }
+      rtxSource = (ssrc, now)
+      guard let video = receivers.first(where: { $0.value.isVideo })?.key,
+        let restored = try? RTXPacketFormat.unwrap(
+          packet, ssrc: video, payloadType: videoPayloadType)
+      else {
+        extra.malformedPackets += 1
+        if let feedbackDue { pollNoLaterThan(feedbackDue) }
+        return nil
+      }
+      packet = restored
+      mediaSSRC = video
+    }
+    if let existing = receivers[mediaSSRC] { return existing }
+    guard let made = makeReceiver(ssrc: mediaSSRC, payloadType: packet.header.payloadType, now: now)
+    else {
+      extra.malformedPackets += 1
+      if let feedbackDue { pollNoLaterThan(feedbackDue) }
+      return nil
+    }
+    receivers[mediaSSRC] = made
+    return made
+  }
+
+  /// The stream's `receive` (`sinceOrigin`: `now` less the stream's origin) and then its next
+  /// deadline as an offset from the stream's origin (when `deadline`, else zero), in one access to the entry's stream (a mutating read:
+  /// `entry.stream.nextDeadline` would copy the whole stream).
   private static func receive(
-    _ packet: consuming RTPPacket, now: ContinuousClock.Instant,
+    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
     in stream: inout RTPReceiveStream, deadline: Bool
-  ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, ContinuousClock.Instant) {
-    let result = stream.receive(packet, now: now)
-    return (result, deadline ? stream.scheduledDeadline() : now)
-  }
-
-  /// Counts a received RTP datagram of `bytes` octets (one access to the counters).
-  private static func count(_ bytes: Int, in counters: inout MediaConnectionStats) {
-    counters.packetsReceived += 1
-    counters.bytesReceived += UInt64(bytes)
+  ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, Duration) {
+    let result = stream.receive(packet, now: now, sinceOrigin: sinceOrigin)
+    return (result, deadline ? stream.scheduledDeadlineOffset() : .zero)
   }
 
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
@@ -133,8 +131,8 @@ extension NativeMediaConnection {
       ssrc: ssrc, localSSRC: localSSRC, payloadType: payloadType,
       clockRate: isVideo ? 90_000 : 48_000, nackEnabled: isVideo, buffersPackets: isVideo)
     return ReceiveEntry(
-      stream: RTPReceiveStream(configuration: configuration, now: now), isVideo: isVideo,
-      lastPacketAt: now)
+      stream: RTPReceiveStream(configuration: configuration, now: now), ssrc: ssrc,
+      isVideo: isVideo, originOffset: now - clockOrigin)
   }
 
   func deliver(
@@ -153,7 +151,54 @@ extension NativeMediaConnection {
   func requestKeyFrameFromSender() {
     for entry in receivers.values where entry.isVideo {
       entry.stream.requestKeyFrame()
-      if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
+      if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline - clockOrigin) }
     }
+  }
+}
+
+extension NativeMediaConnection.PacketReception {
+  /// What `admit` made of a received RTP packet.
+  enum Admission {
+    /// The connection is closed: dropped, uncounted.
+    case closed
+    /// It does not parse (counted received).
+    case malformed
+    /// Parsed and counted: the packet, its source when routed by its SSRC (nil for RTX and
+    /// for a source not seen yet), and (play) the transport feedback's deadline as an offset
+    /// from the connection's clock origin.
+    case admitted(RTPPacket, NativeMediaConnection.ReceiveEntry?, feedbackDue: Duration?)
+  }
+
+  /// Counts a received RTP datagram of `raw.count` octets that arrived `sinceOrigin` after the
+  /// connection's clock origin, parses it, records its transport-wide sequence number and
+  /// finds its source by SSRC (counting a video source's bytes).
+  mutating func admit(
+    _ raw: UnsafeRawBufferPointer, ssrc: UInt32, sinceOrigin: Duration, play: Bool
+  ) -> Admission {
+    guard !closed else { return .closed }
+    counters.packetsReceived += 1
+    counters.bytesReceived += UInt64(raw.count)
+    guard let packet = try? RTPPacket.parse(raw) else { return .malformed }
+    var feedbackDue: Duration?
+    if let id = transportWideCCID,
+      let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
+    {
+      // `micros(now)` from the attoseconds (no `components` division of 128-bit values).
+      let arrival = Int64(truncatingIfNeeded: sinceOrigin.attoseconds / 1_000_000_000_000)
+      let due = transportFeedbackGenerator.recordArrival(
+        transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
+      if play, let due {
+        // Microsecond `due` itself: it stays put from one packet to the next (`now + (due -
+        // arrival)` moved by the sub-microsecond part of `now` and re-armed the poll on most
+        // packets), and is at most 1 µs earlier than that was.
+        feedbackDue = Duration(attoseconds: Int128(due) * 1_000_000_000_000)
+      }
+    }
+    if let rtx = rtxPayloadType, packet.header.payloadType == rtx {
+      return .admitted(packet, nil, feedbackDue: feedbackDue)
+    }
+    let entry = route(ssrc)
+    if let entry, entry.isVideo { videoBytes += UInt64(raw.count) }
+    return .admitted(packet, entry, feedbackDue: feedbackDue)
   }
 }

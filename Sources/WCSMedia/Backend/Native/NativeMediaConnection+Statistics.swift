@@ -16,37 +16,40 @@ extension NativeMediaConnection {
   func schedulePoll(fromPoll: Bool = false) {
     // A renderer called on the loop may have closed the connection during the poll.
     guard !closed else { return }
-    let now = loop.now()
+    let now = loop.now() - clockOrigin
     let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
     let deadline = max(nextPollDeadline(now: now), now + Self.minimumPollInterval)
     if fromPoll, pollTimer == nil,
-      let again = loop.scheduleFiringActionAgain(at: deadline, leeway: leeway)
+      let again = loop.scheduleFiringActionAgain(at: clockOrigin + deadline, leeway: leeway)
     {
-      pollAt = deadline
+      pollDeadline = deadline
       pollTimer = again
       return
     }
     armPoll(at: deadline, leeway: leeway)
   }
 
-  /// Play: re-arms the poll when `deadline` comes before the armed one. Call on the loop.
-  func pollNoLaterThan(_ deadline: ContinuousClock.Instant) {
-    guard let pollAt, deadline < pollAt else { return }
+  /// Play: re-arms the poll when `deadline` (an offset from `clockOrigin`) comes before the
+  /// armed one. Call on the loop.
+  func pollNoLaterThan(_ deadline: Duration) {
+    guard let pollDeadline, deadline < pollDeadline else { return }
     armPoll(at: deadline, leeway: Self.playPollLeeway)
   }
 
-  private func armPoll(at deadline: ContinuousClock.Instant, leeway: Duration = .zero) {
-    pollAt = deadline
+  /// Arms the poll at `deadline`, an offset from `clockOrigin`.
+  private func armPoll(at deadline: Duration, leeway: Duration = .zero) {
+    pollDeadline = deadline
+    let instant = clockOrigin + deadline
     // Moved rather than cancelled and made anew: no closure to allocate (play re-arms the
     // poll for most packets).
-    if let pollTimer, let moved = loop.reschedule(pollTimer, at: deadline, leeway: leeway) {
+    if let pollTimer, let moved = loop.reschedule(pollTimer, at: instant, leeway: leeway) {
       self.pollTimer = moved
       return
     }
-    pollTimer = loop.schedule(at: deadline, leeway: leeway) { [weak self] in
+    pollTimer = loop.schedule(at: instant, leeway: leeway) { [weak self] in
       guard let self, !self.closed else { return }
       self.pollTimer = nil
-      self.pollAt = nil
+      self.pollDeadline = nil
       self.poll()
       self.schedulePoll(fromPoll: true)
     }
@@ -55,17 +58,24 @@ extension NativeMediaConnection {
   /// The earliest deadline of the receive streams, the send streams' SRs and (play) the
   /// transport-feedback generator, capped so the bitrate window and anything without a deadline
   /// of its own still advance. The generator is only polled on play, so publish leaves it out
-  /// (a stale deadline there would make the publish poll spin).
-  private func nextPollDeadline(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+  /// (a stale deadline there would make the publish poll spin). Times are offsets from
+  /// `clockOrigin` (`now` too).
+  private func nextPollDeadline(now: Duration) -> Duration {
     var next = now + Self.maximumPollInterval
-    for entry in receivers.values { next = min(next, entry.stream.nextDeadlineInPlace()) }
-    if let due = videoSend?.nextDeadline { next = min(next, due) }
-    if let due = audioSend?.nextDeadline { next = min(next, due) }
-    if request.direction == .play, transportWideCCID != nil,
-      let due = transportFeedbackGenerator.nextDeadline
+    for entry in reception.routes {
+      next = min(next, entry.originOffset + entry.stream.scheduledDeadlineOffset())
+    }
+    if request.direction == .publish {
+      // Only publish has send streams (see `poll`).
+      if let due = videoSend?.nextDeadline { next = min(next, due - clockOrigin) }
+      if let due = audioSend?.nextDeadline { next = min(next, due - clockOrigin) }
+    } else if transportWideCCID != nil,
+      let due = reception.transportFeedbackGenerator.nextDeadline
     {
-      // `.microseconds(_:)` in attoseconds: the same value without a generic 128-bit multiply.
-      next = min(next, now + Duration(attoseconds: Int128(due - micros(now)) * 1_000_000_000_000))
+      // `micros(now)` and `.microseconds(_:)` in attoseconds: the same values without
+      // `components` or a generic 128-bit multiply.
+      let micros = Int64(truncatingIfNeeded: now.attoseconds / 1_000_000_000_000)
+      next = min(next, now + Duration(attoseconds: Int128(due - micros) * 1_000_000_000_000))
     }
     return next
   }
@@ -87,18 +97,27 @@ extension NativeMediaConnection {
 
   func poll() {
     let now = loop.now()
-    for entry in receivers.values {
-      deliver(entry.stream.poll(now: now), isVideo: entry.isVideo, now: now)
+    for entry in reception.routes {
+      let output = entry.stream.poll(now: now)
+      deliver(output, isVideo: entry.isVideo, now: now)
+      // The released packets' array serves the next release (decoded on the loop, the track
+      // has let go of it).
+      if output.packets.capacity > 0 { entry.stream.recycleReleased((consume output).packets) }
     }
-    // In place (see `sendMedia`).
-    if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
-    if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
-    if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
-      for entry in receivers.values { entry.stream.roundTripTime = rtt }
+    // Only publish has send streams (`setUpSendStreams`): play skips looking at them (each
+    // look is an access and a resilient enum check).
+    let publish = request.direction == .publish
+    if publish {
+      // In place (see `sendMedia`).
+      if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
+      if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
+      if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
+        for entry in receivers.values { entry.stream.roundTripTime = rtt }
+      }
     }
-    if transportWideCCID != nil, request.direction == .play {
+    if !publish, transportWideCCID != nil {
       let mediaSSRC = receivers.keys.min() ?? 0
-      for description in transportFeedbackGenerator.poll(now: micros(now)) {
+      for description in reception.transportFeedbackGenerator.poll(now: micros(now)) {
         extra.transportFeedbackSent += 1
         sendRTCP([
           .transportWideFeedback(
@@ -106,10 +125,12 @@ extension NativeMediaConnection {
         ])
       }
     }
-    updateBitrate(now: now)
+    updateBitrate(now: now - clockOrigin)
   }
 
-  func updateBitrate(now: ContinuousClock.Instant) {
+  /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`; `now` is an
+  /// offset from `clockOrigin`.
+  func updateBitrate(now: Duration) {
     let bytes = videoBytes
     guard let window = rateWindow else {
       rateWindow = (now, bytes)
@@ -167,16 +188,5 @@ extension NativeMediaConnection {
       result.roundTripTime = Double(seconds) + Double(attoseconds) * 1e-18
     }
     return result
-  }
-}
-
-extension RTPReceiveStream {
-  /// `nextDeadline` read through an in-place access: reading a property of the stream held by
-  /// a `ReceiveEntry` (a class) copies the whole stream first (retaining its jitter buffer,
-  /// NACK generator and statistics storage, and releasing them after). Through
-  /// `scheduledDeadline()`, the same instant, which skips the conversion from the stream's
-  /// seconds (`Duration.seconds(Double)`, ≈ 340 instructions) while the deadline stays put.
-  fileprivate mutating func nextDeadlineInPlace() -> ContinuousClock.Instant {
-    scheduledDeadline()
   }
 }

@@ -20,15 +20,48 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// One received media source. A class, so the loop finds it once per packet and mutates its
   /// stream in place (a struct in the dictionary cost a hashed lookup and a coroutine accessor
   /// per field touched, and any copy of it retained the stream's whole storage).
+  ///
+  /// When the source's last packet arrived is the stream's (`RTPReceiveStream.lastPacketAt`,
+  /// recorded in the access that takes the packet), not a second stored property written per
+  /// packet.
   final class ReceiveEntry {
     var stream: RTPReceiveStream
+    let ssrc: UInt32
     let isVideo: Bool
-    var lastPacketAt: ContinuousClock.Instant
+    /// The stream's clock origin as an offset from the connection's `clockOrigin`: its
+    /// deadlines become offsets on that clock with one addition (no resilient `Instant`).
+    let originOffset: Duration
 
-    init(stream: RTPReceiveStream, isVideo: Bool, lastPacketAt: ContinuousClock.Instant) {
+    init(stream: RTPReceiveStream, ssrc: UInt32, isVideo: Bool, originOffset: Duration) {
       self.stream = stream
+      self.ssrc = ssrc
       self.isVideo = isVideo
-      self.lastPacketAt = lastPacketAt
+      self.originOffset = originOffset
+    }
+
+    /// When the last packet routed to this source arrived (or when it was made).
+    var lastPacketAt: ContinuousClock.Instant { stream.lastPacketAt }
+  }
+
+  /// What the play path reads and writes for every received RTP packet, in one value: one
+  /// exclusivity access of the connection per packet instead of one per property (each costs
+  /// a runtime check). Plain values, the small route list and the feedback generator; the
+  /// properties of the same names forward to it.
+  struct PacketReception {
+    var closed = false
+    var counters = MediaConnectionStats()
+    var videoBytes: UInt64 = 0
+    var transportWideCCID: UInt8?
+    var rtxPayloadType: UInt8?
+    var transportFeedbackGenerator = TransportFeedbackGenerator()
+    /// `receivers`' entries in its order (kept by its `didSet`): a packet finds its source by
+    /// comparing one or two SSRCs instead of hashing, and polls walk an array.
+    var routes: [ReceiveEntry] = []
+
+    /// The entry of `ssrc`, if routed.
+    func route(_ ssrc: UInt32) -> ReceiveEntry? {
+      for entry in routes where entry.ssrc == ssrc { return entry }
+      return nil
     }
   }
 
@@ -57,7 +90,11 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   // MARK: loop state
   var peerConnection: PeerConnection?
   var state: MediaConnectionState = .new
-  var closed = false
+  var reception = PacketReception()
+  var closed: Bool {
+    get { reception.closed }
+    set { reception.closed = newValue }
+  }
   var videoTrack: VideoSendTrack?
   var audioTrack: AudioSendTrack?
   var videoSource: (any NativeCaptureSource)?
@@ -71,32 +108,53 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var pacerTimer: EventLoopTimer?
   var videoPayloadType: UInt8 = 96
   var audioPayloadType: UInt8 = 111
-  var rtxPayloadType: UInt8?
-  var receivers: [UInt32: ReceiveEntry] = [:]
+  var rtxPayloadType: UInt8? {
+    get { reception.rtxPayloadType }
+    set { reception.rtxPayloadType = newValue }
+  }
+  var receivers: [UInt32: ReceiveEntry] = [:] {
+    didSet { reception.routes = Array(receivers.values) }
+  }
   var rtxSource: (ssrc: UInt32, lastPacketAt: ContinuousClock.Instant)?
   var videoReceiveTrack: VideoReceiveTrack?
   var audioReceiveTrack: AudioReceiveTrack?
   /// Lip sync of the played audio and video (play with both, `synchronizesPlayout`).
   var playoutSync: PlayoutSync?
   var pollTimer: EventLoopTimer?
-  /// When `pollTimer` fires (play: a packet whose stream falls due earlier re-arms it).
-  var pollAt: ContinuousClock.Instant?
+  /// When `pollTimer` fires (play: a packet whose stream falls due earlier re-arms it), as an
+  /// offset from `clockOrigin`: compared per packet, inline (a `ContinuousClock.Instant` is
+  /// resilient: copies and comparisons go through the runtime).
+  var pollDeadline: Duration?
+  /// `pollDeadline` as an instant.
+  var pollAt: ContinuousClock.Instant? { pollDeadline.map { clockOrigin + $0 } }
   /// Drives the audio receive track's playout turns.
   var audioPlayoutTimer: EventLoopTimer?
-  var counters = MediaConnectionStats()
+  var counters: MediaConnectionStats {
+    get { reception.counters }
+    set { reception.counters = newValue }
+  }
   var extra = DetailedStatistics()
-  var rateWindow: (start: ContinuousClock.Instant, bytes: UInt64)?
+  /// The bitrate window's start (an offset from `clockOrigin`) and `videoBytes` then.
+  var rateWindow: (start: Duration, bytes: UInt64)?
   /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
-  var videoBytes: UInt64 = 0
+  var videoBytes: UInt64 {
+    get { reception.videoBytes }
+    set { reception.videoBytes = newValue }
+  }
   var mediaStarted = false
   /// Why the connection failed when a capture device was lost or failed; see `failureReason`.
   var captureFailure: (kind: CaptureDevice.Kind, reason: String)?
   /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
-  var transportWideCCID: UInt8?
+  var transportWideCCID: UInt8? {
+    get { reception.transportWideCCID }
+    set { reception.transportWideCCID = newValue }
+  }
   var nextTransportSequenceNumber: UInt16 = 0
-  var transportFeedbackGenerator = TransportFeedbackGenerator()
   /// Origin of the microsecond clock the congestion controller and TWCC use.
-  let clockOrigin = ContinuousClock.now
+  let clockOrigin: ContinuousClock.Instant
+  /// `clockOrigin` as an offset from the loop's origin (`EventLoop.origin`): a datagram's
+  /// arrival offset on the loop becomes one on this clock with a subtraction.
+  let clockOriginOffset: Duration
   let mediaClock = NativeMediaClock()
 
   init(
@@ -108,6 +166,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     self.backend = backend
     self.onStateChange = onStateChange
     loop = configuration.loop
+    let clockOrigin = ContinuousClock.now
+    self.clockOrigin = clockOrigin
+    clockOriginOffset = clockOrigin - configuration.loop.origin
     parameters = NativeEncodingParameters(request: request)
     var generator = SystemRandomNumberGenerator()
     var ssrcs: Set<UInt32> = []
@@ -311,7 +372,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     closed = true
     if let pollTimer { loop.cancel(pollTimer) }
     pollTimer = nil
-    pollAt = nil
+    pollDeadline = nil
     if let pacerTimer { loop.cancel(pacerTimer) }
     pacerTimer = nil
     pacer = nil

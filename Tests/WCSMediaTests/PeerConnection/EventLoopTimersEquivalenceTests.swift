@@ -1,0 +1,163 @@
+import XCTest
+
+@testable import WCSMedia
+
+/// `EventLoopTimers` updates and removes the entries of moved, cancelled and fired timers in
+/// place while its heaps are small, and deletes lazily when they are large: against a model
+/// that keeps only the live timers (the earliest by deadline, then scheduling order, fires),
+/// the same actions fire in the same order, handles get the same ids, moving a timer that fired
+/// or was cancelled does nothing, and the sleep bound (earliest deadline + leeway) is the same,
+/// through seeded schedules, moves, cancels and firings with few and with many timers.
+final class EventLoopTimersEquivalenceTests: XCTestCase {
+  /// The model: live timers by their current id.
+  private struct Model {
+    var live: [UInt64: (deadline: Int128, latest: Int128, tag: Int)] = [:]
+    var nextID: UInt64 = 0
+
+    mutating func schedule(deadline: Int128, leeway: Int128, tag: Int) -> UInt64 {
+      defer { nextID += 1 }
+      live[nextID] = (deadline, deadline + leeway, tag)
+      return nextID
+    }
+
+    mutating func reschedule(_ id: UInt64, deadline: Int128, leeway: Int128) -> UInt64? {
+      guard let timer = live.removeValue(forKey: id) else { return nil }
+      defer { nextID += 1 }
+      live[nextID] = (deadline, deadline + leeway, timer.tag)
+      return nextID
+    }
+
+    mutating func cancel(_ id: UInt64) { live[id] = nil }
+
+    mutating func takeDue(now: Int128, limit: UInt64) -> Int? {
+      let due = live.filter { $0.value.deadline <= now && $0.key < limit }
+      guard
+        let first = due.min(by: {
+          ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key)
+        })
+      else { return nil }
+      live[first.key] = nil
+      return first.value.tag
+    }
+
+    var earliestLatest: Int128? { live.values.map(\.latest).min() }
+  }
+
+  private final class Fired {
+    var tags: [Int] = []
+  }
+
+  private func drive(seed: UInt64, maximumTimers: Int, steps: Int) {
+    var generator = SplitMix64(seed: seed)
+    var timers = EventLoopTimers()
+    var model = Model()
+    let fired = Fired()
+    // Every handle ever returned (stale ones too), with the model's id of the same timer.
+    var handles: [(handle: EventLoopTimer, id: UInt64)] = []
+    var now: Int128 = 0
+    var nextTag = 0
+    var firings = 0
+    var moves = 0
+    var mostLive = 0
+    func randomDeadline() -> Int128 {
+      // Equal deadlines now and then: the scheduling order decides.
+      now + Int128(Int.random(in: -2...(10 * maximumTimers), using: &generator))
+        * 1_000_000_000_000_000
+    }
+    func randomLeeway() -> Int128 {
+      Bool.random(using: &generator)
+        ? 0 : Int128(Int.random(in: 1...30, using: &generator)) * 1_000_000_000_000_000
+    }
+    for step in 0..<steps {
+      let roll = Double.random(in: 0..<1, using: &generator)
+      if roll < 0.3, model.live.count < maximumTimers {
+        let deadline = randomDeadline()
+        let leeway = randomLeeway()
+        let tag = nextTag
+        nextTag += 1
+        let handle = timers.schedule(at: deadline, leeway: leeway) { fired.tags.append(tag) }
+        let id = model.schedule(deadline: deadline, leeway: leeway, tag: tag)
+        XCTAssertEqual(handle.id, id, "step \(step)")
+        handles.append((handle, id))
+      } else if roll < 0.6, !handles.isEmpty {
+        // Mostly a recent handle (likely live), else any (likely stale).
+        let index = Int.random(
+          in: (Bool.random(using: &generator) ? max(0, handles.count - maximumTimers) : 0)..<handles
+            .count, using: &generator)
+        let deadline = randomDeadline()
+        let leeway = randomLeeway()
+        let moved = timers.reschedule(handles[index].handle, at: deadline, leeway: leeway)
+        let id = model.reschedule(handles[index].id, deadline: deadline, leeway: leeway)
+        XCTAssertEqual(moved?.id, id, "step \(step)")
+        if let moved, let id {
+          moves += 1
+          handles.append((moved, id))
+        }
+      } else if roll < 0.7, !handles.isEmpty {
+        let index = Int.random(in: 0..<handles.count, using: &generator)
+        timers.cancel(handles[index].handle)
+        model.cancel(handles[index].id)
+      } else if roll < 0.9 {
+        now += Int128(Int.random(in: 0...30, using: &generator)) * 1_000_000_000_000_000
+        let limit = timers.nextID
+        XCTAssertEqual(limit, model.nextID)
+        while true {
+          let action = timers.takeDue(now: now, limit: limit)
+          let expected = model.takeDue(now: now, limit: limit)
+          XCTAssertEqual(action == nil, expected == nil, "step \(step)")
+          XCTAssertEqual(timers.firing == nil, action == nil, "step \(step)")
+          guard let action, let expected else { break }
+          action()
+          firings += 1
+          XCTAssertEqual(fired.tags.last, expected, "step \(step)")
+          // Scheduled while firing, due already: runs on a later turn (`limit`).
+          if Double.random(in: 0..<1, using: &generator) < 0.2 {
+            let tag = nextTag
+            nextTag += 1
+            let handle = timers.schedule(at: now, leeway: 0) { fired.tags.append(tag) }
+            handles.append((handle, model.schedule(deadline: now, leeway: 0, tag: tag)))
+          }
+        }
+      } else {
+        XCTAssertEqual(timers.earliestLatestDeadline(), model.earliestLatest, "step \(step)")
+      }
+      XCTAssertEqual(timers.pendingCount, model.live.count, "step \(step)")
+      mostLive = max(mostLive, model.live.count)
+      if handles.count > 4 * maximumTimers { handles.removeFirst(handles.count / 2) }
+    }
+    print("timers \(maximumTimers): \(firings) fired, \(moves) moved, \(mostLive) live at most")
+    XCTAssertGreaterThan(firings, steps / 100)
+    XCTAssertGreaterThan(moves, steps / 20)
+    XCTAssertGreaterThanOrEqual(mostLive, maximumTimers * 3 / 4)
+  }
+
+  func testFewTimersUpdatedInPlaceFireAsTheModel() {
+    drive(seed: 1, maximumTimers: 6, steps: 20_000)
+  }
+
+  func testManyTimersDeletedLazilyFireAsTheModel() {
+    drive(seed: 2, maximumTimers: 120, steps: 20_000)
+  }
+
+  func testTimerCountsCrossingTheInPlaceLimitFireAsTheModel() {
+    drive(seed: 3, maximumTimers: EventLoopTimers.inPlaceLimit / 2 + 4, steps: 20_000)
+  }
+
+  func testInPlaceUpdatesLeaveNoStaleEntries() {
+    var timers = EventLoopTimers()
+    var poll = timers.schedule(at: 100, leeway: 20) {}
+    _ = timers.schedule(at: 50, leeway: 0) {}
+    for step in 0..<100 {
+      guard let moved = timers.reschedule(poll, at: Int128(100 + step % 50), leeway: 20) else {
+        return XCTFail("a pending timer was not moved")
+      }
+      poll = moved
+    }
+    XCTAssertEqual(timers.entryCount, 4)
+    XCTAssertNotNil(timers.takeDue(now: 50, limit: timers.nextID))
+    XCTAssertEqual(timers.entryCount, 2)
+    timers.cancel(poll)
+    XCTAssertEqual(timers.entryCount, 0)
+    XCTAssertNil(timers.earliestLatestDeadline())
+  }
+}
