@@ -10,6 +10,7 @@
 # Takes ~3 min; run it on a quiet machine (a loaded one keeps callgrind from real time, and late
 # pictures change the path).
 set -e
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 DIR=${1:-.}; LABEL=${2:-run}
 cd "$DIR"
 swift build -c release --product PipelineBench 2>&1 | grep -E "error|Build" | tail -2
@@ -27,8 +28,10 @@ for T in 5 25; do
     | grep -E "^ *[0-9,]+ \(" > $OUT/exclusive$T.txt
   callgrind_annotate --tree=caller --threshold=100 $OUT/cg$T.out 2>/dev/null > $OUT/callers$T.txt
 done
-python3 - "$OUT" <<'PY'
-import sys, re, subprocess
+SCRIPTS=$SCRIPTS python3 - "$OUT" <<'PY'
+import sys, re, subprocess, os
+sys.path.insert(0, os.environ["SCRIPTS"])
+from callgrind_packets import packets
 out = sys.argv[1]
 
 def load(path):
@@ -43,18 +46,6 @@ def load(path):
         old = rows.get(name, [0, 0, 0])
         rows[name] = [old[i] + numbers[i] for i in range(3)]
     return rows
-
-def packets(path):
-    total = 0
-    for block in open(path).read().split("\n\n"):
-        lines = block.strip("\n").split("\n")
-        star = [l for l in lines if "*  " in l]
-        if star and "NativeMediaConnectionC10receiveRTPyys6UInt32V_SWtF [" in star[0]:
-            for l in lines:
-                m = re.search(r"\(([\d,]+)x\)", l)
-                if m and " < " in l:
-                    total += int(m.group(1).replace(",", ""))
-    return total
 
 p = packets(f"{out}/callers25.txt") - packets(f"{out}/callers5.txt")
 late, early = load(f"{out}/exclusive25.txt"), load(f"{out}/exclusive5.txt")

@@ -8,6 +8,7 @@
 # functions by inclusive count and all functions by exclusive count.
 # Takes ~1.5 min; the counts repeat within ~1-2 % (startup differences), whatever else runs.
 set -e
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 DIR=${1:-.}; LABEL=${2:-run}
 cd "$DIR"
 swift build -c release --product PipelineBench 2>&1 | grep -E "error|Build" | tail -2
@@ -25,24 +26,16 @@ for T in 5 25; do
   done
   callgrind_annotate --tree=caller --threshold=100 $OUT/cg$T.out 2>/dev/null > $OUT/callers$T.txt
 done
-python3 - "$OUT" <<'PY'
-import sys,re,collections,subprocess
+SCRIPTS=$SCRIPTS python3 - "$OUT" <<'PY'
+import sys,re,collections,subprocess,os
+sys.path.insert(0, os.environ['SCRIPTS'])
+from callgrind_packets import packets, calls
 out=sys.argv[1]
 def load(p):
     d=collections.Counter()
     for l in open(p):
         n,name=l.split('\t',1); d[name.strip()]+=int(n)
     return d
-def packets(p):
-    tot=0
-    for b in open(p).read().split('\n\n'):
-        lines=b.strip('\n').split('\n')
-        star=[l for l in lines if '*  ' in l]
-        if star and 'NativeMediaConnectionC10receiveRTPyys6UInt32V_SWtF [' in star[0]:
-            for l in lines:
-                m=re.search(r"\(([\d,]+)x\)",l)
-                if m and ' < ' in l: tot+=int(m.group(1).replace(",",""))
-    return tot
 p=packets(out+'/callers25.txt')-packets(out+'/callers5.txt')
 def show(mode,filt,top):
     a,b=load(f'{out}/{mode}25.tsv'),load(f'{out}/{mode}5.tsv')
@@ -54,17 +47,7 @@ def show(mode,filt,top):
 a,b=load(f'{out}/yes25.tsv'),load(f'{out}/yes5.tsv')
 tot=a['PROGRAM TOTALS']-b['PROGRAM TOTALS']
 print(f'packets {p}; instructions beyond the codec calls per packet: {tot/p:,.0f}')
-def calls(path,name):
-    tot=0
-    for blk in open(path).read().split('\n\n'):
-        lines=blk.strip('\n').split('\n')
-        star=[l for l in lines if '*  ' in l]
-        if star and (':'+name+' [') in star[0]:
-            for l in lines:
-                m=re.search(r"\(([\d,]+)x\)",l)
-                if m and ' < ' in l: tot+=int(m.group(1).replace(",",""))
-    return tot
-print('calls per packet: ' + ', '.join(f"{n} {(calls(out+'/callers25.txt',n)-calls(out+'/callers5.txt',n))/p:.1f}" for n in ['malloc','free','swift_allocObject','swift_retain','swift_release','swift_beginAccess']))
+print('calls per packet: ' + ', '.join(f"{n} {(calls(out+'/callers25.txt',':'+n)-calls(out+'/callers5.txt',':'+n))/p:.1f}" for n in ['malloc','free','swift_allocObject','swift_retain','swift_release','swift_beginAccess']))
 print('--- SDK functions, inclusive, per packet')
 show('yes',lambda k: '$s8WCSMedia' in k and 'partial apply' not in k,45)
 print('--- all functions, exclusive, per packet')

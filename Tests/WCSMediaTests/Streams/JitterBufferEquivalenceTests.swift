@@ -156,21 +156,14 @@ final class ReceiveStreamScheduledDeadlineTests: XCTestCase {
           nackEnabled: buffersPackets, buffersPackets: buffersPackets),
         now: virtualTime(0))
       var now = 0.0
-      var next: UInt16 = 65_000
+      var sequences = LossyReorderedSequence(startingAt: 65_000)
       var nacks = 0
       var plis = 0
       for step in 0..<3000 {
         now += Double.random(in: 0...0.03, using: &generator)
         let roll = Double.random(in: 0..<1, using: &generator)
         if roll < 0.6 {
-          var sequence = next
-          if Double.random(in: 0..<1, using: &generator) < 0.1 {
-            sequence &-= UInt16.random(in: 1...5, using: &generator)  // reordered or duplicate
-          } else {
-            if Double.random(in: 0..<1, using: &generator) < 0.05 { next &+= 2 }  // a loss
-            sequence = next
-            next &+= 1
-          }
+          let sequence = sequences.draw(using: &generator)
           let bytes = streamTestPacketBytes(
             ssrc: 5, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 3000)
           _ = stream.receive(bytes, now: virtualTime(now))

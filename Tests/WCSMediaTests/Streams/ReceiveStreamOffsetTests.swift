@@ -19,20 +19,13 @@ final class ReceiveStreamOffsetTests: XCTestCase {
       XCTAssertEqual(stream.lastPacketAt, origin)
       var now = 3.25
       var lastPacket = origin
-      var next: UInt16 = 65_300
+      var sequences = LossyReorderedSequence(startingAt: 65_300)
       var foreign = 0
       for step in 0..<3000 {
         now += Double.random(in: 0...0.03, using: &generator)
         let roll = Double.random(in: 0..<1, using: &generator)
         if roll < 0.6 {
-          var sequence = next
-          if Double.random(in: 0..<1, using: &generator) < 0.1 {
-            sequence &-= UInt16.random(in: 1...5, using: &generator)  // reordered or duplicate
-          } else {
-            if Double.random(in: 0..<1, using: &generator) < 0.05 { next &+= 2 }  // a loss
-            sequence = next
-            next &+= 1
-          }
+          let sequence = sequences.draw(using: &generator)
           // Now and then another SSRC: dropped by the stream, still its source's last packet.
           let ssrc: UInt32 = Double.random(in: 0..<1, using: &generator) < 0.05 ? 9 : 5
           if ssrc == 9 { foreign += 1 }
@@ -77,18 +70,11 @@ final class ReceiveStreamOffsetTests: XCTestCase {
     var driven = RTPReceiveStream(configuration: configuration, now: streamOrigin)
     let originOffset = streamOrigin - connectionOrigin
     var now = 7.5
-    var next: UInt16 = 65_500
+    var sequences = LossyReorderedSequence(startingAt: 65_500, reorderDepth: 4, lossGap: 3)
     for step in 0..<2000 {
       now += Double.random(in: 0...0.02, using: &generator)
       if Double.random(in: 0..<1, using: &generator) < 0.7 {
-        var sequence = next
-        if Double.random(in: 0..<1, using: &generator) < 0.1 {
-          sequence &-= UInt16.random(in: 1...4, using: &generator)
-        } else {
-          if Double.random(in: 0..<1, using: &generator) < 0.05 { next &+= 3 }
-          sequence = next
-          next &+= 1
-        }
+        let sequence = sequences.draw(using: &generator)
         let bytes = streamTestPacketBytes(
           ssrc: 5, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 3000)
         guard let packet = try? RTPPacket.parse(bytes) else { return XCTFail("step \(step)") }
@@ -148,19 +134,12 @@ final class ReceiveStreamRecycleReleasedTests: XCTestCase {
     var recycled = RTPReceiveStream(configuration: configuration, now: origin)
     var held: [(packets: [ReceivedRTPPacket], sequenceNumbers: [UInt16])] = []
     var now = 0.0
-    var next: UInt16 = 65_400
+    var sequences = LossyReorderedSequence(startingAt: 65_400, reorderDepth: 4)
     var released = 0
     for step in 0..<3000 {
       now += Double.random(in: 0...0.02, using: &generator)
       if Double.random(in: 0..<1, using: &generator) < 0.6 {
-        var sequence = next
-        if Double.random(in: 0..<1, using: &generator) < 0.1 {
-          sequence &-= UInt16.random(in: 1...4, using: &generator)
-        } else {
-          if Double.random(in: 0..<1, using: &generator) < 0.05 { next &+= 2 }
-          sequence = next
-          next &+= 1
-        }
+        let sequence = sequences.draw(using: &generator)
         let bytes = streamTestPacketBytes(
           ssrc: 5, sequenceNumber: sequence, timestamp: UInt32(sequence / 3) &* 3000)
         XCTAssertEqual(
