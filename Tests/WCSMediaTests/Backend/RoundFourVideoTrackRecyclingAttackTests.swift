@@ -10,11 +10,10 @@ import XCTest
 /// `hasDue`/`takeOldest`. A stream whose picture size changes in the middle (161x121, 96x64,
 /// 160x120), with a damaged delta frame and a key frame libvpx rejects (so the spare waits over
 /// a failed decode and a skipped segment), numbered across the 16-bit wrap, a few frames per
-/// call, is played through
-/// tracks whose renderers keep every picture, every third, only one plane (or a slice of one),
-/// or change their own copy; straight to the renderer, through the render queue with no delay,
-/// and held by a four-second delay in a queue of three (frames leaving by the capacity, the
-/// oldest taken from the front). Every picture rendered is the reference pipeline's
+/// call, is played through tracks whose renderers keep every picture, every third, only one
+/// plane (or a slice of one), or change their own copy; straight to the renderer, through the
+/// render queue with no delay, and held by a four-second delay in a queue of three (frames
+/// leaving by the capacity, the oldest taken from the front). Every picture rendered is the reference pipeline's
 /// (`ReferenceVideoDecodePipeline`, fresh planes per picture) with its capture time, in order,
 /// and nothing a renderer kept ever changes.
 final class RoundFourVideoTrackRecyclingAttackTests: XCTestCase {

@@ -70,10 +70,9 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
     _ decoder: VP8Decoder, _ bytes: [UInt8], reusing spare: inout VideoFrame?, reuse: Bool
   ) -> (picture: VideoFrame?, error: String?) {
     do {
-      let picture = try bytes.withUnsafeBufferPointer { bytes throws(VP8Error) in
-        reuse
-          ? try decoder.decodeVideoFrame(bytes, reusing: &spare)
-          : try decoder.decodeVideoFrame(bytes)
+      let picture = try bytes.withUnsafeBufferPointer { bytes throws(VP8Error) -> VideoFrame? in
+        if reuse { return try decoder.decodeVideoFrame(bytes, reusing: &spare) }
+        return try decoder.decodeVideoFrame(bytes)
       }
       return (picture, nil)
     } catch {
@@ -117,9 +116,8 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
       let fresh = try VP8Decoder()
       let reusing = try VP8Decoder()
       var spare: VideoFrame?
-      // Whether the spare's luma storage is held elsewhere too, and whether it is a slice.
+      // Whether the spare's luma storage is held elsewhere too.
       var spareShared = false
-      var spareIsSlice = false
       var kept: [Kept] = []
       var previous: VideoFrame?
       for (index, encoded) in frames.enumerated() {
@@ -142,6 +140,9 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
         let expected = Self.decode(fresh, bytes, reusing: &none, reuse: false)
         let spareBefore = spare.map(Self.deepCopy)
         let spareY = spare.flatMap { Self.baseAddress($0.dataY) }
+        // A foreign spare whose luma plane is a slice (and the pictures decoded into it after):
+        // written in place, the picture's plane is that slice.
+        let spareIsSlice = spare.map { $0.dataY.startIndex != 0 } ?? false
         let fits =
           spare.map {
             $0.width == expected.picture?.width && $0.height == expected.picture?.height
@@ -180,16 +181,16 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
           }
         }
         let wanted = expected.picture ?? picture
-        spareShared = false
-        spareIsSlice = false
+        // Whether the picture's luma storage is held elsewhere once the "renderer" is done.
+        var pictureShared = false
         // What the "renderer" does with it.
         switch Int.random(in: 0..<12, using: &random) {
         case 0:
           kept.append(.frame(picture, expected: wanted))
-          spareShared = true
+          pictureShared = true
         case 1:
           kept.append(.holder(Holder(frame: picture, note: index), expected: wanted))
-          spareShared = true
+          pictureShared = true
         case 2:
           kept.append(.plane(picture.dataU, expected: [UInt8](wanted.dataU)))
         case 3:
@@ -198,7 +199,7 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
               .plane(
                 picture.dataY[(picture.dataY.startIndex + 1)..<(picture.dataY.endIndex - 1)],
                 expected: Array([UInt8](wanted.dataY).dropFirst().dropLast())))
-            spareShared = true
+            pictureShared = true
           }
         case 4:
           kept.append(
@@ -211,7 +212,7 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
           Self.scribble(&mineExpected)
           kept.append(.frame(mine, expected: mineExpected))
           kept.append(.frame(picture, expected: wanted))
-          spareShared = true
+          pictureShared = true
         case 6:
           // Its own copy, changed and dropped.
           var mine = picture
@@ -221,6 +222,12 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
           break
         }
         kept.append(.frame(Self.deepCopy(picture), expected: wanted))
+        if Int.random(in: 0..<5, using: &random) == 0 {
+          previous = picture
+          kept.append(.frame(picture, expected: wanted))
+          pictureShared = true
+        }
+        spareShared = false
         // What is handed back for the next picture.
         switch Int.random(in: 0..<14, using: &random) {
         case 0:
@@ -248,7 +255,6 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
           let buffer = Data(repeating: 7, count: picture.dataY.count + 200)
           sliced.dataY = buffer[100..<(100 + picture.dataY.count)]
           spare = sliced
-          spareIsSlice = true
           totals.foreign += 1
         case 4:
           // A picture kept before (by the renderer): shared, never written.
@@ -257,14 +263,11 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
             spareShared = true
           } else {
             spare = picture
+            spareShared = pictureShared
           }
         default:
           spare = picture
-        }
-        if Int.random(in: 0..<5, using: &random) == 0 {
-          previous = picture
-          kept.append(.frame(picture, expected: wanted))
-          spareShared = spareShared || spare.map { $0.dataY == picture.dataY } ?? false
+          spareShared = pictureShared
         }
       }
       for (number, entry) in kept.enumerated() {
@@ -283,9 +286,9 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
       totals.kept += kept.count
     }
     print("round four decoder reuse attack: \(totals)")
-    XCTAssertGreaterThan(totals.pictures, 150)
+    XCTAssertGreaterThan(totals.pictures, 100)
     XCTAssertGreaterThan(totals.errors, 3)
-    XCTAssertGreaterThan(totals.inPlace, 40)
+    XCTAssertGreaterThan(totals.inPlace, 20)
     XCTAssertGreaterThan(totals.copiedShared, 10)
     XCTAssertGreaterThan(totals.foreign, 10)
     XCTAssertGreaterThan(totals.tiny, 20)
