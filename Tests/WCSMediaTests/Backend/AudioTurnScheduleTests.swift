@@ -8,7 +8,7 @@ import XCTest
 /// far from the offsets' origin on both sides, and before playout begins.
 final class AudioTurnScheduleTests: XCTestCase {
   /// The formula before: on instants.
-  private static func reference(frameDue: ContinuousClock.Instant?, now: ContinuousClock.Instant)
+  static func reference(frameDue: ContinuousClock.Instant?, now: ContinuousClock.Instant)
     -> ContinuousClock.Instant
   {
     guard let frameDue else { return now + AudioReceiveTrack.frameInterval }

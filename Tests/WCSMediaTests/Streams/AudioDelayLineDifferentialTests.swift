@@ -55,7 +55,7 @@ final class AudioDelayLineDifferentialTests: XCTestCase {
 
 /// `AudioDelayLine.process` as it was before perfpoll (`Duration` arithmetic, every frame
 /// through `held`).
-private struct ReferenceAudioDelayLine {
+struct ReferenceAudioDelayLine {
   static let step: Duration = .milliseconds(20)
   static let hysteresis: Duration = .milliseconds(12)
 
