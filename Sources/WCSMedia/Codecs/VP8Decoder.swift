@@ -127,7 +127,8 @@ public final class VP8Decoder {
   }
 
   /// `videoFrame(_:)` into `spare`'s planes when it is a tightly packed picture of the same
-  /// size (see `decodeVideoFrame(_:reusing:)`); `spare` is taken either way.
+  /// size whose planes start at index 0 (see `decodeVideoFrame(_:reusing:)`); `spare` is taken
+  /// either way.
   private static func videoFrame(_ image: vpx_image_t, reusing spare: inout VideoFrame?)
     -> VideoFrame?
   {
@@ -138,7 +139,10 @@ public final class VP8Decoder {
       frame.height == height, frame.strideY == width, frame.strideU == frame.chromaWidth,
       frame.strideV == frame.chromaWidth, frame.dataY.count == width * height,
       frame.dataU.count == frame.chromaWidth * frame.chromaHeight,
-      frame.dataV.count == frame.chromaWidth * frame.chromaHeight
+      frame.dataV.count == frame.chromaWidth * frame.chromaHeight,
+      // A plane that is a slice of a larger buffer would keep its offset: a picture's planes
+      // start at index 0, as renderers read them.
+      frame.dataY.startIndex == 0, frame.dataU.startIndex == 0, frame.dataV.startIndex == 0
     else { return videoFrame(image) }
     let chromaWidth = frame.chromaWidth
     let chromaHeight = frame.chromaHeight
