@@ -42,7 +42,9 @@ public final class AudioReceiver {
   /// One frame: 20 ms (made once: `.milliseconds` multiplies 128-bit integers).
   static let frameDuration: Duration = .milliseconds(20)
 
-  /// Statistics so far.
+  /// Counts since this receiver was made: frames decoded, rebuilt from FEC (RFC 7587 §3.2),
+  /// concealed, late packets, decode errors, playout restarts, and the CPU seconds spent in
+  /// libopus (see `Statistics`). A copy; reading it never changes playout.
   public var statistics: Statistics { state.statistics }
   /// Delay between the first packet's arrival and its playout.
   public let playoutDelay: Duration

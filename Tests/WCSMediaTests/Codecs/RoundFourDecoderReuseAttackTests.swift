@@ -233,14 +233,7 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
           spare = nil
         case 1:
           // Padded rows: another layout, never written into.
-          let stride = picture.width + 3
-          let chromaStride = picture.chromaWidth + 5
-          spare = VideoFrame(
-            width: picture.width, height: picture.height,
-            dataY: Data(repeating: 1, count: stride * picture.height),
-            dataU: Data(repeating: 2, count: chromaStride * picture.chromaHeight),
-            dataV: Data(repeating: 3, count: chromaStride * picture.chromaHeight),
-            strideY: stride, strideU: chromaStride, strideV: chromaStride, timestampNs: 9)
+          spare = .padded(like: picture, rowPadding: 3, chromaPadding: 5, timestampNs: 9)
           totals.foreign += 1
         case 2:
           // Tight strides but planes longer than the picture: not the decoder's layout.

@@ -80,14 +80,7 @@ final class VP8DecoderReuseTests: XCTestCase {
         spare = nil
       case 3:
         // Padded rows: another layout than the decoder's; never written into.
-        let stride = picture.width + 16
-        let chromaStride = picture.chromaWidth + 8
-        spare = VideoFrame(
-          width: picture.width, height: picture.height,
-          dataY: Data(repeating: 1, count: stride * picture.height),
-          dataU: Data(repeating: 2, count: chromaStride * picture.chromaHeight),
-          dataV: Data(repeating: 3, count: chromaStride * picture.chromaHeight),
-          strideY: stride, strideU: chromaStride, strideV: chromaStride, timestampNs: 5)
+        spare = .padded(like: picture, rowPadding: 16, chromaPadding: 8, timestampNs: 5)
         foreign += 1
       default:
         spare = picture
