@@ -97,9 +97,13 @@ let mediaBenchmarks = [
 let benchmarks: [Target] =
   mediaBenchmarks.map { name in
     .executableTarget(
-      name: name, dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"],
+      name: name,
+      dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"]
+        + (name == "PipelineBench" ? ["CColdCode"] : []),
       path: "Benchmarks/\(name)", swiftSettings: strict)
   } + [
+    // PipelineBench's cold-code calibration (`raw-receive [seconds] [code lines]`).
+    .target(name: "CColdCode", path: "Benchmarks/CColdCode"),
     .executableTarget(
       name: "SignalingBench", dependencies: ["WCSTransport"], path: "Benchmarks/SignalingBench",
       swiftSettings: strict),

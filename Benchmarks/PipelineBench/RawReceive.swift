@@ -1,3 +1,4 @@
+import CColdCode
 import CWebRTCCore
 import Foundation
 import Synchronization
@@ -13,6 +14,13 @@ import WCSMedia
 // RTCP, no sync. Its CPU beyond its own codec calls is what waking up for packets and taking
 // them from the kernel costs here, whatever the receiver: `play-only`'s figure less this one is
 // the SDK's own share.
+//
+// `raw-receive [seconds] [code lines]` also calls `wcs_cold_code_run` once a packet, right after
+// libsrtp: that many more distinct code lines a packet, shuffled, each a few instructions. The
+// rise of the figure with the lines is what a code line costs a packet here once libvpx and the
+// wake-up have evicted it (about 0.7-0.9 points per 100 lines a packet on the 2-core nested VM of
+// sessions 5-8), the yardstick for the SDK's own footprint per packet
+// (`scripts/play-cache-misses.sh` counts it).
 
 /// A fixed key for both ends (a benchmark on loopback; nothing is secret).
 private let rawMasterKey = SRTPMasterKey(
@@ -32,8 +40,12 @@ struct RawReceiveRun {
 }
 
 /// `PipelineBench raw-receive [seconds]`.
-func runRawReceive(duration span: Double) throws -> Never {
-  let run = try measureRawReceive(duration: span, announce: "raw-receive")
+func runRawReceive(duration span: Double, coldCodeLines: UInt32 = 0) throws -> Never {
+  let run = try measureRawReceive(
+    duration: span, announce: "raw-receive", coldCodeLines: coldCodeLines)
+  if coldCodeLines > 0 {
+    print("raw-receive: \(coldCodeLines) more code lines a packet (wcs_cold_code_run)")
+  }
   print(
     "raw-receive: \(run.pictures) pictures, \(seconds(run.cpu)) CPU, \(milliseconds(run.cpu / Double(max(1, run.pictures)))) per picture, \(percent((run.cpu - run.codecCPU) / max(run.codecCPU, 1e-9))) beyond the codec calls"
   )
@@ -45,7 +57,10 @@ func runRawReceive(duration span: Double) throws -> Never {
 
 /// Receives the raw sender's media for 3 s (warm-up) + `span` seconds and measures the last
 /// `span`: process CPU, CPU inside libvpx/libopus (thread CPU clock around each call), pictures.
-func measureRawReceive(duration span: Double, announce: String? = nil) throws -> RawReceiveRun {
+/// `coldCodeLines`: distinct code lines touched a packet on top (`wcs_cold_code_run`).
+func measureRawReceive(
+  duration span: Double, announce: String? = nil, coldCodeLines: UInt32 = 0
+) throws -> RawReceiveRun {
   let socket = try RawUDPSocket()
   let srtp = try SRTPSession(profile: .aeadAES128GCM, masterKey: rawMasterKey, direction: .inbound)
   let video = try RawVP8Decoder()
@@ -81,6 +96,9 @@ func measureRawReceive(duration span: Double, announce: String? = nil) throws ->
         ),
         plain >= 12
       else { continue }
+      if coldCodeLines > 0 {
+        sink &+= Int(truncatingIfNeeded: wcs_cold_code_run(coldCodeLines, UInt64(run.packets)))
+      }
       let payloadType = buffer[1] & 0x7F
       let marker = buffer[1] & 0x80 != 0
       let before = threadCPUSeconds()

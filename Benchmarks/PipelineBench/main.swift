@@ -35,7 +35,11 @@ if arguments.first == "raw-sender" { try runRawSender() }
 if arguments.first == "play-only" {
   try runPlayOnly(duration: duration, decodesVideoOnLoop: !arguments.contains("queue"))
 }
-if arguments.first == "raw-receive" { try runRawReceive(duration: duration) }
+if arguments.first == "raw-receive" {
+  // `raw-receive [seconds] [code lines]`
+  let coldCodeLines = arguments.count > 2 ? UInt32(arguments[2]) ?? 0 : 0
+  try runRawReceive(duration: duration, coldCodeLines: coldCodeLines)
+}
 if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
 if arguments.first == "publish-only" { try runPublishOnly(duration: duration) }
 if arguments.first == "idle-loop" { runIdleLoop(duration: duration) }
