@@ -18,7 +18,7 @@ import WCSMedia
 // `raw-receive [seconds] [code lines]` also calls `wcs_cold_code_run` once a packet, right after
 // libsrtp: that many more distinct code lines a packet, shuffled, each a few instructions. The
 // rise of the figure with the lines is what a code line costs a packet here once libvpx and the
-// wake-up have evicted it (about 0.7-0.9 points per 100 lines a packet on the 2-core nested VM of
+// wake-up have evicted it (about 1 point, 0.7-1.2, per 100 lines a packet on the 2-core nested VM of
 // sessions 5-8), the yardstick for the SDK's own footprint per packet
 // (`scripts/play-cache-misses.sh` counts it).
 
