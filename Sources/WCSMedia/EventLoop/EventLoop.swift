@@ -62,6 +62,9 @@ public final class EventLoop: @unchecked Sendable {
   /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`), datagram
   /// arrivals as offsets from it.
   let origin: ContinuousClock.Instant
+  /// `origin` in attoseconds since `ContinuousClock.systemEpoch`: the loop's own clock reads
+  /// (`ContinuousClockReading`) become attoseconds from `origin` with one subtraction.
+  private let originSinceEpoch: Int128
   /// A readable-handler and the number of its `watch` call.
   private struct Watcher {
     var handler: () -> Void
@@ -97,6 +100,7 @@ public final class EventLoop: @unchecked Sendable {
     self.label = label
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
     origin = clock.now
+    originSinceEpoch = ContinuousClockReading.attosecondsSinceEpoch(of: origin)
     wake = EventLoopWakePipe()
     let reference = EventLoopReference(self)
     let wake = wake
@@ -129,8 +133,14 @@ public final class EventLoop: @unchecked Sendable {
     assert(inEventLoop, "must run on event loop \(label)", file: file, line: line)
   }
 
-  /// Now on the loop's monotonic clock.
-  public func now() -> ContinuousClock.Instant { clock.now }
+  /// Now on the loop's monotonic clock (`clock.now`, read without the runtime's path to it:
+  /// `ContinuousClockReading`).
+  public func now() -> ContinuousClock.Instant { ContinuousClockReading.now() }
+
+  /// Now as attoseconds from `origin`: what `attoseconds(now())` gives, without an instant.
+  private func attosecondsNow() -> Int128 {
+    ContinuousClockReading.attosecondsSinceEpoch() - originSinceEpoch
+  }
 
   /// Runs `work` on the loop soon, after what is already queued. Callable from any thread.
   public func execute(_ work: @escaping @Sendable () -> Void) {
@@ -219,9 +229,13 @@ public final class EventLoop: @unchecked Sendable {
     at deadline: ContinuousClock.Instant, leeway: Duration = .zero
   ) -> EventLoopTimer? {
     assertInEventLoop()
+    // In the slot the action still holds (no closure handed over again), unless it re-armed
+    // once already or the timers were shut down.
+    let leeway = leeway > .zero ? leeway.attoseconds : 0
+    if let again = timers.rearmFiring(at: attoseconds(deadline), leeway: leeway) { return again }
     // While a timer's action runs: that action.
     guard let firingAction = timers.firing else { return nil }
-    return schedule(at: deadline, leeway: leeway, firingAction)
+    return timers.schedule(at: attoseconds(deadline), leeway: leeway, firingAction)
   }
 
   /// `instant` as attoseconds from the loop's origin.
@@ -366,7 +380,7 @@ public final class EventLoop: @unchecked Sendable {
 
   private func fireDueTimers() {
     guard timers.hasEntries else { return }
-    let now = attoseconds(clock.now)
+    let now = attosecondsNow()
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself
     // for "now" cannot starve sockets.
     let limit = timers.nextID
@@ -380,7 +394,7 @@ public final class EventLoop: @unchecked Sendable {
   /// fires early; 0 when one is due, -1 without timers.
   private func pollTimeout() -> Int32 {
     guard let latest = timers.earliestLatestDeadline() else { return -1 }
-    let delay = latest - attoseconds(clock.now)
+    let delay = latest - attosecondsNow()
     guard delay > 0 else { return 0 }
     return Self.pollMilliseconds(attoseconds: delay)
   }

@@ -325,7 +325,13 @@ public struct RTPReceiveStream: Sendable {
 
   /// Releases due packets and emits due feedback and reports.
   public mutating func poll(now: ContinuousClock.Instant) -> Output {
-    let seconds = Self.seconds(of: now - clock.origin)
+    poll(sinceOrigin: now - clock.origin)
+  }
+
+  /// `poll(now:)` for a driver that has `now` less the stream's origin at hand (`sinceOrigin`,
+  /// exact): no copy of the stream's clock or resilient instant arithmetic per poll.
+  mutating func poll(sinceOrigin: Duration) -> Output {
+    let seconds = Self.seconds(of: sinceOrigin)
     var output = Output()
     if configuration.buffersPackets {
       // The storage of the last output handed back (`recycleReleased`), when there is one.

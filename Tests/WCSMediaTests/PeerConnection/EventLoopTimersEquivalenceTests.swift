@@ -7,7 +7,8 @@ import XCTest
 /// that keeps only the live timers (the earliest by deadline, then scheduling order, fires),
 /// the same actions fire in the same order, handles get the same ids, moving a timer that fired
 /// or was cancelled does nothing, and the sleep bound (earliest deadline + leeway) is the same,
-/// through seeded schedules, moves, cancels and firings with few and with many timers.
+/// through seeded schedules, moves, cancels, firings and re-arms of the firing action (in its
+/// slot, `rearmFiring`) with few timers (a table), many (heaps too) and counts crossing over.
 final class EventLoopTimersEquivalenceTests: XCTestCase {
   /// The model: live timers by their current id.
   private struct Model {
@@ -29,12 +30,14 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
 
     mutating func cancel(_ id: UInt64) { live[id] = nil }
 
+    /// The earliest live timer, when it is due and was scheduled before the turn (`limit`):
+    /// one scheduled during the turn with an earlier deadline holds the others back until the
+    /// next turn, as the loop always did.
     mutating func takeDue(now: Int128, limit: UInt64) -> Int? {
-      let due = live.filter { $0.value.deadline <= now && $0.key < limit }
       guard
-        let first = due.min(by: {
+        let first = live.min(by: {
           ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key)
-        })
+        }), first.value.deadline <= now, first.key < limit
       else { return nil }
       live[first.key] = nil
       return first.value.tag
@@ -58,6 +61,7 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
     var nextTag = 0
     var firings = 0
     var moves = 0
+    var rearmed = 0
     var mostLive = 0
     func randomDeadline() -> Int128 {
       // Equal deadlines now and then: the scheduling order decides.
@@ -110,6 +114,23 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
           action()
           firings += 1
           XCTAssertEqual(fired.tags.last, expected, "step \(step)")
+          // The action re-armed, as `EventLoop.scheduleFiringActionAgain` does it: in its
+          // slot, and (a second time) handed over anew.
+          let rearms = Double.random(in: 0..<1, using: &generator)
+          for attempt in 0..<(rearms < 0.3 ? 1 : rearms < 0.4 ? 2 : 0) {
+            let deadline = randomDeadline()
+            let leeway = randomLeeway()
+            let inSlot = timers.rearmFiring(at: deadline, leeway: leeway)
+            XCTAssertEqual(inSlot == nil, attempt > 0, "step \(step)")
+            guard
+              let handle = inSlot
+                ?? timers.firing.map({ timers.schedule(at: deadline, leeway: leeway, $0) })
+            else { return XCTFail("step \(step): no action firing") }
+            let id = model.schedule(deadline: deadline, leeway: leeway, tag: expected)
+            XCTAssertEqual(handle.id, id, "step \(step)")
+            handles.append((handle, id))
+            rearmed += 1
+          }
           // Scheduled while firing, due already: runs on a later turn (`limit`).
           if Double.random(in: 0..<1, using: &generator) < 0.2 {
             let tag = nextTag
@@ -125,7 +146,12 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
       mostLive = max(mostLive, model.live.count)
       if handles.count > 4 * maximumTimers { handles.removeFirst(handles.count / 2) }
     }
-    print("timers \(maximumTimers): \(firings) fired, \(moves) moved, \(mostLive) live at most")
+    XCTAssertNil(timers.rearmFiring(at: now, leeway: 0), "re-armed with no action firing")
+    print(
+      "timers \(maximumTimers): \(firings) fired, \(rearmed) re-armed, \(moves) moved, "
+        + "\(mostLive) live at most, heaps \(timers.usesHeaps)")
+    XCTAssertEqual(timers.usesHeaps, mostLive > EventLoopTimers.tableLimit)
+    XCTAssertGreaterThan(rearmed, steps / 200)
     XCTAssertGreaterThan(firings, steps / 100)
     XCTAssertGreaterThan(moves, steps / 20)
     XCTAssertGreaterThanOrEqual(mostLive, maximumTimers * 3 / 4)
@@ -141,6 +167,10 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
 
   func testTimerCountsCrossingTheInPlaceLimitFireAsTheModel() {
     drive(seed: 3, maximumTimers: EventLoopTimers.inPlaceLimit / 2 + 4, steps: 20_000)
+  }
+
+  func testTimerCountsCrossingTheTableLimitFireAsTheModel() {
+    drive(seed: 4, maximumTimers: EventLoopTimers.tableLimit + 6, steps: 20_000)
   }
 
   func testInPlaceUpdatesLeaveNoStaleEntries() {

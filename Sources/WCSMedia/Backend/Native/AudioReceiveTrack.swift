@@ -20,7 +20,6 @@ final class AudioReceiveTrack: @unchecked Sendable {
   private var pulled: [PCMAudioFrame] = []
   private let stats = Mutex(AudioReceiver.Statistics())
   private var running = false
-  private let clock = ContinuousClock()
   // A/V sync (VideoReceiveTrack+Sync.swift).
   let playoutSync: PlayoutSync?
   var delayLine = AudioDelayLine()
@@ -103,7 +102,8 @@ final class AudioReceiveTrack: @unchecked Sendable {
     // Last turn's frames (usually one), from the end: no shift, and none of the generic
     // `replaceSubrange` that `removeAll(keepingCapacity:)` goes through.
     while due.popLast() != nil {}
-    receiver.pull(now: clock.now + Self.playoutAdvance, into: &due)
+    // `ContinuousClock.now`, read straight from the kernel (`ContinuousClockReading`).
+    receiver.pull(now: ContinuousClockReading.now() + Self.playoutAdvance, into: &due)
     synchronize(&due)
     let frames = due
     pulled = due

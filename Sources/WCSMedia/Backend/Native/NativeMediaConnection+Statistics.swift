@@ -97,8 +97,14 @@ extension NativeMediaConnection {
 
   func poll() {
     let now = loop.now()
+    // `now` as an offset from `clockOrigin`, once: each stream's time since its origin, the
+    // feedback generator's microseconds and the bitrate window come from it with inline
+    // integer arithmetic (no resilient instant per stream, no `Duration.components`).
+    let sinceOrigin = now - clockOrigin
     for entry in reception.routes {
-      let output = entry.stream.poll(now: now)
+      let output = entry.stream.poll(
+        sinceOrigin: Duration(
+          attoseconds: sinceOrigin.attoseconds - entry.originOffset.attoseconds))
       deliver(output, isVideo: entry.isVideo, now: now)
       // The released packets' array serves the next release (decoded on the loop, the track
       // has let go of it).
@@ -116,16 +122,37 @@ extension NativeMediaConnection {
       }
     }
     if !publish, transportWideCCID != nil {
-      let mediaSSRC = receivers.keys.min() ?? 0
-      for description in reception.transportFeedbackGenerator.poll(now: micros(now)) {
+      // `micros(now)`: the same value from the attoseconds (`now` is past `clockOrigin`).
+      let micros = Int64(truncatingIfNeeded: sinceOrigin.attoseconds / 1_000_000_000_000)
+      for description in reception.transportFeedbackGenerator.poll(now: micros) {
         extra.transportFeedbackSent += 1
-        sendRTCP([
-          .transportWideFeedback(
-            TransportWideCC.feedback(description, senderSSRC: localSSRC, mediaSSRC: mediaSSRC))
-        ])
+        sendTransportFeedback(
+          TransportWideCC.feedback(
+            description, senderSSRC: localSSRC, mediaSSRC: lowestReceivedSSRC()))
       }
     }
-    updateBitrate(now: now - clockOrigin)
+    updateBitrate(now: sinceOrigin)
+  }
+
+  /// The lowest SSRC received from (`receivers.keys.min()`, from the route list: no walk of
+  /// the dictionary); 0 without any.
+  private func lowestReceivedSSRC() -> UInt32 {
+    var lowest: UInt32?
+    for entry in reception.routes where lowest.map({ entry.ssrc < $0 }) ?? true {
+      lowest = entry.ssrc
+    }
+    return lowest ?? 0
+  }
+
+  /// `sendRTCP([.transportWideFeedback(feedback)])`: the same compound (an empty RR first,
+  /// RFC 3550 §6.1), made whole rather than by inserting the RR into a one-packet array.
+  private func sendTransportFeedback(_ feedback: RTCPTransportWideFeedback) {
+    guard let peerConnection else { return }
+    let compound: [RTCPPacket] = [
+      .receiverReport(RTCPReceiverReport(ssrc: localSSRC)), .transportWideFeedback(feedback),
+    ]
+    guard let bytes = try? RTCPPacket.serializeCompound(compound) else { return }
+    try? peerConnection.sendRTCP(bytes)
   }
 
   /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`; `now` is an

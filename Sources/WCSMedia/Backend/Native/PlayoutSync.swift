@@ -5,6 +5,8 @@ import Synchronization
 /// `ContinuousClock` as the time source.
 final class PlayoutSync: Sendable {
   private let state: Mutex<PlayoutSynchronizer>
+  /// The time source (read as `ContinuousClockReading.now()`: the same instants without the
+  /// runtime's path to them).
   let clock = ContinuousClock()
   /// The Opus encoder's lookahead at 48 kHz for the VOIP/audio applications (libopus
   /// `OPUS_GET_LOOKAHEAD`: 2.5 ms + 4 ms delay compensation): the sound decoded at RTP timestamp
@@ -35,7 +37,7 @@ final class PlayoutSync: Sendable {
 
   /// `audioPlayed(_:appliedExtraDelay:)` with the output's `playedTimestamp`.
   func audioPlayed(timestamp playedTimestamp: UInt32?, appliedExtraDelay: Duration) -> Duration {
-    let now = clock.now
+    let now = ContinuousClockReading.now()
     return state.withLock {
       if let timestamp = playedTimestamp {
         $0.audioPlayed(
@@ -48,7 +50,7 @@ final class PlayoutSync: Sendable {
 
   /// A frame with `rtpTimestamp` was rendered now after being held `heldFor`.
   func videoRendered(rtpTimestamp: UInt32, heldFor: Duration) {
-    let now = clock.now
+    let now = ContinuousClockReading.now()
     state.withLock {
       $0.videoRendered(rtpTimestamp: rtpTimestamp, appliedExtraDelay: heldFor, at: now)
     }

@@ -20,7 +20,7 @@ extension VideoReceiveTrack {
       while !frames.isEmpty { render(frames.removeLast(), to: renderer) }
       return
     }
-    let now = playoutSync.clock.now
+    let now = ContinuousClockReading.now()
     while !frames.isEmpty { renderQueue.push(frames.removeLast(), decodedAt: now) }
     releaseDueFrames()
   }
@@ -31,7 +31,7 @@ extension VideoReceiveTrack {
   func releaseDueFrames() {
     guard let renderer, let playoutSync, !isStopped else { return }
     let extraDelay = playoutSync.videoExtraDelay
-    let now = playoutSync.clock.now
+    let now = ContinuousClockReading.now()
     let nowOffset = PlayoutInstant.offset(of: now)
     // One at a time: no array of the due frames per release, and each frame moved from the
     // queue into `render` (`releaseNext`'s optional would be copied out of). A frame left in

@@ -152,7 +152,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
     -> (spent: Duration, end: ContinuousClock.Instant)?
   {
     guard !isStopped else { return nil }
-    let start = ContinuousClock.now
+    let start = ContinuousClockReading.now()
     var output = VideoDecodePipeline<VideoFrame>.Output()
     swap(&output, &self.output)
     receiver.handle(packets, now: now, into: &output)
@@ -161,7 +161,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
     output.needsKeyFrame = false
     present(&output.frames)
     swap(&output, &self.output)
-    let end = ContinuousClock.now
+    let end = ContinuousClockReading.now()
     let spent = end - start
     // An eighth of each new cost: a key frame (2–3 times a delta frame's) moves it little.
     // In attoseconds: `Duration / Int` is a generic 128-bit division; the same truncating

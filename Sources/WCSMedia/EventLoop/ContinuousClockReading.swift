@@ -1,0 +1,33 @@
+import Glibc
+
+/// `ContinuousClock.now` read straight from the kernel: the same clock (`CLOCK_BOOTTIME`, which
+/// the Swift runtime's `swift_get_time` reads for the continuous clock on Linux) and the same
+/// value (seconds and nanoseconds as attoseconds from `ContinuousClock.systemEpoch`), without
+/// the runtime's path to it (`ContinuousClock.now`, `swift_get_time`, the `Duration` made from
+/// seconds and nanoseconds).
+///
+/// Why: the play path reads the clock several times per loop wake-up (the due timers, the
+/// poll, the audio turn, the lip sync, the sleep), and between two packets the caches are
+/// evicted, so the runtime's path ran cold on almost every wake-up: ≈ 15 code lines a packet
+/// (`scripts/play-cache-misses.sh`). The two are checked against each other by
+/// `ContinuousClockReadingTests`.
+enum ContinuousClockReading {
+  /// Now, in attoseconds since `ContinuousClock.systemEpoch`.
+  static func attosecondsSinceEpoch() -> Int128 {
+    var time = timespec()
+    // Never fails for a valid clock id and address (EINVAL/EFAULT only); the zero time it
+    // would leave is not a crash either.
+    _ = clock_gettime(CLOCK_BOOTTIME, &time)
+    return Int128(time.tv_sec) * 1_000_000_000_000_000_000 + Int128(time.tv_nsec) * 1_000_000_000
+  }
+
+  /// Now on the continuous clock: the instant `ContinuousClock.now` would give.
+  static func now() -> ContinuousClock.Instant {
+    ContinuousClock().systemEpoch.advanced(by: Duration(attoseconds: attosecondsSinceEpoch()))
+  }
+
+  /// `instant` in attoseconds since `ContinuousClock.systemEpoch`.
+  static func attosecondsSinceEpoch(of instant: ContinuousClock.Instant) -> Int128 {
+    ContinuousClock().systemEpoch.duration(to: instant).attoseconds
+  }
+}

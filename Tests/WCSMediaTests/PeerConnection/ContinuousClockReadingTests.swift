@@ -1,0 +1,55 @@
+import XCTest
+
+@testable import WCSMedia
+
+/// `ContinuousClockReading` reads the clock `ContinuousClock.now` reads, giving the same
+/// instants: each direct read lies between the runtime's reads around it (a different clock,
+/// unit or epoch would not, and `CLOCK_BOOTTIME` vs `CLOCK_MONOTONIC` would drift apart), and
+/// the loop's timers, deadlines taken from `ContinuousClock.now`, never fire before them.
+final class ContinuousClockReadingTests: XCTestCase {
+  func testDirectReadsLieBetweenTheRuntimesReads() {
+    for _ in 0..<20_000 {
+      let before = ContinuousClock.now
+      let direct = ContinuousClockReading.now()
+      let after = ContinuousClock.now
+      XCTAssertLessThanOrEqual(before, direct)
+      XCTAssertLessThanOrEqual(direct, after)
+      guard before <= direct, direct <= after else { return }
+    }
+  }
+
+  func testAttosecondsCountFromTheSystemEpoch() {
+    let epoch = ContinuousClock().systemEpoch
+    XCTAssertEqual(
+      ContinuousClockReading.attosecondsSinceEpoch(of: epoch.advanced(by: .seconds(3))),
+      3_000_000_000_000_000_000)
+    let before = ContinuousClockReading.attosecondsSinceEpoch(of: ContinuousClock.now)
+    let direct = ContinuousClockReading.attosecondsSinceEpoch()
+    let after = ContinuousClockReading.attosecondsSinceEpoch(of: ContinuousClock.now)
+    XCTAssertLessThanOrEqual(before, direct)
+    XCTAssertLessThanOrEqual(direct, after)
+    // Whole nanoseconds, as the kernel gives them.
+    XCTAssertEqual(direct % 1_000_000_000, 0)
+  }
+
+  func testLoopTimersNeverFireBeforeDeadlinesOfTheRuntimesClock() {
+    let loop = EventLoop(label: "clock-reading")
+    let early = LoopShared(0)
+    let fires = LoopShared(0)
+    let done = expectation(description: "30 timers")
+    loop.submit {
+      func arm(_ remaining: Int) {
+        let deadline = ContinuousClock.now + .microseconds(300)
+        loop.schedule(at: deadline) {
+          if ContinuousClock.now < deadline || loop.now() < deadline { early.mutate { $0 += 1 } }
+          fires.mutate { $0 += 1 }
+          if remaining == 0 { done.fulfill() } else { arm(remaining - 1) }
+        }
+      }
+      arm(29)
+    }
+    wait(for: [done], timeout: 10)
+    XCTAssertEqual(fires.value, 30)
+    XCTAssertEqual(early.value, 0, "a timer fired before its deadline")
+  }
+}
