@@ -59,7 +59,8 @@ final class ReceiveStreamOffsetTests: XCTestCase {
   }
 
   /// The play driver passes `now` less the stream's origin, from its own clock's offsets: the
-  /// same outputs, statistics and deadlines as `receive(_:now:)`, which computes it.
+  /// same outputs, statistics and deadlines as `receive(_:now:)` and `poll(now:)`, which
+  /// compute it (releases, NACKs, PLIs and RRs included).
   func testReceiveWithTheOffsetAtHandEqualsReceive() {
     var generator = SplitMix64(seed: 23)
     let connectionOrigin = virtualTime(1)
@@ -85,9 +86,23 @@ final class ReceiveStreamOffsetTests: XCTestCase {
           try? driven.receive(
             packet, now: instant, sinceOrigin: sinceConnectionOrigin - originOffset
           ).get(), "step \(step)")
-      } else {
+      } else if Double.random(in: 0..<1, using: &generator) < 0.9 {
+        // As `NativeMediaConnection.poll` computes it: the connection's offset less the
+        // stream's, in attoseconds.
+        let sinceConnectionOrigin = virtualTime(now) - connectionOrigin
         XCTAssertEqual(
-          plain.poll(now: virtualTime(now)), driven.poll(now: virtualTime(now)), "step \(step)")
+          plain.poll(now: virtualTime(now)),
+          driven.poll(
+            sinceOrigin: Duration(
+              attoseconds: sinceConnectionOrigin.attoseconds - originOffset.attoseconds)),
+          "step \(step)")
+      } else if Bool.random(using: &generator) {
+        plain.requestKeyFrame()
+        driven.requestKeyFrame()
+      } else {
+        let roundTripTime = Double.random(in: 0.01...0.3, using: &generator)
+        plain.roundTripTime = roundTripTime
+        driven.roundTripTime = roundTripTime
       }
       XCTAssertEqual(plain.statistics.jitter, driven.statistics.jitter, "step \(step)")
       XCTAssertEqual(
@@ -100,6 +115,9 @@ final class ReceiveStreamOffsetTests: XCTestCase {
       XCTAssertEqual(plain.lastPacketAt, driven.lastPacketAt, "step \(step)")
     }
     XCTAssertGreaterThan(plain.counters.packets, 1000)
+    XCTAssertGreaterThan(plain.counters.nacksSent, 10)
+    XCTAssertGreaterThan(plain.counters.plisSent, 3)
+    XCTAssertGreaterThan(plain.counters.receiverReportsSent, 3)
   }
 
   func testRouteFindsEachSourceBySSRC() {
