@@ -135,7 +135,9 @@ public final class EventLoop: @unchecked Sendable {
 
   /// Now on the loop's monotonic clock (`clock.now`, read without the runtime's path to it:
   /// `ContinuousClockReading`).
-  public func now() -> ContinuousClock.Instant { ContinuousClockReading.now() }
+  public func now() -> ContinuousClock.Instant {
+    origin.advanced(by: Duration(attoseconds: attosecondsNow()))
+  }
 
   /// Now as attoseconds from `origin`: what `attoseconds(now())` gives, without an instant.
   private func attosecondsNow() -> Int128 {
