@@ -27,6 +27,7 @@ struct InOrderRTPPacket {
   /// Reads the packet in `bytes`, whose SSRC (octets 8..<12) the caller read as `ssrc`; nil
   /// when it is not of the common shape (or is malformed). `transportWideCCID`: the negotiated
   /// extension id of the transport-wide sequence number, if any.
+  @inline(__always)
   init?(_ bytes: UnsafeRawBufferPointer, ssrc: UInt32, transportWideCCID: UInt8?) {
     // Every offset read below is checked against `bytes.count` first.
     guard bytes.count >= RTPHeader.fixedHeaderLength else { return nil }
@@ -90,6 +91,7 @@ struct InOrderRTPPacket {
   }
 
   /// The packet as `RTPPacket.parse` gives it: the header, and the payload copied out.
+  @inline(__always)
   func packet() -> RTPPacket {
     RTPPacket(
       header: RTPHeader(

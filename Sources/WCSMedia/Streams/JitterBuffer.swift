@@ -79,8 +79,6 @@ public struct JitterBuffer: Sendable {
   private var heldStart = 0
   private var lastReleased: Int64?
   private var released = ReleasedSequences()
-  /// The first buffered packet's arrival instant, origin of `Held.arrivalOffset`.
-  private var arrivalOrigin: ContinuousClock.Instant?
   /// `arrivalOrigin` as an offset from the inserting receive stream's origin, when the stream
   /// gave it (`insert(_:arrivedAt:sinceOrigin:...)`): `appendInOrder` then finds a packet's
   /// `Held.arrivalOffset` by one subtraction of offsets, without a resilient instant.
@@ -93,6 +91,10 @@ public struct JitterBuffer: Sendable {
   /// `configuration`'s durations in seconds, converted once (`Duration` arithmetic is 128-bit).
   private let minDelaySeconds: Double
   private let maxDelaySeconds: Double
+  /// The first buffered packet's arrival instant, origin of `Held.arrivalOffset`. Last: it is
+  /// resilient (of a size known at run time), and the properties before it keep offsets fixed
+  /// at compile time.
+  private var arrivalOrigin: ContinuousClock.Instant?
 
   /// Creates an empty buffer for a source with RTP clock `clockRate` Hz.
   public init(clockRate: Int, configuration: Configuration = Configuration()) {
@@ -185,6 +187,7 @@ public struct JitterBuffer: Sendable {
   /// Whether `insert` would append the packet `sequence` at the end of the held ones (neither a
   /// duplicate nor late: above every held and released sequence number), and `appendInOrder`
   /// can do it (the first buffered packet's offset is known).
+  @inline(__always)
   func appendsInOrder(_ sequence: Int64) -> Bool {
     if let lastReleased, sequence <= lastReleased { return false }
     return arrivalOriginSinceOrigin != nil
@@ -209,6 +212,7 @@ public struct JitterBuffer: Sendable {
 
   /// Whether `insert(..., releasingAtOnce: true, ...)` would hand the packet `sequence` straight
   /// out (nothing held, above every released sequence number).
+  @inline(__always)
   func passesThroughInOrder(_ sequence: Int64) -> Bool {
     heldStart == held.count && (lastReleased.map { sequence > $0 } ?? true)
   }

@@ -93,12 +93,14 @@ public struct RTPReceiveStatistics: Sendable {
 
   /// Whether `record` would take `sequenceNumber` as the next one or a few ahead (§A.1's
   /// in-order case, at least one beyond the highest): what `recordInOrder` records.
+  @inline(__always)
   func continuesInOrder(_ sequenceNumber: UInt16) -> Bool {
     started && UInt32(sequenceNumber &- maxSequence) &- 1 < Self.maxDropout - 1
   }
 
   /// `record(sequenceNumber:timestamp:arrival:)` of a packet for which `continuesInOrder`
   /// holds: the same state, without the branches of the other cases.
+  @inline(__always)
   mutating func recordInOrder(sequenceNumber: UInt16, timestamp: UInt32, arrival: Double) {
     if sequenceNumber < maxSequence { cycles &+= 0x1_0000 }
     maxSequence = sequenceNumber

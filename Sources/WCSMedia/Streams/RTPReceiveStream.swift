@@ -115,8 +115,6 @@ public struct RTPReceiveStream: Sendable {
   public let configuration: Configuration
   /// RFC 3550 reception statistics of the media SSRC.
   public private(set) var statistics: RTPReceiveStatistics
-  /// The jitter buffer (its delay, duplicate and late counts).
-  public private(set) var jitterBuffer: JitterBuffer
   /// The NACK generator (its request, recovery and give-up counts).
   public private(set) var nackGenerator: NACKGenerator
   /// Counters.
@@ -127,7 +125,6 @@ public struct RTPReceiveStream: Sendable {
   /// The source's last SR as (NTP, RTP timestamp): the wall-clock mapping for A/V sync.
   public private(set) var lastSenderReport: (ntp: NTPTimestamp, rtpTimestamp: UInt32)?
 
-  private let clock: StreamClock
   private var highestSequence: Int64?
   private var nextReportAt: Double
   private var keyFrameRequested = false
@@ -145,6 +142,12 @@ public struct RTPReceiveStream: Sendable {
   private var lastPacketOffset = Duration.zero
   /// Empty, with the storage `recycle` handed back.
   private var spareOutputPackets: [ReceivedRTPPacket] = []
+  // Last, the two properties that hold a `ContinuousClock.Instant` (resilient: of a size known
+  // only at run time): every property before them sits at an offset fixed at compile time, and
+  // the per-packet code reaches it without the type's metadata.
+  /// The jitter buffer (its delay, duplicate and late counts).
+  public private(set) var jitterBuffer: JitterBuffer
+  private let clock: StreamClock
 
   /// Creates the stream at `now` (its clock origin).
   public init(configuration: Configuration, now: ContinuousClock.Instant) {
@@ -465,6 +468,7 @@ extension RTPReceiveStream {
   ///
   /// The same state and output as the general path, in one function: no `Result`, `Output`,
   /// sequence-number search or instant arithmetic for a buffered stream.
+  @inline(__always)
   mutating func acceptInOrder(_ header: InOrderRTPPacket, sinceOrigin: Duration)
     -> InOrderAcceptance?
   {

@@ -13,6 +13,11 @@
 /// each header field once and goes from the bytes to the jitter buffer slot or the audio track
 /// in a few functions.
 ///
+/// Its pieces (`receiveInOrder`, `InOrderRTPPacket`, `acceptInOrder` and the statistics' and
+/// jitter buffer's in-order steps) are `@inline(__always)`: one function instead of ten, each
+/// with its own prologue, epilogue and partly used code lines (measured: `receiveRTP` 2,718 →
+/// 2,408 instructions a packet, its code lines a little fewer).
+///
 /// Any other packet, or a connection that is closed or not playing, is left untouched (nil) to
 /// `receiveLayered`, which handles every case as before. The state after either is the same:
 /// counters, statistics, NACK, jitter buffer, transport-wide arrivals, the deadline to arm.
@@ -29,6 +34,7 @@ extension NativeMediaConnection.PacketReception {
   /// Takes the RTP packet in `raw` (SSRC `ssrc`, arrived `sinceOrigin` after the connection's
   /// clock origin) when it is the common case above, with the same effects as `admit` and the
   /// source's `receive` would have; nil, with nothing changed, otherwise.
+  @inline(__always)
   mutating func receiveInOrder(
     _ raw: UnsafeRawBufferPointer, ssrc: UInt32, sinceOrigin: Duration
   ) -> InOrderReception? {
