@@ -403,7 +403,11 @@ public struct RTPReceiveStream: Sendable {
   /// a driver that keeps its times as offsets from one origin of its own adds the stream's
   /// origin to it, without an instant.
   mutating func scheduledDeadlineOffset() -> Duration {
-    let seconds = nextDeadlineSeconds
+    scheduledDeadlineOffset(seconds: nextDeadlineSeconds)
+  }
+
+  /// `scheduledDeadlineOffset()` for a caller that has `nextDeadlineSeconds` at hand.
+  private mutating func scheduledDeadlineOffset(seconds: Double) -> Duration {
     if seconds == lastDeadlineSeconds { return lastDeadlineOffset }
     // `.seconds(seconds)` without `Duration.seconds(_:)`'s generic path.
     lastDeadlineOffset = Self.duration(seconds: seconds)
@@ -506,6 +510,11 @@ extension RTPReceiveStream {
         header.packet(), arrivedAt: clock.origin + sinceOrigin, sequence: sequence,
         arrival: arrival, into: &packets)
     }
-    return InOrderAcceptance(packets: packets, deadline: scheduledDeadlineOffset())
+    // Without a jitter buffer, NACK or a key frame request, `nextDeadlineSeconds` is the next
+    // report, whatever `sendsReceiverReports` says (an audio stream: 40 % of the packets).
+    let deadline =
+      configuration.buffersPackets || configuration.nackEnabled || keyFrameRequested
+      ? scheduledDeadlineOffset() : scheduledDeadlineOffset(seconds: nextReportAt)
+    return InOrderAcceptance(packets: packets, deadline: deadline)
   }
 }
