@@ -230,6 +230,9 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
     XCTAssertEqual(
       a.transportFeedbackGenerator.nextDeadline, b.transportFeedbackGenerator.nextDeadline,
       "feedback deadline \(context())", file: file, line: line)
+    XCTAssertEqual(
+      a.transportFeedbackGenerator.recordedState, b.transportFeedbackGenerator.recordedState,
+      "feedback state \(context())", file: file, line: line)
     var feedbackA = a.transportFeedbackGenerator
     var feedbackB = b.transportFeedbackGenerator
     XCTAssertEqual(
@@ -366,10 +369,17 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
         : UInt32(truncatingIfNeeded: Int(sequenceNumber) * 960) &+ 4_294_000_000
       // The transport-wide number: mostly the next, sometimes reordered or repeated.
       var twcc = transportSequence
-      if Double.random(in: 0..<1, using: &generator) < 0.05 {
+      let twccRoll = Double.random(in: 0..<1, using: &generator)
+      if twccRoll < 0.05 {
         twcc &-= UInt16.random(in: 1...20, using: &generator)
+      } else if twccRoll < 0.07 {
+        // Late beyond the feedback's history (500 ms): pruned, or reported again.
+        twcc &-= UInt16.random(in: 21...300, using: &generator)
       } else {
-        transportSequence &+= 1
+        // Now and then numbers lost on the way, for the late ones to fill.
+        transportSequence &+=
+          Double.random(in: 0..<1, using: &generator) < 0.05
+          ? UInt16.random(in: 2...6, using: &generator) : 1
       }
       let id = transportWideCCID ?? 5
       let twccValue = [UInt8(twcc >> 8), UInt8(twcc & 0xFF)]

@@ -52,7 +52,7 @@ extension NativeMediaConnection.PacketReception {
     if let sequenceNumber = header.transportSequenceNumber {
       // As `admit` records it: microseconds from the attoseconds, the deadline likewise.
       let arrival = Int64(truncatingIfNeeded: sinceOrigin.attoseconds / 1_000_000_000_000)
-      if let due = transportFeedbackGenerator.recordArrival(
+      if let due = transportFeedbackGenerator.recordArrivalInOrder(
         transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
       {
         deadline = min(deadline, Int128(due) * 1_000_000_000_000)
