@@ -323,8 +323,13 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
     var taken = (video: 0, audio: 0)
     var received = 0
     for step in 0..<steps {
+      // 0...25 ms between packets (any attosecond), now and then a silence of up to 3 s.
+      let gapNanoseconds =
+        Double.random(in: 0..<1, using: &generator) < 0.01
+        ? Int64.random(in: 25_000_000...3_000_000_000, using: &generator)
+        : Int64.random(in: 0...25_000_000, using: &generator)
       start += Duration(
-        attoseconds: Int128(Int64.random(in: 0...25_000_000_000, using: &generator)) * 1_000_000_000
+        attoseconds: Int128(gapNanoseconds) * 1_000_000_000
           + Int128(Int64.random(in: 0..<1_000_000_000, using: &generator)))
       let now = start
       let roll = Double.random(in: 0..<1, using: &generator)
@@ -461,6 +466,97 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
 
   func testFlatAndLayeredReceiveAgreeWithoutTransportWideNumbersOrRTX() {
     drive(seed: 3, steps: 3_000, transportWideCCID: nil, rtx: false)
+  }
+
+  /// The jitter buffer's in-order steps on their own, against `insert` (and, unbuffered, the
+  /// release that follows it), whatever the caller checks before: wherever `appendsInOrder` /
+  /// `passesThroughInOrder` say yes, the step leaves the buffer as `insert` does, through loss,
+  /// reordering, duplicates, packets late after a release and 16-bit wraps.
+  func testJitterBufferInOrderStepsMatchInsert() {
+    for releasingAtOnce in [false, true] {
+      var generator = SplitMix64(seed: releasingAtOnce ? 41 : 42)
+      let origin = virtualTime(2)
+      var flat = JitterBuffer(clockRate: 90_000)
+      var reference = JitterBuffer(clockRate: 90_000)
+      var next: Int64 = 0x1_0000 + 65_400
+      var seconds = 0.0
+      var taken = 0
+      for step in 0..<4_000 {
+        seconds += Double.random(in: 0...0.02, using: &generator)
+        let sinceOrigin = Duration(
+          attoseconds: Int128(seconds * 1e9) * 1_000_000_000
+            + Int128(Int64.random(in: 0..<1_000_000_000, using: &generator)))
+        if !releasingAtOnce, Double.random(in: 0..<1, using: &generator) < 0.15 {
+          var released: [ReceivedRTPPacket] = []
+          var expected: [ReceivedRTPPacket] = []
+          let now = RTPReceiveStream.seconds(of: sinceOrigin)
+          flat.release(now: now, into: &released)
+          reference.release(now: now, into: &expected)
+          XCTAssertEqual(released, expected, "release, step \(step)")
+          continue
+        }
+        let roll = Double.random(in: 0..<1, using: &generator)
+        var sequence = next
+        if roll < 0.1 {
+          sequence -= Int64.random(in: 1...300, using: &generator)
+        } else {
+          if roll < 0.15 { next += Int64.random(in: 1...20, using: &generator) }
+          sequence = next
+          next += 1
+        }
+        let packet = RTPPacket(
+          header: RTPHeader(
+            payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: sequence),
+            timestamp: UInt32(truncatingIfNeeded: sequence / 3 * 3_000), ssrc: 7),
+          payload: [UInt8(truncatingIfNeeded: sequence)])
+        let instant = origin + sinceOrigin
+        let arrival = RTPReceiveStream.seconds(of: sinceOrigin)
+        var out: [ReceivedRTPPacket] = []
+        var expected: [ReceivedRTPPacket] = []
+        if releasingAtOnce {
+          if flat.passesThroughInOrder(sequence) {
+            taken += 1
+            flat.passThroughInOrder(
+              packet, arrivedAt: instant, sequence: sequence, arrival: arrival, into: &out)
+          } else if flat.insert(
+            packet, arrivedAt: instant, sinceOrigin: sinceOrigin, sequence: sequence,
+            arrival: arrival, releasingAtOnce: true, into: &out) == .buffered
+          {
+            flat.release(now: .infinity, into: &out)
+          }
+          if reference.insert(
+            packet, arrivedAt: instant, sinceOrigin: sinceOrigin, sequence: sequence,
+            arrival: arrival, releasingAtOnce: true, into: &expected) == .buffered
+          {
+            reference.release(now: .infinity, into: &expected)
+          }
+        } else {
+          if flat.appendsInOrder(sequence) {
+            taken += 1
+            flat.appendInOrder(
+              packet, sinceOrigin: sinceOrigin, sequence: sequence, arrival: arrival)
+          } else {
+            _ = flat.insert(
+              packet, arrivedAt: instant, sinceOrigin: sinceOrigin, sequence: sequence,
+              arrival: arrival, releasingAtOnce: false, into: &out)
+          }
+          _ = reference.insert(
+            packet, arrivedAt: instant, sinceOrigin: sinceOrigin, sequence: sequence,
+            arrival: arrival, releasingAtOnce: false, into: &expected)
+        }
+        XCTAssertEqual(out, expected, "step \(step)")
+        XCTAssertEqual(flat.count, reference.count, "step \(step)")
+        XCTAssertEqual(flat.duplicates, reference.duplicates, "step \(step)")
+        XCTAssertEqual(flat.latePackets, reference.latePackets, "step \(step)")
+        XCTAssertEqual(flat.nextDeadline, reference.nextDeadline, "step \(step)")
+      }
+      var rest: [ReceivedRTPPacket] = []
+      var expectedRest: [ReceivedRTPPacket] = []
+      flat.release(now: .infinity, into: &rest)
+      reference.release(now: .infinity, into: &expectedRest)
+      XCTAssertEqual(rest, expectedRest)
+      XCTAssertGreaterThan(taken, 2_000, "releasing at once: \(releasingAtOnce)")
+    }
   }
 
   /// The common packet as the flat path reads it is the packet `RTPPacket.parse` gives, and
