@@ -73,6 +73,48 @@ public struct TransportFeedbackGenerator: Sendable {
     return nextDeadline
   }
 
+  /// `recordArrival` for the flat receive path (`InOrderRTPReception`): the next transport
+  /// sequence number after the highest received, whose slot is free, is recorded in a few
+  /// steps (none of `onPacketReceived`'s restart, history and duplicate cases apply to it);
+  /// any other goes through `recordArrival`. The same state and deadline either way.
+  @inline(__always)
+  mutating func recordArrivalInOrder(transportSequenceNumber: UInt16, arrivalTime: Int64)
+    -> Int64?
+  {
+    guard let highest = highestReceived, let lowest = lowestKept, let start = windowStart,
+      let latest = latestArrival, let due = nextSendTime
+    else {
+      return recordArrival(
+        transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
+    }
+    let sequence = unwrapper.peek(transportSequenceNumber)
+    guard sequence == highest + 1, sequence >= lowest,
+      arrivals.insertIntoFreeSlot(sequence, arrival: arrivalTime)
+    else {
+      return recordArrival(
+        transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
+    }
+    _ = unwrapper.unwrap(transportSequenceNumber)
+    latestArrival = max(latest, arrivalTime)
+    highestReceived = sequence
+    if sequence < start { windowStart = sequence }
+    return due
+  }
+
+  /// The recorded state that the next feedbacks depend on, for tests comparing two generators:
+  /// the kept history's bounds, the newest arrival, the next feedback time and count, and the
+  /// arrivals recorded from the oldest kept number to the highest (nil for a missing one).
+  var recordedState: [Int64?] {
+    var state: [Int64?] = [
+      lowestKept, windowStart, highestReceived, latestArrival, nextSendTime,
+      Int64(feedbackCount), unwrapper.peek(0),
+    ]
+    if let lowest = lowestKept, let highest = highestReceived, lowest <= highest {
+      for sequence in lowest...highest { state.append(arrivals[sequence]) }
+    }
+    return state
+  }
+
   /// Builds the feedback descriptions due at `now` (microseconds): empty before `nextDeadline`
   /// or when nothing arrived since the last one.
   public mutating func poll(now: Int64) -> [TransportFeedbackDescription] {
@@ -210,6 +252,16 @@ private struct SequenceArrivals: Sendable {
     } else {
       overflow[sequence] = arrival
     }
+    return true
+  }
+
+  /// `insertIfAbsent` when `sequence` has its slot free and nothing lives in `overflow` (so it
+  /// is absent): records it there and returns true; false, with nothing changed, otherwise.
+  mutating func insertIntoFreeSlot(_ sequence: Int64, arrival: Int64) -> Bool {
+    guard sequence != Self.free, overflow.isEmpty, !slots.isEmpty else { return false }
+    let index = Int(sequence & Self.mask)
+    guard slots[index].sequence == Self.free else { return false }
+    slots[index] = Slot(sequence: sequence, arrival: arrival)
     return true
   }
 

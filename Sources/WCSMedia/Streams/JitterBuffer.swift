@@ -79,8 +79,10 @@ public struct JitterBuffer: Sendable {
   private var heldStart = 0
   private var lastReleased: Int64?
   private var released = ReleasedSequences()
-  /// The first buffered packet's arrival instant, origin of `Held.arrivalOffset`.
-  private var arrivalOrigin: ContinuousClock.Instant?
+  /// `arrivalOrigin` as an offset from the inserting receive stream's origin, when the stream
+  /// gave it (`insert(_:arrivedAt:sinceOrigin:...)`): `appendInOrder` then finds a packet's
+  /// `Held.arrivalOffset` by one subtraction of offsets, without a resilient instant.
+  private var arrivalOriginSinceOrigin: Duration?
   private var minimumTransit: Double?
   private var outliers = 0
   /// Consecutive outlying transits that move the minimum.
@@ -89,6 +91,10 @@ public struct JitterBuffer: Sendable {
   /// `configuration`'s durations in seconds, converted once (`Duration` arithmetic is 128-bit).
   private let minDelaySeconds: Double
   private let maxDelaySeconds: Double
+  /// The first buffered packet's arrival instant, origin of `Held.arrivalOffset`. Last: it is
+  /// resilient (of a size known at run time), and the properties before it keep offsets fixed
+  /// at compile time.
+  private var arrivalOrigin: ContinuousClock.Instant?
 
   /// Creates an empty buffer for a source with RTP clock `clockRate` Hz.
   public init(clockRate: Int, configuration: Configuration = Configuration()) {
@@ -127,9 +133,13 @@ public struct JitterBuffer: Sendable {
   /// `releasingAtOnce` is for a caller that follows a `.buffered` result with
   /// `release(now: .infinity)`: when nothing else is held, the packet goes straight to `out`
   /// (as that release would put it there) without being stored.
+  ///
+  /// `sinceOrigin`: `instant` as an offset from the caller's own origin (a receive stream's),
+  /// when it has one; kept with the first buffered packet's instant for `appendInOrder`.
   mutating func insert(
-    _ packet: consuming RTPPacket, arrivedAt instant: ContinuousClock.Instant, sequence: Int64,
-    arrival: Double, releasingAtOnce: Bool, into out: inout [ReceivedRTPPacket]
+    _ packet: consuming RTPPacket, arrivedAt instant: ContinuousClock.Instant,
+    sinceOrigin: Duration? = nil, sequence: Int64, arrival: Double, releasingAtOnce: Bool,
+    into out: inout [ReceivedRTPPacket]
   ) -> InsertResult {
     let position = insertionIndex(of: sequence)
     // Nothing above `lastReleased` was ever released, so the common in-order packet skips the
@@ -160,6 +170,7 @@ public struct JitterBuffer: Sendable {
       offset = instant - origin
     } else {
       arrivalOrigin = instant
+      arrivalOriginSinceOrigin = sinceOrigin
       offset = .zero
     }
     let entry = Held(
@@ -171,6 +182,52 @@ public struct JitterBuffer: Sendable {
       held.insert(entry, at: position)
     }
     return .buffered
+  }
+
+  /// Whether `insert` would append the packet `sequence` at the end of the held ones (neither a
+  /// duplicate nor late: above every held and released sequence number), and `appendInOrder`
+  /// can do it (the first buffered packet's offset is known).
+  @inline(__always)
+  func appendsInOrder(_ sequence: Int64) -> Bool {
+    if let lastReleased, sequence <= lastReleased { return false }
+    return arrivalOriginSinceOrigin != nil
+      && (heldStart == held.count || sequence > held[held.count - 1].sequence)
+  }
+
+  /// `insert(..., releasingAtOnce: false, ...)` of a packet for which `appendsInOrder` holds
+  /// (`sinceOrigin`: its arrival as an offset from the same origin as the first buffered
+  /// packet's): the same state, reached without the searches and instants of the general case.
+  mutating func appendInOrder(
+    _ packet: consuming RTPPacket, sinceOrigin: Duration, sequence: Int64, arrival: Double
+  ) {
+    let timestamp = unwrap(packet.header.timestamp)
+    updateMinimumTransit(arrival - Double(timestamp) / Double(clockRate))
+    let base = arrivalOriginSinceOrigin ?? sinceOrigin
+    held.append(
+      Held(
+        sequence: sequence, playoutTimestamp: timestamp, arrival: arrival,
+        arrivalOffset: Duration(attoseconds: sinceOrigin.attoseconds - base.attoseconds),
+        packet: packet))
+  }
+
+  /// Whether `insert(..., releasingAtOnce: true, ...)` would hand the packet `sequence` straight
+  /// out (nothing held, above every released sequence number).
+  @inline(__always)
+  func passesThroughInOrder(_ sequence: Int64) -> Bool {
+    heldStart == held.count && (lastReleased.map { sequence > $0 } ?? true)
+  }
+
+  /// `insert(..., releasingAtOnce: true, into: &out)` of a packet for which
+  /// `passesThroughInOrder` holds: the packet goes to `out` with its arrival `instant`.
+  mutating func passThroughInOrder(
+    _ packet: consuming RTPPacket, arrivedAt instant: ContinuousClock.Instant, sequence: Int64,
+    arrival: Double, into out: inout [ReceivedRTPPacket]
+  ) {
+    let timestamp = unwrap(packet.header.timestamp)
+    updateMinimumTransit(arrival - Double(timestamp) / Double(clockRate))
+    markReleased(sequence)
+    lastReleased = sequence
+    out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
   }
 
   /// The index in `held` of the first held packet whose sequence number is not below `sequence`.

@@ -115,8 +115,6 @@ public struct RTPReceiveStream: Sendable {
   public let configuration: Configuration
   /// RFC 3550 reception statistics of the media SSRC.
   public private(set) var statistics: RTPReceiveStatistics
-  /// The jitter buffer (its delay, duplicate and late counts).
-  public private(set) var jitterBuffer: JitterBuffer
   /// The NACK generator (its request, recovery and give-up counts).
   public private(set) var nackGenerator: NACKGenerator
   /// Counters.
@@ -127,7 +125,6 @@ public struct RTPReceiveStream: Sendable {
   /// The source's last SR as (NTP, RTP timestamp): the wall-clock mapping for A/V sync.
   public private(set) var lastSenderReport: (ntp: NTPTimestamp, rtpTimestamp: UInt32)?
 
-  private let clock: StreamClock
   private var highestSequence: Int64?
   private var nextReportAt: Double
   private var keyFrameRequested = false
@@ -145,6 +142,12 @@ public struct RTPReceiveStream: Sendable {
   private var lastPacketOffset = Duration.zero
   /// Empty, with the storage `recycle` handed back.
   private var spareOutputPackets: [ReceivedRTPPacket] = []
+  // Last, the two properties that hold a `ContinuousClock.Instant` (resilient: of a size known
+  // only at run time): every property before them sits at an offset fixed at compile time, and
+  // the per-packet code reaches it without the type's metadata.
+  /// The jitter buffer (its delay, duplicate and late counts).
+  public private(set) var jitterBuffer: JitterBuffer
+  private let clock: StreamClock
 
   /// Creates the stream at `now` (its clock origin).
   public init(configuration: Configuration, now: ContinuousClock.Instant) {
@@ -258,16 +261,16 @@ public struct RTPReceiveStream: Sendable {
           ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
       // The buffer takes the packet over and puts a late one in the output.
       _ = jitterBuffer.insert(
-        media, arrivedAt: now, sequence: sequence, arrival: arrival, releasingAtOnce: false,
-        into: &output.packets)
+        media, arrivedAt: now, sinceOrigin: sinceOrigin, sequence: sequence, arrival: arrival,
+        releasingAtOnce: false, into: &output.packets)
     } else {
       // The storage of the last output the driver handed back (`recycle`), not a new array for
       // every packet.
       swap(&output.packets, &spareOutputPackets)
       // Reordered packets go out as they come: the consumer orders them.
       let result = jitterBuffer.insert(
-        media, arrivedAt: now, sequence: sequence, arrival: arrival, releasingAtOnce: true,
-        into: &output.packets)
+        media, arrivedAt: now, sinceOrigin: sinceOrigin, sequence: sequence, arrival: arrival,
+        releasingAtOnce: true, into: &output.packets)
       if result == .buffered { jitterBuffer.release(now: .infinity, into: &output.packets) }
     }
     return .success(output)
@@ -406,7 +409,11 @@ public struct RTPReceiveStream: Sendable {
   /// a driver that keeps its times as offsets from one origin of its own adds the stream's
   /// origin to it, without an instant.
   mutating func scheduledDeadlineOffset() -> Duration {
-    let seconds = nextDeadlineSeconds
+    scheduledDeadlineOffset(seconds: nextDeadlineSeconds)
+  }
+
+  /// `scheduledDeadlineOffset()` for a caller that has `nextDeadlineSeconds` at hand.
+  private mutating func scheduledDeadlineOffset(seconds: Double) -> Duration {
     if seconds == lastDeadlineSeconds { return lastDeadlineOffset }
     // `.seconds(seconds)` without `Duration.seconds(_:)`'s generic path.
     lastDeadlineOffset = Self.duration(seconds: seconds)
@@ -451,5 +458,69 @@ public struct RTPReceiveStream: Sendable {
     }
     if !next.isFinite { next = nextReportAt }
     return next
+  }
+}
+
+extension RTPReceiveStream {
+  /// What `acceptInOrder` did with a packet it took: the packets to hand out now (an audio
+  /// stream's packet, in the array `recycle` takes back; empty for a buffered stream) and the
+  /// stream's next deadline as an offset from its origin (`scheduledDeadlineOffset()`).
+  struct InOrderAcceptance {
+    var packets: [ReceivedRTPPacket]
+    var deadline: Duration
+  }
+
+  /// `receive(_:now:sinceOrigin:)` followed by `scheduledDeadlineOffset()` for the common packet
+  /// (`InOrderRTPReception`): media of this SSRC and payload type, the next sequence number or a
+  /// few ahead (RFC 3550 §A.1's in-order case), which a buffered stream's jitter buffer appends
+  /// and an unbuffered one's hands straight out. nil, with nothing changed, for any other packet
+  /// (the caller takes the general path).
+  ///
+  /// The same state and output as the general path, in one function: no `Result`, `Output`,
+  /// sequence-number search or instant arithmetic for a buffered stream.
+  @inline(__always)
+  mutating func acceptInOrder(_ header: InOrderRTPPacket, sinceOrigin: Duration)
+    -> InOrderAcceptance?
+  {
+    guard configuration.retransmission == nil, header.ssrc == configuration.ssrc,
+      configuration.payloadType == nil || configuration.payloadType == header.payloadType,
+      let highestSequence, statistics.continuesInOrder(header.sequenceNumber)
+    else { return nil }
+    let sequence =
+      highestSequence
+      + Int64(
+        RTPSequenceNumber.distance(
+          from: UInt16(truncatingIfNeeded: highestSequence), to: header.sequenceNumber))
+    guard sequence > highestSequence,
+      configuration.buffersPackets
+        ? jitterBuffer.appendsInOrder(sequence) : jitterBuffer.passesThroughInOrder(sequence)
+    else { return nil }
+    lastPacketOffset = sinceOrigin
+    let arrival = Self.seconds(of: sinceOrigin)
+    statistics.recordInOrder(
+      sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
+    counters.packets += 1
+    self.highestSequence = sequence
+    if configuration.nackEnabled { nackGenerator.packetArrived(sequence, now: arrival) }
+    var packets: [ReceivedRTPPacket] = []
+    if configuration.buffersPackets {
+      jitterBuffer.updateTargetDelay(
+        jitterSeconds: statistics.jitter / Double(configuration.clockRate),
+        extraDelay: configuration.nackEnabled
+          ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
+      jitterBuffer.appendInOrder(
+        header.packet(), sinceOrigin: sinceOrigin, sequence: sequence, arrival: arrival)
+    } else {
+      swap(&packets, &spareOutputPackets)
+      jitterBuffer.passThroughInOrder(
+        header.packet(), arrivedAt: clock.origin + sinceOrigin, sequence: sequence,
+        arrival: arrival, into: &packets)
+    }
+    // Without a jitter buffer, NACK or a key frame request, `nextDeadlineSeconds` is the next
+    // report, whatever `sendsReceiverReports` says (an audio stream: 40 % of the packets).
+    let deadline =
+      configuration.buffersPackets || configuration.nackEnabled || keyFrameRequested
+      ? scheduledDeadlineOffset() : scheduledDeadlineOffset(seconds: nextReportAt)
+    return InOrderAcceptance(packets: packets, deadline: deadline)
   }
 }

@@ -7,9 +7,36 @@ extension NativeMediaConnection {
 
   func receiveRTP(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer) {
     guard raw.count >= 12 else { return }
-    // When it arrived, though the loop may have been busy since (as offsets: the instant is
-    // built once, here).
+    // When it arrived, though the loop may have been busy since (as offsets: an instant is
+    // built only where one is needed).
     let sinceLoopOrigin = loop.datagramArrivalOffset ?? (loop.now() - loop.origin)
+    // Nearly every packet: flat (InOrderRTPReception.swift).
+    if request.direction == .play,
+      var taken = reception.receiveInOrder(
+        raw, ssrc: ssrc,
+        sinceOrigin: Duration(
+          attoseconds: sinceLoopOrigin.attoseconds - clockOriginOffset.attoseconds))
+    {
+      if !taken.packets.isEmpty {
+        audioReceiveTrack?.handle(taken.packets)
+        // Emptied in place by the stream (the track copied the packets out).
+        var packets: [ReceivedRTPPacket] = []
+        swap(&packets, &taken.packets)
+        taken.entry.stream.recycle(packets)
+      }
+      pollNoLaterThan(taken.deadline)
+      return
+    }
+    receiveLayered(ssrc, raw, sinceLoopOrigin: sinceLoopOrigin)
+  }
+
+  /// `receiveRTP` for every packet `PacketReception.receiveInOrder` does not take: parsed,
+  /// counted, routed (RTX unwrapped, a new source made) and given to its stream layer by layer.
+  /// Not inlined into `receiveRTP`: its code stays off the common packet's cache lines.
+  @inline(never)
+  func receiveLayered(
+    _ ssrc: UInt32, _ raw: UnsafeRawBufferPointer, sinceLoopOrigin: Duration
+  ) {
     let now = loop.origin + sinceLoopOrigin
     let sinceOrigin = sinceLoopOrigin - clockOriginOffset
     let play = request.direction == .play
@@ -101,7 +128,7 @@ extension NativeMediaConnection {
   /// The stream's `receive` (`sinceOrigin`: `now` less the stream's origin) and then its next
   /// deadline as an offset from the stream's origin (when `deadline`, else zero), in one access to the entry's stream (a mutating read:
   /// `entry.stream.nextDeadline` would copy the whole stream).
-  private static func receive(
+  static func receive(
     _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
     in stream: inout RTPReceiveStream, deadline: Bool
   ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, Duration) {
