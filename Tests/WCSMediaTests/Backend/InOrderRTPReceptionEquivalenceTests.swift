@@ -180,6 +180,9 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
     var next: UInt16
     var sent: [UInt16] = []
     var pendingJump: UInt16?
+    /// Now and then a gap of 2,998...3,001 beyond the highest: either side of RFC 3550 §A.1's
+    /// MAX_DROPOUT, where the flat path's in-order test must end exactly where `record`'s does.
+    var dropoutEdges = false
 
     mutating func draw(using generator: inout SplitMix64) -> UInt16 {
       if let jump = pendingJump {
@@ -187,6 +190,11 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
         return record(jump)
       }
       let roll = Double.random(in: 0..<1, using: &generator)
+      if dropoutEdges, roll < 0.01, let highest = sent.last {
+        let jump = highest &+ UInt16.random(in: 2_998...3_001, using: &generator)
+        next = jump &+ 1
+        return record(jump)
+      }
       if roll < 0.05, !sent.isEmpty {
         // A duplicate or a reordered packet.
         return record(
@@ -299,7 +307,12 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
 
   // MARK: - The drive
 
-  private func drive(seed: UInt64, steps: Int, transportWideCCID: UInt8?, rtx: Bool) {
+  /// `hostile`: sequence gaps at MAX_DROPOUT's edges, timestamps with huge jitter (up to
+  /// half the 32-bit range either way, jumps the jitter buffer takes as outliers and then as
+  /// its new minimum) and packets arriving at the same instant.
+  private func drive(
+    seed: UInt64, steps: Int, transportWideCCID: UInt8?, rtx: Bool, hostile: Bool = false
+  ) {
     var generator = SplitMix64(seed: seed)
     var start = Duration.milliseconds(5)
     var flat = NativeMediaConnection.PacketReception()
@@ -314,8 +327,9 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       ]
       if reception == 0 { flat = value } else { reference = value }
     }
-    var video = Numbering(next: 65_300)
-    var audio = Numbering(next: 65_500)
+    var video = Numbering(next: 65_300, dropoutEdges: hostile)
+    var audio = Numbering(next: 65_500, dropoutEdges: hostile)
+    var timestampShift: UInt32 = 0
     var audioSSRC = Self.audioSSRC
     var oldAudioSSRC: UInt32?
     var rtxSequence: UInt16 = 100
@@ -325,9 +339,11 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
     for step in 0..<steps {
       // 0...25 ms between packets (any attosecond), now and then a silence of up to 3 s.
       let gapNanoseconds =
-        Double.random(in: 0..<1, using: &generator) < 0.01
-        ? Int64.random(in: 25_000_000...3_000_000_000, using: &generator)
-        : Int64.random(in: 0...25_000_000, using: &generator)
+        hostile && Double.random(in: 0..<1, using: &generator) < 0.1
+        ? 0
+        : Double.random(in: 0..<1, using: &generator) < 0.01
+          ? Int64.random(in: 25_000_000...3_000_000_000, using: &generator)
+          : Int64.random(in: 0...25_000_000, using: &generator)
       start += Duration(
         attoseconds: Int128(gapNanoseconds) * 1_000_000_000
           + Int128(Int64.random(in: 0..<1_000_000_000, using: &generator)))
@@ -355,7 +371,8 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
         // The audio source replaced by another (after the old one's silence, in the driver).
         oldAudioSSRC = audioSSRC
         audioSSRC &+= 1
-        audio = Numbering(next: UInt16.random(in: 0...UInt16.max, using: &generator))
+        audio = Numbering(
+          next: UInt16.random(in: 0...UInt16.max, using: &generator), dropoutEdges: hostile)
         flat.routes[1] = Self.entry(ssrc: audioSSRC, isVideo: false, sinceLoopOrigin: now)
         reference.routes[1] = Self.entry(ssrc: audioSSRC, isVideo: false, sinceLoopOrigin: now)
         continue
@@ -368,10 +385,23 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       var ssrc = isVideo ? Self.videoSSRC : audioSSRC
       var payloadType = isVideo ? Self.videoPayloadType : Self.audioPayloadType
       let sequenceNumber = isVideo ? video.draw(using: &generator) : audio.draw(using: &generator)
-      let timestamp =
+      var timestamp =
         isVideo
         ? UInt32(truncatingIfNeeded: Int(sequenceNumber) / 3 * 3_000) &+ 4_000_000_000
         : UInt32(truncatingIfNeeded: Int(sequenceNumber) * 960) &+ 4_294_000_000
+      if hostile {
+        let timing = Double.random(in: 0..<1, using: &generator)
+        if timing < 0.01 {
+          // The sender's timestamps jump for good (either way, up to half the range).
+          timestampShift &+= UInt32.random(in: 0...UInt32.max, using: &generator)
+        } else if timing < 0.1 {
+          // One packet's timestamp far off (an outlier of any size).
+          timestamp &+= UInt32.random(in: 0...UInt32.max, using: &generator)
+        } else if timing < 0.5 {
+          timestamp &+= UInt32.random(in: 0...90_000, using: &generator)
+        }
+        timestamp &+= timestampShift
+      }
       // The transport-wide number: mostly the next, sometimes reordered or repeated.
       var twcc = transportSequence
       let twccRoll = Double.random(in: 0..<1, using: &generator)
@@ -466,6 +496,13 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
 
   func testFlatAndLayeredReceiveAgreeWithoutTransportWideNumbersOrRTX() {
     drive(seed: 3, steps: 3_000, transportWideCCID: nil, rtx: false)
+  }
+
+  /// Sequence gaps either side of MAX_DROPOUT, timestamps jittering by up to half their range
+  /// and jumping for good, packets at the same instant.
+  func testFlatAndLayeredReceiveAgreeUnderHostileTiming() {
+    drive(seed: 4, steps: 4_000, transportWideCCID: 5, rtx: true, hostile: true)
+    drive(seed: 5, steps: 3_000, transportWideCCID: nil, rtx: false, hostile: true)
   }
 
   /// The jitter buffer's in-order steps on their own, against `insert` (and, unbuffered, the
