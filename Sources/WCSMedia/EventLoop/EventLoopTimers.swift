@@ -176,10 +176,15 @@ struct EventLoopTimers {
       guard earliest >= 0, deadline <= now, id < limit else { return nil }
       return take(slot: Int32(earliest))
     }
-    // Stale entries on the way are dropped.
-    while let top = heap.top, top.deadline <= now, top.id < limit {
+    // Stale entries on the way are dropped whatever their id: one of a timer scheduled during
+    // the turn and then moved or cancelled must not hold back the due timers behind it.
+    while let top = heap.top, top.deadline <= now {
+      guard isLive(top) else {
+        heap.removeTop()
+        continue
+      }
+      guard top.id < limit else { return nil }
       heap.removeTop()
-      guard isLive(top) else { continue }
       removeLatestEntry(of: top.id)
       return take(slot: top.slot)
     }

@@ -1,0 +1,268 @@
+import XCTest
+
+@testable import WCSMedia
+
+/// `EventLoopTimers` while an action runs: the action schedules, cancels and moves timers
+/// (its own re-armed one too, then re-arms again), pushes the count past `tableLimit` so the
+/// heaps start in the middle of a firing, and shuts the timers down. Against a model that
+/// keeps only the live timers (earliest by deadline, then id, fires; one scheduled during the
+/// turn waits for the next), the same actions fire in the same order, handles get the same
+/// ids and the sleep bound and pending count agree after every operation.
+final class EventLoopTimersFiringActionTests: XCTestCase {
+  private struct Model {
+    var live: [UInt64: (deadline: Int128, latest: Int128, tag: Int)] = [:]
+    var nextID: UInt64 = 0
+
+    mutating func schedule(deadline: Int128, leeway: Int128, tag: Int) -> UInt64 {
+      defer { nextID += 1 }
+      live[nextID] = (deadline, deadline + leeway, tag)
+      return nextID
+    }
+
+    mutating func reschedule(_ id: UInt64, deadline: Int128, leeway: Int128) -> UInt64? {
+      guard let timer = live.removeValue(forKey: id) else { return nil }
+      defer { nextID += 1 }
+      live[nextID] = (deadline, deadline + leeway, timer.tag)
+      return nextID
+    }
+
+    mutating func takeDue(now: Int128, limit: UInt64) -> Int? {
+      guard
+        let first = live.min(by: {
+          ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key)
+        }), first.value.deadline <= now, first.key < limit
+      else { return nil }
+      live[first.key] = nil
+      return first.value.tag
+    }
+
+    var earliestLatest: Int128? { live.values.map(\.latest).min() }
+  }
+
+  private final class Fired {
+    var tags: [Int] = []
+  }
+
+  private func drive(seed: UInt64, maximumTimers: Int, steps: Int) {
+    var generator = SplitMix64(seed: seed)
+    var timers = EventLoopTimers()
+    var model = Model()
+    let fired = Fired()
+    var handles: [(handle: EventLoopTimer, id: UInt64)] = []
+    var now: Int128 = 0
+    var nextTag = 0
+    var meddled = 0
+    var rearmedInSlotThenCancelled = 0
+    var heapsStartedWhileFiring = false
+    let unit: Int128 = 1_000_000_000_000_000
+    func randomDeadline() -> Int128 {
+      // In the past, now, or ahead; equal ones often.
+      now + Int128(Int.random(in: -3...(4 * maximumTimers), using: &generator)) * unit
+    }
+    func randomLeeway() -> Int128 {
+      Bool.random(using: &generator) ? 0 : Int128(Int.random(in: 1...30, using: &generator)) * unit
+    }
+    func check(_ message: @autoclosure () -> String) {
+      XCTAssertEqual(timers.pendingCount, model.live.count, message())
+      XCTAssertEqual(timers.earliestLatestDeadline(), model.earliestLatest, message())
+    }
+    func scheduleNew(_ message: String) {
+      let deadline = randomDeadline()
+      let leeway = randomLeeway()
+      let tag = nextTag
+      nextTag += 1
+      let handle = timers.schedule(at: deadline, leeway: leeway) { fired.tags.append(tag) }
+      let id = model.schedule(deadline: deadline, leeway: leeway, tag: tag)
+      XCTAssertEqual(handle.id, id, message)
+      handles.append((handle, id))
+    }
+    func cancel(_ index: Int) {
+      timers.cancel(handles[index].handle)
+      model.live[handles[index].id] = nil
+    }
+    func move(_ index: Int, _ message: String) {
+      let deadline = randomDeadline()
+      let leeway = randomLeeway()
+      let moved = timers.reschedule(handles[index].handle, at: deadline, leeway: leeway)
+      let id = model.reschedule(handles[index].id, deadline: deadline, leeway: leeway)
+      XCTAssertEqual(moved?.id, id, message)
+      if let moved, let id { handles.append((moved, id)) }
+    }
+    func recentIndex() -> Int {
+      Int.random(in: max(0, handles.count - 8)..<handles.count, using: &generator)
+    }
+
+    for step in 0..<steps {
+      let roll = Double.random(in: 0..<1, using: &generator)
+      if roll < 0.35, model.live.count < maximumTimers {
+        scheduleNew("step \(step)")
+      } else if roll < 0.5, !handles.isEmpty {
+        move(recentIndex(), "step \(step)")
+      } else if roll < 0.55, !handles.isEmpty {
+        cancel(recentIndex())
+      } else {
+        now += Int128(Int.random(in: 0...20, using: &generator)) * unit
+        let limit = timers.nextID
+        while true {
+          let action = timers.takeDue(now: now, limit: limit)
+          let expected = model.takeDue(now: now, limit: limit)
+          XCTAssertEqual(action == nil, expected == nil, "step \(step)")
+          guard let action, let expected else { break }
+          action()
+          XCTAssertEqual(fired.tags.last, expected, "step \(step)")
+          let usedHeaps = timers.usesHeaps
+          var inSlot = false
+          // Whatever an action may do, in any order, a few times.
+          for meddle in 0..<Int.random(in: 0...6, using: &generator) {
+            let message = "step \(step), meddle \(meddle)"
+            meddled += 1
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0, 1:
+              // Re-armed as `EventLoop.scheduleFiringActionAgain` does: in its slot the
+              // first time, handed over anew after that.
+              let deadline = randomDeadline()
+              let leeway = randomLeeway()
+              let again = timers.rearmFiring(at: deadline, leeway: leeway)
+              XCTAssertEqual(again != nil, !inSlot, message)
+              guard
+                let handle = again
+                  ?? timers.firing.map({ timers.schedule(at: deadline, leeway: leeway, $0) })
+              else { return XCTFail("\(message): no action firing") }
+              inSlot = true
+              handles.append(
+                (handle, model.schedule(deadline: deadline, leeway: leeway, tag: expected)))
+              if again != nil, Bool.random(using: &generator) {
+                // The re-armed timer cancelled at once (its slot freed while firing).
+                cancel(handles.count - 1)
+                rearmedInSlotThenCancelled += 1
+              }
+            case 2, 3, 4:
+              // A burst: past the table's limit, the heaps start while this action runs.
+              for _ in 0..<Int.random(in: 1...12, using: &generator)
+              where model.live.count < maximumTimers {
+                scheduleNew(message)
+              }
+            case 5, 6:
+              if !handles.isEmpty { cancel(recentIndex()) }
+            default:
+              if !handles.isEmpty { move(recentIndex(), message) }
+            }
+            check(message)
+          }
+          if !usedHeaps, timers.usesHeaps { heapsStartedWhileFiring = true }
+        }
+      }
+      check("step \(step)")
+      if handles.count > 8 * maximumTimers { handles.removeFirst(handles.count / 2) }
+    }
+    XCTAssertNil(timers.rearmFiring(at: now, leeway: 0), "re-armed with no action firing")
+    XCTAssertGreaterThan(meddled, steps / 4)
+    XCTAssertGreaterThan(rearmedInSlotThenCancelled, steps / 200)
+    if maximumTimers > EventLoopTimers.tableLimit {
+      XCTAssertTrue(heapsStartedWhileFiring, "seed \(seed)")
+    }
+  }
+
+  func testActionsMeddlingWithFewTimersFireAsTheModel() {
+    drive(seed: 11, maximumTimers: 8, steps: 6_000)
+  }
+
+  func testActionsMeddlingAcrossTheTableLimitFireAsTheModel() {
+    for seed: UInt64 in 12...16 {
+      drive(seed: seed, maximumTimers: EventLoopTimers.tableLimit + 10, steps: 3_000)
+    }
+  }
+
+  func testActionsMeddlingWithManyTimersFireAsTheModel() {
+    drive(seed: 17, maximumTimers: 100, steps: 6_000)
+  }
+
+  /// A timer an action schedules (due already) and cancels while the heaps delete lazily
+  /// leaves a stale entry at their top with an id above the turn's limit: it must not hold
+  /// back the due timers scheduled before the turn (it held them to the next wake-up).
+  func testStaleEntryOfATimerScheduledDuringTheTurnDoesNotHoldBackDueTimers() {
+    var timers = EventLoopTimers()
+    let fired = Fired()
+    for tag in 0..<40 {
+      _ = timers.schedule(at: Int128(10 + tag), leeway: 0) { fired.tags.append(tag) }
+    }
+    XCTAssertTrue(timers.usesHeaps)
+    let limit = timers.nextID
+    timers.takeDue(now: 100, limit: limit)?()
+    let early = timers.schedule(at: 0, leeway: 0) { fired.tags.append(99) }
+    timers.cancel(early)
+    XCTAssertGreaterThan(timers.entryCount, 2 * EventLoopTimers.inPlaceLimit)
+    while let action = timers.takeDue(now: 100, limit: limit) { action() }
+    XCTAssertEqual(fired.tags, Array(0..<40))
+    // Likewise a timer moved during the turn (its old entry stale, its new id above the limit).
+    var more = EventLoopTimers()
+    fired.tags = []
+    for tag in 0..<40 {
+      _ = more.schedule(at: Int128(10 + tag), leeway: 0) { fired.tags.append(tag) }
+    }
+    let moreLimit = more.nextID
+    more.takeDue(now: 100, limit: moreLimit)?()
+    let moved = more.schedule(at: 0, leeway: 0) { fired.tags.append(99) }
+    _ = more.reschedule(moved, at: 1_000, leeway: 0)
+    while let action = more.takeDue(now: 100, limit: moreLimit) { action() }
+    XCTAssertEqual(fired.tags, Array(0..<40))
+  }
+
+  /// An action that shuts the timers down: nothing else fires in that turn or later, a re-arm
+  /// or a new timer is not kept, and the loop sleeps without a bound.
+  func testShutDownInsideAnActionDropsEverything() {
+    var timers = EventLoopTimers()
+    let fired = Fired()
+    var handles: [EventLoopTimer] = []
+    for tag in 0..<5 {
+      handles.append(timers.schedule(at: Int128(tag), leeway: 0) { fired.tags.append(tag) })
+    }
+    let limit = timers.nextID
+    let first = timers.takeDue(now: 10, limit: limit)
+    XCTAssertNotNil(first)
+    first?()
+    XCTAssertEqual(fired.tags, [0])
+    timers.shutDown()
+    XCTAssertNil(timers.rearmFiring(at: 0, leeway: 0))
+    if let action = timers.firing { _ = timers.schedule(at: 0, leeway: 0, action) }
+    _ = timers.schedule(at: 0, leeway: 0) { fired.tags.append(99) }
+    timers.cancel(handles[3])
+    XCTAssertNil(timers.reschedule(handles[4], at: 0, leeway: 0))
+    XCTAssertNil(timers.takeDue(now: 100, limit: .max))
+    XCTAssertNil(timers.firing)
+    XCTAssertNil(timers.takeDue(now: 100, limit: .max))
+    XCTAssertEqual(fired.tags, [0])
+    XCTAssertEqual(timers.pendingCount, 0)
+    XCTAssertNil(timers.earliestLatestDeadline())
+    XCTAssertFalse(timers.hasEntries)
+  }
+
+  /// The firing timer's own handle is not pending: cancelling or moving it does nothing, and
+  /// the re-arm that follows still gets the slot.
+  func testCancellingTheFiringTimerThenRearmingIt() {
+    var timers = EventLoopTimers()
+    let fired = Fired()
+    let handle = timers.schedule(at: 5, leeway: 0) { fired.tags.append(1) }
+    let other = timers.schedule(at: 5, leeway: 0) { fired.tags.append(2) }
+    let action = timers.takeDue(now: 5, limit: timers.nextID)
+    action?()
+    XCTAssertEqual(fired.tags, [1], "equal deadlines: the lower id first")
+    timers.cancel(handle)
+    XCTAssertNil(timers.reschedule(handle, at: 1, leeway: 0))
+    XCTAssertEqual(timers.pendingCount, 1)
+    let again = timers.rearmFiring(at: 3, leeway: 4)
+    XCTAssertEqual(again?.slot, handle.slot)
+    XCTAssertEqual(timers.earliestLatestDeadline(), 5)
+    timers.cancel(handle)
+    XCTAssertEqual(timers.pendingCount, 2)
+    // The re-armed timer (deadline 3) was scheduled during the turn: it waits for the next,
+    // and, the earliest, holds back the other due one (as the loop always did).
+    XCTAssertNil(timers.takeDue(now: 10, limit: other.id + 1))
+    timers.takeDue(now: 10, limit: timers.nextID)?()
+    XCTAssertEqual(fired.tags, [1, 1])
+    timers.takeDue(now: 10, limit: timers.nextID)?()
+    XCTAssertEqual(fired.tags, [1, 1, 2])
+    XCTAssertNil(timers.takeDue(now: 10, limit: timers.nextID))
+    XCTAssertEqual(timers.pendingCount, 0)
+  }
+}
