@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import XCTest
 
 @testable import WCSMedia
@@ -20,6 +22,37 @@ final class ContinuousClockReadingTests: XCTestCase {
       XCTAssertLessThanOrEqual(loopNow, after)
       guard before <= direct, direct <= loopNow, loopNow <= after else { return }
     }
+  }
+
+  /// Two threads reading both clocks in turn, each publishing the latest reading it made: a
+  /// reading made after another thread's published one (seen through an acquiring load) is
+  /// never earlier, whichever of the two clocks either came from (one clock, monotonic across
+  /// CPUs; the kernel's nanoseconds floor-divided keep the order).
+  func testReadsFromTwoThreadsNeverGoBackAcrossThem() {
+    let latest = Atomic<Int64>(0)
+    let backwards = Atomic<Int>(0)
+    let reads = Atomic<Int>(0)
+    DispatchQueue.concurrentPerform(iterations: 2) { thread in
+      for index in 0..<100_000 {
+        let seen = latest.load(ordering: .acquiring)
+        let attoseconds =
+          (index + thread) % 2 == 0
+          ? ContinuousClockReading.attosecondsSinceEpoch()
+          : ContinuousClockReading.attosecondsSinceEpoch(of: ContinuousClock.now)
+        let nanoseconds = Int64(attoseconds / 1_000_000_000)
+        if nanoseconds < seen { backwards.add(1, ordering: .relaxed) }
+        reads.add(1, ordering: .relaxed)
+        var current = latest.load(ordering: .relaxed)
+        while current < nanoseconds {
+          let (exchanged, original) = latest.compareExchange(
+            expected: current, desired: nanoseconds, ordering: .acquiringAndReleasing)
+          if exchanged { break }
+          current = original
+        }
+      }
+    }
+    XCTAssertEqual(reads.load(ordering: .relaxed), 200_000)
+    XCTAssertEqual(backwards.load(ordering: .relaxed), 0, "a reading went back across threads")
   }
 
   func testAttosecondsCountFromTheSystemEpoch() {
