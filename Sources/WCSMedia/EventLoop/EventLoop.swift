@@ -140,7 +140,8 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   /// Now as attoseconds from `origin`: what `attoseconds(now())` gives, without an instant.
-  private func attosecondsNow() -> Int128 {
+  /// Call on the loop's thread or any other (a clock read).
+  func attosecondsNow() -> Int128 {
     ContinuousClockReading.attosecondsSinceEpoch() - originSinceEpoch
   }
 

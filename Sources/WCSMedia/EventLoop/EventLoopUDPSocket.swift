@@ -228,11 +228,26 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   /// instant, without building a resilient `ContinuousClock.Instant` per datagram.
   private static func arrivalOffset(kernelTime: timespec, loop: EventLoop) -> Duration {
     guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else {
-      return loop.now() - loop.origin
+      return Duration(attoseconds: loop.attosecondsNow())
     }
     let wall = readWallClock()
-    let now = loop.now() - loop.origin
-    return now - queueingAge(kernelTime: kernelTime, wallClockNow: wall)
+    return arrivalOffset(
+      kernelTime: kernelTime, wallClockNow: wall, sinceOrigin: loop.attosecondsNow())
+  }
+
+  /// `arrival(kernelTime:now:wallClockNow:)` as an offset from the loop's origin, with `now`
+  /// given as attoseconds from that origin (`EventLoop.attosecondsNow()`): the same instant, in
+  /// `Int128` attoseconds, without the resilient instant and `Duration` operations that were
+  /// cold code lines on every datagram (`scripts/play-cache-misses.sh`).
+  static func arrivalOffset(
+    kernelTime: timespec, wallClockNow wall: timespec, sinceOrigin now: Int128
+  ) -> Duration {
+    guard kernelTime.tv_sec != 0 || kernelTime.tv_nsec != 0 else {
+      return Duration(attoseconds: now)
+    }
+    return Duration(
+      attoseconds: now - queueingNanoseconds(kernelTime: kernelTime, wallClockNow: wall)
+        * 1_000_000_000)
   }
 
   /// The longest a datagram counts as having waited in the socket: a kernel time further back
@@ -270,13 +285,20 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   /// How long the datagram stamped `kernelTime` (non-zero) waited by the wall clock at
   /// `wallClockNow`, between 0 and `maximumQueueingAge`.
   static func queueingAge(kernelTime: timespec, wallClockNow wall: timespec) -> Duration {
+    Duration(
+      attoseconds: queueingNanoseconds(kernelTime: kernelTime, wallClockNow: wall) * 1_000_000_000)
+  }
+
+  /// `queueingAge` in nanoseconds.
+  private static func queueingNanoseconds(kernelTime: timespec, wallClockNow wall: timespec)
+    -> Int128
+  {
     // In nanoseconds as an `Int128` (no overflow from any two times) rather than `Duration`
     // arithmetic: the same clamped age, converted once.
     let age =
       (Int128(wall.tv_sec) - Int128(kernelTime.tv_sec)) * 1_000_000_000
       + Int128(wall.tv_nsec) - Int128(kernelTime.tv_nsec)
-    let clamped = min(max(age, 0), maximumQueueingNanoseconds)
-    return Duration(attoseconds: clamped * 1_000_000_000)
+    return min(max(age, 0), maximumQueueingNanoseconds)
   }
 
   /// `maximumQueueingAge` in nanoseconds.

@@ -59,6 +59,12 @@ final class EventLoopUDPSocketArrivalEquivalenceTests: XCTestCase {
           (now - origin) - EventLoopUDPSocket.queueingAge(kernelTime: kernel, wallClockNow: wall)
         XCTAssertEqual(origin + offset, fast)
       }
+      // What the socket stores per datagram, from attoseconds since the loop's origin.
+      let origin = now - .seconds(Int.random(in: 0...100_000, using: &random))
+      let sinceOrigin = origin.duration(to: now).attoseconds
+      let stored = EventLoopUDPSocket.arrivalOffset(
+        kernelTime: kernel, wallClockNow: wall, sinceOrigin: sinceOrigin)
+      XCTAssertEqual(origin + stored, fast, "kernel \(kernel.tv_sec).\(kernel.tv_nsec)")
       if fast == now {
         clamped.low += 1
       } else if fast == now - EventLoopUDPSocket.maximumQueueingAge {
