@@ -12,6 +12,18 @@ public struct SRTPCounters: Equatable, Sendable {
 
   /// All zero.
   public init() {}
+
+  /// Counts one libsrtp result: success, an authentication failure, or a replay (within the
+  /// window or older than it); other statuses are not counted.
+  @inline(__always)
+  mutating func count(_ status: srtp_err_status_t) {
+    switch status {
+    case srtp_err_status_ok: processed += 1
+    case srtp_err_status_auth_fail: authenticationFailures += 1
+    case srtp_err_status_replay_fail, srtp_err_status_replay_old: replays += 1
+    default: break
+    }
+  }
 }
 
 /// One direction of SRTP/SRTCP (RFC 3711, RFC 7714) over libsrtp2.
@@ -126,12 +138,7 @@ public final class SRTPSession: Sendable {
       case .protectRTCP: status = srtp_protect_rtcp(context, base, &newLength)
       case .unprotectRTCP: status = srtp_unprotect_rtcp(context, base, &newLength)
       }
-      switch status {
-      case srtp_err_status_ok: counters.processed += 1
-      case srtp_err_status_auth_fail: counters.authenticationFailures += 1
-      case srtp_err_status_replay_fail, srtp_err_status_replay_old: counters.replays += 1
-      default: break
-      }
+      counters.count(status)
       return status
     }
     guard status == srtp_err_status_ok else { throw SRTPError(status) }
@@ -168,12 +175,7 @@ public final class SRTPSession: Sendable {
     var newLength = Int32(length)
     let status = state.withLock { counters -> srtp_err_status_t in
       let status = srtp_unprotect(context, base, &newLength)
-      switch status {
-      case srtp_err_status_ok: counters.processed += 1
-      case srtp_err_status_auth_fail: counters.authenticationFailures += 1
-      case srtp_err_status_replay_fail, srtp_err_status_replay_old: counters.replays += 1
-      default: break
-      }
+      counters.count(status)
       return status
     }
     guard status == srtp_err_status_ok else { throw SRTPError(status) }
