@@ -170,12 +170,14 @@ extension NativeMediaConnection {
           [weak self] in
           guard let self else { return .init() }
           var sinks = AudioReceiveTrack.Sinks()
+          // The weak reference loaded once per turn, not once per question asked of it.
+          let backend = self.backend
           if let sink = self.playoutSinkOverride.withLock({ $0 }) {
-            guard self.backend?.isPlayoutMuted != true else { return .init() }
+            guard backend?.isPlayoutMuted != true else { return .init() }
             sinks.first = sink
-          } else if let sink = self.backend?.currentPlayoutSink() {
+          } else if let sink = backend?.currentPlayoutSink() {
             sinks.first = sink
-          } else if self.backend?.isPlayoutMuted == true {
+          } else if backend?.isPlayoutMuted == true {
             return .init()
           }
           if let speaker = self.audioOutput.withLock({ $0.player }) {
