@@ -170,14 +170,12 @@ extension NativeMediaConnection {
           [weak self] in
           guard let self else { return .init() }
           var sinks = AudioReceiveTrack.Sinks()
-          // The weak reference loaded once per turn, not once per question asked of it.
-          let backend = self.backend
           if let sink = self.playoutSinkOverride.withLock({ $0 }) {
-            guard backend?.isPlayoutMuted != true else { return .init() }
+            guard self.backend?.isPlayoutMuted != true else { return .init() }
             sinks.first = sink
-          } else if let sink = backend?.currentPlayoutSink() {
+          } else if let sink = self.backend?.currentPlayoutSink() {
             sinks.first = sink
-          } else if backend?.isPlayoutMuted == true {
+          } else if self.backend?.isPlayoutMuted == true {
             return .init()
           }
           if let speaker = self.audioOutput.withLock({ $0.player }) {
