@@ -41,6 +41,9 @@ public final class AudioReceiver {
   public static let maxConcealedRun = 50
   /// One frame: 20 ms (made once: `.milliseconds` multiplies 128-bit integers).
   static let frameDuration: Duration = .milliseconds(20)
+  /// `frameDuration` in attoseconds, written as a literal: a constant the compiler folds, with
+  /// no lazy initialization to check on every turn.
+  static let frameAttoseconds: Int128 = 20_000_000_000_000_000
 
   /// Counts since this receiver was made: frames decoded, rebuilt from FEC (RFC 7587 §3.2),
   /// concealed, late packets, decode errors, playout restarts, and the CPU seconds spent in
@@ -96,7 +99,12 @@ public final class AudioReceiver {
   /// `pull(now:)` appending to `out`, so a caller that keeps its array between turns makes
   /// no new one per turn.
   func pull(now: ContinuousClock.Instant, into out: inout [PCMAudioFrame]) {
-    state.pull(now: PlayoutInstant.offset(of: now), decoder: decoder, into: &out)
+    pull(at: PlayoutInstant.offset(of: now), into: &out)
+  }
+
+  /// `pull(now:into:)` with `now` as a `PlayoutInstant` offset (no resilient instant).
+  func pull(at now: Duration, into out: inout [PCMAudioFrame]) {
+    state.pull(now: now, decoder: decoder, into: &out)
   }
 
   /// When the next frame is due, or nil when playout is stopped.
@@ -203,14 +211,17 @@ private struct PlayoutState {
   }
 
   mutating func pull(now: Duration, decoder: OpusDecoder, into out: inout [PCMAudioFrame]) {
-    while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
+    // Compared and advanced as attoseconds (`Int128`, inline): `Duration`'s `<=` and `+` are
+    // calls into the standard library, cold on every turn. The same exact values.
+    let now = now.attoseconds
+    while let due = nextPlayoutAt, due.attoseconds <= now, let sequence = nextSequence {
       var cpu = 0.0
       out.append(CodecCPUTime.measure(into: &cpu) { play(sequence, decoder: decoder) })
       statistics.decodeCPUTime += cpu
       // `insert` keeps nothing below `nextSequence`, so this is the only packet to drop.
       held.drop(sequence)
       nextSequence = sequence + 1
-      nextPlayoutAt = due + AudioReceiver.frameDuration
+      nextPlayoutAt = Duration(attoseconds: due.attoseconds + AudioReceiver.frameAttoseconds)
       if concealedRun >= AudioReceiver.maxConcealedRun && held.count == 0 {
         // The sender went quiet: stop until a packet restarts playout.
         nextPlayoutAt = nil

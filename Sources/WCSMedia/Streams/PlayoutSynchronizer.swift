@@ -123,8 +123,19 @@ public struct PlayoutSynchronizer: Sendable {
   public mutating func audioPlayed(
     rtpTimestamp: UInt32, appliedExtraDelay: Duration, at now: ContinuousClock.Instant
   ) {
+    audioPlayed(
+      rtpTimestamp: rtpTimestamp, appliedExtraDelay: appliedExtraDelay,
+      atOffset: PlayoutInstant.offset(of: now))
+  }
+
+  /// `audioPlayed(rtpTimestamp:appliedExtraDelay:at:)` with `now` as a `PlayoutInstant`
+  /// offset: the same seconds, without a resilient instant.
+  mutating func audioPlayed(
+    rtpTimestamp: UInt32, appliedExtraDelay: Duration, atOffset now: Duration
+  ) {
     // The seconds since the origin once, for `sync` (made with the same origin) and `update`.
-    let seconds = seconds(at: now)
+    // In attoseconds: `Duration`'s `-` is a call into the standard library.
+    let seconds = Duration(attoseconds: now.attoseconds - originOffset.attoseconds).playoutSeconds
     sync.audioPlayed(rtpTimestamp: rtpTimestamp, atSeconds: seconds)
     audioApplied = appliedExtraDelay.playoutSeconds
     update(seconds: seconds)
@@ -135,7 +146,17 @@ public struct PlayoutSynchronizer: Sendable {
   public mutating func videoRendered(
     rtpTimestamp: UInt32, appliedExtraDelay: Duration, at now: ContinuousClock.Instant
   ) {
-    let seconds = seconds(at: now)
+    videoRendered(
+      rtpTimestamp: rtpTimestamp, appliedExtraDelay: appliedExtraDelay,
+      atOffset: PlayoutInstant.offset(of: now))
+  }
+
+  /// `videoRendered(rtpTimestamp:appliedExtraDelay:at:)` with `now` as a `PlayoutInstant`
+  /// offset.
+  mutating func videoRendered(
+    rtpTimestamp: UInt32, appliedExtraDelay: Duration, atOffset now: Duration
+  ) {
+    let seconds = Duration(attoseconds: now.attoseconds - originOffset.attoseconds).playoutSeconds
     sync.videoRendered(rtpTimestamp: rtpTimestamp, atSeconds: seconds)
     videoApplied = appliedExtraDelay.playoutSeconds
     update(seconds: seconds)

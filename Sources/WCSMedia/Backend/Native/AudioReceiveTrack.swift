@@ -33,6 +33,8 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// waking the loop with a timer of its own; the frame's play-out instant moves by at most
   /// this much, and the lip sync sees the instant it really went.
   static let playoutAdvance: Duration = .milliseconds(10)
+  /// `playoutAdvance` in attoseconds, a literal (folded, no lazy initialization per turn).
+  static let playoutAdvanceAttoseconds: Int128 = 10_000_000_000_000_000
 
   /// The sinks a turn plays to, in order: the process sink (or the app's) and the sound
   /// output. Two optionals rather than an array: no array made for every turn.
@@ -83,13 +85,30 @@ final class AudioReceiveTrack: @unchecked Sendable {
     -> ContinuousClock.Instant
   {
     guard let frameDue else { return now + Self.frameInterval }
-    // As `PlayoutInstant` offsets (`Duration`s, handled inline), not resilient instants: the
-    // same differences, order and quotient, so the same instant.
-    let now = PlayoutInstant.offset(of: now)
-    let due = frameDue - Self.playoutAdvance
-    guard due <= now else { return PlayoutInstant.instant(at: due) }
+    return PlayoutInstant.instant(
+      at: nextTurn(frameDue: frameDue, at: PlayoutInstant.offset(of: now)))
+  }
+
+  /// `nextTurn(after:)` with `now` and the result as `PlayoutInstant` offsets: the turn's
+  /// owner reads the clock as an offset (`PlayoutInstant.now()`) and makes one instant, for
+  /// the loop, instead of three resilient instant operations.
+  func nextTurn(at now: Duration) -> Duration {
+    Self.nextTurn(frameDue: receiver.nextDeadlineOffset, at: now)
+  }
+
+  /// `nextTurn(frameDue:after:)` in `PlayoutInstant` offsets (`Duration`s, handled inline), not
+  /// resilient instants: the same differences, order and quotient, so the same instant.
+  static func nextTurn(frameDue: Duration?, at now: Duration) -> Duration {
+    guard let frameDue else {
+      return Duration(attoseconds: now.attoseconds + AudioReceiver.frameAttoseconds)
+    }
+    // The usual case (the next frame ahead) in attoseconds, inline: `Duration`'s `-` and `<=`
+    // are calls into the standard library. The same exact values.
+    let dueAttoseconds = frameDue.attoseconds - Self.playoutAdvanceAttoseconds
+    guard dueAttoseconds <= now.attoseconds else { return Duration(attoseconds: dueAttoseconds) }
+    let due = Duration(attoseconds: dueAttoseconds)
     let slots = Int((now - due) / Self.frameInterval) + 1
-    return PlayoutInstant.instant(at: due + Self.frameInterval * slots)
+    return due + Self.frameInterval * slots
   }
 
   /// Plays every frame due within `playoutAdvance` from now. On the loop.
@@ -102,14 +121,18 @@ final class AudioReceiveTrack: @unchecked Sendable {
     // Last turn's frames (usually one), from the end: no shift, and none of the generic
     // `replaceSubrange` that `removeAll(keepingCapacity:)` goes through.
     while due.popLast() != nil {}
-    // `ContinuousClock.now`, read straight from the kernel (`ContinuousClockReading`).
-    receiver.pull(now: ContinuousClockReading.now() + Self.playoutAdvance, into: &due)
+    // `ContinuousClock.now`, read straight from the kernel as a `PlayoutInstant` offset.
+    receiver.pull(
+      at: Duration(attoseconds: PlayoutInstant.now().attoseconds + Self.playoutAdvanceAttoseconds),
+      into: &due)
     synchronize(&due)
     let frames = due
     pulled = due
     stats.withLock { $0 = receiver.statistics }
     guard !frames.isEmpty else { return }
     let sinks = sinks()
+    // No sink (none set, or muted): no block to make.
+    guard sinks.first != nil || sinks.second != nil else { return }
     for frame in frames {
       let block = AudioFrame(
         sampleRate: PCMAudioFrame.sampleRate, channels: frame.channels, samples: frame.samples,

@@ -345,7 +345,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
       track.playDue()
       // A sink may have closed the connection or stopped the media from `play`, on the loop.
       guard !self.closed, track.isRunning else { return }
-      let next = track.nextTurn(after: self.loop.now())
+      // Read as a `PlayoutInstant` offset: the instant `loop.now()` gives, made once.
+      let next = PlayoutInstant.instant(at: track.nextTurn(at: PlayoutInstant.now()))
       // This closure again, rather than a new one each turn.
       if let again = self.loop.scheduleFiringActionAgain(at: next, leeway: Self.audioPlayoutLeeway)
       {

@@ -37,12 +37,12 @@ final class PlayoutSync: Sendable {
 
   /// `audioPlayed(_:appliedExtraDelay:)` with the output's `playedTimestamp`.
   func audioPlayed(timestamp playedTimestamp: UInt32?, appliedExtraDelay: Duration) -> Duration {
-    let now = ContinuousClockReading.now()
+    let now = PlayoutInstant.now()
     return state.withLock {
       if let timestamp = playedTimestamp {
         $0.audioPlayed(
           rtpTimestamp: timestamp &- Self.opusEncoderDelay, appliedExtraDelay: appliedExtraDelay,
-          at: now)
+          atOffset: now)
       }
       return $0.audioExtraDelay
     }
@@ -50,9 +50,9 @@ final class PlayoutSync: Sendable {
 
   /// A frame with `rtpTimestamp` was rendered now after being held `heldFor`.
   func videoRendered(rtpTimestamp: UInt32, heldFor: Duration) {
-    let now = ContinuousClockReading.now()
+    let now = PlayoutInstant.now()
     state.withLock {
-      $0.videoRendered(rtpTimestamp: rtpTimestamp, appliedExtraDelay: heldFor, at: now)
+      $0.videoRendered(rtpTimestamp: rtpTimestamp, appliedExtraDelay: heldFor, atOffset: now)
     }
   }
 
