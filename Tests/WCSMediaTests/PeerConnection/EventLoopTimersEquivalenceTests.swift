@@ -10,51 +10,11 @@ import XCTest
 /// through seeded schedules, moves, cancels, firings and re-arms of the firing action (in its
 /// slot, `rearmFiring`) with few timers (a table), many (heaps too) and counts crossing over.
 final class EventLoopTimersEquivalenceTests: XCTestCase {
-  /// The model: live timers by their current id.
-  private struct Model {
-    var live: [UInt64: (deadline: Int128, latest: Int128, tag: Int)] = [:]
-    var nextID: UInt64 = 0
-
-    mutating func schedule(deadline: Int128, leeway: Int128, tag: Int) -> UInt64 {
-      defer { nextID += 1 }
-      live[nextID] = (deadline, deadline + leeway, tag)
-      return nextID
-    }
-
-    mutating func reschedule(_ id: UInt64, deadline: Int128, leeway: Int128) -> UInt64? {
-      guard let timer = live.removeValue(forKey: id) else { return nil }
-      defer { nextID += 1 }
-      live[nextID] = (deadline, deadline + leeway, timer.tag)
-      return nextID
-    }
-
-    mutating func cancel(_ id: UInt64) { live[id] = nil }
-
-    /// The earliest live timer, when it is due and was scheduled before the turn (`limit`):
-    /// one scheduled during the turn with an earlier deadline holds the others back until the
-    /// next turn, as the loop always did.
-    mutating func takeDue(now: Int128, limit: UInt64) -> Int? {
-      guard
-        let first = live.min(by: {
-          ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key)
-        }), first.value.deadline <= now, first.key < limit
-      else { return nil }
-      live[first.key] = nil
-      return first.value.tag
-    }
-
-    var earliestLatest: Int128? { live.values.map(\.latest).min() }
-  }
-
-  private final class Fired {
-    var tags: [Int] = []
-  }
-
   private func drive(seed: UInt64, maximumTimers: Int, steps: Int) {
     var generator = SplitMix64(seed: seed)
     var timers = EventLoopTimers()
-    var model = Model()
-    let fired = Fired()
+    var model = EventLoopTimerModel()
+    let fired = FiredTimerTags()
     // Every handle ever returned (stale ones too), with the model's id of the same timer.
     var handles: [(handle: EventLoopTimer, id: UInt64)] = []
     var now: Int128 = 0

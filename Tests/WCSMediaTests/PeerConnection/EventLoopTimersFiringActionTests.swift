@@ -9,45 +9,11 @@ import XCTest
 /// turn waits for the next), the same actions fire in the same order, handles get the same
 /// ids and the sleep bound and pending count agree after every operation.
 final class EventLoopTimersFiringActionTests: XCTestCase {
-  private struct Model {
-    var live: [UInt64: (deadline: Int128, latest: Int128, tag: Int)] = [:]
-    var nextID: UInt64 = 0
-
-    mutating func schedule(deadline: Int128, leeway: Int128, tag: Int) -> UInt64 {
-      defer { nextID += 1 }
-      live[nextID] = (deadline, deadline + leeway, tag)
-      return nextID
-    }
-
-    mutating func reschedule(_ id: UInt64, deadline: Int128, leeway: Int128) -> UInt64? {
-      guard let timer = live.removeValue(forKey: id) else { return nil }
-      defer { nextID += 1 }
-      live[nextID] = (deadline, deadline + leeway, timer.tag)
-      return nextID
-    }
-
-    mutating func takeDue(now: Int128, limit: UInt64) -> Int? {
-      guard
-        let first = live.min(by: {
-          ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key)
-        }), first.value.deadline <= now, first.key < limit
-      else { return nil }
-      live[first.key] = nil
-      return first.value.tag
-    }
-
-    var earliestLatest: Int128? { live.values.map(\.latest).min() }
-  }
-
-  private final class Fired {
-    var tags: [Int] = []
-  }
-
   private func drive(seed: UInt64, maximumTimers: Int, steps: Int) {
     var generator = SplitMix64(seed: seed)
     var timers = EventLoopTimers()
-    var model = Model()
-    let fired = Fired()
+    var model = EventLoopTimerModel()
+    let fired = FiredTimerTags()
     var handles: [(handle: EventLoopTimer, id: UInt64)] = []
     var now: Int128 = 0
     var nextTag = 0
@@ -182,7 +148,7 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
   /// back the due timers scheduled before the turn (it held them to the next wake-up).
   func testStaleEntryOfATimerScheduledDuringTheTurnDoesNotHoldBackDueTimers() {
     var timers = EventLoopTimers()
-    let fired = Fired()
+    let fired = FiredTimerTags()
     for tag in 0..<40 {
       _ = timers.schedule(at: Int128(10 + tag), leeway: 0) { fired.tags.append(tag) }
     }
@@ -212,7 +178,7 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
   /// or a new timer is not kept, and the loop sleeps without a bound.
   func testShutDownInsideAnActionDropsEverything() {
     var timers = EventLoopTimers()
-    let fired = Fired()
+    let fired = FiredTimerTags()
     var handles: [EventLoopTimer] = []
     for tag in 0..<5 {
       handles.append(timers.schedule(at: Int128(tag), leeway: 0) { fired.tags.append(tag) })
@@ -241,7 +207,7 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
   /// the re-arm that follows still gets the slot.
   func testCancellingTheFiringTimerThenRearmingIt() {
     var timers = EventLoopTimers()
-    let fired = Fired()
+    let fired = FiredTimerTags()
     let handle = timers.schedule(at: 5, leeway: 0) { fired.tags.append(1) }
     let other = timers.schedule(at: 5, leeway: 0) { fired.tags.append(2) }
     let action = timers.takeDue(now: 5, limit: timers.nextID)

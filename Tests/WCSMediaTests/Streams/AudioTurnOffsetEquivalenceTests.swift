@@ -6,19 +6,6 @@ import XCTest
 /// arithmetic it replaced: the next turn's instant, the clock read as an offset, and the lip
 /// sync fed offsets instead of instants.
 final class AudioTurnOffsetEquivalenceTests: XCTestCase {
-  /// The turn scheduling as it was, on resilient instants.
-  static func referenceNextTurn(
-    frameDue: ContinuousClock.Instant?, after now: ContinuousClock.Instant
-  )
-    -> ContinuousClock.Instant
-  {
-    guard let frameDue else { return now + AudioReceiveTrack.frameInterval }
-    let due = frameDue - AudioReceiveTrack.playoutAdvance
-    guard due <= now else { return due }
-    let slots = Int((now - due) / AudioReceiveTrack.frameInterval) + 1
-    return due + AudioReceiveTrack.frameInterval * slots
-  }
-
   func testNextTurnInOffsetsIsTheInstantArithmetic() {
     var random = SplitMix64(seed: 0xA0D1_0707)
     let base = PlayoutInstant.origin + .seconds(3)
@@ -32,7 +19,7 @@ final class AudioTurnOffsetEquivalenceTests: XCTestCase {
       case 2: frameDue = now - .milliseconds(Int64(random.next() % 200) * 20 - 10)
       default: frameDue = now + .nanoseconds(Int64(random.next() % 2_000_000_000) - 1_000_000_000)
       }
-      let expected = Self.referenceNextTurn(frameDue: frameDue, after: now)
+      let expected = AudioTurnScheduleTests.reference(frameDue: frameDue, now: now)
       let offsets = AudioReceiveTrack.nextTurn(
         frameDue: frameDue.map(PlayoutInstant.offset(of:)), at: PlayoutInstant.offset(of: now))
       XCTAssertEqual(PlayoutInstant.instant(at: offsets), expected, "step \(step)")
