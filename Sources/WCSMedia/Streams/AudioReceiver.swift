@@ -39,11 +39,11 @@ public final class AudioReceiver {
   /// Playout stops after this many frames in a row with no packet (the sender paused); the next
   /// packet starts playout afresh.
   public static let maxConcealedRun = 50
-  /// One frame: 20 ms (made once: `.milliseconds` multiplies 128-bit integers).
-  static let frameDuration: Duration = .milliseconds(20)
-  /// `frameDuration` in attoseconds, written as a literal: a constant the compiler folds, with
-  /// no lazy initialization to check on every turn.
+  /// One frame, 20 ms, in attoseconds, written as a literal: a constant the compiler folds,
+  /// with no lazy initialization to check on every turn.
   static let frameAttoseconds: Int128 = 20_000_000_000_000_000
+  /// One frame: 20 ms.
+  static let frameDuration = Duration(attoseconds: frameAttoseconds)
 
   /// Counts since this receiver was made: frames decoded, rebuilt from FEC (RFC 7587 §3.2),
   /// concealed, late packets, decode errors, playout restarts, and the CPU seconds spent in

@@ -157,8 +157,7 @@ public struct JitterBuffer: Sendable {
       out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
       return .late
     }
-    let transit = arrival - Double(timestamp) / Double(clockRate)
-    updateMinimumTransit(transit)
+    updateMinimumTransit(timestamp: timestamp, arrival: arrival)
     if releasingAtOnce, heldStart == held.count {
       markReleased(sequence)
       lastReleased = max(lastReleased ?? sequence, sequence)
@@ -201,7 +200,7 @@ public struct JitterBuffer: Sendable {
     _ packet: consuming RTPPacket, sinceOrigin: Duration, sequence: Int64, arrival: Double
   ) {
     let timestamp = unwrap(packet.header.timestamp)
-    updateMinimumTransit(arrival - Double(timestamp) / Double(clockRate))
+    updateMinimumTransit(timestamp: timestamp, arrival: arrival)
     let base = arrivalOriginSinceOrigin ?? sinceOrigin
     held.append(
       Held(
@@ -224,7 +223,7 @@ public struct JitterBuffer: Sendable {
     arrival: Double, into out: inout [ReceivedRTPPacket]
   ) {
     let timestamp = unwrap(packet.header.timestamp)
-    updateMinimumTransit(arrival - Double(timestamp) / Double(clockRate))
+    updateMinimumTransit(timestamp: timestamp, arrival: arrival)
     markReleased(sequence)
     lastReleased = sequence
     out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
@@ -245,9 +244,16 @@ public struct JitterBuffer: Sendable {
     return low
   }
 
-  /// A transit more than `maxDelay` below the minimum is an outlier (a bogus timestamp) unless
-  /// `outlierRun` packets in a row say so (the sender's timestamps jumped): then it is the new
-  /// minimum.
+  /// Records the transit of a packet with unwrapped RTP `timestamp` that arrived at `arrival`
+  /// seconds (inserted, appended or passed through alike).
+  @inline(__always)
+  private mutating func updateMinimumTransit(timestamp: Int64, arrival: Double) {
+    updateMinimumTransit(arrival - Double(timestamp) / Double(clockRate))
+  }
+
+  /// A transit (arrival less the RTP timestamp in seconds) more than `maxDelay` below the
+  /// minimum is an outlier (a bogus timestamp) unless `outlierRun` packets in a row say so (the
+  /// sender's timestamps jumped): then it is the new minimum.
   private mutating func updateMinimumTransit(_ transit: Double) {
     guard let current = minimumTransit else {
       minimumTransit = transit

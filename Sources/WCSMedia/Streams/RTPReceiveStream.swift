@@ -283,13 +283,18 @@ public struct RTPReceiveStream: Sendable {
       highestSequence = Int64(sequenceNumber) + 0x1_0000
       return Int64(sequenceNumber) + 0x1_0000
     }
-    let value =
-      highestSequence
-      + Int64(
-        RTPSequenceNumber.distance(
-          from: UInt16(truncatingIfNeeded: highestSequence), to: sequenceNumber))
+    let value = Self.extended(sequenceNumber, around: highestSequence)
     if value > highestSequence { self.highestSequence = value }
     return value
+  }
+
+  /// `sequenceNumber` extended to 64 bits by its distance from `highest` (the nearer way round
+  /// the 16-bit circle).
+  @inline(__always)
+  private static func extended(_ sequenceNumber: UInt16, around highest: Int64) -> Int64 {
+    highest
+      + Int64(
+        RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: highest), to: sequenceNumber))
   }
 
   /// Takes back the packet array of an output the driver has delivered: emptied, its storage
@@ -486,11 +491,7 @@ extension RTPReceiveStream {
       configuration.payloadType == nil || configuration.payloadType == header.payloadType,
       let highestSequence, statistics.continuesInOrder(header.sequenceNumber)
     else { return nil }
-    let sequence =
-      highestSequence
-      + Int64(
-        RTPSequenceNumber.distance(
-          from: UInt16(truncatingIfNeeded: highestSequence), to: header.sequenceNumber))
+    let sequence = Self.extended(header.sequenceNumber, around: highestSequence)
     guard sequence > highestSequence,
       configuration.buffersPackets
         ? jitterBuffer.appendsInOrder(sequence) : jitterBuffer.passesThroughInOrder(sequence)

@@ -32,7 +32,7 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// window, so it always finds the wake-up of a packet arriving (every 20 ms) instead of
   /// waking the loop with a timer of its own; the frame's play-out instant moves by at most
   /// this much, and the lip sync sees the instant it really went.
-  static let playoutAdvance: Duration = .milliseconds(10)
+  static let playoutAdvance = Duration(attoseconds: playoutAdvanceAttoseconds)
   /// `playoutAdvance` in attoseconds, a literal (folded, no lazy initialization per turn).
   static let playoutAdvanceAttoseconds: Int128 = 10_000_000_000_000_000
 

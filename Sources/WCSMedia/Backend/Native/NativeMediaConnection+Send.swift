@@ -81,10 +81,17 @@ extension NativeMediaConnection {
   /// compound starts with a report as RFC 3550 §6.1 asks even when rtcp-rsize was not agreed.
   func sendRTCP(_ packets: [RTCPPacket]) {
     guard !packets.isEmpty, let peerConnection else { return }
-    var compound = packets
+    // A compound starts with a report (RFC 3550 §6.1): an empty RR ahead of feedback alone,
+    // made first rather than inserted (no shift, no second allocation).
+    let compound: [RTCPPacket]
     switch packets[0] {
-    case .senderReport, .receiverReport: break
-    default: compound.insert(.receiverReport(RTCPReceiverReport(ssrc: localSSRC)), at: 0)
+    case .senderReport, .receiverReport: compound = packets
+    default:
+      var withReport: [RTCPPacket] = []
+      withReport.reserveCapacity(packets.count + 1)
+      withReport.append(.receiverReport(RTCPReceiverReport(ssrc: localSSRC)))
+      withReport.append(contentsOf: packets)
+      compound = withReport
     }
     guard let bytes = try? RTCPPacket.serializeCompound(compound) else { return }
     try? peerConnection.sendRTCP(bytes)

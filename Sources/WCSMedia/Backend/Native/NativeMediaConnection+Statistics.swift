@@ -126,9 +126,11 @@ extension NativeMediaConnection {
       let micros = Int64(truncatingIfNeeded: sinceOrigin.attoseconds / 1_000_000_000_000)
       for description in reception.transportFeedbackGenerator.poll(now: micros) {
         extra.transportFeedbackSent += 1
-        sendTransportFeedback(
-          TransportWideCC.feedback(
-            description, senderSSRC: localSSRC, mediaSSRC: lowestReceivedSSRC()))
+        sendRTCP([
+          .transportWideFeedback(
+            TransportWideCC.feedback(
+              description, senderSSRC: localSSRC, mediaSSRC: lowestReceivedSSRC()))
+        ])
       }
     }
     updateBitrate(now: sinceOrigin)
@@ -142,17 +144,6 @@ extension NativeMediaConnection {
       lowest = entry.ssrc
     }
     return lowest ?? 0
-  }
-
-  /// `sendRTCP([.transportWideFeedback(feedback)])`: the same compound (an empty RR first,
-  /// RFC 3550 §6.1), made whole rather than by inserting the RR into a one-packet array.
-  private func sendTransportFeedback(_ feedback: RTCPTransportWideFeedback) {
-    guard let peerConnection else { return }
-    let compound: [RTCPPacket] = [
-      .receiverReport(RTCPReceiverReport(ssrc: localSSRC)), .transportWideFeedback(feedback),
-    ]
-    guard let bytes = try? RTCPPacket.serializeCompound(compound) else { return }
-    try? peerConnection.sendRTCP(bytes)
   }
 
   /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`; `now` is an

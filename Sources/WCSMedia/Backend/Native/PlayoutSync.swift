@@ -5,9 +5,6 @@ import Synchronization
 /// `ContinuousClock` as the time source.
 final class PlayoutSync: Sendable {
   private let state: Mutex<PlayoutSynchronizer>
-  /// The time source (read as `ContinuousClockReading.now()`: the same instants without the
-  /// runtime's path to them).
-  let clock = ContinuousClock()
   /// The Opus encoder's lookahead at 48 kHz for the VOIP/audio applications (libopus
   /// `OPUS_GET_LOOKAHEAD`: 2.5 ms + 4 ms delay compensation): the sound decoded at RTP timestamp
   /// T was captured at T − 312.
