@@ -19,8 +19,11 @@ import Synchronization
 /// deadline, and the loop sleeps no longer than its deadline plus the leeway, so timers that
 /// tolerate it share the wake-ups of datagrams and of each other (the kernel's timer slack,
 /// in the loop). A wake-up costs 45–50 µs of CPU on a virtual machine
-/// (`PipelineBench idle-loop`), more than the media work of most of them. Handlers run on the
-/// loop; they must not block.
+/// (`PipelineBench idle-loop`), more than the media work of most of them. For the same reason a
+/// socket may be watched with a coalescing window (`EventLoopUDPSocket`'s `coalescing`): what
+/// arrives on it while a timer is due within that window waits for the timer's wake-up (and is
+/// read before the timer runs) instead of waking the loop. Handlers run on the loop; they must
+/// not block.
 ///
 /// Thread safety: `execute`, `submit`, `run`, `inEventLoop`, `now()` and `shutdown()` may be
 /// called from any thread. `schedule`, `cancel` and everything about sockets must be called on
@@ -65,10 +68,12 @@ public final class EventLoop: @unchecked Sendable {
   /// `origin` in attoseconds since `ContinuousClock.systemEpoch`: the loop's own clock reads
   /// (`ContinuousClockReading`) become attoseconds from `origin` with one subtraction.
   private let originSinceEpoch: Int128
-  /// A readable-handler and the number of its `watch` call.
+  /// A readable-handler, the number of its `watch` call, and how long its descriptor may wait
+  /// for a timer's wake-up (attoseconds; 0: never, see `watch`).
   private struct Watcher {
     var handler: () -> Void
     var registration: UInt64
+    var coalescing: Int128 = 0
   }
   /// Readable-handlers of the watched descriptors.
   private var watchers: [Int32: Watcher] = [:]
@@ -79,6 +84,13 @@ public final class EventLoop: @unchecked Sendable {
   /// wake pipe), made with that array: a readable socket finds its handler without hashing,
   /// as long as no handler was added, replaced or removed since.
   private var pollHandlers: [Watcher?] = []
+  /// How many of the polled descriptors (from the start of the `poll` array: the wake pipe,
+  /// then those watched without coalescing) are polled while the coalescing ones wait for a
+  /// timer (`turn`).
+  private var immediateCount = 1
+  /// The smallest coalescing window of the watched descriptors, attoseconds (0: none
+  /// coalesces).
+  private var coalescingWindow: Int128 = 0
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
   var datagramArrival: ContinuousClock.Instant? {
@@ -297,10 +309,23 @@ public final class EventLoop: @unchecked Sendable {
 
   /// Calls `handler` on the loop whenever `descriptor` is readable (level-triggered: until it
   /// has been drained). Call on the loop.
-  func watch(_ descriptor: Int32, _ handler: @escaping () -> Void) {
+  ///
+  /// - Parameters:
+  ///   - descriptor: the file descriptor, polled for `POLLIN`.
+  ///   - coalescing: how long what arrives on it may wait to be read so it shares the wake-up
+  ///     of a timer instead of waking the loop itself (zero, the default: it is read as soon as
+  ///     it is readable). While a timer is due within the smallest such window, the loop sleeps
+  ///     until that timer without polling these descriptors, then reads them before it runs the
+  ///     timers. A periodic media timer (an audio turn every 20 ms) then wakes the loop for the
+  ///     packets that arrived in between too, which would each have cost a wake-up
+  ///     (45–50 µs of CPU on a virtual machine).
+  ///   - handler: called on the loop when `descriptor` is readable.
+  func watch(_ descriptor: Int32, coalescing: Duration = .zero, _ handler: @escaping () -> Void) {
     assertInEventLoop()
     registrations += 1
-    watchers[descriptor] = Watcher(handler: handler, registration: registrations)
+    watchers[descriptor] = Watcher(
+      handler: handler, registration: registrations,
+      coalescing: coalescing > .zero ? coalescing.attoseconds : 0)
     watchersChanged = true
   }
 
@@ -319,6 +344,7 @@ public final class EventLoop: @unchecked Sendable {
     reference.loop?.threadID.store(UInt(pthread_self()), ordering: .releasing)
     var descriptors: [pollfd] = []
     var timeout: Int32 = 0
+    var polled = 0
     var ready: Int32 = 0
     while true {
       // One look at the weak reference per wake-up: the loop serves what `poll` found ready
@@ -326,15 +352,23 @@ public final class EventLoop: @unchecked Sendable {
       do {
         guard let loop = reference.loop else { break }
         if ready > 0 { loop.serveReady(descriptors) }
-        timeout = loop.turn(&descriptors)
+        timeout = loop.turn(&descriptors, polling: &polled)
       }
-      ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+      ready = poll(&descriptors, nfds_t(polled), timeout)
+      if polled < descriptors.count, ready >= 0 {
+        // The coalescing descriptors were left out: what they got meanwhile, without waiting,
+        // so they are served before the timers that woke the loop.
+        ready = poll(&descriptors, nfds_t(descriptors.count), 0)
+      }
     }
   }
 
-  /// Runs handed-over work and due timers, refreshes `descriptors` (the wake pipe first), and
-  /// returns the `poll` timeout in milliseconds (-1: none).
-  private func turn(_ descriptors: inout [pollfd]) -> Int32 {
+  /// Runs handed-over work and due timers, refreshes `descriptors` (the wake pipe first, then
+  /// the descriptors watched without coalescing, then the others), and returns the `poll`
+  /// timeout in milliseconds (-1: none), with in `polling` how many of `descriptors` to poll
+  /// (all of them, or only the first `immediateCount` while a timer is due within the
+  /// coalescing window).
+  private func turn(_ descriptors: inout [pollfd], polling: inout Int) -> Int32 {
     let work = inbox.withLock { inbox -> [@Sendable () -> Void] in
       inbox.wakePending = false
       // Handed over whole: emptying an array still shared with the copy returned would make
@@ -350,13 +384,24 @@ public final class EventLoop: @unchecked Sendable {
       watchersChanged = false
       descriptors = [pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
       pollHandlers = [nil]
-      for descriptor in watchers.keys.sorted() {
-        descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
-        pollHandlers.append(watchers[descriptor])
+      let ordered = watchers.sorted { first, second in
+        (first.value.coalescing > 0 ? 1 : 0, first.key)
+          < (second.value.coalescing > 0 ? 1 : 0, second.key)
       }
+      for (descriptor, watcher) in ordered {
+        descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        pollHandlers.append(watcher)
+      }
+      immediateCount = 1 + ordered.count { $0.value.coalescing == 0 }
+      coalescingWindow = ordered.lazy.map(\.value.coalescing).filter { $0 > 0 }.min() ?? 0
     }
+    polling = descriptors.count
     if wake.readDescriptor < 0 { return 1 }  // no wake pipe: look at the inbox every 1 ms
-    return pollTimeout()
+    guard let latest = timers.earliestLatestDeadline() else { return -1 }
+    let delay = latest - attosecondsNow()
+    guard delay > 0 else { return 0 }
+    if delay <= coalescingWindow { polling = immediateCount }
+    return Self.pollMilliseconds(attoseconds: delay)
   }
 
   /// Drains the wake pipe and calls the handlers of readable descriptors.
@@ -391,15 +436,6 @@ public final class EventLoop: @unchecked Sendable {
     while let action = timers.takeDue(now: now, limit: limit) {
       action()
     }
-  }
-
-  /// Milliseconds until the earliest deadline + leeway of the live timers, rounded up so none
-  /// fires early; 0 when one is due, -1 without timers.
-  private func pollTimeout() -> Int32 {
-    guard let latest = timers.earliestLatestDeadline() else { return -1 }
-    let delay = latest - attosecondsNow()
-    guard delay > 0 else { return 0 }
-    return Self.pollMilliseconds(attoseconds: delay)
   }
 
   /// `poll`'s timeout for a positive delay: whole microseconds (a day at most: deadlines

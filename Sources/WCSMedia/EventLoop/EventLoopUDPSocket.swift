@@ -68,12 +68,15 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   ///     used instead of any port.
   ///   - receiveBufferBytes: `SO_RCVBUF` request (the kernel may cap it); video bursts need
   ///     more than the default.
+  ///   - coalescing: how long a datagram may wait to be read so it shares the wake-up of one of
+  ///     the loop's timers due by then (`EventLoop.watch`; zero, the default: read as soon as it
+  ///     arrives). Its arrival time stays the kernel's (`datagramArrival`).
   ///   - onDatagram: called on the loop for each datagram received.
   /// - Throws: `EventLoopError.socketCreationFailed`, `.socketOptionFailed` or `.bindFailed`.
   public init(
     loop: EventLoop, bindingTo address: ICETransportAddress,
     portRange: ClosedRange<UInt16>? = nil, receiveBufferBytes: Int = 1 << 20,
-    onDatagram: @escaping DatagramHandler
+    coalescing: Duration = .zero, onDatagram: @escaping DatagramHandler
   ) throws(EventLoopError) {
     loop.assertInEventLoop()
     let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
@@ -103,7 +106,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     self.onDatagram = onDatagram
     // A constant weak reference rather than `[weak self]` (see `WeakReference`).
     let reference = WeakReference(self)
-    loop.watch(descriptor) { reference.object?.readAvailable() }
+    loop.watch(descriptor, coalescing: coalescing) { reference.object?.readAvailable() }
   }
 
   deinit {

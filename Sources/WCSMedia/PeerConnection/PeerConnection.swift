@@ -333,7 +333,7 @@ public final class PeerConnection: @unchecked Sendable {
       do {
         let socket = try EventLoopUDPSocket(
           loop: loop, bindingTo: ICETransportAddress(ip: ip, port: 0),
-          portRange: configuration.portRange
+          portRange: configuration.portRange, coalescing: configuration.receiveCoalescing
         ) { [reference = WeakReference(self)] bytes, source in
           // A constant weak reference rather than `[weak self]` (see `WeakReference`).
           reference.object?.receive(bytes, from: source, socket: index)

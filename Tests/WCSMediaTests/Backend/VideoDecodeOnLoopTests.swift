@@ -118,6 +118,49 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     XCTAssertEqual(track.picturesDecodedOnLoop, places.filter { $0 }.count)
   }
 
+  /// Pictures held for lip sync (video ahead of the audio by 200 ms) are released by a timer of
+  /// the loop, not a job on the queue: a pending release does not send the next pictures to the
+  /// queue, so every picture after the first is decoded and rendered on the loop, in order,
+  /// each held about the extra delay.
+  func testPicturesHeldForLipSyncStayOnTheLoop() throws {
+    let loop = EventLoop(label: "test.decodeHeld")
+    let (packets, pictures) = try stream(count: 24)
+    let renderer = Collector(loop: loop)
+    // Audio captured at `captured` plays now; the first picture (RTP 0) was captured 200 ms
+    // later: video would come out 200 ms ahead, so it is held that long.
+    let sync = PlayoutSync()
+    let captured = NTPTimestamp(date: Date())
+    let videoCaptured = NTPTimestamp(seconds: captured.seconds + 0.2)
+    sync.senderReport(isVideo: false, (ntp: captured, rtpTimestamp: 4_800), clockRate: 48_000)
+    sync.senderReport(isVideo: true, (ntp: videoCaptured, rtpTimestamp: 0), clockRate: 90_000)
+    _ = sync.audioPlayed(
+      timestamp: 4_800 &+ PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero)
+    let track = try VideoReceiveTrack(
+      renderer: renderer, playoutSync: sync, loop: loop, inlineCostLimit: .seconds(1)
+    ) {}
+    var handedAt: [ContinuousClock.Instant] = []
+    for frame in packets {
+      handedAt.append(
+        loop.submit { () -> ContinuousClock.Instant in
+          track.handle(frame, now: loop.now())
+          return loop.now()
+        })
+      Thread.sleep(forTimeInterval: Double(Self.frameInterval) / 90_000)
+    }
+    XCTAssertTrue(eventually { renderer.frames.withLock { $0.count } == pictures.count })
+    let rendered = renderer.frames.withLock { $0 }
+    assertMatches(rendered, pictures)
+    let extraDelay = sync.videoExtraDelay
+    XCTAssertGreaterThan(extraDelay, .milliseconds(150), "video held for the audio")
+    // The first picture decodes on the queue (no cost known yet) and is shown at once (no
+    // delay known yet); every later one decodes on the loop and is released there.
+    XCTAssertEqual(track.picturesDecodedOnLoop, pictures.count - 1)
+    XCTAssertEqual(rendered.dropFirst().map(\.onLoop), Array(repeating: true, count: 23))
+    let stats = track.statistics
+    XCTAssertEqual(stats.framesDecoded, pictures.count)
+    loop.submit { track.stop() }
+  }
+
   func testNothingIsRenderedAfterStop() throws {
     let loop = EventLoop(label: "test.decodeStop")
     let (packets, _) = try stream(count: 10)

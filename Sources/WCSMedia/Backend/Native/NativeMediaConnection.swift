@@ -336,10 +336,21 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// lip sync, so video follows.
   static let audioPlayoutLeeway: Duration = AudioReceiveTrack.playoutAdvance * 2
 
+  /// The turn's leeway while the connection's sockets coalesce (`receiveCoalescing`): then the
+  /// packets wait for the turn rather than the turn for a packet, so the turn keeps close to
+  /// its deadline and the loop wakes once per turn for both.
+  static let coalescedAudioPlayoutLeeway: Duration = .milliseconds(1)
+
+  /// `audioPlayoutLeeway`, or `coalescedAudioPlayoutLeeway` when the sockets coalesce.
+  var audioTurnLeeway: Duration {
+    configuration.peerConnection.receiveCoalescing > .zero
+      ? Self.coalescedAudioPlayoutLeeway : Self.audioPlayoutLeeway
+  }
+
   /// Runs a playout turn of the audio receive track at `deadline` and at each turn it asks
   /// for next. Call on the loop.
   func scheduleAudioPlayout(at deadline: ContinuousClock.Instant) {
-    audioPlayoutTimer = loop.schedule(at: deadline, leeway: Self.audioPlayoutLeeway) {
+    audioPlayoutTimer = loop.schedule(at: deadline, leeway: audioTurnLeeway) {
       [weak self] in
       guard let self, !self.closed, let track = self.audioReceiveTrack else { return }
       track.playDue()
@@ -348,8 +359,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
       // Read as a `PlayoutInstant` offset: the instant `loop.now()` gives, made once.
       let next = PlayoutInstant.instant(at: track.nextTurn(at: PlayoutInstant.now()))
       // This closure again, rather than a new one each turn.
-      if let again = self.loop.scheduleFiringActionAgain(at: next, leeway: Self.audioPlayoutLeeway)
-      {
+      if let again = self.loop.scheduleFiringActionAgain(at: next, leeway: self.audioTurnLeeway) {
         self.audioPlayoutTimer = again
       } else {
         self.scheduleAudioPlayout(at: next)

@@ -16,7 +16,7 @@ extension VideoReceiveTrack {
       while !frames.isEmpty { frames.removeLast() }
       return
     }
-    guard let playoutSync else {
+    guard playoutSync != nil else {
       while !frames.isEmpty { render(frames.removeLast(), to: renderer) }
       return
     }
@@ -25,9 +25,16 @@ extension VideoReceiveTrack {
     releaseDueFrames()
   }
 
-  /// Renders the held frames that are due and schedules the next release (a job on `queue`,
-  /// counted in `queuedJobs` so the loop leaves the track to the queue until it ran). On `queue`,
-  /// or on the loop while nothing is queued.
+  /// Renders the held frames that are due and schedules the next release. On `queue`, or on the
+  /// loop while nothing is queued.
+  ///
+  /// With a loop (`decodesVideoOnLoop`), the next release is a loop timer (`releaseOnLoop`),
+  /// armed through `execute` when this runs on the queue. As a job on `queue` it would be
+  /// counted in `queuedJobs`, and the loop leaves the track to the queue while it has jobs: each
+  /// release scheduling the next, with a picture held for lip sync nearly all the time, the
+  /// track would never come back to the loop once one picture went to the queue, and every
+  /// picture would cross to a worker thread. Without a loop it is a job on `queue`, counted in
+  /// `queuedJobs`.
   func releaseDueFrames() {
     guard let renderer, let playoutSync, !isStopped else { return }
     let extraDelay = playoutSync.videoExtraDelay
@@ -51,12 +58,42 @@ extension VideoReceiveTrack {
     }
     releaseScheduled = true
     let wait = max(next - now, .milliseconds(1))
+    if let loop {
+      let deadline = now + wait
+      if loop.inEventLoop {
+        loop.schedule(at: deadline) { [weak self] in self?.releaseOnLoop() }
+      } else {
+        loop.execute { [weak self] in
+          loop.schedule(at: deadline) { self?.releaseOnLoop() }
+        }
+      }
+      return
+    }
     let nanoseconds =
       Int(wait.components.seconds) * 1_000_000_000
       + Int(wait.components.attoseconds / 1_000_000_000)
     queuedJobs.add(1, ordering: .relaxed)
     queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
       guard let self else { return }
+      self.releaseScheduled = false
+      self.releaseDueFrames()
+      self.queuedJobs.subtract(1, ordering: .releasing)
+    }
+  }
+
+  /// The release timer scheduled on the loop. The queue may have taken the track over since (a
+  /// picture decoded there, over the loop's budget): then the release is a job on `queue`, after
+  /// the ones in flight, which own the held frames until they finish. On the loop.
+  private func releaseOnLoop() {
+    // Only the loop adds jobs, so none can start between this load and the release; the
+    // acquiring load sees what the last finished job left (it decrements releasing).
+    guard queuedJobs.load(ordering: .acquiring) > 0 else {
+      releaseScheduled = false
+      releaseDueFrames()
+      return
+    }
+    queuedJobs.add(1, ordering: .relaxed)
+    queue.async {
       self.releaseScheduled = false
       self.releaseDueFrames()
       self.queuedJobs.subtract(1, ordering: .releasing)

@@ -14,9 +14,10 @@ import Synchronization
 final class VideoReceiveTrack: @unchecked Sendable {
   // @unchecked Sendable: `receiver`, `averageCost` (and the A/V sync `renderQueue`,
   // `releaseScheduled`) are used by one thread at a time: by jobs on `queue`, or on the loop
-  // only while `queuedJobs` is 0 — the loop is the only thread that queues jobs, and a job
-  // decrements the count (releasing) after its last access, which the loop's acquiring load
-  // sees. `statistics` and `renderGate` sit behind mutexes.
+  // (inline decodes, the lip-sync release timer) only while `queuedJobs` is 0 — with a loop,
+  // the loop is the only thread that queues jobs, and a job decrements the count (releasing)
+  // after its last access, which the loop's acquiring load sees. Without a loop only the queue
+  // uses them. `statistics` and `renderGate` sit behind mutexes.
 
   /// Pictures whose decoding and rendering took longer than this on average are never decoded
   /// on the loop (a 640x480 VP8 picture takes ≈ 1.5 ms here, a 1280x720 one ≈ 4 ms).
@@ -31,7 +32,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   /// is handed over only while not stopped, checked under the same lock `stop` sets it with.
   let renderGate = Mutex(RenderGate())
   /// The loop `handle` is called on, when pictures may be decoded on it.
-  private let loop: EventLoop?
+  let loop: EventLoop?
   private let inlineCostLimit: Duration
   /// Jobs on `queue` not finished yet (decodes, and the lip-sync hold's next release).
   let queuedJobs = Atomic<Int>(0)
