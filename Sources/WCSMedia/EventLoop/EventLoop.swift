@@ -91,6 +91,10 @@ public final class EventLoop: @unchecked Sendable {
   /// The smallest coalescing window of the watched descriptors, attoseconds (0: none
   /// coalesces).
   private var coalescingWindow: Int128 = 0
+  /// Whether a handler stopped reading before its descriptor was drained (`readableLeft()`)
+  /// since the last `turn`: then the next poll leaves no descriptor out, so the rest is read
+  /// at once rather than at the next timer's wake-up.
+  private var readableLeftOver = false
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
   var datagramArrival: ContinuousClock.Instant? {
@@ -329,6 +333,15 @@ public final class EventLoop: @unchecked Sendable {
     watchersChanged = true
   }
 
+  /// Tells the loop that the handler running now stopped before its descriptor was drained (a
+  /// read budget, to let timers and other sockets run): the next poll then includes the
+  /// coalescing descriptors, so a backlog larger than the budget (a key frame's packets) is
+  /// read on the next turns rather than one budget per coalescing window. Call on the loop,
+  /// from a `watch` handler.
+  func readableLeft() {
+    readableLeftOver = true
+  }
+
   /// Stops watching `descriptor`; it may be closed right after. Call on the loop.
   func unwatch(_ descriptor: Int32) {
     assertInEventLoop()
@@ -396,11 +409,13 @@ public final class EventLoop: @unchecked Sendable {
       coalescingWindow = ordered.lazy.map(\.value.coalescing).filter { $0 > 0 }.min() ?? 0
     }
     polling = descriptors.count
+    let backlog = readableLeftOver
+    readableLeftOver = false
     if wake.readDescriptor < 0 { return 1 }  // no wake pipe: look at the inbox every 1 ms
     guard let latest = timers.earliestLatestDeadline() else { return -1 }
     let delay = latest - attosecondsNow()
     guard delay > 0 else { return 0 }
-    if delay <= coalescingWindow { polling = immediateCount }
+    if delay <= coalescingWindow, !backlog { polling = immediateCount }
     return Self.pollMilliseconds(attoseconds: delay)
   }
 

@@ -224,6 +224,8 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
       onDatagram(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), source)
       guard !isClosed else { return }
     }
+    // The budget ran out before `EAGAIN`: what is left must not wait for a timer's wake-up.
+    loop.readableLeft()
   }
 
   /// `arrival(kernelTime:wallClock:monotonic:)` with the wall clock and `loop`'s clock, read in

@@ -130,4 +130,28 @@ final class EventLoopReceiveCoalescingTests: XCTestCase {
       immediate.close()
     }
   }
+  /// A backlog larger than the socket's read budget (64 datagrams per readiness event, as a
+  /// 1280x720 key frame's ~150 packets are) is read on the turns right after the first
+  /// budget, not one budget per timer wake-up: with a second timer due within the window after
+  /// the first, the rest would otherwise wait for that one.
+  func testABacklogLargerThanTheReadBudgetDoesNotWaitForTheNextTimer() throws {
+    let socket = try receiver(0, coalescing: .seconds(2))
+    let first = scheduleTimer(after: .milliseconds(300))
+    let second = scheduleTimer(after: .milliseconds(900))
+    Thread.sleep(forTimeInterval: 0.05)
+    for index in 0..<100 { send(UInt8(index), to: socket) }
+    XCTAssertTrue(eventually { self.seen.value.count == 102 })
+    let entries = seen.value
+    let datagrams = entries.filter { $0.event != .timer }
+    XCTAssertEqual(
+      datagrams.map(\.event), (0..<100).map { .datagram(socket: 0, payload: UInt8($0)) })
+    // All of them read at the first timer's wake-up (the first budget before it runs, the
+    // rest on the turns right after), long before the second timer's.
+    XCTAssertEqual(datagrams.filter { $0.at < first }.count, 0, "read before the timer")
+    XCTAssertEqual(
+      datagrams.filter { $0.at >= second - .milliseconds(300) }.count, 0,
+      "waited for the second timer")
+    XCTAssertEqual(entries.last?.event, .timer)
+    loop.submit { socket.close() }
+  }
 }
