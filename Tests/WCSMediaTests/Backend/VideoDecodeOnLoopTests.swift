@@ -161,6 +161,35 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     loop.submit { track.stop() }
   }
 
+  /// Pictures held for lip sync are rendered by the release timer, outside the decode whose
+  /// cost decides where a picture goes: with a slow renderer (10 ms a picture, over the 4 ms
+  /// limit) the releases move to the queue once one was measured, as a slow decode does,
+  /// rather than holding the loop (and the audio turns and packets of every stream on it).
+  func testHeldPicturesOfASlowRendererAreReleasedOnTheQueue() throws {
+    let loop = EventLoop(label: "test.decodeHeldSlow")
+    let (packets, pictures) = try stream(count: 24)
+    let renderer = Collector(loop: loop, slow: Set(0..<24), slowFor: 0.010)
+    let sync = PlayoutSync()
+    let captured = NTPTimestamp(date: Date())
+    let videoCaptured = NTPTimestamp(seconds: captured.seconds + 0.2)
+    sync.senderReport(isVideo: false, (ntp: captured, rtpTimestamp: 4_800), clockRate: 48_000)
+    sync.senderReport(isVideo: true, (ntp: videoCaptured, rtpTimestamp: 0), clockRate: 90_000)
+    _ = sync.audioPlayed(
+      timestamp: 4_800 &+ PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero)
+    let track = try VideoReceiveTrack(renderer: renderer, playoutSync: sync, loop: loop) {}
+    for frame in packets {
+      loop.submit { track.handle(frame, now: loop.now()) }
+      Thread.sleep(forTimeInterval: Double(Self.frameInterval) / 90_000)
+    }
+    XCTAssertTrue(eventually { renderer.frames.withLock { $0.count } == pictures.count })
+    let rendered = renderer.frames.withLock { $0 }
+    assertMatches(rendered, pictures)
+    XCTAssertGreaterThan(sync.videoExtraDelay, .milliseconds(150), "video held for the audio")
+    // At most the first release (no cost known yet) renders on the loop.
+    XCTAssertLessThanOrEqual(rendered.filter(\.onLoop).count, 2, "\(rendered.map(\.onLoop))")
+    loop.submit { track.stop() }
+  }
+
   func testNothingIsRenderedAfterStop() throws {
     let loop = EventLoop(label: "test.decodeStop")
     let (packets, _) = try stream(count: 10)

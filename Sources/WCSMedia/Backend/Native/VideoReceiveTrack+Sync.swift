@@ -83,21 +83,46 @@ extension VideoReceiveTrack {
 
   /// The release timer scheduled on the loop. The queue may have taken the track over since (a
   /// picture decoded there, over the loop's budget): then the release is a job on `queue`, after
-  /// the ones in flight, which own the held frames until they finish. On the loop.
+  /// the ones in flight, which own the held frames until they finish. So is it when releases
+  /// took longer than `inlineCostLimit` on average (the renderer is slow: a held picture is
+  /// rendered here, not in `decodeAndPresent`, whose cost leaves it out) or the loop's
+  /// `workBudget` has no room, as for a decode. On the loop.
   private func releaseOnLoop() {
+    guard let loop else { return }
     // Only the loop adds jobs, so none can start between this load and the release; the
     // acquiring load sees what the last finished job left (it decrements releasing).
-    guard queuedJobs.load(ordering: .acquiring) > 0 else {
+    if queuedJobs.load(ordering: .acquiring) == 0,
+      averageReleaseCost.map({
+        $0 <= inlineCostLimit && loop.workBudget.allows($0, at: ContinuousClockReading.now())
+      }) ?? true
+    {
       releaseScheduled = false
-      releaseDueFrames()
+      let (spent, end) = timedRelease()
+      loop.workBudget.record(spent, endingAt: end)
       return
     }
     queuedJobs.add(1, ordering: .relaxed)
     queue.async {
       self.releaseScheduled = false
-      self.releaseDueFrames()
+      self.timedRelease()
       self.queuedJobs.subtract(1, ordering: .releasing)
     }
+  }
+
+  /// `releaseDueFrames`, its wall time folded into `averageReleaseCost` (an eighth of each new
+  /// cost, as `averageCost`). Returns the time it took and when it ended. One thread at a time
+  /// (see the type's comment).
+  @discardableResult
+  private func timedRelease() -> (spent: Duration, end: ContinuousClock.Instant) {
+    let start = ContinuousClockReading.now()
+    releaseDueFrames()
+    let end = ContinuousClockReading.now()
+    let spent = end - start
+    averageReleaseCost =
+      averageReleaseCost.map {
+        Duration(attoseconds: $0.attoseconds + (spent.attoseconds - $0.attoseconds) / 8)
+      } ?? spent
+    return (spent, end)
   }
 
   /// Renders `frame`'s picture with its capture time, then hands it back to the pipeline to

@@ -13,7 +13,7 @@ import Synchronization
 /// packets and timers of other streams.
 final class VideoReceiveTrack: @unchecked Sendable {
   // @unchecked Sendable: `receiver`, `averageCost` (and the A/V sync `renderQueue`,
-  // `releaseScheduled`) are used by one thread at a time: by jobs on `queue`, or on the loop
+  // `releaseScheduled`, `averageReleaseCost`) are used by one thread at a time: by jobs on `queue`, or on the loop
   // (inline decodes, the lip-sync release timer) only while `queuedJobs` is 0 — with a loop,
   // the loop is the only thread that queues jobs, and a job decrements the count (releasing)
   // after its last access, which the loop's acquiring load sees. Without a loop only the queue
@@ -33,7 +33,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   let renderGate = Mutex(RenderGate())
   /// The loop `handle` is called on, when pictures may be decoded on it.
   let loop: EventLoop?
-  private let inlineCostLimit: Duration
+  let inlineCostLimit: Duration
   /// Jobs on `queue` not finished yet (decodes, and the lip-sync hold's next release).
   let queuedJobs = Atomic<Int>(0)
   /// Moving average of the wall time one `decodeAndPresent` took (nil before the first).
@@ -47,6 +47,9 @@ final class VideoReceiveTrack: @unchecked Sendable {
   let playoutSync: PlayoutSync?
   var renderQueue = VideoRenderQueue<VideoDecodePipeline<VideoFrame>.Frame>()
   var releaseScheduled = false
+  /// Moving average of the wall time one lip-sync release (`releaseDueFrames` from its timer,
+  /// mostly a held picture's rendering) took (nil before the first).
+  var averageReleaseCost: Duration?
 
   /// - Parameters:
   ///   - loop: the loop `handle` is called on, when pictures may be decoded on it (nil: always
