@@ -51,12 +51,19 @@ final class EventLoopReceiveCoalescingTests: XCTestCase {
 
   /// Schedules a timer `delay` from now that records itself; returns its deadline.
   private func scheduleTimer(after delay: Duration) -> ContinuousClock.Instant {
-    loop.submit { () -> ContinuousClock.Instant in
+    scheduleCancellableTimer(after: delay).deadline
+  }
+
+  /// `scheduleTimer(after:)`, also returning the timer.
+  private func scheduleCancellableTimer(after delay: Duration) -> (
+    deadline: ContinuousClock.Instant, timer: EventLoopTimer
+  ) {
+    loop.submit { () -> (deadline: ContinuousClock.Instant, timer: EventLoopTimer) in
       let deadline = loop.now() + delay
-      loop.schedule(at: deadline) { [loop, seen] in
+      let timer = loop.schedule(at: deadline) { [loop, seen] in
         seen.mutate { $0.append(Seen(event: .timer, at: loop.now(), arrival: nil)) }
       }
-      return deadline
+      return (deadline, timer)
     }
   }
 
@@ -152,6 +159,33 @@ final class EventLoopReceiveCoalescingTests: XCTestCase {
       datagrams.filter { $0.at >= second - .milliseconds(300) }.count, 0,
       "waited for the second timer")
     XCTAssertEqual(entries.last?.event, .timer)
+    loop.submit { socket.close() }
+  }
+  /// Work handed over from another thread wakes the loop through the wake pipe (always
+  /// polled): a datagram waiting for a timer is read on that wake-up. When that work cancels
+  /// the timer, nothing is due within the window any more and the next datagram is read as it
+  /// arrives, not at the cancelled deadline.
+  func testAWakeUpFromAnotherThreadServesAWaitingDatagramAndACancelledTimerEndsTheWait()
+    throws
+  {
+    let socket = try receiver(0, coalescing: .seconds(2))
+    let (deadline, timer) = scheduleCancellableTimer(after: .milliseconds(900))
+    Thread.sleep(forTimeInterval: 0.05)
+    send(1, to: socket)
+    Thread.sleep(forTimeInterval: 0.15)
+    let cancelledAt = ContinuousClock.now
+    loop.execute { [loop] in loop.cancel(timer) }
+    XCTAssertTrue(eventually { self.seen.value.count == 1 })
+    Thread.sleep(forTimeInterval: 0.1)
+    let secondSentAt = ContinuousClock.now
+    send(2, to: socket)
+    XCTAssertTrue(eventually { self.seen.value.count == 2 })
+    let entries = seen.value
+    XCTAssertEqual(
+      entries.map(\.event), [.datagram(socket: 0, payload: 1), .datagram(socket: 0, payload: 2)])
+    XCTAssertGreaterThanOrEqual(entries[0].at, cancelledAt)
+    XCTAssertGreaterThanOrEqual(entries[1].at, secondSentAt)
+    for entry in entries { XCTAssertLessThan(entry.at, deadline - .milliseconds(300)) }
     loop.submit { socket.close() }
   }
 }
