@@ -18,7 +18,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   public struct Configuration: Sendable {
     /// Where recordings are written (the server's records directory).
     public var recordsDirectory: String
-    /// ICE/DTLS settings of every connection; ICE-lite is forced on.
+    /// ICE/DTLS settings of every connection; ICE-lite is forced on. Default: loopback allowed,
+    /// no receive coalescing (`PeerConnectionConfiguration.receiveCoalescing`).
     public var peerConnection: PeerConnectionConfiguration
     /// RR/SR interval per leg, ms (RFC 3550 §6.2 allows a fixed interval for few members).
     public var reportIntervalMillis: Int64 = 1000
@@ -34,7 +35,12 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     /// (`127.0.0.1` → loopback only; `0.0.0.0` → every interface).
     public init(recordsDirectory: String, bindAddress: String = "127.0.0.1") {
       self.recordsDirectory = recordsDirectory
-      var peerConnection = PeerConnectionConfiguration(iceLite: true, allowLoopback: true)
+      // No receive coalescing: the relay forwards each packet as it arrives and has no periodic
+      // media timer for packets to share wake-ups with, only the reports and watchdogs, so
+      // coalescing would save about one wake-up a second and hold the packets arriving within
+      // the window before each of those timers (up to 25 ms), in the path to every player.
+      var peerConnection = PeerConnectionConfiguration(
+        iceLite: true, allowLoopback: true, receiveCoalescing: .zero)
       if bindAddress != "0.0.0.0", bindAddress != "::", let address = ICEIPAddress(bindAddress) {
         peerConnection.hostAddresses = [address]
       }

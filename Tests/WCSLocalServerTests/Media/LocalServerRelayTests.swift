@@ -227,6 +227,16 @@ final class LocalServerRelayTests: XCTestCase {
     player.closeAndWait()
   }
 
+  /// The relay's connections read each packet as it arrives: with the client default (25 ms
+  /// receive coalescing) the packets arriving in the 25 ms before each report or watchdog timer
+  /// would wait for it on their way to every player.
+  func testTheRelayDoesNotCoalesceReceivedPackets() {
+    let configuration = LocalServerRelayEngine.Configuration(recordsDirectory: "/nonexistent")
+    XCTAssertEqual(configuration.peerConnection.receiveCoalescing, .zero)
+    XCTAssertEqual(PeerConnectionConfiguration().receiveCoalescing, .milliseconds(25))
+    XCTAssertTrue(configuration.peerConnection.iceLite)
+  }
+
   func testTheDefaultEngineRefusesAnOfferWithoutOpusOrVP8() throws {
     let records = try makeTemporaryDirectory("wcs-relay-default")
     defer { try? FileManager.default.removeItem(at: records) }
