@@ -104,6 +104,24 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     self.loop = loop
     self.descriptor = descriptor
     self.onDatagram = onDatagram
+    self.coalescing = coalescing
+    watch()
+  }
+
+  /// How long a datagram may wait to be read so it shares a timer's wake-up (see `init`).
+  private(set) var coalescing: Duration
+
+  /// Changes `coalescing` from now on (a connection coalesces only once its media flow, so
+  /// the ICE and DTLS exchanges before are not held by the ICE pacing timer). Call on the loop;
+  /// does nothing once closed.
+  func setCoalescing(_ window: Duration) {
+    loop.assertInEventLoop()
+    guard !isClosed, window != coalescing else { return }
+    coalescing = window
+    watch()
+  }
+
+  private func watch() {
     // A constant weak reference rather than `[weak self]` (see `WeakReference`).
     let reference = WeakReference(self)
     loop.watch(descriptor, coalescing: coalescing) { reference.object?.readAvailable() }

@@ -333,7 +333,8 @@ public final class PeerConnection: @unchecked Sendable {
       do {
         let socket = try EventLoopUDPSocket(
           loop: loop, bindingTo: ICETransportAddress(ip: ip, port: 0),
-          portRange: configuration.portRange, coalescing: configuration.receiveCoalescing
+          // Coalescing from the first connect on (`setState`).
+          portRange: configuration.portRange
         ) { [reference = WeakReference(self)] bytes, source in
           // A constant weak reference rather than `[weak self]` (see `WeakReference`).
           reference.object?.receive(bytes, from: source, socket: index)
@@ -402,6 +403,11 @@ public final class PeerConnection: @unchecked Sendable {
     onEvent?(.stateChanged(newState))
     // From the connect deadline to the consent deadline.
     if firstConnect { serviceWatchdog() }
+    // Media flow from now on: before, the ICE checks (paced every Ta) and the DTLS handshake
+    // would each wait up to the window for the next pacing timer, ≈ 50 ms more to connect.
+    if firstConnect {
+      for socket in sockets { socket.setCoalescing(configuration.receiveCoalescing) }
+    }
   }
 
   func fail(_ error: PeerConnectionError) {

@@ -139,6 +139,28 @@ final class PeerConnectionTests: XCTestCase {
       peers.offererRecorder.rtp.value.count + peers.answererRecorder.rtp.value.count, 0)
   }
 
+  /// A connection's sockets coalesce (`PeerConnectionConfiguration.receiveCoalescing`) only
+  /// from its first connect on: before, the ICE checks (paced every Ta by a timer always due
+  /// within the window) and the DTLS handshake would each wait for that timer.
+  func testSocketsCoalesceOnlyOnceConnected() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    let before = try peers.loop.submit { () throws -> [Duration] in
+      let offer = try peers.offerer.localDescriptionForOffer()
+      let answer = try peers.answerer.setRemoteOffer(offer)
+      try peers.offerer.setRemoteAnswer(answer)
+      return (peers.offerer.sockets + peers.answerer.sockets).map(\.coalescing)
+    }
+    XCTAssertFalse(before.isEmpty)
+    XCTAssertEqual(before, before.map { _ in .zero })
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    let after = peers.loop.submit {
+      (peers.offerer.sockets + peers.answerer.sockets).map(\.coalescing)
+    }
+    XCTAssertEqual(after.count, before.count)
+    XCTAssertEqual(after, after.map { _ in .milliseconds(25) })
+  }
+
   func testCloseSendsCloseNotifyAndThePeerGoesDisconnected() throws {
     let peers = LoopbackPeers()
     defer { peers.shutdown() }
