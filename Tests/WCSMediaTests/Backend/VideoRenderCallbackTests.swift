@@ -100,7 +100,7 @@ final class VideoRenderCallbackTests: XCTestCase {
   }
 
   func testRendererClosingItsLipSyncedConnectionGetsNoFurtherPicture() throws {
-    // Audio and video: pictures are held for the lip sync and released by a job on the queue.
+    // Audio and video: pictures are held for the lip sync and released by a loop timer.
     try closeFromRender(at: 12, audio: true)
   }
 
@@ -115,15 +115,15 @@ final class VideoRenderCallbackTests: XCTestCase {
     try call.connectPlayer(self)
     let player = call.player
     // Close while pictures flow, are held 100 ms or more (one comes every 33 ms) and a
-    // lip-sync release is scheduled on the track's queue.
+    // lip-sync release is pending: a loop timer, or a job on the track's queue.
     waitForBackend("video flowing and held for the lip sync", timeout: 30) {
-      let (held, pending) = player.loop.submit {
-        (
-          player.playoutSync?.snapshot.videoExtraDelay ?? .zero,
-          player.videoReceiveTrack?.queuedJobs.load(ordering: .acquiring) ?? 0
-        )
+      let (held, pending) = player.loop.submit { () -> (Duration, Bool) in
+        let held = player.playoutSync?.snapshot.videoExtraDelay ?? .zero
+        guard let track = player.videoReceiveTrack else { return (held, false) }
+        // The hold's state is the loop's only while nothing of the track is queued.
+        return (held, track.queuedJobs.load(ordering: .acquiring) > 0 || track.releaseScheduled)
       }
-      return pictures.value >= 20 && held > .milliseconds(100) && pending > 0
+      return pictures.value >= 20 && held > .milliseconds(100) && pending
     }
     let before = pictures.value
     player.close()
