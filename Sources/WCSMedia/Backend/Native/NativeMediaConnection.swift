@@ -336,14 +336,17 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// lip sync, so video follows.
   static let audioPlayoutLeeway: Duration = AudioReceiveTrack.playoutAdvance * 2
 
-  /// The turn's leeway while the connection's sockets coalesce (`receiveCoalescing`): then the
-  /// packets wait for the turn rather than the turn for a packet, so the turn keeps close to
-  /// its deadline and the loop wakes once per turn for both.
+  /// The turn's leeway while the connection's sockets coalesce over at least a turn's period
+  /// (`receiveCoalescing` ≥ 20 ms): then the packets wait for the turn rather than the turn for
+  /// a packet, so the turn keeps close to its deadline and the loop wakes once per turn for
+  /// both. With a shorter window packets outside it still wake the loop on their own, and the
+  /// turn keeps `audioPlayoutLeeway` to share those wake-ups.
   static let coalescedAudioPlayoutLeeway: Duration = .milliseconds(1)
 
-  /// `audioPlayoutLeeway`, or `coalescedAudioPlayoutLeeway` when the sockets coalesce.
+  /// `audioPlayoutLeeway`, or `coalescedAudioPlayoutLeeway` when the sockets coalesce over a
+  /// turn's period.
   var audioTurnLeeway: Duration {
-    configuration.peerConnection.receiveCoalescing > .zero
+    configuration.peerConnection.receiveCoalescing >= AudioReceiver.frameDuration
       ? Self.coalescedAudioPlayoutLeeway : Self.audioPlayoutLeeway
   }
 
