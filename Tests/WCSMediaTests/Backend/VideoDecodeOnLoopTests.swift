@@ -55,6 +55,30 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     }
   }
 
+  /// Hands each frame's packets to the track on the loop one frame interval apart, as they
+  /// would arrive.
+  private func playInRealTime(
+    _ packets: [[ReceivedRTPPacket]], to track: VideoReceiveTrack, on loop: EventLoop
+  ) {
+    for frame in packets {
+      loop.submit { track.handle(frame, now: loop.now()) }
+      Thread.sleep(forTimeInterval: Double(Self.frameInterval) / 90_000)
+    }
+  }
+
+  /// A lip sync whose audio, captured at NTP `now`, plays now, while the first picture (RTP 0)
+  /// was captured 200 ms later: video would come out 200 ms ahead, so it is held that long.
+  private static func videoAheadOfAudio() -> PlayoutSync {
+    let sync = PlayoutSync()
+    let captured = NTPTimestamp(date: Date())
+    let videoCaptured = NTPTimestamp(seconds: captured.seconds + 0.2)
+    sync.senderReport(isVideo: false, (ntp: captured, rtpTimestamp: 4_800), clockRate: 48_000)
+    sync.senderReport(isVideo: true, (ntp: videoCaptured, rtpTimestamp: 0), clockRate: 90_000)
+    _ = sync.audioPlayed(
+      timestamp: 4_800 &+ PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero)
+    return sync
+  }
+
   private func assertMatches(
     _ rendered: [Collector.Rendered], _ pictures: [I420Image], file: StaticString = #filePath,
     line: UInt = #line
@@ -126,27 +150,11 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     let loop = EventLoop(label: "test.decodeHeld")
     let (packets, pictures) = try stream(count: 24)
     let renderer = Collector(loop: loop)
-    // Audio captured at `captured` plays now; the first picture (RTP 0) was captured 200 ms
-    // later: video would come out 200 ms ahead, so it is held that long.
-    let sync = PlayoutSync()
-    let captured = NTPTimestamp(date: Date())
-    let videoCaptured = NTPTimestamp(seconds: captured.seconds + 0.2)
-    sync.senderReport(isVideo: false, (ntp: captured, rtpTimestamp: 4_800), clockRate: 48_000)
-    sync.senderReport(isVideo: true, (ntp: videoCaptured, rtpTimestamp: 0), clockRate: 90_000)
-    _ = sync.audioPlayed(
-      timestamp: 4_800 &+ PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero)
+    let sync = Self.videoAheadOfAudio()
     let track = try VideoReceiveTrack(
       renderer: renderer, playoutSync: sync, loop: loop, inlineCostLimit: .seconds(1)
     ) {}
-    var handedAt: [ContinuousClock.Instant] = []
-    for frame in packets {
-      handedAt.append(
-        loop.submit { () -> ContinuousClock.Instant in
-          track.handle(frame, now: loop.now())
-          return loop.now()
-        })
-      Thread.sleep(forTimeInterval: Double(Self.frameInterval) / 90_000)
-    }
+    playInRealTime(packets, to: track, on: loop)
     XCTAssertTrue(eventually { renderer.frames.withLock { $0.count } == pictures.count })
     let rendered = renderer.frames.withLock { $0 }
     assertMatches(rendered, pictures)
@@ -169,18 +177,9 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     let loop = EventLoop(label: "test.decodeHeldSlow")
     let (packets, pictures) = try stream(count: 24)
     let renderer = Collector(loop: loop, slow: Set(0..<24), slowFor: 0.010)
-    let sync = PlayoutSync()
-    let captured = NTPTimestamp(date: Date())
-    let videoCaptured = NTPTimestamp(seconds: captured.seconds + 0.2)
-    sync.senderReport(isVideo: false, (ntp: captured, rtpTimestamp: 4_800), clockRate: 48_000)
-    sync.senderReport(isVideo: true, (ntp: videoCaptured, rtpTimestamp: 0), clockRate: 90_000)
-    _ = sync.audioPlayed(
-      timestamp: 4_800 &+ PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero)
+    let sync = Self.videoAheadOfAudio()
     let track = try VideoReceiveTrack(renderer: renderer, playoutSync: sync, loop: loop) {}
-    for frame in packets {
-      loop.submit { track.handle(frame, now: loop.now()) }
-      Thread.sleep(forTimeInterval: Double(Self.frameInterval) / 90_000)
-    }
+    playInRealTime(packets, to: track, on: loop)
     XCTAssertTrue(eventually { renderer.frames.withLock { $0.count } == pictures.count })
     let rendered = renderer.frames.withLock { $0 }
     assertMatches(rendered, pictures)
