@@ -118,10 +118,7 @@ extension VideoReceiveTrack {
     releaseDueFrames()
     let end = ContinuousClockReading.now()
     let spent = end - start
-    averageReleaseCost =
-      averageReleaseCost.map {
-        Duration(attoseconds: $0.attoseconds + (spent.attoseconds - $0.attoseconds) / 8)
-      } ?? spent
+    averageReleaseCost = Self.averaged(averageReleaseCost, with: spent)
     return (spent, end)
   }
 

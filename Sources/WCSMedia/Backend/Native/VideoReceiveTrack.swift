@@ -167,14 +167,18 @@ final class VideoReceiveTrack: @unchecked Sendable {
     swap(&output, &self.output)
     let end = ContinuousClockReading.now()
     let spent = end - start
-    // An eighth of each new cost: a key frame (2–3 times a delta frame's) moves it little.
-    // In attoseconds: `Duration / Int` is a generic 128-bit division; the same truncating
-    // division of the same value.
-    averageCost =
-      averageCost.map {
-        Duration(attoseconds: $0.attoseconds + (spent.attoseconds - $0.attoseconds) / 8)
-      } ?? spent
+    averageCost = Self.averaged(averageCost, with: spent)
     return (spent, end)
+  }
+
+  /// A moving average of costs, `average` moved an eighth of the way to `cost` (`cost` itself
+  /// when there is none yet): a key frame (2–3 times a delta frame's) moves it little. In
+  /// attoseconds: `Duration / Int` is a generic 128-bit division; the same truncating division
+  /// of the same value.
+  static func averaged(_ average: Duration?, with cost: Duration) -> Duration {
+    average.map {
+      Duration(attoseconds: $0.attoseconds + (cost.attoseconds - $0.attoseconds) / 8)
+    } ?? cost
   }
 }
 
