@@ -9,6 +9,45 @@ func processCPUSeconds() -> Double {
   return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
+/// Voluntary context switches of all the process's threads (`voluntary_ctxt_switches` in
+/// `/proc/self/task/*/status`). A thread switches out voluntarily when it goes to sleep (poll,
+/// futex, nanosleep), so the difference over a window counts the wake-ups in it. On a virtual
+/// machine a wake-up costs tens of µs of CPU (`WakeUpPrice`), so the count explains much of
+/// a receiver's CPU beyond its codec calls.
+func processWakeUps() -> Int {
+  guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else {
+    return 0
+  }
+  var total = 0
+  for task in tasks {
+    guard
+      let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)
+    else { continue }
+    for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+      total += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+    }
+  }
+  return total
+}
+
+/// What one wake-up costs on this machine: the process CPU per firing of a timer that re-arms
+/// itself every `period` on an otherwise idle `EventLoop`, over `span` seconds. 20 ms is the
+/// play path's audio turn; the price depends on how long the thread slept (a longer sleep
+/// leaves colder caches and, on a virtual machine, a halted virtual CPU to wake).
+func measureWakeUpPrice(period: Duration = .milliseconds(20), span: Double) -> Double {
+  let loop = EventLoop(label: "PipelineBench.idle")
+  let ticker = IdleTicker(loop: loop, period: period)
+  loop.execute { ticker.arm() }
+  Thread.sleep(forTimeInterval: 0.5)
+  let before = ticker.fired.withLock { $0 }
+  let cpuStart = processCPUSeconds()
+  Thread.sleep(forTimeInterval: span)
+  let cpu = processCPUSeconds() - cpuStart
+  let wakes = ticker.fired.withLock { $0 } - before
+  loop.shutdown()
+  return cpu / Double(max(1, wakes))
+}
+
 /// glibc's `malloc_trim` (not in the Glibc module map), looked up once.
 let trimHeap: (@convention(c) (Int) -> Int32)? = dlsym(nil, "malloc_trim").map {
   unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)

@@ -34,9 +34,11 @@ func runPlayOnly(duration span: Double, decodesVideoOnLoop: Bool) throws -> Neve
   Thread.sleep(forTimeInterval: 1)
   let before = statistics(player.connection)
   let cpuStart = processCPUSeconds()
+  let wakeStart = processWakeUps()
   print("play-only: measuring \(Int(span)) s (pid \(getpid()))")
   Thread.sleep(forTimeInterval: span)
   let cpu = processCPUSeconds() - cpuStart
+  let wakeUps = processWakeUps() - wakeStart
   let after = statistics(player.connection)
   let decoded = after.framesDecoded - before.framesDecoded
   let codec =
@@ -55,6 +57,11 @@ func runPlayOnly(duration span: Double, decodesVideoOnLoop: Bool) throws -> Neve
   player.connection.close()
   publisher.stop()
   loop.shutdown()
+  // Priced after the player stopped, so none of its CPU counts in the idle loop's.
+  let price = measureWakeUpPrice(span: 3)
+  print(
+    "play-only: \(Int(Double(wakeUps) / span)) wake-ups a second at \(String(format: "%.1f µs", price * 1e6)) each (an idle loop's, 20 ms sleeps): \(percent(Double(wakeUps) * price / max(codec, 1e-9))) of the codec calls; \(percent((cpu - codec - Double(wakeUps) * price) / max(codec, 1e-9))) beyond them besides"
+  )
   exit(0)
 }
 
@@ -85,10 +92,10 @@ func runPublishOnly(duration span: Double) throws -> Never {
   exit(0)
 }
 
-/// `PipelineBench idle-loop [seconds]`: an `EventLoop` whose only work is a timer firing every
-/// 5 ms (200 wake-ups a second), for the cost of one wake-up on this machine.
-func runIdleLoop(duration span: Double) -> Never {
-  let ticker = IdleTicker(loop: EventLoop(label: "PipelineBench.idle"))
+/// `PipelineBench idle-loop [seconds] [period ms]`: an `EventLoop` whose only work is a timer
+/// firing every `period` (default 5 ms), for the cost of one wake-up on this machine.
+func runIdleLoop(duration span: Double, period: Duration) -> Never {
+  let ticker = IdleTicker(loop: EventLoop(label: "PipelineBench.idle"), period: period)
   ticker.loop.execute { ticker.arm() }
   Thread.sleep(forTimeInterval: 1)
   let before = ticker.fired.withLock { $0 }
@@ -102,15 +109,19 @@ func runIdleLoop(duration span: Double) -> Never {
   exit(0)
 }
 
-/// A timer that re-arms itself every 5 ms on its loop.
+/// A timer that re-arms itself every `period` on its loop.
 final class IdleTicker: Sendable {
   let loop: EventLoop
+  let period: Duration
   let fired = Mutex(0)
 
-  init(loop: EventLoop) { self.loop = loop }
+  init(loop: EventLoop, period: Duration) {
+    self.loop = loop
+    self.period = period
+  }
 
   func arm() {
-    loop.schedule(after: .milliseconds(5)) {
+    loop.schedule(after: period) {
       self.fired.withLock { $0 += 1 }
       self.arm()
     }

@@ -15,7 +15,10 @@
 // costs 25–60 % more than back to back, and the two loops run minutes apart from the path, so
 // these vary by ±10 points between runs). Part 2 also runs a minimal receiver of the same media
 // (RawReceive.swift: poll, recv, libsrtp, libvpx and libopus called directly) for what any
-// receiver pays here beyond decoding, and the play path's CPU beyond that floor.
+// receiver pays here beyond decoding, and the play path's CPU beyond that floor. It counts
+// the wake-ups of both (voluntary context switches) and prices the play path's with an idle
+// `EventLoop` timer sleeping 20 ms as the play path does: on a virtual machine one such wake-up
+// costs tens of µs of CPU, so at one per 20 ms audio turn they are several points of the figure.
 // Run: `swift run -c release PipelineBench [seconds]` (default 8 s per measurement).
 import Foundation
 import Synchronization
@@ -42,7 +45,11 @@ if arguments.first == "raw-receive" {
 }
 if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
 if arguments.first == "publish-only" { try runPublishOnly(duration: duration) }
-if arguments.first == "idle-loop" { runIdleLoop(duration: duration) }
+if arguments.first == "idle-loop" {
+  // `idle-loop [seconds] [period ms]`
+  let period = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
+  runIdleLoop(duration: duration, period: .milliseconds(period))
+}
 
 func waitUntil(_ what: String, timeout: Double = 30, _ condition: () -> Bool) throws {
   let deadline = Date().addingTimeInterval(timeout)
@@ -315,23 +322,32 @@ var playFrames: [Int] = []
 var decodeInside: [Double] = []
 var floorPath: [Double] = []
 var floorCodec: [Double] = []
+var playWakeUps: [Double] = []
+var floorWakeUps: [Double] = []
+var wakeUpPrices: [Double] = []
 var players: [Player] = []
 for repetition in 0..<repetitions {
+  // Before this repetition's receivers start (the previous player is closed).
+  wakeUpPrices.append(measureWakeUpPrice(span: 3))
   decodeBatch.append(try measureRawDecode(stream, warmUp: warmUp, paced: false) / rawPictures)
   decodePaced.append(try measureRawDecode(stream, warmUp: warmUp, paced: true) / rawPictures)
   let floor = try measureRawReceive(duration: duration)
   floorPath.append(floor.cpu / Double(max(1, floor.pictures)))
   floorCodec.append(floor.codecCPU / Double(max(1, floor.pictures)))
+  floorWakeUps.append(Double(floor.wakeUps) / Double(max(1, floor.pictures)))
   let player = try addPlayer(backend: backend, peer: publisher)
   try waitUntil("player renders") { player.renderer.count.withLock { $0 } >= 30 }
   Thread.sleep(forTimeInterval: 1)
   let before = statistics(player.connection)
   let cpuStart = processCPUSeconds()
+  let wakeStart = processWakeUps()
   Thread.sleep(forTimeInterval: duration)
   let cpu = processCPUSeconds() - cpuStart
+  let wakeUps = processWakeUps() - wakeStart
   let after = statistics(player.connection)
   let decoded = after.framesDecoded - before.framesDecoded
   playPath.append(cpu / Double(max(1, decoded)))
+  playWakeUps.append(Double(wakeUps) / Double(max(1, decoded)))
   let codecCPU =
     after.videoDecodeCPUTime + after.audioDecodeCPUTime - before.videoDecodeCPUTime
     - before.audioDecodeCPUTime
@@ -358,6 +374,20 @@ print(
 )
 print(
   "   play path beyond it:              \(percent(median(playOverheadFloor))) of its codec calls (median): all the SDK does beyond it, the copy of each picture out of libvpx included"
+)
+// Wake-ups per picture × the idle loop's price per wake-up, as a share of the codec calls.
+let playWakeShare = (0..<repetitions).map {
+  playWakeUps[$0] * wakeUpPrices[$0] / max(decodeInside[$0], 1e-12)
+}
+let perSecond = Double(PipelineSettings.frameRate)
+print(
+  "   wake-ups a second:                play path \(list(playWakeUps.map { $0 * perSecond }, { String(format: "%.0f", $0) })), minimal receiver \(list(floorWakeUps.map { $0 * perSecond }, { String(format: "%.0f", $0) })) (voluntary context switches, all threads)"
+)
+print(
+  "   one wake-up here:                 \(list(wakeUpPrices, { String(format: "%.1f µs", $0 * 1e6) })) of CPU (an idle EventLoop timer every 20 ms, 3 s before each repetition)"
+)
+print(
+  "   the play path's wake-ups:         \(percent(median(playWakeShare))) of its codec calls at that price (median); all else it does beyond them: \(percent(median(zip(playOverheadInside, playWakeShare).map { $0 - $1 }))) (the minimal receiver's are shorter sleeps, which cost less, so they are not priced this way)"
 )
 print(
   "   SDK CPU beyond raw decoding:      \(percent(median(playOverheadInside))) vs the codec calls inside the path, \(percent(median(playOverheadPaced))) vs the real-time loop, \(percent(median(playOverheadBatch))) vs the batch loop (median; target ≤ 15 %)"

@@ -62,7 +62,7 @@ final class EventLoopRescheduleTests: XCTestCase {
     let first = loop.submit {
       loop.schedule(after: .milliseconds(1)) { fired.mutate { $0.append("first") } }
     }
-    loop.submit {
+    _ = loop.submit {
       loop.schedule(after: .milliseconds(20)) { [loop] in
         XCTAssertNil(loop.reschedule(first, at: loop.now()), "a fired timer was moved")
         var timer = loop.schedule(after: .milliseconds(5)) { fired.mutate { $0.append("never") } }

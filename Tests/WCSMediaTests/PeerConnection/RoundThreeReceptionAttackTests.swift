@@ -127,7 +127,7 @@ final class RoundThreeReceptionAttackTests: XCTestCase {
       ) { _, _ in seen.mutate { $0 += 1 } }
       guard let target = socket?.localAddress else { return XCTFail("no socket") }
       for index in 0..<5 { try sender.send([UInt8(index)], to: target) }
-      weak var released = socket
+      weak let released = socket
       socket = nil
       weakSocket.mutate { $0 = released == nil }
     }
@@ -153,7 +153,7 @@ final class RoundThreeReceptionAttackTests: XCTestCase {
     }
     let target = socket.localAddress
     box.mutate { $0 = socket }
-    weak var released = socket
+    weak let released = socket
     _ = consume socket
     let sender = try makeSender()
     try queue(10, to: target, from: sender)
