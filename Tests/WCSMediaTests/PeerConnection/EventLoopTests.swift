@@ -132,7 +132,10 @@ final class EventLoopTests: XCTestCase {
     // "lazy" is due at 10 ms with 400 ms of leeway; "strict" (no leeway) at 30 ms wakes the
     // loop, and "lazy" fires in the same turn, right after it, not at 410 ms.
     let fired = LoopShared<[(String, Duration)]>([])
-    let done = expectation(description: "lazy fired")
+    // Both fulfil: waiting for "lazy" alone let the test read the list while "strict" was
+    // still being appended on the loop.
+    let done = expectation(description: "both fired")
+    done.expectedFulfillmentCount = 2
     loop.submit {
       let start = loop.now()
       loop.schedule(at: start + .milliseconds(10), leeway: .milliseconds(400)) { [loop] in
@@ -141,6 +144,7 @@ final class EventLoopTests: XCTestCase {
       }
       loop.schedule(at: start + .milliseconds(30)) { [loop] in
         fired.mutate { $0.append(("strict", loop.now() - start)) }
+        done.fulfill()
       }
     }
     wait(for: [done], timeout: 5)
