@@ -140,7 +140,15 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   settings.videoSend = arguments.flag("video", default: true)
   settings.playVideo = arguments.flag("play-video", default: true)
   let out = arguments.string("out", default: "example-output") ?? "example-output"
-  if let file = arguments.string("file") { ExampleMedia.addFileSources([file]) }
+  if let file = arguments.string("file") {
+    do {
+      try ExampleMedia.checkMediaFile(file)
+    } catch {
+      log.plain("MediaDevices: \(error)")
+      return 1
+    }
+    ExampleMedia.addFileSources([file])
+  }
   var summary = ExampleSummary()
 
   // List devices (viewDidLoad): the first of each is the default.

@@ -49,6 +49,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   var summary = ExampleSummary()
   let server: ExampleServer
   do {
+    if let file { try ExampleMedia.checkMediaFile(file) }
     try ExampleMedia.makeDirectory(out)
     server = try ExampleServer(arguments: arguments, log: log)
   } catch {

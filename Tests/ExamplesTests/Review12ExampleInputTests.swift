@@ -1,0 +1,62 @@
+import ExampleSupport
+import Foundation
+import XCTest
+
+/// Command lines a new user could type by mistake: each is refused at once with a one-line
+/// reason and a non-zero status, before any server or media starts.
+final class Review12ExampleInputTests: XCTestCase {
+  /// `nan` and `inf` parse as `Double`s; as a duration or ratio they are a usage error (the
+  /// demo used to trap converting `(nan + 2) * fps` to an `Int`).
+  func testNonFiniteNumbersAreUsageErrors() throws {
+    for text in ["nan", "inf", "-inf", "infinity", "NaN"] {
+      let arguments = try ExampleArguments(["--duration", text])
+      XCTAssertThrowsError(try arguments.double("duration", default: 1), text) { error in
+        XCTAssertEqual("\(error)", "usage: --duration wants a number, got \(text)")
+      }
+    }
+    XCTAssertEqual(
+      try ExampleArguments(["--duration", "1e3"]).double("duration", default: 1), 1000)
+    XCTAssertEqual(
+      try ExampleArguments(["--duration", "-2.5"]).double("duration", default: 1), -2.5)
+  }
+
+  /// wcs-demo: durations that are not a positive finite number of seconds and a zero size or
+  /// frame rate end with status 64 and the reason, not a crash (signal) or a run that fails
+  /// later with unrelated reasons.
+  func testDemoRefusesImpossibleDurationsAndSizes() throws {
+    let out = try ExampleRunner.temporaryDirectory("review12-demo")
+    let cases: [([String], String)] = [
+      (["--duration", "nan"], "--duration wants a number, got nan"),
+      (["--duration", "inf"], "--duration wants a number, got inf"),
+      (["--duration", "0"], "--duration wants a positive number of seconds, got 0.0"),
+      (["--duration", "-5"], "--duration wants a positive number of seconds, got -5.0"),
+      (["--width", "0"], "--width wants a positive integer, got 0"),
+      (["--fps", "0"], "--fps wants a positive integer, got 0"),
+      (["--height", "-1"], "--height wants a positive integer, got -1"),
+    ]
+    for (arguments, reason) in cases {
+      let result = try ExampleRunner.run(
+        "wcs-demo", ["--virtual", "--out", out] + arguments, timeout: 30)
+      XCTAssertEqual(result.status, 64, "\(arguments): \(result.output)")
+      XCTAssertTrue(result.output.contains(reason), "\(arguments): \(result.output)")
+      XCTAssertFalse(result.output.contains("session ESTABLISHED"), "\(arguments) ran")
+    }
+  }
+
+  /// A `--file` that is missing or not media is refused before streaming starts (it used to
+  /// be listed as a camera, fail only when switched to, and the run ended `Result: OK`).
+  func testTwoWayStreamingAndMediaDevicesRefuseAnUnusableFile() throws {
+    let out = try ExampleRunner.temporaryDirectory("review12-file")
+    for example in ["TwoWayStreaming", "MediaDevices"] {
+      for file in ["/nonexistent/clip.mp4", "/etc/passwd"] {
+        let result = try ExampleRunner.run(
+          example, ["--file", file, "--duration", "2", "--out", out], timeout: 30)
+        XCTAssertEqual(result.status, 1, "\(example) \(file): \(result.output)")
+        XCTAssertTrue(
+          result.output.contains("\(example): cannot use \(file)"),
+          "\(example) \(file): \(result.output)")
+        XCTAssertFalse(result.output.contains("Result: OK"), "\(example) \(file)")
+      }
+    }
+  }
+}
