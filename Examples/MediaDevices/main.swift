@@ -255,7 +255,16 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   playOptions.name = settings.playName
   playOptions.display = remoteDisplay
   playOptions.constraints = remoteMediaConstraints(settings)
-  if summary.succeeded, let playStream = try? session.createStream(playOptions) {
+  var playStream: WCSStream?
+  if summary.succeeded {
+    do {
+      playStream = try session.createStream(playOptions)
+    } catch {
+      // Refused options (e.g. a negative --play-width) say why instead of "no frame was played".
+      summary.fail("Failed to play: \(error)")
+    }
+  }
+  if let playStream {
     endEvents.append("play FAILED")
     playStream.on(.fpwcsStreamStatusPlaying) { rStream in
       log.stream("play", rStream)

@@ -59,4 +59,16 @@ final class Review12ExampleInputTests: XCTestCase {
       }
     }
   }
+
+  /// A play constraint the SDK refuses (`--play-width -5`) fails the run with the SDK's reason
+  /// (it was swallowed by `try?`, and the summary said only "no frame was played").
+  func testMediaDevicesSaysWhyPlayingWasRefused() throws {
+    let out = try ExampleRunner.temporaryDirectory("review12-play-width")
+    let result = try ExampleRunner.run(
+      "MediaDevices", ["--play-width", "-5", "--duration", "1", "--out", out], timeout: 40)
+    XCTAssertEqual(result.status, 1, result.output)
+    let failure = try XCTUnwrap(result.summary["FAILED"], result.output)
+    XCTAssertTrue(failure.hasPrefix("Failed to play: invalid options"), failure)
+    XCTAssertTrue(failure.contains("got -5"), failure)
+  }
 }
