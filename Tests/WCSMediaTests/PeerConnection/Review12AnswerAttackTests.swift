@@ -141,3 +141,98 @@ final class Review12AnswerAttackTests: XCTestCase {
     XCTAssertNotEqual(peers.offererRecorder.lastState, .connected)
   }
 }
+
+/// Datagrams from a stranger (and junk from the peer's own address) while ICE and DTLS are
+/// still running: STUN Binding requests with the right USERNAME, USE-CANDIDATE and a
+/// MESSAGE-INTEGRITY that does not verify (RFC 8489 §9.2.4: drop or 401, never a pair), and
+/// random bytes in each RFC 7983 range. The real pair must be the one selected.
+final class Review12ConnectingAttackTests: XCTestCase {
+  static func ufrag(in sdp: String) -> String? {
+    sdp.split(separator: "\r\n").first { $0.hasPrefix("a=ice-ufrag:") }.map {
+      String($0.dropFirst("a=ice-ufrag:".count))
+    }
+  }
+
+  /// A Binding request (RFC 8489 §5): USERNAME, ICE-CONTROLLING, USE-CANDIDATE, PRIORITY and a
+  /// MESSAGE-INTEGRITY of zeros (wrong for any password).
+  static func forgedBindingRequest(username: String) -> [UInt8] {
+    func attribute(_ type: UInt16, _ value: [UInt8]) -> [UInt8] {
+      let padded = value + [UInt8](repeating: 0, count: (4 - value.count % 4) % 4)
+      return [
+        UInt8(type >> 8), UInt8(type & 0xFF), UInt8(value.count >> 8), UInt8(value.count & 0xFF),
+      ]
+        + padded
+    }
+    let body =
+      attribute(0x0006, Array(username.utf8)) + attribute(0x0024, [0x6E, 0x00, 0x01, 0xFF])
+      + attribute(0x802A, [1, 2, 3, 4, 5, 6, 7, 8]) + attribute(0x0025, [])
+      + attribute(0x0008, [UInt8](repeating: 0, count: 20))
+    let length = UInt16(body.count)
+    return [0x00, 0x01, UInt8(length >> 8), UInt8(length & 0xFF), 0x21, 0x12, 0xA4, 0x42]
+      + (0..<12).map { UInt8($0 * 7 + 1) } + body
+  }
+
+  func testForgedChecksAndJunkDuringConnectingDoNotHijackTheConnection() throws {
+    let peers = LoopbackPeers()
+    defer { peers.shutdown() }
+    let stranger = try peers.loop.submit {
+      try EventLoopUDPSocket(
+        loop: peers.loop, bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)
+      ) { _, _ in }
+    }
+    defer { peers.loop.submit { stranger.close() } }
+    var generator = SystemRandomNumberGenerator()
+    var junk: [[UInt8]] = [[], [0x00], [0x16, 0xFE, 0xFD]]
+    for first: UInt8 in [0x00, 0x01, 0x14, 0x15, 0x16, 0x17, 0x40, 0x80, 0xC8] {
+      for length in [4, 20, 60, 300] {
+        junk.append(
+          [first] + (1..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+      }
+    }
+    try peers.loop.submit {
+      let offer = try peers.offerer.createOffer(
+        audio: Review12AnswerAttackTests.audio, video: nil)
+      try peers.answerer.setRemoteDescription(offer: offer)
+      let answer = try peers.answerer.createAnswer()
+      try peers.offerer.setRemoteDescription(answer: answer)
+      let offerUfrag = try XCTUnwrap(Self.ufrag(in: offer))
+      let answerUfrag = try XCTUnwrap(Self.ufrag(in: answer))
+      let toAnswerer = Self.forgedBindingRequest(username: answerUfrag + ":" + offerUfrag)
+      let toOfferer = Self.forgedBindingRequest(username: offerUfrag + ":" + answerUfrag)
+      // Well-formed STUN with the right USERNAME: only the integrity check can refuse it.
+      let forged = try STUNMessage.decode(toAnswerer)
+      XCTAssertEqual(
+        forged.first { if case .username(let name) = $0 { name } else { nil } },
+        answerUfrag + ":" + offerUfrag)
+      XCTAssertNotNil(forged.first { if case .useCandidate = $0 { true } else { nil } })
+      let answerPwd = try XCTUnwrap(
+        answer.split(separator: "\r\n").first { $0.hasPrefix("a=ice-pwd:") }?.dropFirst(10))
+      XCTAssertThrowsError(
+        try forged.verifyIntegrity(key: STUNIntegrityKey(shortTermPassword: String(answerPwd))))
+      for round in 0..<3 {
+        for target in peers.answerer.localAddresses {
+          try stranger.send(toAnswerer, to: target)
+          for datagram in junk where round == 0 { try stranger.send(datagram, to: target) }
+        }
+        for target in peers.offerer.localAddresses {
+          try stranger.send(toOfferer, to: target)
+          for datagram in junk where round == 0 { try stranger.send(datagram, to: target) }
+        }
+      }
+    }
+    XCTAssertTrue(
+      peers.waitForBoth { $0 == .connected },
+      "\(peers.offererRecorder.states) \(peers.answererRecorder.states)")
+    let strangerAddress = peers.loop.submit { stranger.localAddress }
+    let pairs = peers.loop.submit {
+      (peers.offerer.stats.selectedPair, peers.answerer.stats.selectedPair)
+    }
+    let offererPair = try XCTUnwrap(pairs.0)
+    let answererPair = try XCTUnwrap(pairs.1)
+    XCTAssertNotEqual(offererPair.remote.address, strangerAddress)
+    XCTAssertNotEqual(answererPair.remote.address, strangerAddress)
+    XCTAssertTrue(
+      peers.loop.submit { peers.answerer.localAddresses }.contains(offererPair.remote.address))
+    try Review12AnswerAttackTests.assertMediaFlows(peers, seed: 9)
+  }
+}
