@@ -32,6 +32,8 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
     arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
     fps = try arguments.int("fps", default: 10)
     duration = try arguments.double("duration", default: 4)
+    // The capture rate, not only a constraint: 0 would mean a frame every 1/0 s.
+    guard fps > 0 else { throw ExampleError.usage("--fps wants a positive integer, got \(fps)") }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -93,8 +95,11 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   constraints?.video?.minFrameRate = fps
   constraints?.video?.maxFrameRate = fps
   screenOptions.constraints = constraints
-  guard let screenStream = try? session.createStream(screenOptions) else {
-    summary.fail("Failed to publish the screen")
+  let screenStream: WCSStream
+  do {
+    screenStream = try session.createStream(screenOptions)
+  } catch {
+    summary.fail("Failed to publish the screen: \(error)")
     return summary.print(to: log)
   }
   screenStream.on(.fpwcsStreamStatusPublishing) { log.stream("screen", $0) }

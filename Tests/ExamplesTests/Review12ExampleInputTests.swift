@@ -71,4 +71,16 @@ final class Review12ExampleInputTests: XCTestCase {
     XCTAssertTrue(failure.hasPrefix("Failed to play: invalid options"), failure)
     XCTAssertTrue(failure.contains("got -5"), failure)
   }
+
+  /// ScreenCapturer's `--fps` is the capture rate: 0 or less is a usage error before any
+  /// display is opened (0 ran and failed late on the Y4M header).
+  func testScreenCapturerRefusesANonPositiveFrameRate() throws {
+    for fps in ["0", "-3"] {
+      let result = try ExampleRunner.run(
+        "ScreenCapturer", ["--fps", fps, "--display", ":9999", "--duration", "1"], timeout: 30)
+      XCTAssertEqual(result.status, 64, result.output)
+      XCTAssertTrue(
+        result.output.contains("usage: --fps wants a positive integer, got \(fps)"), result.output)
+    }
+  }
 }
