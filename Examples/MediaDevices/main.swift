@@ -115,6 +115,9 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
         "list", "fec", "stereo", "mute-audio", "mute-video", "mute-during", "test", "server-log",
       ], usage: usage)
     duration = try arguments.double("duration", default: 6)
+    guard duration > 0 else {
+      throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
+    }
     testSeconds = try arguments.double("test-seconds", default: 2)
     settings.videoWidth = try arguments.int("width", default: 640)
     settings.videoHeight = try arguments.int("height", default: 480)

@@ -33,6 +33,9 @@ func runPlayer(_ argv: [String]) -> Int32 {
     arguments = try ExampleArguments(
       argv, booleanFlags: ["mute-audio", "server-log", "speaker"], usage: usage)
     duration = try arguments.double("duration", default: 5)
+    guard duration >= 0 else {
+      throw ExampleError.usage("--duration wants 0 (no end) or more seconds, got \(duration)")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64

@@ -32,6 +32,9 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
     arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
     fps = try arguments.int("fps", default: 10)
     duration = try arguments.double("duration", default: 4)
+    guard duration > 0 else {
+      throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
+    }
     // The capture rate, not only a constraint: 0 would mean a frame every 1/0 s.
     guard fps > 0 else { throw ExampleError.usage("--fps wants a positive integer, got \(fps)") }
   } catch {

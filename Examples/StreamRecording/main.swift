@@ -34,6 +34,9 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
     height = try arguments.int("height", default: 480)
     fps = try arguments.int("fps", default: 30)
     duration = try arguments.double("duration", default: 4)
+    guard duration > 0 else {
+      throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64

@@ -33,6 +33,9 @@ func runStreamer(_ argv: [String]) -> Int32 {
     height = try arguments.int("height", default: 480)
     fps = try arguments.int("fps", default: 30)
     duration = try arguments.double("duration", default: 5)
+    guard duration >= 0 else {
+      throw ExampleError.usage("--duration wants 0 (no end) or more seconds, got \(duration)")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64

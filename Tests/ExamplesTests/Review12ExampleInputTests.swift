@@ -83,4 +83,17 @@ final class Review12ExampleInputTests: XCTestCase {
         result.output.contains("usage: --fps wants a positive integer, got \(fps)"), result.output)
     }
   }
+
+  /// A negative `--duration` is a usage error everywhere (Streamer and Player used to run
+  /// until Ctrl-C, as for 0; the others stopped at once and failed with unrelated reasons).
+  func testEveryExampleRefusesANegativeDuration() throws {
+    for example in [
+      "MediaDevices", "Player", "ScreenCapturer", "StreamRecording", "Streamer", "TwoWayStreaming",
+    ] {
+      let result = try ExampleRunner.run(example, ["--duration", "-1"], timeout: 30)
+      XCTAssertEqual(result.status, 64, "\(example): \(result.output)")
+      XCTAssertTrue(
+        result.output.hasPrefix("usage: --duration wants"), "\(example): \(result.output)")
+    }
+  }
 }
