@@ -127,13 +127,19 @@ func runPlayer(_ argv: [String]) -> Int32 {
       ExampleMedia.useFile(file, in: constraints)
       options.constraints = constraints
     }
-    guard let source = try? rSession?.createStream(options) else { return }
-    source.on(.fpwcsStreamStatusPublishing) { rStream in
-      log.stream("test stream", rStream)
-      play(rSession)
+    // A refusal (e.g. a --stream name the SDK rejects) ends the run with its reason at once.
+    guard let rSession else { return }
+    do {
+      let source = try rSession.createStream(options)
+      source.on(.fpwcsStreamStatusPublishing) { rStream in
+        log.stream("test stream", rStream)
+        play(rSession)
+      }
+      source.on(.fpwcsStreamStatusFailed) { log.stream("test stream", $0) }
+      try source.publish()
+    } catch {
+      log.streamRefused("test stream", name, error)
     }
-    source.on(.fpwcsStreamStatusFailed) { log.stream("test stream", $0) }
-    try? source.publish()
   }
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }

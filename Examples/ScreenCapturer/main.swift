@@ -108,7 +108,11 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   screenStream.on(.fpwcsStreamStatusPublishing) { log.stream("screen", $0) }
   screenStream.on(.fpwcsStreamStatusUnpublished) { log.stream("screen", $0) }
   screenStream.on(.fpwcsStreamStatusFailed) { log.stream("screen", $0) }
-  try? screenStream.publish()
+  do {
+    try screenStream.publish()
+  } catch {
+    log.streamRefused("screen", name, error)
+  }
 
   // The audio: a separate stream from the microphone or a file.
   if sendAudio {
@@ -119,11 +123,14 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
       audio?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
     }
     audioOptions.constraints = audio
-    if let audioStream = try? session.createStream(audioOptions) {
+    do {
+      let audioStream = try session.createStream(audioOptions)
       audioStream.on(.fpwcsStreamStatusPublishing) { log.stream("audio", $0) }
       audioStream.on(.fpwcsStreamStatusUnpublished) { log.stream("audio", $0) }
       audioStream.on(.fpwcsStreamStatusFailed) { log.stream("audio", $0) }
-      try? audioStream.publish()
+      try audioStream.publish()
+    } catch {
+      log.streamRefused("audio", name + "-audio", error)
     }
   }
   // A FAILED stream or a lost session ends the run at once, with its reason.
@@ -138,11 +145,14 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
     playOptions.name = name
     playOptions.display = played
     playOptions.constraints = FPWCSApi2MediaConstraints(audio: false, video: true)
-    if let playStream = try? session.createStream(playOptions) {
+    do {
+      let playStream = try session.createStream(playOptions)
       playStream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
       playStream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
       playStream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
-      try? playStream.play()
+      try playStream.play()
+    } catch {
+      log.streamRefused("play", name, error)
     }
   }
   if play { endEvents.append("play FAILED") }

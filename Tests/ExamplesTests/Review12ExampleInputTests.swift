@@ -96,4 +96,16 @@ final class Review12ExampleInputTests: XCTestCase {
         result.output.hasPrefix("usage: --duration wants"), "\(example): \(result.output)")
     }
   }
+
+  /// Player's own test stream with a name the SDK refuses: the run ends at once with the
+  /// SDK's reason (it was swallowed by `try?`; the run waited 20 s for PLAYING and said only
+  /// "did not reach play PLAYING").
+  func testPlayerSaysWhyItsTestStreamWasRefused() throws {
+    let out = try ExampleRunner.temporaryDirectory("review12-player-name")
+    let result = try ExampleRunner.run(
+      "Player", ["--stream", "", "--duration", "1", "--out", out], timeout: 15)
+    XCTAssertEqual(result.status, 1, result.output)
+    let failure = try XCTUnwrap(result.summary["FAILED"], result.output)
+    XCTAssertTrue(failure.hasPrefix("test stream  FAILED: invalid"), failure)
+  }
 }
