@@ -64,8 +64,11 @@ func runStreamer(_ argv: [String]) -> Int32 {
   let options = FPWCSApi2SessionOptions()
   options.urlServer = server.url
   options.appKey = "defaultApp"
-  guard let session = try? FPWCSApi2.createSession(options) else {
-    log.line("Failed to connect")
+  let session: FPWCSApi2Session
+  do {
+    session = try FPWCSApi2.createSession(options)
+  } catch {
+    log.line("Failed to connect: \(error)")
     return 1
   }
   session.on(.fpwcsSessionStatusEstablished) { rSession in

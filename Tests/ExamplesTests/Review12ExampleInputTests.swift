@@ -108,4 +108,20 @@ final class Review12ExampleInputTests: XCTestCase {
     let failure = try XCTUnwrap(result.summary["FAILED"], result.output)
     XCTAssertTrue(failure.hasPrefix("test stream  FAILED: invalid"), failure)
   }
+
+  /// A `--url` the SDK refuses says why in every example (three printed only "Failed to
+  /// connect").
+  func testEveryExampleSaysWhyTheURLWasRefused() throws {
+    for example in ["Player", "StreamRecording", "Streamer", "TwoWayStreaming", "MediaDevices"] {
+      let out = try ExampleRunner.temporaryDirectory("review12-url")
+      var arguments = ["--url", "http://127.0.0.1:1/name", "--duration", "1"]
+      if example != "Streamer" { arguments += ["--out", out] }
+      let result = try ExampleRunner.run(example, arguments, timeout: 15)
+      XCTAssertEqual(result.status, 1, "\(example): \(result.output)")
+      XCTAssertTrue(
+        result.output.contains(
+          "Failed to connect: invalid options: urlServer must be a ws:// or wss:// URL"),
+        "\(example): \(result.output)")
+    }
+  }
 }
