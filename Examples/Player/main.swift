@@ -139,6 +139,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
         play(rSession)
       }
       source.on(.fpwcsStreamStatusFailed) { log.stream("test stream", $0) }
+      source.on(.fpwcsStreamStatusUnpublished) { log.stream("test stream", $0) }
       try source.publish()
     } catch {
       log.streamRefused("test stream", name, error)
@@ -163,6 +164,11 @@ func runPlayer(_ argv: [String]) -> Int32 {
     try? stream.stop()
   }
   _ = log.wait(for: ["play STOPPED"] + endEvents, timeout: 5)
+  // The local test stream ends as UNPUBLISHED, not FAILED by the disconnect.
+  if session.getStreams().contains(where: { $0.isPublished() }) {
+    for stream in session.getStreams() where stream.isPublished() { try? stream.stop() }
+    _ = log.wait(for: ["test stream UNPUBLISHED"] + endEvents, timeout: 5)
+  }
   session.disconnect()
   _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 
