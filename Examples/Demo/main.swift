@@ -95,7 +95,7 @@ func runDemo(_ argv: [String]) -> Int32 {
       guard FileManager.default.fileExists(atPath: path) else {
         throw ExampleError.failed("no such file \(path)")
       }
-      duration = ExampleMedia.fileDuration(path) ?? 8
+      duration = ExampleMedia.fileDuration(path).flatMap { $0 > 0 ? $0 : nil } ?? 8
       // The demo compares played pictures with the source: a file needs video; sound is
       // optional (without it there is no audio delay to measure).
       if let tracks = ExampleMedia.fileTracks(path), !tracks.video {
