@@ -78,6 +78,9 @@ func runDemo(_ argv: [String]) -> Int32 {
     bitrate = try arguments.int("bitrate", default: 0)
     minPSNR = try arguments.double("min-psnr", default: 30)
     maxAVDelay = try arguments.double("max-av-delay", default: 60) / 1000
+    for (name, value) in [("width", width), ("height", height), ("fps", fps)] where value <= 0 {
+      throw ExampleError.usage("--\(name) wants a positive integer, got \(value)")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -92,7 +95,7 @@ func runDemo(_ argv: [String]) -> Int32 {
       guard FileManager.default.fileExists(atPath: path) else {
         throw ExampleError.failed("no such file \(path)")
       }
-      duration = ExampleMedia.fileDuration(path) ?? 8
+      duration = ExampleMedia.fileDuration(path).flatMap { $0 > 0 ? $0 : nil } ?? 8
       // The demo compares played pictures with the source: a file needs video; sound is
       // optional (without it there is no audio delay to measure).
       if let tracks = ExampleMedia.fileTracks(path), !tracks.video {
@@ -102,9 +105,13 @@ func runDemo(_ argv: [String]) -> Int32 {
       duration = 8
     }
     duration = try arguments.double("duration", default: duration)
+    guard duration > 0 else {
+      throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
+    }
     try ExampleMedia.makeDirectory(out)
   } catch {
     log.plain("wcs-demo: \(error)")
+    if case .usage = error as? ExampleError { return 64 }
     return 1
   }
   let files = arguments.positional + (arguments.allValues["file"] ?? [])
@@ -122,11 +129,15 @@ func runDemo(_ argv: [String]) -> Int32 {
   defer { server.stop() }
   summary.add("Server", server.url + (server.isLocal ? " (local, in-process)" : ""))
 
+  // The checks look at the first seconds only; keeping a whole long run's pictures in memory
+  // would take duration × fps × W×H×1.5 bytes (2.5 GB for a minute of 720p).
+  let keptSeconds = min(duration, 30) + 2
   let playedAudio = PlayedAudioRecorder(
-    path: out + "/played.wav", keepSeconds: duration + 2, log: log)
+    path: out + "/played.wav", keepSeconds: keptSeconds, log: log)
   let audioCaptured = playedAudio.install()
   let played = VideoFileRenderer(
-    path: out + "/played.y4m", frameRate: fps, keepPictures: Int((duration + 2) * Double(fps)),
+    path: out + "/played.y4m", frameRate: fps,
+    keepPictures: Int(keptSeconds * Double(min(fps, 1000))),
     log: log, event: "first decoded frame")
   let sent = VideoFileRenderer(path: nil, log: log, event: "first sent frame")
 
@@ -300,7 +311,8 @@ func runDemo(_ argv: [String]) -> Int32 {
     if let size = playedSize {
       do {
         let source = try SourceMedia.decode(
-          path: path, width: size.width, height: size.height, seconds: duration + 1)
+          path: path, width: size.width, height: size.height,
+          seconds: min(duration, keptSeconds + 10) + 1)
         quality = VideoQualityReport.compare(played: kept, source: source)
         let keptAudio = playedAudio.kept
         if let offset = quality?.videoOffset, let start = keptAudio.start, !source.audio.isEmpty {
@@ -346,7 +358,9 @@ func runDemo(_ argv: [String]) -> Int32 {
   summary.add("Frames sent", "\(sent.frameCount)")
   summary.add("Frames received and decoded", "\(played.frameCount)")
   let expectedAfterJoin = Int(
-    (publishStart + duration - (since("first decoded frame") ?? log.elapsed)) * Double(fps))
+    min(
+      1e12, (publishStart + duration - (since("first decoded frame") ?? log.elapsed)) * Double(fps))
+  )
   summary.add(
     "Frames dropped",
     "\(max(0, expectedAfterJoin - played.frameCount)) (of ~\(max(0, expectedAfterJoin)) due after the first decoded frame)"

@@ -81,10 +81,13 @@ public struct ExampleArguments: Sendable {
   }
 
   /// The number value of `--name` (seconds, ratios), or `defaultValue`.
-  /// - Throws: `ExampleError.usage` when the value is not a number.
+  /// - Throws: `ExampleError.usage` when the value is not a finite number (`nan` and `inf`
+  ///   parse as `Double`s but no duration or ratio means them).
   public func double(_ name: String, default defaultValue: Double) throws(ExampleError) -> Double {
     guard let text = values[name] else { return defaultValue }
-    guard let value = Double(text) else { throw .usage("--\(name) wants a number, got \(text)") }
+    guard let value = Double(text), value.isFinite else {
+      throw .usage("--\(name) wants a number, got \(text)")
+    }
     return value
   }
 

@@ -22,6 +22,17 @@ public enum ExampleMedia {
     return true
   }
 
+  /// Opens `path` as a media file (FFmpeg), so a `--file` that is missing or not media fails
+  /// the run at once instead of only when a switch to it is tried.
+  /// - Throws: `ExampleError.failed` with FFmpeg's reason.
+  public static func checkMediaFile(_ path: String) throws(ExampleError) {
+    do {
+      _ = try MediaFileReader(path: path, decodeVideo: false, decodeAudio: false)
+    } catch {
+      throw .failed("cannot use \(path): \(error)")
+    }
+  }
+
   /// `true` for the always-present virtual devices and file sources (not real hardware).
   public static func isSynthetic(_ deviceID: String) -> Bool {
     deviceID.hasPrefix("virtual:") || NativeMediaDevices.filePath(fromID: deviceID) != nil

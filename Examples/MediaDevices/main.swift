@@ -115,6 +115,9 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
         "list", "fec", "stereo", "mute-audio", "mute-video", "mute-during", "test", "server-log",
       ], usage: usage)
     duration = try arguments.double("duration", default: 6)
+    guard duration > 0 else {
+      throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
+    }
     testSeconds = try arguments.double("test-seconds", default: 2)
     settings.videoWidth = try arguments.int("width", default: 640)
     settings.videoHeight = try arguments.int("height", default: 480)
@@ -140,7 +143,15 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   settings.videoSend = arguments.flag("video", default: true)
   settings.playVideo = arguments.flag("play-video", default: true)
   let out = arguments.string("out", default: "example-output") ?? "example-output"
-  if let file = arguments.string("file") { ExampleMedia.addFileSources([file]) }
+  if let file = arguments.string("file") {
+    do {
+      try ExampleMedia.checkMediaFile(file)
+    } catch {
+      log.plain("MediaDevices: \(error)")
+      return 1
+    }
+    ExampleMedia.addFileSources([file])
+  }
   var summary = ExampleSummary()
 
   // List devices (viewDidLoad): the first of each is the default.
@@ -247,7 +258,16 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   playOptions.name = settings.playName
   playOptions.display = remoteDisplay
   playOptions.constraints = remoteMediaConstraints(settings)
-  if summary.succeeded, let playStream = try? session.createStream(playOptions) {
+  var playStream: WCSStream?
+  if summary.succeeded {
+    do {
+      playStream = try session.createStream(playOptions)
+    } catch {
+      // Refused options (e.g. a negative --play-width) say why instead of "no frame was played".
+      summary.fail("Failed to play: \(error)")
+    }
+  }
+  if let playStream {
     endEvents.append("play FAILED")
     playStream.on(.fpwcsStreamStatusPlaying) { rStream in
       log.stream("play", rStream)

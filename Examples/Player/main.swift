@@ -33,6 +33,9 @@ func runPlayer(_ argv: [String]) -> Int32 {
     arguments = try ExampleArguments(
       argv, booleanFlags: ["mute-audio", "server-log", "speaker"], usage: usage)
     duration = try arguments.double("duration", default: 5)
+    guard duration >= 0 else {
+      throw ExampleError.usage("--duration wants 0 (no end) or more seconds, got \(duration)")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -69,8 +72,11 @@ func runPlayer(_ argv: [String]) -> Int32 {
   let options = FPWCSApi2SessionOptions()
   options.urlServer = server.url
   options.appKey = "defaultApp"
-  guard let session = try? FPWCSApi2.createSession(options) else {
-    log.line("Failed to connect")
+  let session: FPWCSApi2Session
+  do {
+    session = try FPWCSApi2.createSession(options)
+  } catch {
+    log.line("Failed to connect: \(error)")
     return 1
   }
   let speaker: MediaConnectionRequest.AudioOutput? =
@@ -124,13 +130,20 @@ func runPlayer(_ argv: [String]) -> Int32 {
       ExampleMedia.useFile(file, in: constraints)
       options.constraints = constraints
     }
-    guard let source = try? rSession?.createStream(options) else { return }
-    source.on(.fpwcsStreamStatusPublishing) { rStream in
-      log.stream("test stream", rStream)
-      play(rSession)
+    // A refusal (e.g. a --stream name the SDK rejects) ends the run with its reason at once.
+    guard let rSession else { return }
+    do {
+      let source = try rSession.createStream(options)
+      source.on(.fpwcsStreamStatusPublishing) { rStream in
+        log.stream("test stream", rStream)
+        play(rSession)
+      }
+      source.on(.fpwcsStreamStatusFailed) { log.stream("test stream", $0) }
+      source.on(.fpwcsStreamStatusUnpublished) { log.stream("test stream", $0) }
+      try source.publish()
+    } catch {
+      log.streamRefused("test stream", name, error)
     }
-    source.on(.fpwcsStreamStatusFailed) { log.stream("test stream", $0) }
-    try? source.publish()
   }
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
@@ -151,6 +164,11 @@ func runPlayer(_ argv: [String]) -> Int32 {
     try? stream.stop()
   }
   _ = log.wait(for: ["play STOPPED"] + endEvents, timeout: 5)
+  // The local test stream ends as UNPUBLISHED, not FAILED by the disconnect.
+  if session.getStreams().contains(where: { $0.isPublished() }) {
+    for stream in session.getStreams() where stream.isPublished() { try? stream.stop() }
+    _ = log.wait(for: ["test stream UNPUBLISHED"] + endEvents, timeout: 5)
+  }
   session.disconnect()
   _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 

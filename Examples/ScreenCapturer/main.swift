@@ -32,6 +32,11 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
     arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
     fps = try arguments.int("fps", default: 10)
     duration = try arguments.double("duration", default: 4)
+    guard duration > 0 else {
+      throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
+    }
+    // The capture rate, not only a constraint: 0 would mean a frame every 1/0 s.
+    guard fps > 0 else { throw ExampleError.usage("--fps wants a positive integer, got \(fps)") }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -93,14 +98,21 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   constraints?.video?.minFrameRate = fps
   constraints?.video?.maxFrameRate = fps
   screenOptions.constraints = constraints
-  guard let screenStream = try? session.createStream(screenOptions) else {
-    summary.fail("Failed to publish the screen")
+  let screenStream: WCSStream
+  do {
+    screenStream = try session.createStream(screenOptions)
+  } catch {
+    summary.fail("Failed to publish the screen: \(error)")
     return summary.print(to: log)
   }
   screenStream.on(.fpwcsStreamStatusPublishing) { log.stream("screen", $0) }
   screenStream.on(.fpwcsStreamStatusUnpublished) { log.stream("screen", $0) }
   screenStream.on(.fpwcsStreamStatusFailed) { log.stream("screen", $0) }
-  try? screenStream.publish()
+  do {
+    try screenStream.publish()
+  } catch {
+    log.streamRefused("screen", name, error)
+  }
 
   // The audio: a separate stream from the microphone or a file.
   if sendAudio {
@@ -111,11 +123,14 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
       audio?.audio?.deviceID = ExampleMedia.fileDeviceID(file)
     }
     audioOptions.constraints = audio
-    if let audioStream = try? session.createStream(audioOptions) {
+    do {
+      let audioStream = try session.createStream(audioOptions)
       audioStream.on(.fpwcsStreamStatusPublishing) { log.stream("audio", $0) }
       audioStream.on(.fpwcsStreamStatusUnpublished) { log.stream("audio", $0) }
       audioStream.on(.fpwcsStreamStatusFailed) { log.stream("audio", $0) }
-      try? audioStream.publish()
+      try audioStream.publish()
+    } catch {
+      log.streamRefused("audio", name + "-audio", error)
     }
   }
   // A FAILED stream or a lost session ends the run at once, with its reason.
@@ -130,11 +145,14 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
     playOptions.name = name
     playOptions.display = played
     playOptions.constraints = FPWCSApi2MediaConstraints(audio: false, video: true)
-    if let playStream = try? session.createStream(playOptions) {
+    do {
+      let playStream = try session.createStream(playOptions)
       playStream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
       playStream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
       playStream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
-      try? playStream.play()
+      try playStream.play()
+    } catch {
+      log.streamRefused("play", name, error)
     }
   }
   if play { endEvents.append("play FAILED") }

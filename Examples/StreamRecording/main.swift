@@ -34,6 +34,9 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
     height = try arguments.int("height", default: 480)
     fps = try arguments.int("fps", default: 30)
     duration = try arguments.double("duration", default: 4)
+    guard duration > 0 else {
+      throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -67,8 +70,11 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
   let options = FPWCSApi2SessionOptions()
   options.urlServer = server.url
   options.appKey = "defaultApp"
-  guard let session = try? FPWCSApi2.createSession(options) else {
-    log.line("Failed to connect")
+  let session: FPWCSApi2Session
+  do {
+    session = try FPWCSApi2.createSession(options)
+  } catch {
+    log.line("Failed to connect: \(error)")
     return 1
   }
   let recordName = RecordNameBox()

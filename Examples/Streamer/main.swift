@@ -33,6 +33,9 @@ func runStreamer(_ argv: [String]) -> Int32 {
     height = try arguments.int("height", default: 480)
     fps = try arguments.int("fps", default: 30)
     duration = try arguments.double("duration", default: 5)
+    guard duration >= 0 else {
+      throw ExampleError.usage("--duration wants 0 (no end) or more seconds, got \(duration)")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -61,8 +64,11 @@ func runStreamer(_ argv: [String]) -> Int32 {
   let options = FPWCSApi2SessionOptions()
   options.urlServer = server.url
   options.appKey = "defaultApp"
-  guard let session = try? FPWCSApi2.createSession(options) else {
-    log.line("Failed to connect")
+  let session: FPWCSApi2Session
+  do {
+    session = try FPWCSApi2.createSession(options)
+  } catch {
+    log.line("Failed to connect: \(error)")
     return 1
   }
   session.on(.fpwcsSessionStatusEstablished) { rSession in

@@ -37,6 +37,9 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     height = try arguments.int("height", default: 480)
     fps = try arguments.int("fps", default: 15)
     duration = try arguments.double("duration", default: 6)
+    guard duration > 0 else {
+      throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
+    }
     switchAt = try arguments.double("switch-camera-at", default: duration / 2)
   } catch {
     log.plain("\(error)\n\n\(usage)")
@@ -49,6 +52,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   var summary = ExampleSummary()
   let server: ExampleServer
   do {
+    if let file { try ExampleMedia.checkMediaFile(file) }
     try ExampleMedia.makeDirectory(out)
     server = try ExampleServer(arguments: arguments, log: log)
   } catch {

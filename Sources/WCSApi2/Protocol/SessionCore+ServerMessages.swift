@@ -185,6 +185,11 @@ extension SessionCore {
       streams[id] = stream
       return []
     }
+    guard !stream.answerApplied else {
+      return [.skipped("setRemoteSDP again for stream \(id): its answer is already applied")]
+    }
+    stream.answerApplied = true
+    streams[id] = stream
     return [.applyAnswer(streamId: id, sdp: sdp)]
   }
 

@@ -72,6 +72,7 @@ extension SessionCore {
       ]
       if let answer = stream.bufferedAnswer {
         stream.bufferedAnswer = nil
+        stream.answerApplied = true
         effects.append(.applyAnswer(streamId: streamId, sdp: answer))
       }
       streams[streamId] = stream

@@ -59,4 +59,7 @@ struct StreamState: Sendable, Equatable {
   /// A server answer that arrived before the local offer existed.
   var bufferedAnswer: String?
   var offerCreated = false
+  /// The server's answer went to the media engine; a repeated `setRemoteSDP` is skipped (the
+  /// engine refuses a second answer, which would fail a working stream).
+  var answerApplied = false
 }

@@ -13,12 +13,18 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
   private let clock: NativeMediaClock
   private let ticker: QueueTicker
   private var startedAt: ContinuousClock.Instant?
+  private let path: String
+  private let onFailure: @Sendable (String) -> Void
 
-  /// Opens `path`; throws `.deviceUnavailable` when FFmpeg cannot read it.
+  /// Opens `path`; throws `.deviceUnavailable` when FFmpeg cannot read it. `onFailure` gets
+  /// the reason once when the file stops giving samples: a read error, or a pass that decoded
+  /// nothing (a truncated or corrupt file opens but never yields a picture).
   init(
     path: String, videoTrack: VideoSendTrack?, audioTrack: AudioSendTrack?,
-    clock: NativeMediaClock
+    clock: NativeMediaClock, onFailure: @escaping @Sendable (String) -> Void = { _ in }
   ) throws(MediaBackendError) {
+    self.path = path
+    self.onFailure = onFailure
     do {
       reader = try MediaFileReader(
         path: path,
@@ -45,9 +51,18 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
     let now = ContinuousClock().now
     let origin = startedAt ?? now
     startedAt = origin
-    guard let samples = try? pacer.dueSamples(at: now - origin) else {
+    let samples: [MediaSample]
+    do {
+      samples = try pacer.dueSamples(at: now - origin)
+    } catch {
       ticker.stop()
+      onFailure("file \(path): \(error)")
       return
+    }
+    // A looped file only finishes when a whole pass gave nothing: it will never give media.
+    if pacer.isFinished {
+      ticker.stop()
+      onFailure("file \(path): no \(videoTrack != nil ? "picture" : "sound") could be decoded")
     }
     for sample in samples {
       switch sample {

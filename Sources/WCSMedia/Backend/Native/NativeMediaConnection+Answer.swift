@@ -15,12 +15,13 @@ extension NativeMediaConnection {
       return .failure(.answerRejected("unparsable SDP: \(error)"))
     }
     NativeAnswerMunging.apply(to: &answer, request: request)
-    transportWideCCID = TransportWideCC.extensionID(in: answer)
     do {
       try peerConnection.setRemoteDescription(answer: SDPWriter.write(answer))
     } catch {
+      // A refused answer (e.g. a repeated one) changes nothing of the negotiated session.
       return .failure(.answerRejected("\(error)"))
     }
+    transportWideCCID = TransportWideCC.extensionID(in: answer)
     let negotiated =
       peerConnection.remoteAnswer.map(adoptPayloadTypes) ?? (audio: false, video: false)
     guard negotiated.audio || negotiated.video else {

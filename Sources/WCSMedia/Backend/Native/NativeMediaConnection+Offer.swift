@@ -98,7 +98,8 @@ extension NativeMediaConnection {
     }
     if let path = NativeMediaDevices.filePath(fromID: deviceID) {
       return try FileCaptureSource(
-        path: path, videoTrack: track, audioTrack: nil, clock: mediaClock)
+        path: path, videoTrack: track, audioTrack: nil, clock: mediaClock,
+        onFailure: captureFailureHandler(kind: .video))
     }
     if let path = NativeMediaDevices.v4l2Path(fromID: deviceID) {
       guard let system = configuration.systemDevices else {
@@ -125,7 +126,8 @@ extension NativeMediaConnection {
     let id = deviceID ?? NativeMediaDevices.virtualMicrophoneID
     if let path = NativeMediaDevices.filePath(fromID: id) {
       return try FileCaptureSource(
-        path: path, videoTrack: nil, audioTrack: track, clock: mediaClock)
+        path: path, videoTrack: nil, audioTrack: track, clock: mediaClock,
+        onFailure: captureFailureHandler(kind: .audio))
     }
     if let microphone = NativeMediaDevices.microphone(fromID: id) {
       guard configuration.systemDevices != nil else {
