@@ -227,7 +227,16 @@ final class FailureTests: XCTestCase {
       XCTAssertEqual(error as? WCSError, .invalidOptions("urlServer must be provided"))
     }
     options.urlServer = "http://host"
-    XCTAssertThrowsError(try WCSSession(options))
+    XCTAssertThrowsError(try WCSSession(options)) { error in
+      XCTAssertEqual(
+        error as? WCSError,
+        .invalidOptions("urlServer must be a ws:// or wss:// URL, got 'http://host'"))
+    }
+    // Schemes are case-insensitive (RFC 3986 §3.1).
+    options.urlServer = "WS://host"
+    XCTAssertNoThrow(try WCSSession(options))
+    options.urlServer = "Wss://host"
+    XCTAssertNoThrow(try WCSSession(options))
     options.urlServer = "ws://host"
     options.custom = ["bad": Date()]
     XCTAssertThrowsError(try FPWCSApi2.createSession(options)) { error in

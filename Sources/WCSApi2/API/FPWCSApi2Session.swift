@@ -69,7 +69,9 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     guard let url = options.urlServer?.trimmingCharacters(in: .whitespaces), !url.isEmpty else {
       throw .invalidOptions("urlServer must be provided")
     }
-    guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
+    // Schemes are case-insensitive (RFC 3986 §3.1): `WS://` is the same URL.
+    let lowercased = url.lowercased()
+    guard lowercased.hasPrefix("ws://") || lowercased.hasPrefix("wss://") else {
       throw .invalidOptions("urlServer must be a ws:// or wss:// URL, got '\(url)'")
     }
     var config = SessionConnectionConfig()

@@ -100,6 +100,13 @@ public enum SDPAnswerReader {
       let ufrag = first({ if case .iceUfrag(let u) = $0 { return u } else { return nil } }),
       let pwd = first({ if case .icePwd(let p) = $0 { return p } else { return nil } })
     else { throw .missingICECredentials(mediaIndex: index) }
+    // RFC 8839 §5.4 caps both at 256 characters; the STUN USERNAME built from the ufrag must fit
+    // a 16-bit attribute length (RFC 8489 §14). The RFC's minimums (4 and 22) are not enforced:
+    // deployed peers send shorter ones and they work.
+    guard (1...256).contains(ufrag.utf8.count), (1...256).contains(pwd.utf8.count) else {
+      throw .invalidICECredentials(
+        mediaIndex: index, ufragLength: ufrag.utf8.count, pwdLength: pwd.utf8.count)
+    }
     guard
       let fingerprint = first({
         if case .fingerprint(let f) = $0 { return f } else { return nil }

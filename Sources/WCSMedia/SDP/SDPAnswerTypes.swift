@@ -100,6 +100,9 @@ public enum SDPAnswerError: Error, Hashable, Sendable, CustomStringConvertible {
   case allMediaSectionsRejected
   /// The section at `mediaIndex` has no `a=ice-ufrag`/`a=ice-pwd` at media or session level.
   case missingICECredentials(mediaIndex: Int)
+  /// The section at `mediaIndex` has an `a=ice-ufrag` or `a=ice-pwd` that is empty or longer
+  /// than RFC 8839 §5.4's 256 characters (lengths in UTF-8 bytes).
+  case invalidICECredentials(mediaIndex: Int, ufragLength: Int, pwdLength: Int)
   /// The section at `mediaIndex` has no valid `a=fingerprint` at media or session level.
   case missingFingerprint(mediaIndex: Int)
 
@@ -110,6 +113,9 @@ public enum SDPAnswerError: Error, Hashable, Sendable, CustomStringConvertible {
     case .allMediaSectionsRejected: return "every media section is rejected (port 0)"
     case .missingICECredentials(let index):
       return "m-section \(index) has no a=ice-ufrag/a=ice-pwd"
+    case .invalidICECredentials(let index, let ufrag, let pwd):
+      return
+        "m-section \(index): a=ice-ufrag (\(ufrag) bytes) or a=ice-pwd (\(pwd) bytes) is empty or over 256 (RFC 8839 §5.4)"
     case .missingFingerprint(let index): return "m-section \(index) has no usable a=fingerprint"
     }
   }

@@ -213,4 +213,40 @@ final class SDPAnswerReaderTests: XCTestCase {
       XCTAssertEqual($0 as? SDPAnswerError, .missingFingerprint(mediaIndex: 0))
     }
   }
+
+  func testICECredentialsOverRFC8839sLengthAreRefused() throws {
+    func answer(ufrag: String, pwd: String) throws -> SessionDescription {
+      try SessionDescription(
+        parsing:
+          "v=0\no=- 1 1 IN IP4 1.1.1.1\ns=-\nt=0 0\nm=audio 9 RTP/SAVPF 0\na=ice-ufrag:\(ufrag)\na=ice-pwd:\(pwd)\na=fingerprint:sha-256 \(Array(repeating: "AB", count: 32).joined(separator: ":"))\n"
+      )
+    }
+    let pwd = "abcdefghijklmnopqrstuv"
+    // 256 is the largest RFC 8839 allows; a three-character ufrag (below its minimum of 4) is
+    // taken, as deployed peers send them.
+    XCTAssertEqual(
+      try SDPAnswerReader.analyze(
+        answer: answer(ufrag: String(repeating: "u", count: 256), pwd: pwd)
+      )
+      .transport.iceUfrag.count, 256)
+    XCTAssertEqual(
+      try SDPAnswerReader.analyze(answer: answer(ufrag: "abc", pwd: pwd)).transport.iceUfrag,
+      "abc")
+    XCTAssertThrowsError(
+      try SDPAnswerReader.analyze(
+        answer: answer(ufrag: String(repeating: "u", count: 257), pwd: pwd))
+    ) {
+      XCTAssertEqual(
+        $0 as? SDPAnswerError,
+        .invalidICECredentials(mediaIndex: 0, ufragLength: 257, pwdLength: 22))
+    }
+    XCTAssertThrowsError(
+      try SDPAnswerReader.analyze(
+        answer: answer(ufrag: "abcd", pwd: String(repeating: "p", count: 300)))
+    ) {
+      XCTAssertEqual(
+        $0 as? SDPAnswerError,
+        .invalidICECredentials(mediaIndex: 0, ufragLength: 4, pwdLength: 300))
+    }
+  }
 }
