@@ -204,9 +204,15 @@ final class MediaFileReaderTests: XCTestCase {
   func testGarbageAndMissingFilesGiveTypedErrors() throws {
     let directory = try ExternalTool.temporaryDirectory(for: self)
     let garbage = directory.appendingPathComponent("garbage.mp4")
-    var generator = SystemRandomNumberGenerator()
-    try Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(
-      to: garbage)
+    // Fixed bytes (a 64-bit LCG's top bytes), not fresh random ones: now and then 4 KiB of
+    // random bytes probe as some format FFmpeg opens (the test then saw "no stream of the kind
+    // asked for" instead of openFailed). These fail to open (mov: "moov atom not found").
+    var state: UInt64 = 12345
+    let bytes = (0..<4096).map { _ -> UInt8 in
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return UInt8(truncatingIfNeeded: state >> 56)
+    }
+    try Data(bytes).write(to: garbage)
     XCTAssertThrowsError(try MediaFileReader(path: garbage.path)) { error in
       guard case .openFailed(let path, let ffmpegError) = error as? MediaFileReaderError else {
         return XCTFail("expected openFailed, got \(error)")
