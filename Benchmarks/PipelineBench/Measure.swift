@@ -35,17 +35,25 @@ func processWakeUps() -> Int {
 /// play path's audio turn; the price depends on how long the thread slept (a longer sleep
 /// leaves colder caches and, on a virtual machine, a halted virtual CPU to wake).
 func measureWakeUpPrice(period: Duration = .milliseconds(20), span: Double) -> Double {
+  let run = measureIdleLoop(period: period, span: span, settle: 0.5)
+  return run.cpu / Double(max(1, run.wakeUps))
+}
+
+/// Runs a timer every `period` on a fresh, otherwise idle `EventLoop`; after `settle` seconds
+/// measures `span` seconds: the timer's firings and the process CPU.
+func measureIdleLoop(period: Duration, span: Double, settle: Double) -> (wakeUps: Int, cpu: Double)
+{
   let loop = EventLoop(label: "PipelineBench.idle")
   let ticker = IdleTicker(loop: loop, period: period)
   loop.execute { ticker.arm() }
-  Thread.sleep(forTimeInterval: 0.5)
+  Thread.sleep(forTimeInterval: settle)
   let before = ticker.fired.withLock { $0 }
   let cpuStart = processCPUSeconds()
   Thread.sleep(forTimeInterval: span)
   let cpu = processCPUSeconds() - cpuStart
-  let wakes = ticker.fired.withLock { $0 } - before
+  let wakeUps = ticker.fired.withLock { $0 } - before
   loop.shutdown()
-  return cpu / Double(max(1, wakes))
+  return (wakeUps, cpu)
 }
 
 /// glibc's `malloc_trim` (not in the Glibc module map), looked up once.

@@ -95,16 +95,9 @@ func runPublishOnly(duration span: Double) throws -> Never {
 /// `PipelineBench idle-loop [seconds] [period ms]`: an `EventLoop` whose only work is a timer
 /// firing every `period` (default 5 ms), for the cost of one wake-up on this machine.
 func runIdleLoop(duration span: Double, period: Duration) -> Never {
-  let ticker = IdleTicker(loop: EventLoop(label: "PipelineBench.idle"), period: period)
-  ticker.loop.execute { ticker.arm() }
-  Thread.sleep(forTimeInterval: 1)
-  let before = ticker.fired.withLock { $0 }
-  let cpuStart = processCPUSeconds()
-  Thread.sleep(forTimeInterval: span)
-  let cpu = processCPUSeconds() - cpuStart
-  let wakes = ticker.fired.withLock { $0 } - before
+  let run = measureIdleLoop(period: period, span: span, settle: 1)
   print(
-    "idle-loop: \(wakes) wake-ups, \(seconds(cpu)) CPU, \(String(format: "%.1f µs", cpu / Double(max(1, wakes)) * 1e6)) per wake-up"
+    "idle-loop: \(run.wakeUps) wake-ups, \(seconds(run.cpu)) CPU, \(String(format: "%.1f µs", run.cpu / Double(max(1, run.wakeUps)) * 1e6)) per wake-up"
   )
   exit(0)
 }
