@@ -84,6 +84,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   private var random = SystemRandomNumberGenerator()
   private var isShutDown = false
 
+  /// Media SSRCs one publisher may send (audio and video, and room for a restarted encoder).
+  static let maxSourcesPerPublisher = 4
+
   /// Creates an engine with its own event loop.
   public init(configuration: Configuration) {
     var configuration = configuration
@@ -340,6 +343,12 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     let now = nowMillis()
     let ssrc = header.ssrc
     if publisher.caches[ssrc] == nil {
+      // Each source costs a cache of `packetCacheSize` packets: a publisher inventing SSRCs
+      // gets no more than a few.
+      guard publisher.caches.count < Self.maxSourcesPerPublisher else {
+        publisher.statistics.packetsRefused += 1
+        return
+      }
       publisher.caches[ssrc] = RelayPacketCache(capacity: configuration.packetCacheSize)
       publisher.reception[ssrc] = RelayReceptionStatistics(ssrc: ssrc, clockRate: codec.clockRate)
     }

@@ -38,6 +38,8 @@ public struct RelayLegStatistics: Equatable, Sendable {
   public var packetsGivenUp = 0
   /// Publisher: duplicate packets dropped (a second copy of one already received).
   public var duplicatesDropped = 0
+  /// Publisher: packets refused because they came from more SSRCs than the relay keeps.
+  public var packetsRefused = 0
   /// Publisher: PLIs sent to it. Player: PLI/FIR packets it sent us.
   public var keyFrameRequests = 0
   /// Player: key frame requests of this player forwarded at once (the rest were deferred to
@@ -68,6 +70,7 @@ public struct RelayLegStatistics: Equatable, Sendable {
       parts.append("retransmissions in \(retransmissions)")
       parts.append("given up \(packetsGivenUp)")
       parts.append("duplicates \(duplicatesDropped)")
+      parts.append("refused \(packetsRefused)")
       parts.append("pli sent \(keyFrameRequests)")
       parts.append("key frames in \(keyFrames)")
     case .player:

@@ -331,6 +331,23 @@ final class RelayLossRecoveryTests: XCTestCase {
     XCTAssertLessThanOrEqual(statistics.nacksAnswered, 20 * session.videoPackets.count)
   }
 
+  /// A publisher sending from ever new SSRCs gets a cache for at most four of them: the rest
+  /// is refused and counted, the memory stays bounded.
+  func testPacketsFromTooManySSRCsAreRefused() throws {
+    let session = try Session(publisherRTX: false, playerRTX: false)
+    defer { session.close() }
+    var packets: [[UInt8]] = []
+    for index in 0..<10 {
+      var packet = try RTPPacket.parse(session.videoPackets[0])
+      packet.header.ssrc = 0x7000_0000 + UInt32(index)
+      packets.append(try packet.serialized())
+    }
+    try session.sendFromPublisher(packets)
+    let statistics = try XCTUnwrap(
+      waitForStatistics(session) { $0["pub-1"]?.packetsIn == 10 }["pub-1"])
+    XCTAssertEqual(statistics.packetsRefused, 6)
+  }
+
   /// PLIs from the player inside the limit's interval are deferred to its end and then sent
   /// as one PLI, not dropped; the key frame the publisher sends reaches the player (counted
   /// per leg).

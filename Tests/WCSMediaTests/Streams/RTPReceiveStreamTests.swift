@@ -221,6 +221,19 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(stream.counters.plisSent, 1)
   }
 
+  /// A sender whose sequence numbers jump by 400 again and again: never more than
+  /// `maxMissing` packets are missing at once; the generator asks for a key frame instead.
+  func testJumpingSequenceNumbersKeepTheMissingSetBounded() {
+    var generator = NACKGenerator(configuration: .init(maxMissing: 500))
+    var keyFrameRequests = 0
+    for step in 0..<1000 {
+      generator.packetArrived(Int64(step) * 401, now: Double(step) * 0.001)
+      XCTAssertLessThanOrEqual(generator.missingSequenceNumbers.count, 500)
+      if generator.takeKeyFrameRequest() { keyFrameRequests += 1 }
+    }
+    XCTAssertEqual(keyFrameRequests, 499, "every second jump overflows the bound")
+  }
+
   func testNACKGivesUpAfterMaxAge() {
     var generator = NACKGenerator(
       configuration: .init(maxRetries: 100, maxAge: .milliseconds(300)))
