@@ -28,8 +28,7 @@ public struct GilbertElliottLoss: Sendable, Equatable {
   public var lossInBad: Double
 
   /// The chain with these transition and loss probabilities (each 0...1).
-  public init(goodToBad: Double, badToGood: Double, lossInGood: Double = 0, lossInBad: Double = 1)
-  {
+  public init(goodToBad: Double, badToGood: Double, lossInGood: Double = 0, lossInBad: Double = 1) {
     self.goodToBad = goodToBad
     self.badToGood = badToGood
     self.lossInGood = lossInGood
@@ -44,8 +43,9 @@ public struct GilbertElliottLoss: Sendable, Equatable {
     guard rate >= 0, rate < 1, meanBurstLength >= 1, meanBurstLength.isFinite else { return nil }
     let r = 1 / meanBurstLength
     let p = rate * r / (1 - rate)
-    guard p <= 1 else { return nil }
-    self.init(goodToBad: p, badToGood: r)
+    // The bound itself (rate / (1 − rate)) may come out a rounding error above 1.
+    guard p <= 1 + 1e-9 else { return nil }
+    self.init(goodToBad: min(p, 1), badToGood: r)
   }
 
   /// The long-run share of datagrams lost: π_good · (1 − k) + π_bad · h.
