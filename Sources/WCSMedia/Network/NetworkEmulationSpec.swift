@@ -67,21 +67,21 @@ extension NetworkEmulation {
 
   /// The syntax of `init(spec:)`, for `--help` texts.
   public static let specSyntax = """
-    SPEC is key=value settings separated by commas, for both directions, or sections separated
-    by ';' that start with a direction (send: or up: what we send; receive: or down: what we
-    receive; both:), applied left to right:
-      loss=P%         random loss (P from 0 to 100)
-      burst=N         with loss: losses in bursts of N datagrams on average (Gilbert–Elliott)
-      ge=P%/R%[/G%/B%]  Gilbert–Elliott directly: good→bad P, bad→good R, loss in good G
-                      (default 0 %) and in bad B (default 100 %)
-      delay=T         one-way delay (T in us, ms or s: 40ms)
-      jitter=T        standard deviation of the delay; keeps the order of datagrams
-      reorder=P%      that share skips the delay, overtaking the datagrams in flight
-      duplicate=P%    that share arrives twice
-      rate=R          bandwidth cap (bit, kbit, mbit, gbit; or bps, kbps, mbps, gbps): 1.5mbit
-      queue=Q         the cap's queue before tail drop: a time (100ms) or bytes (b, kb, mb,
-                      kib, mib: 64kb); default 200ms
-      seed=N          repeat the same random choices
+    SPEC: key=value settings separated by commas apply to both directions; sections separated
+    by ';' may start with a direction (send: or up: what this side sends; receive: or down:
+    what it receives; both:), and apply left to right.
+      loss=P%           random loss, P from 0 to 100
+      burst=N           with loss: lost in bursts of N datagrams on average (Gilbert–Elliott)
+      ge=P%/R%[/G%/B%]  Gilbert–Elliott: good→bad P, bad→good R, loss while good G (default
+                        0 %) and while bad B (default 100 %)
+      delay=T           one-way delay; T in us, ms or s (40ms)
+      jitter=T          standard deviation of the delay; keeps the datagrams' order
+      reorder=P%        that share skips the delay, overtaking the datagrams in flight
+      duplicate=P%      that share arrives twice
+      rate=R            bandwidth cap in bit, kbit, mbit, gbit (or bps, kbps, mbps, gbps)
+      queue=Q           the cap's queue before tail drop: a time (100ms) or bytes (b, kb,
+                        mb, kib, mib: 64kb); default 200ms
+      seed=N            repeat the same random choices
     Examples: loss=5%,delay=40ms,jitter=15ms,rate=1.5mbit
               delay=20ms;up:loss=2%;down:loss=20%,burst=5
     """

@@ -1,4 +1,5 @@
 import WCSLocalServer
+import WCSMedia
 import XCTest
 
 final class LocalServerCommandLineTests: XCTestCase {
@@ -32,6 +33,22 @@ final class LocalServerCommandLineTests: XCTestCase {
     XCTAssertEqual(parsed.httpPort, 9091)
     XCTAssertEqual(parsed.legacyHTTPPort, 8081)
     XCTAssertEqual(parsed.recordsDirectory, "/tmp/r")
+  }
+
+  func testNetworkFlagGivesTheRelayItsEmulation() throws {
+    let parsed = try configuration(["--network", "send:loss=5%;receive:delay=10ms"])
+    let emulation = try XCTUnwrap(parsed.networkEmulation)
+    XCTAssertEqual(emulation.send, NetworkConditions(loss: .random(rate: 0.05)))
+    XCTAssertEqual(emulation.receive, NetworkConditions(delay: .milliseconds(10)))
+    XCTAssertNil(try configuration(["--network", "none"]).networkEmulation)
+    XCTAssertNil(try configuration([]).networkEmulation)
+    XCTAssertThrowsError(try LocalServerCommandLine.parse(["--network", "loss=5"])) { error in
+      XCTAssertEqual(
+        (error as? LocalServerCommandLine.UsageError)?.description,
+        "--network 'loss=5': missing unit (%)")
+    }
+    XCTAssertTrue(LocalServerCommandLine.usage.contains("--network SPEC"))
+    XCTAssertTrue(LocalServerCommandLine.usage.contains("burst=N"))
   }
 
   func testHelpAndErrors() {
