@@ -1,5 +1,5 @@
 // `PipelineBench socket-path [seconds]`: the UDP socket path alone, one EventLoopUDPSocket
-// sending 1200-octet datagrams to another on 127.0.0.1 (bursts of 32 every millisecond, both on
+// sending 1200-octet datagrams to another on 127.0.0.1 (bursts of 32 on a 1 ms timer, both on
 // one loop), as process CPU per datagram sent and received: without network emulation (the
 // direct path, one nil check per direction), with an emulator that decides inline
 // (`loss=1%`), and with one that holds every datagram on the loop's timers (`delay=5ms`).
@@ -8,7 +8,7 @@ import Synchronization
 import WCSMedia
 
 func runSocketPath(duration: Double) throws -> Never {
-  print("socket-path: \(Int(duration)) s per variant, 1200-octet datagrams, 32 per ms")
+  print("socket-path: \(Int(duration)) s per variant, 1200-octet datagrams, 32 per 1 ms timer")
   for spec in ["none", "loss=1%", "delay=5ms"] {
     let emulation = try NetworkEmulation(spec: spec)
     let (datagrams, cpu) = try measureSocketPath(
