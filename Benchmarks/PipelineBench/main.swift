@@ -20,6 +20,8 @@
 // `EventLoop` timer sleeping 20 ms as the play path does: on a virtual machine one such wake-up
 // costs tens of µs of CPU, so at one per 20 ms audio turn they are several points of the figure.
 // Run: `swift run -c release PipelineBench [seconds]` (default 8 s per measurement).
+// `PipelineBench socket-path [seconds]`: the UDP socket path alone, with and without network
+// emulation (SocketPath.swift).
 import Foundation
 import Synchronization
 import WCSMedia
@@ -43,6 +45,7 @@ if arguments.first == "raw-receive" {
   let coldCodeLines = arguments.count > 2 ? UInt32(arguments[2]) ?? 0 : 0
   try runRawReceive(duration: duration, coldCodeLines: coldCodeLines)
 }
+if arguments.first == "socket-path" { try runSocketPath(duration: duration) }
 if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
 if arguments.first == "publish-only" { try runPublishOnly(duration: duration) }
 if arguments.first == "idle-loop" {

@@ -72,6 +72,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   let maxAVDelay: Double
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"], usage: usage)
+    try ExampleNetwork.install(arguments, log: log)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 360)
     fps = try arguments.int("fps", default: 30)

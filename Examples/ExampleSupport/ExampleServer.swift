@@ -20,6 +20,7 @@ public final class ExampleServer: Sendable {
       --records-url URL  where that WCS serves records (default http://host:8081/client/records/,
                          https://host:8444/... for wss)
       --server-log       print the local server's log lines
+    \(ExampleNetwork.usage)
     """
 
   /// Connects to `--url`, or starts the local server.

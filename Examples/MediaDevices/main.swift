@@ -114,6 +114,7 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
       booleanFlags: [
         "list", "fec", "stereo", "mute-audio", "mute-video", "mute-during", "test", "server-log",
       ], usage: usage)
+    try ExampleNetwork.install(arguments, log: log)
     duration = try arguments.double("duration", default: 6)
     guard duration > 0 else {
       throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")

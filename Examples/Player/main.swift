@@ -32,6 +32,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   do {
     arguments = try ExampleArguments(
       argv, booleanFlags: ["mute-audio", "server-log", "speaker"], usage: usage)
+    try ExampleNetwork.install(arguments, log: log)
     duration = try arguments.double("duration", default: 5)
     guard duration >= 0 else {
       throw ExampleError.usage("--duration wants 0 (no end) or more seconds, got \(duration)")

@@ -30,6 +30,7 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   let duration: Double
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
+    try ExampleNetwork.install(arguments, log: log)
     fps = try arguments.int("fps", default: 10)
     duration = try arguments.double("duration", default: 4)
     guard duration > 0 else {

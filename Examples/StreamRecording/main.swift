@@ -30,6 +30,7 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
   let duration: Double
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
+    try ExampleNetwork.install(arguments, log: log)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 480)
     fps = try arguments.int("fps", default: 30)

@@ -33,6 +33,31 @@ final class ExampleSupportTests: XCTestCase {
   }
 
   /// A terminal status ends the wait at once and becomes the summary's reason.
+  func testNetworkOptionPutsTheEmulationOnTheSDKEngine() throws {
+    defer { WCSApi2Environment.reset() }
+    let log = ExampleLog()
+    let usage = "  --stream NAME\n" + ExampleServer.usage
+    XCTAssertTrue(ExampleArguments.options(in: usage).contains("network"))
+    XCTAssertThrowsError(
+      try ExampleNetwork.install(
+        ExampleArguments(["--network", "delay=-5ms"], usage: usage), log: log)
+    ) { error in
+      XCTAssertEqual("\(error)", "usage: --network 'delay=-5ms': negative")
+    }
+    // The ideal network changes nothing.
+    try ExampleNetwork.install(ExampleArguments(["--network", "none"], usage: usage), log: log)
+    XCTAssertNil(ExampleNetwork.current)
+
+    try ExampleNetwork.install(
+      ExampleArguments(["--network", "loss=5%,delay=40ms"], usage: usage), log: log)
+    let engine = try XCTUnwrap(WCSApi2Environment.sharedMediaBackend as? NativeMediaBackend)
+    let emulation = try XCTUnwrap(engine.configuration.peerConnection.networkEmulation)
+    XCTAssertEqual(emulation.spec, "loss=5%,delay=40ms")
+    XCTAssertEqual(ExampleNetwork.current?.spec, "loss=5%,delay=40ms")
+    // The engine's other settings stay the SDK's defaults.
+    XCTAssertTrue(engine.configuration.peerConnection.allowLoopback)
+  }
+
   func testEndEventsStopTheWaitWithTheirLine() {
     let log = ExampleLog()
     var summary = ExampleSummary()

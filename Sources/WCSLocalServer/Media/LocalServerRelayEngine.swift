@@ -27,7 +27,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     /// Where recordings are written (the server's records directory).
     public var recordsDirectory: String
     /// ICE/DTLS settings of every connection; ICE-lite is forced on. Default: loopback allowed,
-    /// no receive coalescing (`PeerConnectionConfiguration.receiveCoalescing`).
+    /// no receive coalescing (`PeerConnectionConfiguration.receiveCoalescing`), no network
+    /// emulation (`networkEmulation`, `send` being what the relay sends).
     public var peerConnection: PeerConnectionConfiguration
     /// RR/SR interval per leg, ms (RFC 3550 §6.2 allows a fixed interval for few members).
     public var reportIntervalMillis: Int64 = 1000

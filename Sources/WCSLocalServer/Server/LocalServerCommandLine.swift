@@ -1,3 +1,5 @@
+import WCSMedia
+
 /// The `wcs-local-server` command line, parsed into a `WCSLocalServer.Configuration`.
 public enum LocalServerCommandLine {
   /// What the arguments ask for.
@@ -19,7 +21,7 @@ public enum LocalServerCommandLine {
     usage: wcs-local-server [--bind 127.0.0.1] [--ws-port 8080]
                             [--wss-port 8443 --cert CERT.pem --key KEY.pem]
                             [--http-port 8081] [--legacy-http-port 9091] [--records DIR]
-                            [--stats SECONDS]
+                            [--stats SECONDS] [--network SPEC]
 
     A WCS-compatible signalling and media server for examples and tests.
       --bind ADDRESS          address every port listens on (default 127.0.0.1)
@@ -33,14 +35,20 @@ public enum LocalServerCommandLine {
       --stats SECONDS         log each publisher's and player's packets, losses, NACKs,
                               retransmissions, PLIs and key frames every SECONDS (they are
                               always logged when a stream ends)
+      --network SPEC          emulate a bad network on every media connection of the relay
+                              (publishers and players, both directions; send: is what the
+                              server sends), e.g. "loss=5%,delay=40ms,jitter=15ms,rate=1.5mbit"
       --help                  this text
+
+    \(NetworkEmulation.specSyntax)
 
     Stops cleanly (sessions closed, recordings finished) on SIGINT or SIGTERM.
     """
 
   /// Parses `arguments` (without the program name) on top of `base`.
-  /// - Throws: `UsageError` for an unknown flag, a missing value, a port outside 0...65535, or
-  ///   `--wss-port` without both `--cert` and `--key`.
+  /// - Throws: `UsageError` for an unknown flag, a missing value, a port outside 0...65535, a
+  ///   bad `--network` spec (with its offending token), or `--wss-port` without both `--cert`
+  ///   and `--key`.
   public static func parse(
     _ arguments: [String], base: WCSLocalServer.Configuration = WCSLocalServer.Configuration()
   ) throws(UsageError) -> Parsed {
@@ -79,6 +87,14 @@ public enum LocalServerCommandLine {
           throw UsageError(description: "--stats needs seconds 0.1...86400, got '\(text)'")
         }
         configuration.statisticsInterval = .milliseconds(Int64((seconds * 1000).rounded()))
+      case "--network":
+        let spec = try value(flag)
+        do throws(NetworkEmulationSpecError) {
+          let emulation = try NetworkEmulation(spec: spec)
+          configuration.networkEmulation = emulation.isIdeal ? nil : emulation
+        } catch {
+          throw UsageError(description: "--network \(error)")
+        }
       default: throw UsageError(description: "unknown argument '\(flag)'")
       }
       index += 1

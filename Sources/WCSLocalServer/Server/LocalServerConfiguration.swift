@@ -1,4 +1,5 @@
 import Foundation
+import WCSMedia
 
 extension WCSLocalServer {
   /// Everything `WCSLocalServer.start(_:)` needs. Ports follow WCS defaults (wcs-protocol.md
@@ -38,6 +39,10 @@ extension WCSLocalServer {
     /// WebM recording into `recordsDirectory`, media on `bindAddress`). Tests inject fakes;
     /// `UnavailableMediaEngine` runs signalling only.
     public var mediaEngine: (any LocalServerMediaEngine)?
+    /// A network to emulate on every media connection of the relay (publishers and players,
+    /// both directions of each; `PeerConnectionConfiguration.networkEmulation`), `nil` for
+    /// none. Used by the default engine only, not by an injected `mediaEngine`.
+    public var networkEmulation: NetworkEmulation?
     /// Receives one line per session and stream event (no trailing newline), on the server's
     /// queue. Default: standard error.
     public var logSink: @Sendable (String) -> Void = WCSLocalServer.standardErrorLog

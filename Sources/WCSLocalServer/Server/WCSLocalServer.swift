@@ -155,6 +155,7 @@ public final class WCSLocalServer: @unchecked Sendable {
       recordsDirectory: configuration.recordsDirectory, bindAddress: configuration.bindAddress)
     engine.log = configuration.logSink
     engine.statisticsInterval = configuration.statisticsInterval
+    engine.peerConnection.networkEmulation = configuration.networkEmulation
     return LocalServerRelayEngine(configuration: engine)
   }
 

@@ -1,4 +1,5 @@
 import WCSLocalServer
+import WCSMedia
 import XCTest
 
 final class LocalServerCommandLineTests: XCTestCase {
@@ -45,6 +46,22 @@ final class LocalServerCommandLineTests: XCTestCase {
           "--stats needs seconds 0.1...86400, got '\(text)'")
       }
     }
+  }
+
+  func testNetworkFlagGivesTheRelayItsEmulation() throws {
+    let parsed = try configuration(["--network", "send:loss=5%;receive:delay=10ms"])
+    let emulation = try XCTUnwrap(parsed.networkEmulation)
+    XCTAssertEqual(emulation.send, NetworkConditions(loss: .random(rate: 0.05)))
+    XCTAssertEqual(emulation.receive, NetworkConditions(delay: .milliseconds(10)))
+    XCTAssertNil(try configuration(["--network", "none"]).networkEmulation)
+    XCTAssertNil(try configuration([]).networkEmulation)
+    XCTAssertThrowsError(try LocalServerCommandLine.parse(["--network", "loss=5"])) { error in
+      XCTAssertEqual(
+        (error as? LocalServerCommandLine.UsageError)?.description,
+        "--network 'loss=5': missing unit (%)")
+    }
+    XCTAssertTrue(LocalServerCommandLine.usage.contains("--network SPEC"))
+    XCTAssertTrue(LocalServerCommandLine.usage.contains("burst=N"))
   }
 
   func testHelpAndErrors() {

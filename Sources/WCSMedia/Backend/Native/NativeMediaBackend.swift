@@ -12,7 +12,8 @@ public final class NativeMediaBackend: MediaBackend {
   public struct Configuration: Sendable {
     /// The loop every connection's transport runs on.
     public var loop: EventLoop
-    /// PeerConnection settings (STUN/TURN servers, addresses, DTLS).
+    /// PeerConnection settings (STUN/TURN servers, addresses, DTLS, an emulated network:
+    /// `PeerConnectionConfiguration.networkEmulation`).
     public var peerConnection: PeerConnectionConfiguration
     /// Where received audio goes (`nil`: nowhere). A play connection can also play on a sound
     /// output: `MediaConnectionRequest.Audio.output`, `setAudioOutput(_:)`.
