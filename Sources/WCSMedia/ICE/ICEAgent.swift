@@ -20,6 +20,9 @@ public final class ICEAgent {
   public let configuration: ICEAgentConfiguration
   /// The current role; changes after a role conflict.
   public internal(set) var role: ICERole
+  /// Whether the peer is an ICE-lite agent: `configuration.remoteIsLite`, or told later by
+  /// `setRemoteIsLite(now:)` (an offerer learns it from the answer).
+  public private(set) var remoteIsLite: Bool
   /// The current connection state.
   public internal(set) var state: ICEConnectionState = .new
   /// The pair media uses, once one is nominated.
@@ -86,6 +89,7 @@ public final class ICEAgent {
   /// always controlling (RFC 8445 §6.1.1).
   public init(configuration: ICEAgentConfiguration) {
     self.configuration = configuration
+    remoteIsLite = configuration.remoteIsLite
     if configuration.mode == .lite {
       role = .controlled
     } else if configuration.remoteIsLite {
@@ -157,6 +161,16 @@ public final class ICEAgent {
     }
     gatheringPending = serverReflexiveQueue.count + relays.count
     if gatheringPending == 0 { outputs.append(.gatheringComplete) }
+    service(now: now)
+  }
+
+  /// The peer declared `a=ice-lite` (RFC 8839 §5.3), e.g. in the answer to our offer: a full
+  /// agent becomes controlling (RFC 8445 §6.1.1) and nominates its first valid pair at once
+  /// when nothing better is pending, without waiting for a pacing slot.
+  public func setRemoteIsLite(now: Double) {
+    guard !remoteIsLite else { return }
+    remoteIsLite = true
+    if configuration.mode == .full { switchRole(to: .controlling) }
     service(now: now)
   }
 
