@@ -15,7 +15,7 @@ import CWebRTCCore
 final class DTLSDatagramChannel {
   let mtu: Int
   /// First retransmission timeout handed to OpenSSL's DTLS timer callback, in microseconds.
-  let initialTimeoutMicroseconds: UInt32
+  var initialTimeoutMicroseconds: UInt32
   /// Cap of the doubling retransmission timeout, in microseconds.
   let maxTimeoutMicroseconds: UInt32
   /// The peer's SDP fingerprint, checked during the handshake when already known.

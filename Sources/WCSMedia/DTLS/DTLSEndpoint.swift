@@ -190,6 +190,22 @@ public final class DTLSEndpoint {
     return finish(output, now: now)
   }
 
+  /// Replaces the first retransmission timeout of every flight OpenSSL arms a timer for from
+  /// now on (capped at the endpoint's maximum): for a value derived from the path's round-trip
+  /// time (`initialRetransmissionTimeout(roundTripTime:)`) once it is known, before `start`.
+  public func setInitialRetransmissionTimeout(_ timeout: Duration) {
+    channel.initialTimeoutMicroseconds = min(
+      Self.microseconds(timeout), channel.maxTimeoutMicroseconds)
+  }
+
+  /// The first retransmission timeout for a path with this round-trip time: twice it, within
+  /// 50 ms (`defaultInitialRetransmissionTimeout`) and 3 s, as libwebrtc derives it from the ICE
+  /// round-trip time. Twice covers the peer's processing and a late reply without a spurious
+  /// retransmission.
+  public static func initialRetransmissionTimeout(roundTripTime: Duration) -> Duration {
+    min(max(roundTripTime * 2, defaultInitialRetransmissionTimeout), .seconds(3))
+  }
+
   /// Sets or replaces the peer's SDP fingerprint. If the handshake already finished, the peer
   /// certificate is verified now: `.connected` on a match, `.failed(.fingerprintMismatch)` if not.
   public func setRemoteFingerprint(_ fingerprint: DTLSFingerprint, now: ContinuousClock.Instant)

@@ -166,7 +166,7 @@ extension ICEAgent {
       transmissions > 1 ? configuration.initialRetransmissionTimeout : configuration.consentInterval
     transactions[id] = ICETransaction(
       purpose: purpose, role: role, socket: socket, destination: destination, bytes: bytes,
-      transmissions: transmissions - 1, timeout: timeout, deadline: now + timeout)
+      transmissions: transmissions - 1, timeout: timeout, deadline: now + timeout, sentAt: now)
     emit(ICEDatagram(socket: socket, destination: destination, bytes: bytes))
   }
 
@@ -181,6 +181,7 @@ extension ICEAgent {
         transaction.transmissions -= 1
         transaction.timeout = min(transaction.timeout * 2, configuration.maxRetransmissionTimeout)
         transaction.deadline = now + transaction.timeout
+        transaction.retransmitted = true
         transactions[id] = transaction
         emit(
           ICEDatagram(

@@ -72,6 +72,10 @@ public final class ICEAgent {
   /// MESSAGE-INTEGRITY, `nil` before the first. A lite agent sends no consent checks of its
   /// own, so this is how its owner sees whether the peer is still there (RFC 7675 §5.1).
   public internal(set) var lastAuthenticatedRequest: Double?
+  /// Seconds between sending our latest successful connectivity check and its response, from
+  /// checks sent once only (a response to a retransmitted one could answer either copy:
+  /// Karn's rule); `nil` before the first. A lite agent sends no checks, so it never has one.
+  public internal(set) var roundTripTime: Double?
   var peerReflexiveCount = 0
   /// (local socket, remote address) combinations that proved the peer's credentials: an
   /// authenticated Binding request from them, or a verified success response to our check.

@@ -408,6 +408,28 @@ final class DTLSEndpointTests: XCTestCase {
     XCTAssertGreaterThan(second, .milliseconds(60))
   }
 
+  func testInitialRetransmissionTimeoutIsTwiceTheRoundTripTimeWithinLimits() throws {
+    XCTAssertEqual(
+      DTLSEndpoint.initialRetransmissionTimeout(roundTripTime: .microseconds(300)),
+      .milliseconds(50))
+    XCTAssertEqual(
+      DTLSEndpoint.initialRetransmissionTimeout(roundTripTime: .milliseconds(120)),
+      .milliseconds(240))
+    XCTAssertEqual(
+      DTLSEndpoint.initialRetransmissionTimeout(roundTripTime: .seconds(2)), .seconds(3))
+
+    // Set before start, it is the ClientHello's timer.
+    let certificate = try DTLSCertificate.shared
+    let client = try DTLSEndpoint(
+      role: .client, certificate: certificate, remoteFingerprint: certificate.fingerprint)
+    client.setInitialRetransmissionTimeout(.milliseconds(240))
+    let start = ContinuousClock.now
+    _ = client.start(now: start)
+    let due = try XCTUnwrap(client.nextDeadline) - start
+    XCTAssertLessThanOrEqual(due, .milliseconds(240))
+    XCTAssertGreaterThan(due, .milliseconds(200))
+  }
+
   func testTooManyRetransmissionsFailWithTimeout() throws {
     let certificate = try DTLSCertificate.shared
     let client = try DTLSEndpoint(

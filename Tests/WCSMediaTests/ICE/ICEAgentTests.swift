@@ -185,6 +185,62 @@ final class ICEAgentTests: XCTestCase {
     XCTAssertEqual(selectionTime(of: 1, in: network) ?? -1, 0.1, accuracy: 1e-9)
   }
 
+  func testLitePeerAnswersARetransmittedCheckWhoseResponseWasLost() throws {
+    let (a, b, network) = connectToLitePeer(seed: 46)
+    var dropped = 0
+    network.isBlocked = { source, _ in
+      guard source == self.addressB, dropped == 0 else { return false }
+      dropped += 1
+      return true
+    }
+    network.run(until: 5) { bothSelected(a, b) }
+    XCTAssertEqual(dropped, 1)
+    let requests = try network.sent(by: 0).map { try STUNMessage.decode($0.bytes) }
+    let responses = try network.sent(by: 1).map { try STUNMessage.decode($0.bytes) }
+    // The same transaction twice (RFC 8489 §6.2.1), answered both times; then the nomination.
+    XCTAssertEqual(requests.count, 3)
+    XCTAssertEqual(requests[0].transactionID, requests[1].transactionID)
+    XCTAssertEqual(responses.map(\.transactionID), requests.map(\.transactionID))
+    XCTAssertTrue(responses.allSatisfy { $0.type == .bindingSuccess })
+    XCTAssertEqual(selectionTime(of: 0, in: network) ?? -1, 0.1, accuracy: 1e-9)
+  }
+
+  func testRoundTripTimeComesFromChecksSentOnce() throws {
+    let a = makeAgent(credentialsA, role: .controlling, remoteIsLite: true, tieBreaker: 1, seed: 48)
+    let b = makeAgent(credentialsB, role: .controlled, mode: .lite, tieBreaker: 2, seed: 49)
+    a.addLocalSocket(0, address: addressA, now: 0)
+    b.addLocalSocket(0, address: addressB, now: 0)
+    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: 0) }
+    b.setRemoteCredentials(credentialsA, now: 0)
+    func checks(from agent: ICEAgent) -> [[UInt8]] {
+      agent.takeOutputs().compactMap {
+        if case .send(let datagram) = $0 { datagram.bytes } else { nil }
+      }
+    }
+    /// Hands A's datagrams to B at `now` and B's answers back to A at `now`.
+    func exchange(_ datagrams: [[UInt8]], at now: Double) {
+      for bytes in datagrams { b.receive(bytes, from: addressA, socket: 0, now: now) }
+      for bytes in checks(from: b) { a.receive(bytes, from: addressB, socket: 0, now: now) }
+    }
+    a.setRemoteCredentials(credentialsB, now: 0)
+    let first = checks(from: a)
+    XCTAssertEqual(first.count, 1)
+    // Lost: the retransmission at 100 ms is answered 10 ms later, which says nothing about the
+    // path (it may answer the first copy).
+    a.handleTimeout(now: 0.1)
+    let retransmitted = checks(from: a)
+    XCTAssertEqual(retransmitted, first)
+    exchange(retransmitted, at: 0.11)
+    XCTAssertNil(a.roundTripTime)
+    // The nomination went out at once at 0.11, sent once: its answer at 0.14 is a sample.
+    let nomination = checks(from: a)
+    XCTAssertEqual(nomination.count, 1)
+    exchange(nomination, at: 0.14)
+    XCTAssertEqual(try XCTUnwrap(a.roundTripTime), 0.03, accuracy: 1e-9)
+    XCTAssertNotNil(a.selectedPair)
+    XCTAssertNil(b.roundTripTime)
+  }
+
   func testFullPeerIsNominatedInTheNextPacingSlot() throws {
     let a = makeAgent(credentialsA, role: .controlling, tieBreaker: 10, seed: 44)
     let b = makeAgent(credentialsB, role: .controlled, tieBreaker: 20, seed: 45)
