@@ -170,31 +170,33 @@ final class ICEAgentTests: XCTestCase {
     }
   }
 
-  func testLostCheckToALitePeerIsRetransmittedAfterTheInitialTimeout() throws {
-    let (a, b, network) = connectToLitePeer(seed: 42)
+  /// Connects A to a lite B, losing the first datagram `sender` sends.
+  func connectToLitePeerLosingTheFirstDatagram(from sender: ICETransportAddress, seed: UInt64)
+    -> (ICEAgent, ICEAgent, VirtualNetwork)
+  {
+    let (a, b, network) = connectToLitePeer(seed: seed)
     var dropped = 0
     network.isBlocked = { source, _ in
-      guard source == self.addressA, dropped == 0 else { return false }
+      guard source == sender, dropped == 0 else { return false }
       dropped += 1
       return true
     }
     network.run(until: 5) { bothSelected(a, b) }
     XCTAssertEqual(dropped, 1)
+    return (a, b, network)
+  }
+
+  func testLostCheckToALitePeerIsRetransmittedAfterTheInitialTimeout() throws {
+    let (a, b, network) = connectToLitePeerLosingTheFirstDatagram(from: addressA, seed: 42)
+    XCTAssertTrue(bothSelected(a, b))
     let selected = try XCTUnwrap(selectionTime(of: 0, in: network))
     XCTAssertEqual(selected, 0.1, accuracy: 1e-9)
     XCTAssertEqual(selectionTime(of: 1, in: network) ?? -1, 0.1, accuracy: 1e-9)
   }
 
   func testLitePeerAnswersARetransmittedCheckWhoseResponseWasLost() throws {
-    let (a, b, network) = connectToLitePeer(seed: 46)
-    var dropped = 0
-    network.isBlocked = { source, _ in
-      guard source == self.addressB, dropped == 0 else { return false }
-      dropped += 1
-      return true
-    }
-    network.run(until: 5) { bothSelected(a, b) }
-    XCTAssertEqual(dropped, 1)
+    let (a, b, network) = connectToLitePeerLosingTheFirstDatagram(from: addressB, seed: 46)
+    XCTAssertTrue(bothSelected(a, b))
     let requests = try network.sent(by: 0).map { try STUNMessage.decode($0.bytes) }
     let responses = try network.sent(by: 1).map { try STUNMessage.decode($0.bytes) }
     // The same transaction twice (RFC 8489 §6.2.1), answered both times; then the nomination.
