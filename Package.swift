@@ -110,6 +110,9 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "RelayBench", dependencies: ["WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/RelayBench", swiftSettings: strict),
+    .executableTarget(
+      name: "SetupBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer"],
+      path: "Benchmarks/SetupBench", swiftSettings: strict),
   ]
 
 // MARK: - Tests
