@@ -9,8 +9,9 @@ import WCSMedia
 /// A value fed one arrival at a time (`picture(at:)`), so a long run keeps four numbers, not
 /// every arrival.
 public struct FreezeMeter: Sendable, Equatable {
-  /// A gap longer than this is a freeze, seconds (libwebrtc's `freezeCount` uses a similar
-  /// fixed floor; people notice a still picture well before 0.5 s).
+  /// A gap longer than this is a freeze, seconds: a fixed floor (not a multiple of the frame
+  /// interval), so a report compares across frame rates; half a second of a still picture is
+  /// plainly visible, and longer than the frame interval of any rate above 2 fps.
   public static let threshold = 0.5
 
   /// Pictures seen.
@@ -237,7 +238,7 @@ public enum RecoveryReport {
     var keyFrames: [String] = []
     if let publisher {
       keyFrames.append(
-        "publisher sent \(publisher.keyFramesEncoded) (\(publisher.keyFrameRequests) requested)")
+        "publisher sent \(publisher.keyFramesEncoded) (\(publisher.keyFrameRequests) on request)")
     }
     if let player { keyFrames.append("player decoded \(player.keyFramesDecoded)") }
     if !keyFrames.isEmpty { summary.add("Key frames", keyFrames.joined(separator: "; ")) }
