@@ -439,6 +439,13 @@ func runDemo(_ argv: [String]) -> Int32 {
       String(
         format: "the source repeats within the search window (a steady tone): every period "
           + "matches alike (match %.2f better than any other lag)", audioDelay.distinctness))
+  } else if let audioDelay, audioDelay.ambiguous {
+    // Several lags match about as well: the best one is chance, nothing to pass or fail on.
+    summary.add("Audio delay", "n/a (no lag matches better than the others)")
+    summary.add(
+      "Audio delay method",
+      String(
+        format: "cross-correlation peaks within %.2f of each other", audioDelay.distinctness))
   } else if let audioDelay {
     summary.add(
       "Audio delay",

@@ -9,8 +9,9 @@ import WCSMedia
 /// A value fed one arrival at a time (`picture(at:)`), so a long run keeps four numbers, not
 /// every arrival.
 public struct FreezeMeter: Sendable, Equatable {
-  /// A gap longer than this is a freeze, seconds (libwebrtc's `freezeCount` uses a similar
-  /// fixed floor; people notice a still picture well before 0.5 s).
+  /// A gap longer than this is a freeze, seconds: a fixed floor (not a multiple of the frame
+  /// interval), so a report compares across frame rates; half a second of a still picture is
+  /// plainly visible, and longer than the frame interval of any rate above 2 fps.
   public static let threshold = 0.5
 
   /// Pictures seen.
@@ -93,7 +94,9 @@ public struct DecodedShare: Sendable, Equatable {
     let due = seconds.isFinite && frameRate.isFinite ? max(0, seconds * frameRate) : 0
     return DecodedShare(
       decoded: decoded, expected: Int(min(1e12, due.rounded())),
-      basis: String(format: "due at %g fps", frameRate))
+      basis: String(
+        format: frameRate == frameRate.rounded() ? "due at %.0f fps" : "due at %.2f fps",
+        frameRate))
   }
 
   /// Percent decoded, 0...100 (a receiver that got more than was due counts as 100; nothing
@@ -109,13 +112,18 @@ public struct DecodedShare: Sendable, Equatable {
   }
 }
 
-/// Frame rate of a received video from its RTP timestamps (90 kHz, RFC 3550 §5.1): the most
-/// common step between consecutive pictures, so lost frames (longer steps) do not bend it.
-public struct FrameRateEstimate: Sendable, Equatable {
-  private var steps: [UInt32: Int] = [:]
+/// Frame rate of a received video from its RTP timestamps (90 kHz, RFC 3550 §5.1): the time the
+/// steps between consecutive pictures span over the frame intervals they hold, each step
+/// counted as the whole number of median steps nearest to it, so lost frames (double steps) do
+/// not bend it and capture jitter (a late picture, then an early one) averages out.
+public struct FrameRateEstimate: Sendable {
+  /// Steps counted and summed per bucket of `bucketWidth` ticks.
+  private var buckets: [UInt32: (count: Int, sum: Int)] = [:]
   private var previous: UInt32?
-  /// Distinct steps kept; a stream with more (a jittery source) keeps the first ones.
-  static let maximumSteps = 64
+  /// Buckets kept; a stream with more (a source without a steady rate) keeps the first ones.
+  static let maximumBuckets = 64
+  /// 1/3 ms at 90 kHz.
+  static let bucketWidth: UInt32 = 30
 
   /// No pictures yet.
   public init() {}
@@ -127,16 +135,36 @@ public struct FrameRateEstimate: Sendable, Equatable {
     let step = rtpTimestamp &- previous
     // Reordered or wrapped-backwards steps and steps over 1 s are not frame intervals.
     guard step > 0, step <= 90_000 else { return }
-    if steps[step] != nil || steps.count < Self.maximumSteps { steps[step, default: 0] += 1 }
+    let bucket = step / Self.bucketWidth
+    guard buckets[bucket] != nil || buckets.count < Self.maximumBuckets else { return }
+    buckets[bucket, default: (0, 0)].count += 1
+    buckets[bucket, default: (0, 0)].sum += Int(step)
   }
 
-  /// Frames per second, `nil` before two pictures.
+  /// Frames per second (to the nearest whole number when within 0.05 % of it), `nil` before
+  /// two pictures.
   public var framesPerSecond: Double? {
-    guard
-      let step = steps.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
-      )?.key
-    else { return nil }
-    return 90_000 / Double(step)
+    let sorted = buckets.sorted { $0.key < $1.key }
+    let total = sorted.reduce(0) { $0 + $1.value.count }
+    guard total > 0 else { return nil }
+    var seen = 0
+    var typical = 0.0
+    for (_, bucket) in sorted {
+      seen += bucket.count
+      if seen * 2 >= total {
+        typical = Double(bucket.sum) / Double(bucket.count)
+        break
+      }
+    }
+    var intervals = 0.0
+    var span = 0.0
+    for (_, bucket) in buckets {
+      let step = Double(bucket.sum) / Double(bucket.count)
+      intervals += Double(bucket.count) * max(1, (step / typical).rounded())
+      span += Double(bucket.sum)
+    }
+    let rate = 90_000 * intervals / span
+    return abs(rate - rate.rounded()) <= rate * 0.000_5 ? rate.rounded() : rate
   }
 }
 
@@ -210,7 +238,7 @@ public enum RecoveryReport {
     var keyFrames: [String] = []
     if let publisher {
       keyFrames.append(
-        "publisher sent \(publisher.keyFramesEncoded) (\(publisher.keyFrameRequests) requested)")
+        "publisher sent \(publisher.keyFramesEncoded) (\(publisher.keyFrameRequests) on request)")
     }
     if let player { keyFrames.append("player decoded \(player.keyFramesDecoded)") }
     if !keyFrames.isEmpty { summary.add("Key frames", keyFrames.joined(separator: "; ")) }

@@ -245,6 +245,15 @@ final class ExamplesEndToEndTests: XCTestCase {
     XCTAssertGreaterThan(number(player.summary, "Frames received and decoded") ?? 0, 10)
     XCTAssertGreaterThan(number(player.summary, "Audio blocks played") ?? 0, 10)
     XCTAssertGreaterThan(number(published.summary, "Frames sent") ?? 0, 30)
+    // The sender is another program: the share is against the rate the RTP timestamps show
+    // (the Streamer's default 30 fps, give or take its capture jitter over 2 s).
+    let share = try XCTUnwrap(player.summary["Frames decoded"], player.output)
+    let rate = share.components(separatedBy: " due at ").last.flatMap(ExampleSummary.number)
+    XCTAssertEqual(rate ?? 0, 30, accuracy: 0.5, share)
+    XCTAssertNotNil(player.summary["Freezes (no new picture > 0.5 s)"], player.output)
+    XCTAssertNil(player.summary["NACKs (publisher)"], "no publisher in the Player's run")
+    XCTAssertEqual(
+      published.summary["PLIs"]?.hasPrefix("publisher received "), true, published.output)
   }
 
   /// Player's test stream from a clip without sound: published video only (it used to fail on

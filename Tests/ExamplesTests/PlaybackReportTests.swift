@@ -106,6 +106,18 @@ final class PlaybackReportTests: XCTestCase {
       timestamp &+= index % 5 == 4 ? 7500 : 3750
     }
     XCTAssertEqual(estimate.framesPerSecond ?? 0, 24, accuracy: 1e-9)
+
+    // Capture jitter around 3000 ticks averages to 30 fps; a steady 29.97 fps stays 29.97.
+    var jittery = FrameRateEstimate()
+    var jitteryTimestamp: UInt32 = 0
+    for index in 0..<90 {
+      jittery.picture(rtpTimestamp: jitteryTimestamp)
+      jitteryTimestamp &+= [2990, 3010, 3002, 2998, 3000][index % 5]
+    }
+    XCTAssertEqual(jittery.framesPerSecond ?? 0, 30, accuracy: 1e-9)
+    var ntsc = FrameRateEstimate()
+    for index in 0..<90 { ntsc.picture(rtpTimestamp: UInt32(index * 3003)) }
+    XCTAssertEqual(ntsc.framesPerSecond ?? 0, 90_000.0 / 3003, accuracy: 1e-9)
   }
 
   /// `seconds` of 48 kHz audio from `sample(i)`.
