@@ -387,9 +387,13 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       let payload = Array(bytes[payloadRange])
       switch codec.kind {
       case .video:
-        recording.addVideo(
+        // A frame the file lost for good: its next key frame, asked for like a player's.
+        if recording.addVideo(
           sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
           marker: header.marker, payload: payload)
+        {
+          _ = requestKeyFrame(publisher)
+        }
       case .audio: recording.addAudio(payload, timestamp: header.timestamp)
       }
     }
