@@ -5,7 +5,10 @@
 /// A request inside the interval is not dropped but deferred: it is sent once the interval has
 /// passed (`deferredDeadline`), so a player that joins or loses the picture just after a key
 /// frame waits at most one interval, and every request made meanwhile is served by that one PLI
-/// (the key frame it brings reaches every player of the publisher).
+/// (the key frame it brings reaches every player of the publisher). Once the last PLI has been
+/// answered by a key frame (`keyFrameArrived`), the next may follow a quarter of the interval
+/// after it, so players joining one after another are not held a whole interval each, and a
+/// flood still costs at most four PLIs a second.
 struct KeyFrameRequestLimiter {
   /// What to do with a request.
   enum Decision: Equatable {
@@ -15,9 +18,11 @@ struct KeyFrameRequestLimiter {
     case deferred(until: Int64)
   }
 
-  /// Minimum time between forwarded requests, ms.
+  /// Minimum time between forwarded requests, ms, while the last one is unanswered.
   let intervalMillis: Int64
   private var lastForwardedAt: Int64?
+  /// Whether a key frame started since the last forwarded PLI.
+  private var answered = false
   /// When the deferred PLI is due, ms; nil when none is waiting.
   private(set) var deferredDeadline: Int64?
   /// Requests folded into a deferred PLI (several players asking within one interval count once
@@ -26,20 +31,38 @@ struct KeyFrameRequestLimiter {
 
   init(intervalMillis: Int64 = 1000) { self.intervalMillis = max(0, intervalMillis) }
 
+  /// The interval in force: a quarter once the last PLI was answered.
+  private var currentIntervalMillis: Int64 { answered ? intervalMillis / 4 : intervalMillis }
+
   /// Decides on a request arriving at `now` (ms) and records it.
   mutating func request(now: Int64) -> Decision {
     if let deferredDeadline {
       deferredRequests += 1
       return .deferred(until: deferredDeadline)
     }
-    if let last = lastForwardedAt, now - last < intervalMillis {
-      let deadline = last + intervalMillis
+    if let last = lastForwardedAt, now - last < currentIntervalMillis {
+      let deadline = last + currentIntervalMillis
       deferredDeadline = deadline
       deferredRequests += 1
       return .deferred(until: deadline)
     }
     lastForwardedAt = now
+    answered = false
     return .forward
+  }
+
+  /// A key frame started (its first packet went to the players): the last PLI is answered, so
+  /// the quarter interval applies. Returns the deferred PLI's new, earlier deadline when that
+  /// moved it (the caller re-arms its timer), else nil. The waiting request is not taken as
+  /// served: its player may have joined too late in this key frame to decode it.
+  mutating func keyFrameArrived() -> Int64? {
+    guard let last = lastForwardedAt, !answered else { return nil }
+    answered = true
+    guard let deadline = deferredDeadline, last + currentIntervalMillis < deadline else {
+      return nil
+    }
+    deferredDeadline = last + currentIntervalMillis
+    return deferredDeadline
   }
 
   /// Whether the deferred PLI is due at `now` (ms); when it is, records it as forwarded.
@@ -47,6 +70,7 @@ struct KeyFrameRequestLimiter {
     guard let deadline = deferredDeadline, now >= deadline else { return false }
     deferredDeadline = nil
     lastForwardedAt = now
+    answered = false
     return true
   }
 }

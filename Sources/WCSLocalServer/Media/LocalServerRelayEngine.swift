@@ -376,14 +376,25 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     else { return }
     let startsKeyFrame =
       codec.kind == .video && Self.startsVP8KeyFrame(bytes[payloadRange])
-    if startsKeyFrame { publisher.statistics.keyFrames += 1 }
+    if startsKeyFrame {
+      publisher.statistics.keyFrames += 1
+      // The last PLI is answered: a deferred one may go out sooner.
+      if let deadline = publisher.keyFrameRequests.keyFrameArrived() {
+        if let timer = publisher.keyFrameTimer { loop.cancel(timer) }
+        scheduleDeferredKeyFrame(publisher, at: deadline)
+      }
+    }
     if let recording = publisher.recording {
       let payload = Array(bytes[payloadRange])
       switch codec.kind {
       case .video:
-        recording.addVideo(
+        // A frame the file lost for good: its next key frame, asked for like a player's.
+        if recording.addVideo(
           sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
           marker: header.marker, payload: payload)
+        {
+          _ = requestKeyFrame(publisher)
+        }
       case .audio: recording.addAudio(payload, timestamp: header.timestamp)
       }
     }

@@ -11,12 +11,16 @@ import WCSMedia
 final class RelayRecording {
   /// Audio packets held while waiting for the first key frame (5 s of 20 ms Opus).
   static let maxHeldAudioPackets = 250
+  /// Packets a missing one may lag behind before the frame counts as lost: a file has no
+  /// playout deadline, so this covers the relay's NACK repair (given up after 1 s; 512 packets
+  /// are about 3 s of 1.5 Mbit/s video) rather than a player's few hundred milliseconds.
+  static let reorderWindow = 512
 
   let temporaryPath: String
   private let hasVideo: Bool
   private let hasAudio: Bool
   private var recorder: WebMRecorder?
-  private var assembler = VP8FrameAssembler()
+  private var assembler = VP8FrameAssembler(reorderWindow: RelayRecording.reorderWindow)
   private var heldAudio: [(packet: [UInt8], timestamp: UInt32)] = []
   private(set) var lastError: String?
   private var failed = false
@@ -29,8 +33,13 @@ final class RelayRecording {
   }
 
   /// One VP8 RTP packet's fields (payload = RTP payload, VP8 payload descriptor first).
-  func addVideo(sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8]) {
-    guard hasVideo, !failed else { return }
+  /// Returns true when the file needs a key frame (a frame was lost for good, or none came
+  /// yet): the relay asks the publisher, or the file would skip to the next one by chance.
+  @discardableResult
+  func addVideo(sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8])
+    -> Bool
+  {
+    guard hasVideo, !failed else { return false }
     let output = assembler.insert(
       VP8FrameAssembler.Packet(
         sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker, payload: payload))
@@ -40,7 +49,7 @@ final class RelayRecording {
         guard frame.isKeyFrame, let size = Self.keyFrameSize(frame.data) else { continue }
         open(video: size)
       }
-      guard let recorder else { return }
+      guard let recorder else { return output.needsKeyFrame }
       do {
         try recorder.writeVideo(
           frame.data, isKeyFrame: frame.isKeyFrame, rtpTimestamp: frame.timestamp)
@@ -48,6 +57,7 @@ final class RelayRecording {
         lastError = "\(error)"
       }
     }
+    return output.needsKeyFrame
   }
 
   /// One Opus packet (the RTP payload) with its 48 kHz RTP timestamp.

@@ -38,7 +38,9 @@ public struct RTPSendStream: Sendable {
     /// Interval between sender reports.
     public var reportInterval: Duration
     /// At most one key frame request event per this interval (default 300 ms: PLIs from several
-    /// receivers or repeated FIRs within it are served by one key frame).
+    /// receivers or repeated FIRs within it are served by one key frame). A request inside it
+    /// is deferred to its end (`poll`), not dropped: the receiver that asked may have joined
+    /// after the key frame the last request brought.
     public var keyFrameRequestInterval: Duration
     /// First sequence number; nil picks a random one (RFC 3550 §5.1).
     public var initialSequenceNumber: UInt16?
@@ -111,7 +113,7 @@ public struct RTPSendStream: Sendable {
     public var retransmissionsSkipped = 0
     /// Key frame request events raised.
     public var keyFrameRequests = 0
-    /// PLI/FIR received but folded into an earlier request.
+    /// PLI/FIR received inside the interval: folded into one deferred request event.
     public var keyFrameRequestsSuppressed = 0
     /// Sender reports sent.
     public var senderReports = 0
@@ -142,6 +144,8 @@ public struct RTPSendStream: Sendable {
   private var lastMedia: (rtpTimestamp: UInt32, sentAt: Double)?
   private var nextReportAt: Double = 0
   private var lastKeyFrameRequestAt: Double?
+  /// A PLI/FIR came inside the interval: `poll` raises the event when the interval ends.
+  public private(set) var keyFrameRequestPending = false
   private var lastFIRSequence: UInt8?
   private var sentSenderReports: [(ntp32: UInt32, sentAt: Double)] = []
 
@@ -243,6 +247,14 @@ public struct RTPSendStream: Sendable {
   {
     let seconds = clock.seconds(now)
     var output = Output()
+    if keyFrameRequestPending, let last = lastKeyFrameRequestAt,
+      seconds - last >= configuration.keyFrameRequestInterval.streamSeconds
+    {
+      keyFrameRequestPending = false
+      lastKeyFrameRequestAt = seconds
+      counters.keyFrameRequests += 1
+      output.events.append(.keyFrameRequested)
+    }
     guard seconds >= nextReportAt else { return output }
     nextReportAt = seconds + configuration.reportInterval.streamSeconds
     guard counters.packets > 0 else { return output }
@@ -283,8 +295,15 @@ public struct RTPSendStream: Sendable {
       reports: Array(reportBlocks.prefix(31)))
   }
 
-  /// When `poll` must run next.
-  public var nextDeadline: ContinuousClock.Instant { clock.instant(nextReportAt) }
+  /// When `poll` must run next: the next SR, or the end of the key frame request interval
+  /// when a request waits for it.
+  public var nextDeadline: ContinuousClock.Instant {
+    if keyFrameRequestPending, let last = lastKeyFrameRequestAt {
+      return clock.instant(
+        min(nextReportAt, last + configuration.keyFrameRequestInterval.streamSeconds))
+    }
+    return clock.instant(nextReportAt)
+  }
 
   private mutating func retransmit(_ sequenceNumber: UInt16, now: Double) -> [UInt8]? {
     guard let entry = history.entry(sequenceNumber, now: now) else {
@@ -319,8 +338,10 @@ public struct RTPSendStream: Sendable {
       now - last < configuration.keyFrameRequestInterval.streamSeconds
     {
       counters.keyFrameRequestsSuppressed += 1
+      keyFrameRequestPending = true
       return
     }
+    keyFrameRequestPending = false
     lastKeyFrameRequestAt = now
     counters.keyFrameRequests += 1
     output.events.append(.keyFrameRequested)

@@ -84,6 +84,24 @@ final class RelayCoreTests: XCTestCase {
     XCTAssertEqual(limiter.request(now: 5000), .forward)
   }
 
+  /// Once the last PLI was answered by a key frame, a waiting request goes out a quarter
+  /// interval after that PLI instead of a whole one; it is not dropped as served.
+  func testAnAnsweredPLILetsTheNextFollowAfterAQuarterInterval() {
+    var limiter = KeyFrameRequestLimiter(intervalMillis: 1000)
+    XCTAssertNil(limiter.keyFrameArrived(), "no PLI sent yet")
+    XCTAssertEqual(limiter.request(now: 0), .forward)
+    XCTAssertEqual(limiter.request(now: 20), .deferred(until: 1000))
+    XCTAssertEqual(limiter.keyFrameArrived(), 250, "the deferred PLI moves up")
+    XCTAssertNil(limiter.keyFrameArrived(), "a second key frame changes nothing")
+    XCTAssertEqual(limiter.deferredDeadline, 250)
+    XCTAssertTrue(limiter.takeDeferred(now: 250))
+    // That PLI is unanswered so far: the full interval again.
+    XCTAssertEqual(limiter.request(now: 300), .deferred(until: 1250))
+    // Its key frame comes: the waiting request moves up to a quarter interval after it.
+    XCTAssertEqual(limiter.keyFrameArrived(), 500)
+    XCTAssertTrue(limiter.takeDeferred(now: 500))
+  }
+
   /// A PLI flood: a thousand requests within one interval cost one deferred PLI.
   func testKeyFrameRequestFloodYieldsOnePLIPerInterval() {
     var limiter = KeyFrameRequestLimiter(intervalMillis: 1000)

@@ -6,6 +6,79 @@ import XCTest
 
 /// A publisher's RTP (VP8 packets, Opus packets) becomes a WebM file that reads back.
 final class RelayRecordingTests: XCTestCase {
+  /// A packet repaired by the relay's NACK arrives long after its frame (here 120 packets
+  /// later): the file still gets every frame; a packet that never comes makes `addVideo` ask
+  /// for a key frame.
+  func testALateRetransmissionStillReachesTheFile() throws {
+    let directory = try makeTemporaryDirectory("wcs-relay-recording-late")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let temporary = directory.appendingPathComponent(".recording-late.webm").path
+    let final = directory.appendingPathComponent("late.webm").path
+    let recording = RelayRecording(temporaryPath: temporary, hasVideo: true, hasAudio: false)
+    let encoder = try VP8Encoder(
+      configuration: .init(width: 160, height: 120, frameRate: 30, bitrateKbps: 300))
+    let camera = VirtualCamera(width: 160, height: 120, frameRate: 30)
+    var packetizer = VP8Packetizer(maxPayloadSize: 200)
+    var packets: [VP8FrameAssembler.Packet] = []
+    var sequence: UInt16 = 0
+    for index in 0..<60 {
+      let picture = camera.frame(index)
+      for frame in try encoder.encode(picture, timestamp: UInt32(index * 3000)) {
+        for payload in packetizer.packetize(frame) {
+          packets.append(
+            .init(
+              sequenceNumber: sequence, timestamp: payload.timestamp, marker: payload.marker,
+              payload: payload.payload))
+          sequence &+= 1
+        }
+      }
+    }
+    XCTAssertGreaterThan(packets.count, 200)
+    let late = packets.count / 2
+    var askedForKeyFrame = false
+    for (index, packet) in packets.enumerated() where index != late {
+      askedForKeyFrame =
+        recording.addVideo(
+          sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
+          marker: packet.marker, payload: packet.payload) || askedForKeyFrame
+      if index == late + 120 {
+        let repaired = packets[late]
+        recording.addVideo(
+          sequenceNumber: repaired.sequenceNumber, timestamp: repaired.timestamp,
+          marker: repaired.marker, payload: repaired.payload)
+      }
+    }
+    XCTAssertFalse(askedForKeyFrame, "nothing was lost for good")
+    XCTAssertTrue(recording.finish(renamingTo: final), recording.lastError ?? "")
+    let reader = try MediaFileReader(path: final)
+    var frames = 0
+    while let sample = try reader.nextSample() {
+      if case .video = sample { frames += 1 }
+    }
+    XCTAssertEqual(frames, 60)
+
+    // A packet that never comes and no key frame after it: once 512 later packets passed,
+    // the file asks for a key frame.
+    let lossy = RelayRecording(
+      temporaryPath: directory.appendingPathComponent(".lossy.webm").path, hasVideo: true,
+      hasAudio: false)
+    var asked = false
+    for copy in 0..<4 {
+      // Each copy continues the numbering and the clock, as a longer stream would, without
+      // its key frame (timestamp 0): no later key frame bridges the loss.
+      for (index, packet) in packets.enumerated()
+      where !(copy == 0 && index == late) && !(copy > 0 && packet.timestamp == 0) {
+        asked =
+          lossy.addVideo(
+            sequenceNumber: packet.sequenceNumber &+ UInt16(copy * packets.count),
+            timestamp: packet.timestamp &+ UInt32(copy * 180_000), marker: packet.marker,
+            payload: packet.payload) || asked
+      }
+    }
+    XCTAssertTrue(asked)
+    lossy.discard()
+  }
+
   func testVP8AndOpusPacketsBecomeAWebMFileUnderTheRecordName() throws {
     let directory = try makeTemporaryDirectory("wcs-relay-recording")
     defer { try? FileManager.default.removeItem(at: directory) }

@@ -117,6 +117,25 @@ final class RTPSendStreamTests: XCTestCase {
     XCTAssertEqual(stream.counters.keyFrameRequestsSuppressed, 1)
   }
 
+  /// A PLI inside the interval is deferred, not dropped: `poll` raises the request when the
+  /// interval ends (`nextDeadline` says when), once for every PLI that came meanwhile.
+  func testPLIInsideTheIntervalIsDeferredToItsEnd() {
+    var stream = makeStream()
+    let pli = RTCPPacket.pictureLossIndication(
+      RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: ssrc))
+    XCTAssertEqual(stream.handle(pli, now: virtualTime(1.0)).events, [.keyFrameRequested])
+    XCTAssertEqual(stream.handle(pli, now: virtualTime(1.1)).events, [])
+    XCTAssertEqual(stream.handle(pli, now: virtualTime(1.2)).events, [])
+    XCTAssertTrue(stream.keyFrameRequestPending)
+    XCTAssertLessThanOrEqual(stream.nextDeadline, virtualTime(1.3))
+    XCTAssertFalse(stream.poll(now: virtualTime(1.28)).events.contains(.keyFrameRequested))
+    XCTAssertTrue(stream.poll(now: virtualTime(1.31)).events.contains(.keyFrameRequested))
+    XCTAssertFalse(stream.keyFrameRequestPending)
+    XCTAssertFalse(stream.poll(now: virtualTime(2.0)).events.contains(.keyFrameRequested))
+    XCTAssertEqual(stream.counters.keyFrameRequests, 2)
+    XCTAssertEqual(stream.counters.keyFrameRequestsSuppressed, 2)
+  }
+
   func testSenderReportMapsWallClockToRTPTimeAndRTTFromReportBlock() throws {
     var stream = makeStream()
     XCTAssertTrue(stream.poll(now: virtualTime(0)).rtcp.isEmpty, "nothing sent yet")

@@ -124,6 +124,8 @@ extension NativeMediaConnection {
         process(output, video: false, now: now)
       }
     }
+    // A key frame request deferred by the send stream's interval: poll when it ends.
+    if videoSend?.keyFrameRequestPending == true { schedulePoll() }
   }
 
   func process(_ output: RTPSendStream.Output, video: Bool, now: ContinuousClock.Instant) {
