@@ -4,8 +4,10 @@
 // its stream. Everything runs in this process on 127.0.0.1. Each round prints the publisher's
 // times and a line per player; the first round of the process also pays the process-wide
 // set-up (`PeerConnection.prepareSecurity`, started when the first session is created).
-// Run: `swift run -c release SetupBench [--players 8] [--rounds 3]`; under loss:
-// `/work/lossy.sh 10 .build/release/SetupBench --players 1 --rounds 10`.
+// Run: `swift run -c release SetupBench [--players 8] [--rounds 3]`. Under loss, run it in a
+// network namespace (`unshare -n`, `ip link set lo up`) whose nftables input hook drops UDP at
+// random (`meta l4proto udp numgen random mod 100 < 10 drop`), e.g. with `--players 1
+// --rounds 10` for ten setups.
 import Dispatch
 import FPWCSApi2Swift
 import Foundation
@@ -196,7 +198,8 @@ func summary(_ label: String, _ values: [Double], goal: Double) {
   }
   print(
     String(
-      format: "%@: median %.1f ms, max %.1f ms over %d (goal ≤ %.0f ms)", label, median, worst,
+      format: "%@: median %.1f ms, max %.1f ms over %d (goal on a clean loopback ≤ %.0f ms)",
+      label, median, worst,
       values.count, goal))
 }
 summary("publish() → PUBLISHING", all.compactMap(\.publishing), goal: 40)

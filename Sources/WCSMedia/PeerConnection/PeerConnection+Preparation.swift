@@ -1,5 +1,6 @@
 import CWebRTCCore
 import Dispatch
+import Foundation
 import Synchronization
 
 extension PeerConnection {
@@ -23,6 +24,7 @@ extension PeerConnection {
     DispatchQueue.global(qos: .userInitiated).async {
       // Both are once-only: a connection that needs one while this runs waits for it there
       // (pthread_once, the certificate's lock) instead of doing it a second time.
+      holdNSSContext()
       _ = try? SRTPLibrary.ensureInitialized()
       guard let certificate = try? DTLSCertificate.shared,
         let context = try? DTLSContext.make(
@@ -30,5 +32,28 @@ extension PeerConnection {
       else { return }
       SSL_CTX_free(context)
     }
+  }
+
+  /// Debian's libsrtp2 does its crypto with NSS and opens an NSS context for every cipher it
+  /// allocates, closing it with the cipher: while no other context is open, each open loads
+  /// NSS's softoken, freebl and SQLite and each close unloads them again. `srtp_init` runs 13
+  /// cipher self-tests that way (30–40 ms on an idle core, 13 `dlopen`/`dlclose` rounds), and
+  /// every process's first SRTP session pays one more. One context held for the life of the
+  /// process keeps NSS loaded, so those opens only count references: `srtp_init` takes 4–10 ms.
+  /// Found by symbol (libnss3 is loaded as libsrtp2's dependency); a libsrtp2 built on OpenSSL
+  /// or its own ciphers has no such symbol, and nothing is done.
+  private static func holdNSSContext() {
+    // RTLD_DEFAULT: the symbol in any library already loaded.
+    guard let symbol = dlsym(nil, "NSS_InitContext") else { return }
+    typealias InitContext =
+      @convention(c) (
+        UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+        UnsafePointer<CChar>?, UnsafeMutableRawPointer?, UInt32
+      ) -> UnsafeMutableRawPointer?
+    let initContext = unsafeBitCast(symbol, to: InitContext.self)
+    // No databases, read-only, as libsrtp opens its own (nss.h: READONLY | NOCERTDB | NOMODDB
+    // | FORCEOPEN | NOROOTINIT | OPTIMIZESPACE). Never shut down: it is the process's.
+    let flags: UInt32 = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x20
+    _ = initContext("", "", "", "", nil, flags)
   }
 }
