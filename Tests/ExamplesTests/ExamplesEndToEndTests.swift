@@ -246,10 +246,11 @@ final class ExamplesEndToEndTests: XCTestCase {
     XCTAssertGreaterThan(number(player.summary, "Audio blocks played") ?? 0, 10)
     XCTAssertGreaterThan(number(published.summary, "Frames sent") ?? 0, 30)
     // The sender is another program: the share is against the rate the RTP timestamps show
-    // (the Streamer's default 30 fps, give or take its capture jitter over 2 s).
+    // (the Streamer's default 30 fps, give or take its capture jitter over 2 s, which on a
+    // loaded machine moves a 2 s estimate by up to a few percent).
     let share = try XCTUnwrap(player.summary["Frames decoded"], player.output)
     let rate = share.components(separatedBy: " due at ").last.flatMap(ExampleSummary.number)
-    XCTAssertEqual(rate ?? 0, 30, accuracy: 0.5, share)
+    XCTAssertEqual(rate ?? 0, 30, accuracy: 1.5, share)
     XCTAssertNotNil(player.summary["Freezes (no new picture > 0.5 s)"], player.output)
     XCTAssertNil(player.summary["NACKs (publisher)"], "no publisher in the Player's run")
     XCTAssertEqual(
