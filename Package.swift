@@ -110,6 +110,11 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "RelayBench", dependencies: ["WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/RelayBench", swiftSettings: strict),
+    // LossBench: issue 23's loss figures (frames decoded, freezes, setup times) under real
+    // kernel drops in a network namespace, through the local server and to aiortc.
+    .executableTarget(
+      name: "LossBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
+      path: "Benchmarks/LossBench", swiftSettings: strict),
   ]
 
 // MARK: - Tests

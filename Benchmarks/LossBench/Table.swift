@@ -1,0 +1,146 @@
+import Foundation
+
+/// Runs this executable again as `--child` in a fresh network namespace with the loss rule;
+/// its result legs, or why there are none.
+func runChild(path: String, loss: Loss, settings: RunSettings) -> Result<[LegResult], RunError> {
+  // The rule drops on the input hook: every datagram crosses `lo` once, so every leg (media,
+  // RTCP, STUN, DTLS, both directions) loses the same share.
+  var script = "ip link set lo up"
+  if let match = loss.nftMatch {
+    script +=
+      " && nft add table inet lossbench"
+      + " && nft add chain inet lossbench input '{ type filter hook input priority 0; }'"
+      + " && nft add rule inet lossbench input meta l4proto udp \(match) drop"
+  }
+  script += " && exec \"$0\" \"$@\""
+  let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    ?? CommandLine.arguments[0]
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+  process.arguments =
+    ["-n", "bash", "-c", script, selfPath, "--child", "--path", path]
+    + ["--seconds", "\(settings.seconds)"]
+  let output = Pipe()
+  process.standardOutput = output
+  process.standardError = FileHandle.nullDevice
+  do {
+    try process.run()
+  } catch {
+    return .failure(RunError(reason: "unshare: \(error)"))
+  }
+  let data = output.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  let text = String(decoding: data, as: UTF8.self)
+  guard let legs = ResultLine.parse(text) else {
+    return .failure(
+      RunError(reason: "child exited \(process.terminationStatus) without a result"))
+  }
+  return .success(legs)
+}
+
+struct RunError: Error {
+  var reason: String
+}
+
+/// The median of `values` (the mean of the middle two for an even count); nil when empty.
+func median(_ values: [Double]) -> Double? {
+  let sorted = values.sorted()
+  guard !sorted.isEmpty else { return nil }
+  let middle = sorted.count / 2
+  return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// One table row: a leg at one loss, the median over its runs.
+struct Row {
+  var leg: String
+  var loss: Loss
+  var runs: [LegResult]
+
+  func median(_ value: (LegResult) -> Double?) -> Double? {
+    LossBench.median(runs.compactMap(value))
+  }
+
+  func format(_ value: Double?, _ format: String, scale: Double = 1) -> String {
+    guard let value else {
+      let width = String(format: format, 0.0).count
+      return String(repeating: " ", count: max(0, width - 1)) + "-"
+    }
+    return String(format: format, value * scale)
+  }
+
+  var line: String {
+    let decoded = median { Double($0.decoded) } ?? 0
+    let sent = median { Double($0.sent) } ?? 0
+    let share = median { $0.share }
+    let failures = runs.compactMap(\.failure)
+    let columns: [String] = [
+      leg.padding(toLength: 15, withPad: " ", startingAt: 0),
+      loss.description.padding(toLength: 11, withPad: " ", startingAt: 0),
+      String(format: "%4.0f / %-4.0f", decoded, sent),
+      format(share, "%5.1f %%", scale: 100),
+      format(median(\.longestGap), "%6.0f ms", scale: 1000),
+      format(runs.compactMap(\.longestGap).max(), "%6.0f ms", scale: 1000),
+      format(median(\.toPublishing), "%6.3f s"),
+      format(median(\.toPlaying), "%6.3f s"),
+      format(median(\.firstFrame), "%6.3f s"),
+      format(median { $0.nacksSent.map(Double.init) }, "%5.0f"),
+      format(median { $0.retransmissions.map(Double.init) }, "%5.0f"),
+      format(median { $0.plisSent.map(Double.init) }, "%4.0f"),
+      format(median { $0.keyFramesEncoded.map(Double.init) }, "%4.0f"),
+      failures.isEmpty ? "" : "\(failures.count) failed: \(Set(failures).sorted().joined(separator: "; "))",
+    ]
+    return columns.joined(separator: "  ")
+  }
+}
+
+func runTable(_ options: Options) -> Int32 {
+  guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"),
+    ["/usr/sbin/nft", "/sbin/nft"].contains(where: FileManager.default.isExecutableFile)
+  else {
+    print("LossBench needs root, /usr/bin/unshare and nft (apt-get install nftables)")
+    return 1
+  }
+  let s = options.settings
+  print(
+    "LossBench \(s.width)x\(s.height)@\(s.fps), \(s.seconds) s of media per run, "
+      + "median of \(options.runs) run(s); nftables drops on the namespace's input hook")
+  print(
+    "  server: SDK publish + play through the in-process WCSLocalServer relay; "
+      + "aiortc-publish: we publish, aiortc decodes; aiortc-play: aiortc sends, we decode")
+  print(
+    "  decoded/sent: frames from the first decoded one to the end; gap: longest time without"
+      + " a new picture (median, worst run); times: publish() → PUBLISHING (aiortc: answer → connected),"
+      + " play() → PLAYING, PLAYING → first picture; NACKs/PLIs sent by the receiver we run,"
+      + " RTX: retransmissions by the sender we run, KF: key frames encoded")
+  let header = [
+    "leg".padding(toLength: 15, withPad: " ", startingAt: 0),
+    "loss".padding(toLength: 11, withPad: " ", startingAt: 0),
+    "decoded/sent", "  share", "gap med  ", "gap max  ", "publish ", "play    ", "first   ",
+    "NACKs", "  RTX", "PLIs", "  KF", "",
+  ]
+  print(header.joined(separator: "  "))
+  for path in options.paths {
+    for loss in options.losses {
+      var byLeg: [String: [LegResult]] = [:]
+      var order: [String] = []
+      var errors: [String] = []
+      for _ in 0..<options.runs {
+        switch runChild(path: path, loss: loss, settings: s) {
+        case .success(let legs):
+          for leg in legs {
+            if byLeg[leg.leg] == nil { order.append(leg.leg) }
+            byLeg[leg.leg, default: []].append(leg)
+          }
+        case .failure(let error):
+          errors.append(error.reason)
+        }
+      }
+      for leg in order {
+        print(Row(leg: leg, loss: loss, runs: byLeg[leg] ?? []).line)
+      }
+      if !errors.isEmpty { print("  \(path) at \(loss): \(errors.joined(separator: "; "))") }
+      fflush(nil)
+    }
+  }
+  return 0
+}
