@@ -137,9 +137,10 @@ let tests: [Target] = [
   .testTarget(
     name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport", "WCSMedia"],
     swiftSettings: strict),
+  // LossBench: KernelLossRecoveryTests run its `--child` mode under real kernel drops.
   .testTarget(
     name: "ExamplesTests",
-    dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift", "WCSMedia"],
+    dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift", "WCSMedia", "LossBench"],
     swiftSettings: strict),
 ]
 

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Runs this executable again as `--child` in a fresh network namespace with the loss rule;
-/// its result legs, or why there are none.
-func runChild(path: String, loss: Loss, settings: RunSettings) -> Result<[LegResult], RunError> {
+/// Runs `command` in a fresh network and PID namespace (only `lo`, nothing outlives it) where
+/// nftables drops `loss` of the UDP datagrams; its stdout, or why it printed nothing.
+func runInNamespace(_ command: [String], loss: Loss, timeout: Double) -> Result<String, RunError> {
   // The rule drops on the input hook: every datagram crosses `lo` once, so every leg (media,
   // RTCP, STUN, DTLS, both directions) loses the same share.
   var script = "ip link set lo up"
@@ -13,29 +13,57 @@ func runChild(path: String, loss: Loss, settings: RunSettings) -> Result<[LegRes
       + " && nft add rule inet lossbench input meta l4proto udp \(match) drop"
   }
   script += " && exec \"$0\" \"$@\""
-  let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-    ?? CommandLine.arguments[0]
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-  process.arguments =
-    ["-n", "bash", "-c", script, selfPath, "--child", "--path", path]
-    + ["--seconds", "\(settings.seconds)"]
+  process.arguments = ["-n", "-p", "-f", "--kill-child", "bash", "-c", script] + command
   let output = Pipe()
+  let errorLog = FileManager.default.temporaryDirectory
+    .appendingPathComponent("lossbench-\(getpid())-child.log")
+  _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+  defer { try? FileManager.default.removeItem(at: errorLog) }
   process.standardOutput = output
-  process.standardError = FileHandle.nullDevice
+  process.standardError = try? FileHandle(forWritingTo: errorLog)
   do {
     try process.run()
   } catch {
     return .failure(RunError(reason: "unshare: \(error)"))
   }
+  // unshare dies, --kill-child SIGKILLs the namespace's init, the kernel ends the rest.
+  let timer = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+  DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
   let data = output.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
+  timer.cancel()
   let text = String(decoding: data, as: UTF8.self)
-  guard let legs = ResultLine.parse(text) else {
+  guard !text.isEmpty else {
+    let errors = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
     return .failure(
-      RunError(reason: "child exited \(process.terminationStatus) without a result"))
+      RunError(
+        reason: "exit \(process.terminationStatus) without output: "
+          + errors.split(separator: "\n").suffix(2).joined(separator: " / ")))
   }
-  return .success(legs)
+  return .success(text)
+}
+
+/// The build directory this executable runs from (`.build/release`).
+let buildDirectory = URL(
+  fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    ?? CommandLine.arguments[0]
+).deletingLastPathComponent()
+
+/// One run of `path` at `loss`: this executable again as `--child` for "server" and
+/// "aiortc", the InteropPeer's `wcs-loss` page for "chromium".
+func runOnce(path: String, loss: Loss, settings: RunSettings) -> Result<[LegResult], RunError> {
+  if path == "chromium" { return runChromium(loss: loss) }
+  let command =
+    [buildDirectory.appendingPathComponent("LossBench").path, "--child", "--path", path]
+    + ["--seconds", "\(settings.seconds)"]
+  return runInNamespace(command, loss: loss, timeout: settings.seconds + 60).flatMap { text in
+    guard let legs = ResultLine.parse(text) else {
+      return .failure(RunError(reason: "no result line: \(text.suffix(300))"))
+    }
+    return .success(legs)
+  }
 }
 
 struct RunError: Error {
@@ -125,7 +153,7 @@ func runTable(_ options: Options) -> Int32 {
       var order: [String] = []
       var errors: [String] = []
       for _ in 0..<options.runs {
-        switch runChild(path: path, loss: loss, settings: s) {
+        switch runOnce(path: path, loss: loss, settings: s) {
         case .success(let legs):
           for leg in legs {
             if byLeg[leg.leg] == nil { order.append(leg.leg) }

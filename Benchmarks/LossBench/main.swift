@@ -4,9 +4,11 @@
 // child process in a network namespace of its own (only `lo`) where nftables drops the share
 // of UDP datagrams on the input hook, as /work/lossy.sh and the issue's table do.
 //
-// Run: `swift run -c release LossBench` (the whole table, about 8 minutes), or one cell:
+// Run: `swift run -c release LossBench` (the whole table, about 7 minutes), or one cell:
 // `LossBench --path server --loss 5 --runs 3 --seconds 8`. `--loss 20b` is bursty: 20 % of
-// the datagrams, 4 in a row out of every 20. Needs root, `unshare` and `nft`.
+// the datagrams, 4 in a row out of every 20. Needs root, `unshare` and `nft`. `--path chromium`
+// adds headless Chromium publishing and playing through `wcs-local-server` (the `wcs-loss` page
+// of Tests/Interop/chromium, driven by InteropPeer).
 import Foundation
 import WCSMedia
 
@@ -38,8 +40,8 @@ struct Loss: Sendable, CustomStringConvertible {
   /// datagrams entering the namespace, dropping `percent / 5` in a row out of every 20.
   var nftMatch: String? {
     guard percent > 0 else { return nil }
-    if bursty { return "numgen inc mod 20 < \(max(1, percent / 5))" }
-    return "numgen random mod 100 < \(percent)"
+    if bursty { return "numgen inc mod 20 '<' \(max(1, percent / 5))" }
+    return "numgen random mod 100 '<' \(percent)"
   }
 }
 
@@ -62,8 +64,11 @@ func parse(_ arguments: [String]) -> Options? {
     switch arguments[index] {
     case "--path":
       guard let text = value() else { return nil }
-      options.paths = text == "all" ? ["server", "aiortc"] : text.split(separator: ",").map(String.init)
-      guard options.paths.allSatisfy({ ["server", "aiortc"].contains($0) }) else { return nil }
+      options.paths =
+        text == "all" ? ["server", "aiortc", "chromium"] : text.split(separator: ",").map(String.init)
+      guard options.paths.allSatisfy({ ["server", "aiortc", "chromium"].contains($0) }) else {
+        return nil
+      }
     case "--loss":
       guard let text = value() else { return nil }
       let losses = text.split(separator: ",").compactMap { Loss(String($0)) }
@@ -88,7 +93,11 @@ func parse(_ arguments: [String]) -> Options? {
 }
 
 let usage = """
-  usage: LossBench [--path server|aiortc|all] [--loss 0,2,5,10,20b] [--runs N] [--seconds S]
+  usage: LossBench [--path server,aiortc,chromium|all] [--loss 0,2,5,10,20b] [--runs N]
+                   [--seconds S]
+  server and aiortc by default; chromium needs InteropPeer and wcs-local-server built next to
+  LossBench (`swift build -c release --product InteropPeer --product wcs-local-server`) and
+  /usr/bin/chromium; its page runs 8 s of media (--seconds does not apply).
   """
 
 guard let options = parse(Array(CommandLine.arguments.dropFirst())) else {
