@@ -156,8 +156,7 @@ func runAgainstAiortc(settings: RunSettings) -> [LegResult] {
     playPeer.close()
     player.close()
   }
-  if events.wait(for: ["publish connected", "publish failed"], timeout: 20) != "publish connected"
-  {
+  if events.wait(for: ["publish connected", "publish failed"], timeout: 20) != "publish connected" {
     publishLeg.failure = "publish connection did not connect"
   }
   if events.wait(for: ["play connected", "play failed"], timeout: 20) != "play connected" {

@@ -115,7 +115,8 @@ struct Row {
       format(median { $0.retransmissions.map(Double.init) }, "%5.0f"),
       format(median { $0.plisSent.map(Double.init) }, "%4.0f"),
       format(median { $0.keyFramesEncoded.map(Double.init) }, "%4.0f"),
-      failures.isEmpty ? "" : "\(failures.count) failed: \(Set(failures).sorted().joined(separator: "; "))",
+      failures.isEmpty
+        ? "" : "\(failures.count) failed: \(Set(failures).sorted().joined(separator: "; "))",
     ]
     return columns.joined(separator: "  ")
   }

@@ -65,7 +65,8 @@ func parse(_ arguments: [String]) -> Options? {
     case "--path":
       guard let text = value() else { return nil }
       options.paths =
-        text == "all" ? ["server", "aiortc", "chromium"] : text.split(separator: ",").map(String.init)
+        text == "all"
+        ? ["server", "aiortc", "chromium"] : text.split(separator: ",").map(String.init)
       guard options.paths.allSatisfy({ ["server", "aiortc", "chromium"].contains($0) }) else {
         return nil
       }
