@@ -11,6 +11,12 @@ import Foundation
 /// loop (a picture decoded on it, another stream's packets) does not make packets look late to
 /// jitter estimates, transport-wide feedback or RTT measurements.
 ///
+/// With a `NetworkEmulation` (`init`'s `emulation`), what it sends passes through the send
+/// direction's emulator before `sendto`, and what it receives through the receive direction's
+/// after `recvfrom`, before `onDatagram`: dropped, held on the loop's timers and delivered late,
+/// or delivered twice. A delayed datagram's `datagramArrival` is when the emulated network
+/// delivered it. Without emulation (the default) each path costs one `nil` check.
+///
 /// Thread safety: create, use and close it on its loop. `@unchecked Sendable` only so an
 /// owner can hold it in a closure submitted to the loop; it must still be touched only there.
 public final class EventLoopUDPSocket: @unchecked Sendable {
@@ -24,9 +30,10 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   public let loop: EventLoop
   /// The bound local address (the real port when bound to port 0).
   public let localAddress: ICETransportAddress
-  /// Datagrams handed on so far (truncated ones count in `datagramsTruncated` instead).
+  /// Datagrams read so far, before any receive emulation (truncated ones count in
+  /// `datagramsTruncated` instead).
   public var datagramsReceived: Int { reception.datagrams }
-  /// UDP payload bytes of the datagrams handed on so far (octets; IP/UDP headers excluded).
+  /// UDP payload bytes of the datagrams read so far (octets; IP/UDP headers excluded).
   public var bytesReceived: Int { reception.bytes }
   /// Datagrams dropped because they were larger than the receive buffer
   /// (`EventLoop.maximumDatagramSize`; only IPv6 allows more): cut, they would look whole.
@@ -37,6 +44,9 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   public private(set) var bytesSent = 0
   /// Datagrams dropped because the send buffer was full (`EAGAIN`/`ENOBUFS`).
   public private(set) var sendDrops = 0
+  /// Datagrams the send emulation held that the kernel then refused (`sendto` failed with an
+  /// error other than a full buffer, e.g. the route went away).
+  public private(set) var delayedSendFailures = 0
   /// `true` after `close()`.
   public private(set) var isClosed = false
 
@@ -56,6 +66,9 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   private var reception = Reception()
   private let descriptor: Int32
   private var onDatagram: DatagramHandler?
+  /// The emulated network on each direction; `nil` for the direct path.
+  private var sendPath: EventLoopEmulatedPath?
+  private var receivePath: EventLoopEmulatedPath?
   /// Datagrams read per readiness event before yielding to timers and other sockets.
   private static let readBudget = 64
 
@@ -71,12 +84,15 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   ///   - coalescing: how long a datagram may wait to be read so it shares the wake-up of one of
   ///     the loop's timers due by then (`EventLoop.watch`; zero, the default: read as soon as it
   ///     arrives). Its arrival time stays the kernel's (`datagramArrival`).
+  ///   - emulation: a network to emulate on this socket's datagrams (`nil`, the default: none;
+  ///     an ideal direction of it is not emulated either).
   ///   - onDatagram: called on the loop for each datagram received.
   /// - Throws: `EventLoopError.socketCreationFailed`, `.socketOptionFailed` or `.bindFailed`.
   public init(
     loop: EventLoop, bindingTo address: ICETransportAddress,
     portRange: ClosedRange<UInt16>? = nil, receiveBufferBytes: Int = 1 << 20,
-    coalescing: Duration = .zero, onDatagram: @escaping DatagramHandler
+    coalescing: Duration = .zero, emulation: NetworkEmulation? = nil,
+    onDatagram: @escaping DatagramHandler
   ) throws(EventLoopError) {
     loop.assertInEventLoop()
     let family = address.ip.isIPv6 ? AF_INET6 : AF_INET
@@ -105,7 +121,35 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     self.descriptor = descriptor
     self.onDatagram = onDatagram
     self.coalescing = coalescing
+    if let emulation { emulate(emulation) }
     watch()
+  }
+
+  /// Puts an emulator on each direction `emulation` changes something on.
+  private func emulate(_ emulation: NetworkEmulation) {
+    let reference = WeakReference(self)
+    if let emulator = emulation.makeEmulator(.send) {
+      let path = EventLoopEmulatedPath(
+        direction: .send, emulator: emulator, counters: emulation.counters, loop: loop)
+      path.deliver = { reference.object?.sendHeld($0) }
+      sendPath = path
+    }
+    if let emulator = emulation.makeEmulator(.receive) {
+      let path = EventLoopEmulatedPath(
+        direction: .receive, emulator: emulator, counters: emulation.counters, loop: loop)
+      path.deliver = { reference.object?.receiveHeld($0) }
+      receivePath = path
+    }
+  }
+
+  /// What the emulators of this socket did so far (zero for a direction without one). Call on
+  /// the loop.
+  public var emulationStatistics: NetworkEmulationStatistics {
+    loop.assertInEventLoop()
+    var result = NetworkEmulationStatistics()
+    if let sendPath { result.send = sendPath.statistics }
+    if let receivePath { result.receive = receivePath.statistics }
+    return result
   }
 
   /// How long a datagram may wait to be read so it shares a timer's wake-up (see `init`).
@@ -144,10 +188,12 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     }
   }
 
-  /// Sends one datagram to `destination`. Call on the loop.
+  /// Sends one datagram to `destination`, through the send emulation when there is one. Call on
+  /// the loop.
   ///
   /// - Returns: `false` when the kernel's send buffer was full and the datagram was dropped
-  ///   (UDP may drop; counted in `sendDrops`).
+  ///   (UDP may drop; counted in `sendDrops`). A datagram the emulation drops or holds counts
+  ///   as sent (`true`): the emulated network, not the kernel, has it.
   /// - Throws: `EventLoopError.socketClosed`, `.datagramTooLarge`, `.addressFamilyMismatch` or
   ///   `.sendFailed` with the `errno` of `sendto`.
   @discardableResult
@@ -162,6 +208,21 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     guard destination.ip.isIPv6 == localAddress.ip.isIPv6 else {
       throw .addressFamilyMismatch(local: localAddress, destination: destination)
     }
+    if let sendPath {
+      let now = Duration(attoseconds: loop.attosecondsNow())
+      switch sendPath.admit(bytes, address: destination, now: now) {
+      case 0: return true
+      case 1: break
+      default: _ = try transmit(bytes, to: destination)
+      }
+    }
+    return try transmit(bytes, to: destination)
+  }
+
+  /// `sendto` of one checked datagram, counting it.
+  private func transmit(_ bytes: UnsafeRawBufferPointer, to destination: ICETransportAddress)
+    throws(EventLoopError) -> Bool
+  {
     while true {
       let sent = SocketAddress.with(destination) { address, length in
         sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), address, length)
@@ -179,6 +240,27 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
       case let code: throw .sendFailed(destination: destination, errno: code)
       }
     }
+  }
+
+  /// Sends a datagram the send emulation held, now that it is due.
+  private func sendHeld(_ datagram: EventLoopEmulatedPath.Held) {
+    guard !isClosed else { return }
+    datagram.bytes.withUnsafeBytes { raw in
+      do throws(EventLoopError) {
+        _ = try transmit(raw, to: datagram.address)
+      } catch {
+        delayedSendFailures += 1
+      }
+    }
+  }
+
+  /// Hands on a datagram the receive emulation held, now that it is due, with the time it was
+  /// due as its arrival.
+  private func receiveHeld(_ datagram: EventLoopEmulatedPath.Held) {
+    guard !isClosed, let onDatagram else { return }
+    loop.datagramArrivalOffset = datagram.time
+    defer { loop.datagramArrivalOffset = nil }
+    datagram.bytes.withUnsafeBytes { onDatagram($0, datagram.address) }
   }
 
   /// Sends one datagram given as an array; see `send(_:to:)`.
@@ -203,6 +285,8 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     guard !isClosed else { return }
     isClosed = true
     onDatagram = nil
+    sendPath?.close()
+    receivePath?.close()
     loop.unwatch(descriptor)
     Glibc.close(descriptor)
   }
@@ -237,9 +321,19 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
         continue
       }
       reception.count(count)
-      loop.datagramArrivalOffset = Self.arrivalOffset(kernelTime: kernelTime, loop: loop)
+      let arrival = Self.arrivalOffset(kernelTime: kernelTime, loop: loop)
+      loop.datagramArrivalOffset = arrival
       arrivalSet = true
-      onDatagram(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), source)
+      let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+      if let receivePath {
+        let copies = receivePath.admit(bytes, address: source, now: arrival)
+        if copies == 0 { continue }
+        if copies > 1 {
+          onDatagram(bytes, source)
+          guard !isClosed else { return }
+        }
+      }
+      onDatagram(bytes, source)
       guard !isClosed else { return }
     }
     // The budget ran out before `EAGAIN`: what is left must not wait for a timer's wake-up.

@@ -242,6 +242,14 @@ public final class PeerConnection: @unchecked Sendable {
   /// The addresses our sockets are bound to.
   public var localAddresses: [ICETransportAddress] { sockets.map(\.localAddress) }
 
+  /// What the network emulation (`PeerConnectionConfiguration.networkEmulation`) did to this
+  /// connection's datagrams so far, summed over its sockets; zero without emulation. Call on
+  /// the loop.
+  public var networkEmulationStatistics: NetworkEmulationStatistics {
+    loop.assertInEventLoop()
+    return sockets.reduce(NetworkEmulationStatistics()) { $0 + $1.emulationStatistics }
+  }
+
   /// Counters and negotiated parameters now. Call on the loop.
   public var stats: PeerConnectionStats {
     loop.assertInEventLoop()
@@ -334,7 +342,7 @@ public final class PeerConnection: @unchecked Sendable {
         let socket = try EventLoopUDPSocket(
           loop: loop, bindingTo: ICETransportAddress(ip: ip, port: 0),
           // Coalescing from the first connect on (`setState`).
-          portRange: configuration.portRange
+          portRange: configuration.portRange, emulation: configuration.networkEmulation
         ) { [reference = WeakReference(self)] bytes, source in
           // A constant weak reference rather than `[weak self]` (see `WeakReference`).
           reference.object?.receive(bytes, from: source, socket: index)

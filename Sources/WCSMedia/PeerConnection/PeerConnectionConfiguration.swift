@@ -63,12 +63,18 @@ public struct PeerConnectionConfiguration: Sendable {
   /// pacing timer: ≈ 50 ms more to connect). A backlog larger than a socket's read budget is read
   /// on the next turns, not one budget per window. Zero reads every datagram at once.
   public var receiveCoalescing: Duration
+  /// A network to emulate on every datagram of this connection's sockets (ICE, DTLS, SRTP and
+  /// TURN alike): loss, delay, jitter, reordering, duplication and a bandwidth cap, `send` on
+  /// what we send and `receive` on what we receive (`NetworkEmulation`; `NetworkEmulation(spec:)`
+  /// parses `loss=5%,delay=40ms`). Its `counters` total what it did over all the connections
+  /// made with it. `nil` (default): the real network only.
+  public var networkEmulation: NetworkEmulation?
 
   /// A configuration with the defaults: no STUN/TURN servers, full ICE, no loopback, every
   /// interface, any port, the shared certificate, `DTLSSRTPProfile.defaultOffer`, a 10 s
   /// DTLS handshake timeout, 1 s client fallback, consent checks every 5 s with 10 s/30 s
   /// timeouts, Ta 20 ms, a 30 s connect timeout, every candidate type (`.all`), a 25 ms
-  /// receive coalescing window.
+  /// receive coalescing window, no network emulation.
   public init(
     stunServers: [ICETransportAddress] = [], turnServers: [ICETURNServer] = [],
     iceLite: Bool = false, allowLoopback: Bool = false, hostAddresses: [ICEIPAddress]? = nil,
@@ -78,8 +84,9 @@ public struct PeerConnectionConfiguration: Sendable {
     iceDisconnectedTimeout: Double = 10, iceConsentTimeout: Double = 30,
     iceConsentInterval: Double = 5, icePacingInterval: Double = 0.02,
     connectTimeout: Duration = .seconds(30), iceTransportPolicy: ICETransportPolicy = .all,
-    receiveCoalescing: Duration = .milliseconds(25)
+    receiveCoalescing: Duration = .milliseconds(25), networkEmulation: NetworkEmulation? = nil
   ) {
+    self.networkEmulation = networkEmulation
     self.receiveCoalescing = receiveCoalescing
     self.iceTransportPolicy = iceTransportPolicy
     self.stunServers = stunServers
