@@ -53,11 +53,14 @@ let buildDirectory = URL(
 
 /// One run of `path` at `loss`: this executable again as `--child` for "server" and
 /// "aiortc", the InteropPeer's `wcs-loss` page for "chromium".
-func runOnce(path: String, loss: Loss, settings: RunSettings) -> Result<[LegResult], RunError> {
+func runOnce(path: String, loss: Loss, settings: RunSettings, run: Int) -> Result<
+  [LegResult], RunError
+> {
   if path == "chromium" { return runChromium(loss: loss) }
   let command =
     [buildDirectory.appendingPathComponent("LossBench").path, "--child", "--path", path]
     + ["--seconds", "\(settings.seconds)"]
+    + (loss.emulation.map { ["--network", $0, "--seed", "\(run + 1)"] } ?? [])
   return runInNamespace(command, loss: loss, timeout: settings.seconds + 60).flatMap { text in
     guard let legs = ResultLine.parse(text) else {
       return .failure(RunError(reason: "no result line: \(text.suffix(300))"))
@@ -83,6 +86,8 @@ struct Row {
   var leg: String
   var loss: Loss
   var runs: [LegResult]
+  /// Characters of the loss column.
+  var lossWidth: Int
 
   func median(_ value: (LegResult) -> Double?) -> Double? {
     LossBench.median(runs.compactMap(value))
@@ -103,7 +108,7 @@ struct Row {
     let failures = runs.compactMap(\.failure)
     let columns: [String] = [
       leg.padding(toLength: 15, withPad: " ", startingAt: 0),
-      loss.description.padding(toLength: 11, withPad: " ", startingAt: 0),
+      loss.description.padding(toLength: lossWidth, withPad: " ", startingAt: 0),
       String(format: "%4.0f / %-4.0f", decoded, sent),
       format(share, "%5.1f %%", scale: 100),
       format(median(\.longestGap), "%6.0f ms", scale: 1000),
@@ -132,7 +137,8 @@ func runTable(_ options: Options) -> Int32 {
   let s = options.settings
   print(
     "LossBench \(s.width)x\(s.height)@\(s.fps), \(s.seconds) s of media per run, "
-      + "median of \(options.runs) run(s); nftables drops on the namespace's input hook")
+      + "median of \(options.runs) run(s); kernel loss: nftables drops on the namespace's input hook;"
+      + " emulated: the SDK's NetworkEmulation on our sockets, run i with seed=i")
   print(
     "  server: SDK publish + play through the in-process WCSLocalServer relay; "
       + "aiortc-publish: we publish, aiortc decodes; aiortc-play: aiortc sends, we decode")
@@ -141,9 +147,10 @@ func runTable(_ options: Options) -> Int32 {
       + " a new picture (median, worst run); times: publish() → PUBLISHING (aiortc: answer → connected),"
       + " play() → PLAYING, PLAYING → first picture; NACKs/PLIs sent by the receiver we run,"
       + " RTX: retransmissions by the sender we run, KF: key frames encoded")
+  let lossWidth = options.losses.map(\.description.count).max() ?? 4
   let header = [
     "leg".padding(toLength: 15, withPad: " ", startingAt: 0),
-    "loss".padding(toLength: 11, withPad: " ", startingAt: 0),
+    "loss".padding(toLength: lossWidth, withPad: " ", startingAt: 0),
     "decoded/sent", "  share", "gap med  ", "gap max  ", "publish ", "play    ", "first   ",
     "NACKs", "  RTX", "PLIs", "  KF", "",
   ]
@@ -153,8 +160,9 @@ func runTable(_ options: Options) -> Int32 {
       var byLeg: [String: [LegResult]] = [:]
       var order: [String] = []
       var errors: [String] = []
-      for _ in 0..<options.runs {
-        switch runOnce(path: path, loss: loss, settings: s) {
+      if path == "chromium", loss.emulation != nil { continue }
+      for run in 0..<options.runs {
+        switch runOnce(path: path, loss: loss, settings: s, run: run) {
         case .success(let legs):
           for leg in legs {
             if byLeg[leg.leg] == nil { order.append(leg.leg) }
@@ -165,7 +173,7 @@ func runTable(_ options: Options) -> Int32 {
         }
       }
       for leg in order {
-        print(Row(leg: leg, loss: loss, runs: byLeg[leg] ?? []).line)
+        print(Row(leg: leg, loss: loss, runs: byLeg[leg] ?? [], lossWidth: lossWidth).line)
       }
       if !errors.isEmpty { print("  \(path) at \(loss): \(errors.joined(separator: "; "))") }
       fflush(nil)
