@@ -1,10 +1,11 @@
 import WCSMedia
 
 /// Turns a `PeerConnection` answer (which mirrors every offered codec) into what the relay can
-/// honour (wcs-protocol.md §9.3): only Opus and VP8; no RTX, FEC or RED (we never send
-/// them); no transport-wide congestion control (we send no TWCC feedback, RFC 8888 family);
-/// and for a player the SSRC we send from in each section (RFC 5576), so clients that
-/// demultiplex by signalled SSRC find the stream.
+/// honour (wcs-protocol.md §9.3): only Opus and VP8, with their RTX formats (RFC 4588) where
+/// the peer offered them; no FEC or RED (we never send them); no transport-wide congestion
+/// control (we send no TWCC feedback, RFC 8888 family); and for a player the SSRC we send from
+/// in each section (RFC 5576), with its RTX SSRC in an `a=ssrc-group:FID` when RTX is kept, so
+/// clients that demultiplex by signalled SSRC find both streams.
 enum RelayAnswer {
   /// Codec names we never relay, besides everything that is not Opus or VP8.
   static let transportWideCC = "transport-cc"
@@ -27,13 +28,15 @@ enum RelayAnswer {
   }
 
   /// The restricted answer text. `ssrcs` maps `audio`/`video` to the SSRC we send there
-  /// (players only); `cname` goes into those `a=ssrc` lines.
+  /// (players only), `retransmissionSSRCs` to the RTX SSRC we resend from there (signalled only
+  /// where an RTX format survives); `cname` goes into those `a=ssrc` lines.
   /// - Throws: `SDPParseError` when `answer` does not parse (it is our own text, so only on a
   ///   bug); `RelayAnswerError.offer` when no section was accepted to begin with;
   ///   `RelayAnswerError.noCommonCodecs` when no Opus or VP8 format is left.
-  static func restrict(_ answer: String, ssrcs: [String: UInt32] = [:], cname: String = "wcs")
-    throws -> String
-  {
+  static func restrict(
+    _ answer: String, ssrcs: [String: UInt32] = [:], retransmissionSSRCs: [String: UInt32] = [:],
+    cname: String = "wcs"
+  ) throws -> String {
     var sdp = try SDPParser.parse(answer).description
     // The answer mirrors the offer, so a section already rejected here was rejected (or
     // missing) in the offer: that is not a codec problem.
@@ -45,10 +48,13 @@ enum RelayAnswer {
     for index in sdp.media.indices where !sdp.media[index].isRejected {
       let names = Set(sdp.media[index].rtpMaps.map(\.encodingName))
       let unwanted = names.filter { name in
-        !RelayCodecs.relayed.contains { $0.lowercased() == name.lowercased() }
+        name.lowercased() != "rtx"
+          && !RelayCodecs.relayed.contains { $0.lowercased() == name.lowercased() }
       }
       let offered = sdp.media[index].formats
+      // RTX of a stripped codec goes with it; RTX without a usable `apt` is dropped here.
       sdp.media[index].stripCodecs(Array(unwanted))
+      Self.stripUnassociatedRetransmission(&sdp.media[index])
       if sdp.media[index].payloadTypes.isEmpty {
         // Nothing relayable here: reject the section (RFC 3264 §6), keeping a format so the
         // m= line stays well-formed.
@@ -63,15 +69,48 @@ enum RelayAnswer {
         default: return false
         }
       }
-      if let ssrc = ssrcs[sdp.media[index].media] {
-        sdp.media[index].attributes.append(
-          .ssrc(SSRCAttribute(ssrc: ssrc, attribute: "cname", value: cname)))
+      let kind = sdp.media[index].media
+      if let ssrc = ssrcs[kind] {
+        let hasRetransmission = !sdp.media[index].payloadTypes(forCodec: "rtx").isEmpty
+        if hasRetransmission, let rtx = retransmissionSSRCs[kind] {
+          sdp.media[index].attributes.append(
+            .ssrcGroup(SSRCGroup(semantics: "FID", ssrcs: [ssrc, rtx])))
+          sdp.media[index].attributes.append(
+            .ssrc(SSRCAttribute(ssrc: ssrc, attribute: "cname", value: cname)))
+          sdp.media[index].attributes.append(
+            .ssrc(SSRCAttribute(ssrc: rtx, attribute: "cname", value: cname)))
+        } else {
+          sdp.media[index].attributes.append(
+            .ssrc(SSRCAttribute(ssrc: ssrc, attribute: "cname", value: cname)))
+        }
       }
     }
     guard sdp.media.contains(where: { !$0.isRejected }) else {
       throw RelayAnswerError.noCommonCodecs
     }
     return SDPWriter.write(sdp)
+  }
+
+  /// Removes the RTX formats of `section` whose `apt` names no format left in it.
+  static func stripUnassociatedRetransmission(_ section: inout MediaDescription) {
+    let kept = Set(section.payloadTypes)
+    let orphans = Set(
+      section.payloadTypes(forCodec: "rtx").filter { payloadType in
+        guard let apt = section.formatParameters(payloadType: payloadType)?.associatedPayloadType
+        else { return true }
+        return apt == payloadType || !kept.contains(apt)
+          || section.rtpMap(payloadType: apt)?.encodingName.lowercased() == "rtx"
+      })
+    guard !orphans.isEmpty else { return }
+    section.formats.removeAll { Int($0).map(orphans.contains) ?? false }
+    section.attributes.removeAll { attribute in
+      switch attribute {
+      case .rtpmap(let map): return orphans.contains(map.payloadType)
+      case .fmtp(let parameters): return orphans.contains(parameters.payloadType)
+      case .rtcpFeedback(let feedback): return feedback.payloadType.map(orphans.contains) ?? false
+      default: return false
+      }
+    }
   }
 }
 

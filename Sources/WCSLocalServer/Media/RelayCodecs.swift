@@ -58,4 +58,52 @@ enum RelayCodecs {
     }
     return map
   }
+
+  /// RTX payload type → the media payload type it repairs (`a=fmtp:<rtx> apt=<media>`,
+  /// RFC 4588 §8.1), for every RTX format of `sdp` whose `apt` is an Opus or VP8 format.
+  static func retransmissionPayloadTypes(in sdp: SessionDescription) -> [UInt8: UInt8] {
+    let media = payloadTypes(in: sdp)
+    var map: [UInt8: UInt8] = [:]
+    for section in sdp.media where !section.isRejected {
+      for payloadType in section.payloadTypes(forCodec: "rtx") {
+        guard let rtx = UInt8(exactly: payloadType), rtx < 128,
+          let apt = section.formatParameters(payloadType: payloadType)?.associatedPayloadType,
+          let associated = UInt8(exactly: apt), media[associated] != nil
+        else { continue }
+        map[rtx] = associated
+      }
+    }
+    return map
+  }
+
+  /// RTX SSRC → media SSRC from the `a=ssrc-group:FID <media> <rtx>` lines of `sdp`
+  /// (RFC 5576 §4.2, RFC 4588 §8.3).
+  static func retransmissionSSRCs(in sdp: SessionDescription) -> [UInt32: UInt32] {
+    var map: [UInt32: UInt32] = [:]
+    for section in sdp.media where !section.isRejected {
+      for case .ssrcGroup(let group) in section.attributes
+      where group.semantics.uppercased() == "FID" && group.ssrcs.count == 2 {
+        map[group.ssrcs[1]] = group.ssrcs[0]
+      }
+    }
+    return map
+  }
+
+  /// The media kinds of `sdp` whose Opus or VP8 format has `a=rtcp-fb:<pt> nack` (generic
+  /// NACK, RFC 4585 §4.2): the kinds the relay may NACK.
+  static func kindsWithNACK(in sdp: SessionDescription) -> Set<RelayCodec.Kind> {
+    var kinds = Set<RelayCodec.Kind>()
+    let media = payloadTypes(in: sdp)
+    for section in sdp.media where !section.isRejected {
+      for payloadType in section.payloadTypes {
+        guard let type = UInt8(exactly: payloadType), let codec = media[type],
+          section.rtcpFeedback(payloadType: payloadType).contains(where: {
+            $0.type == "nack" && ($0.parameter ?? "").isEmpty
+          })
+        else { continue }
+        kinds.insert(codec.kind)
+      }
+    }
+    return kinds
+  }
 }

@@ -15,9 +15,23 @@ final class RelayPublisher {
   /// The SSRC the publisher sends VP8 from, once seen (PLI target).
   var videoSSRC: UInt32?
   var keyFrameRequests: KeyFrameRequestLimiter
+  /// Fires when the PLI deferred by `keyFrameRequests` is due.
+  var keyFrameTimer: EventLoopTimer?
   var recording: RelayRecording?
   /// Players of this publisher, in the order they started.
   var playerIds: [String] = []
+  /// The publisher's RTX payload types → the media payload type each repairs (RFC 4588).
+  var retransmissionPayloadTypes: [UInt8: UInt8] = [:]
+  /// The publisher's RTX SSRCs → their media SSRC (`a=ssrc-group:FID` of its offer).
+  var retransmissionSSRCs: [UInt32: UInt32] = [:]
+  /// Media kinds the publisher accepts generic NACKs for.
+  var nackKinds: Set<RelayCodec.Kind> = []
+  /// Per media SSRC: what is missing and when to ask for it again.
+  var losses: [UInt32: RelayLossTracker] = [:]
+  /// Fires when a NACK is due on this leg; `nackTimerDeadline` is when, ms.
+  var nackTimer: EventLoopTimer?
+  var nackTimerDeadline: Int64?
+  var statistics: RelayLegStatistics
 
   init(
     mediaSessionId: String, streamName: String, peerConnection: PeerConnection,
@@ -29,7 +43,25 @@ final class RelayPublisher {
     self.codecs = codecs
     self.rtcpSSRC = rtcpSSRC
     self.keyFrameRequests = keyFrameRequests
+    statistics = RelayLegStatistics(role: .publisher, streamName: streamName)
   }
+
+  /// The media SSRC an RTX packet on `ssrc` repairs: its FID partner, else the one SSRC seen of
+  /// the repaired codec's kind (a publisher that signalled no group).
+  func mediaSSRC(repairedBy ssrc: UInt32, kind: RelayCodec.Kind) -> UInt32? {
+    if let media = retransmissionSSRCs[ssrc] { return media }
+    return kind == .video ? videoSSRC : audioSSRC
+  }
+
+  /// The SSRC the publisher sends Opus from, once seen.
+  var audioSSRC: UInt32?
+}
+
+/// The losses of one publisher SSRC: its sequence numbers extended past the wrap (RFC 3550
+/// §A.1) and the `NACKGenerator` that decides what to request and when.
+struct RelayLossTracker {
+  var sequence = RTPExtendedSequenceNumber()
+  var generator: NACKGenerator
 }
 
 /// One player's side of the relay. Touched only on the engine's event loop.
@@ -45,15 +77,31 @@ final class RelayPlayer {
   /// Per publisher SSRC: the rewriter and the stream's clock rate (for SR timestamps).
   var rewriters: [UInt32: RelayRTPRewriter] = [:]
   var clockRates: [UInt32: Int] = [:]
+  /// The player's media payload type → its RTX payload type (the answer kept them: RFC 4588).
+  var retransmissionPayloadTypes: [UInt8: UInt8] = [:]
+  /// The SSRC we send each kind's RTX from (signalled in the answer's FID group).
+  let retransmissionSSRCs: [RelayCodec.Kind: UInt32]
+  /// The next sequence number of each RTX stream (its own numbering, RFC 4588 §4).
+  var retransmissionSequenceNumbers: [RelayCodec.Kind: UInt16]
+  var resends: RelayResendLimiter
+  var statistics: RelayLegStatistics
+  /// Cumulative loss of the newest receiver report block about each SSRC we send.
+  var lostBySSRC: [UInt32: Int] = [:]
 
   init(
-    mediaSessionId: String, sourceMediaSessionId: String, peerConnection: PeerConnection,
-    codecs: [UInt8: RelayCodec], ssrcs: [RelayCodec.Kind: UInt32]
+    mediaSessionId: String, sourceMediaSessionId: String, streamName: String,
+    peerConnection: PeerConnection, codecs: [UInt8: RelayCodec], ssrcs: [RelayCodec.Kind: UInt32],
+    retransmissionSSRCs: [RelayCodec.Kind: UInt32],
+    retransmissionSequenceNumbers: [RelayCodec.Kind: UInt16], resends: RelayResendLimiter
   ) {
     self.mediaSessionId = mediaSessionId
     self.sourceMediaSessionId = sourceMediaSessionId
     self.peerConnection = peerConnection
     self.codecs = codecs
     self.ssrcs = ssrcs
+    self.retransmissionSSRCs = retransmissionSSRCs
+    self.retransmissionSequenceNumbers = retransmissionSequenceNumbers
+    self.resends = resends
+    statistics = RelayLegStatistics(role: .player, streamName: streamName)
   }
 }

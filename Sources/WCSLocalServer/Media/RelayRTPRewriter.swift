@@ -1,3 +1,5 @@
+import WCSMedia
+
 /// Rewrites one publisher SSRC's RTP packets for one player (SFU relay): the player sees its own
 /// SSRC, the payload type it offered for the codec, and sequence numbers / timestamps shifted by
 /// fixed random offsets (RFC 3550 §5.1 asks for random initial values; fixed offsets keep the
@@ -17,6 +19,9 @@ struct RelayRTPRewriter {
   /// The newest outgoing RTP timestamp and when (ms, caller's clock) it was sent.
   private(set) var lastTimestamp: UInt32?
   private(set) var lastSentAt: Int64 = 0
+  /// The newest outgoing sequence number: a late packet (a retransmission forwarded) leaves
+  /// `lastTimestamp` alone, so the SR timestamp does not step back.
+  private var lastSequenceNumber: UInt16?
 
   init(
     ssrc: UInt32, payloadTypes: [UInt8: UInt8], sequenceOffset: UInt16, timestampOffset: UInt32
@@ -64,8 +69,11 @@ struct RelayRTPRewriter {
     if countsAsSent {
       packetCount &+= 1
       octetCount &+= UInt32(truncatingIfNeeded: out.count - fixedAndCSRCs)
-      lastTimestamp = timestamp
-      lastSentAt = now
+      if lastSequenceNumber.map({ RTPSequenceNumber.isNewer(sequence, than: $0) }) ?? true {
+        lastSequenceNumber = sequence
+        lastTimestamp = timestamp
+        lastSentAt = now
+      }
     }
     return out
   }

@@ -24,8 +24,12 @@ struct RelayReceptionStatistics {
     self.clockRate = clockRate
   }
 
-  /// One packet with `sequenceNumber` and `timestamp` arrived at `now` (ms).
-  mutating func record(sequenceNumber: UInt16, timestamp: UInt32, now: Int64) {
+  /// One packet with `sequenceNumber` and `timestamp` arrived at `now` (ms); a `retransmitted`
+  /// one counts as received but its transit time (a NACK round trip late) stays out of the
+  /// jitter.
+  mutating func record(
+    sequenceNumber: UInt16, timestamp: UInt32, now: Int64, retransmitted: Bool = false
+  ) {
     if !started {
       started = true
       baseSequence = UInt32(sequenceNumber)
@@ -38,6 +42,7 @@ struct RelayReceptionStatistics {
       }
     }
     received &+= 1
+    guard !retransmitted else { return }
     // A.8: transit time in RTP units; only differences matter, so any epoch works.
     let arrival = Double(now) * Double(clockRate) / 1000
     let transit = arrival - Double(timestamp)

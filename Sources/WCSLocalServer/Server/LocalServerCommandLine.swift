@@ -19,6 +19,7 @@ public enum LocalServerCommandLine {
     usage: wcs-local-server [--bind 127.0.0.1] [--ws-port 8080]
                             [--wss-port 8443 --cert CERT.pem --key KEY.pem]
                             [--http-port 8081] [--legacy-http-port 9091] [--records DIR]
+                            [--stats SECONDS]
 
     A WCS-compatible signalling and media server for examples and tests.
       --bind ADDRESS          address every port listens on (default 127.0.0.1)
@@ -29,6 +30,9 @@ public enum LocalServerCommandLine {
                               older WCS builds used 9091: pass --http-port 9091 to mimic them)
       --legacy-http-port PORT also serve recordings on this port (e.g. 9091, next to 8081)
       --records DIR           where recordings are written and served from (default ./records)
+      --stats SECONDS         log each publisher's and player's packets, losses, NACKs,
+                              retransmissions, PLIs and key frames every SECONDS (they are
+                              always logged when a stream ends)
       --help                  this text
 
     Stops cleanly (sessions closed, recordings finished) on SIGINT or SIGTERM.
@@ -68,6 +72,13 @@ public enum LocalServerCommandLine {
       case "--http-port": configuration.httpPort = try port(flag)
       case "--legacy-http-port": configuration.legacyHTTPPort = try port(flag)
       case "--records": configuration.recordsDirectory = try value(flag)
+      case "--stats":
+        let text = try value(flag)
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0.1, seconds <= 86_400
+        else {
+          throw UsageError(description: "--stats needs seconds 0.1...86400, got '\(text)'")
+        }
+        configuration.statisticsInterval = .milliseconds(Int64((seconds * 1000).rounded()))
       default: throw UsageError(description: "unknown argument '\(flag)'")
       }
       index += 1

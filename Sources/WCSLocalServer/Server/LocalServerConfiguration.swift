@@ -27,6 +27,10 @@ extension WCSLocalServer {
     /// Where finished recordings are stored and served from; created when missing.
     public var recordsDirectory: String =
       FileManager.default.currentDirectoryPath + "/records"
+    /// Interval of the relay's per-publisher and per-player statistics log lines (packets,
+    /// losses, NACKs, retransmissions, PLIs, key frames); nil logs them only at each stream's
+    /// end (`--stats SECONDS`).
+    public var statisticsInterval: Duration?
     /// Signalling settings (ping interval, version string, record template). `serverAddress`
     /// is replaced by `bindAddress:wsPort` with the actual port.
     public var signaling = WCSServerConfiguration()

@@ -154,6 +154,7 @@ public final class WCSLocalServer: @unchecked Sendable {
     var engine = LocalServerRelayEngine.Configuration(
       recordsDirectory: configuration.recordsDirectory, bindAddress: configuration.bindAddress)
     engine.log = configuration.logSink
+    engine.statisticsInterval = configuration.statisticsInterval
     return LocalServerRelayEngine(configuration: engine)
   }
 

@@ -48,6 +48,18 @@ extension PeerConnection {
   private func sendProtected(_ packet: UnsafeRawBufferPointer, isRTCP: Bool)
     throws(PeerConnectionError)
   {
+    do {
+      try protectAndSend(packet, isRTCP: isRTCP)
+    } catch {
+      // Counted here, so a caller that only logs (or ignores) the error still shows in `stats`.
+      if isRTCP { counters.rtcpSendFailures += 1 } else { counters.rtpSendFailures += 1 }
+      throw error
+    }
+  }
+
+  private func protectAndSend(_ packet: UnsafeRawBufferPointer, isRTCP: Bool)
+    throws(PeerConnectionError)
+  {
     loop.assertInEventLoop()
     // While consent is merely late (`.disconnected`) media keeps going, as in WebRTC; the
     // keys are gone after a failure, a close or the peer's close_notify.

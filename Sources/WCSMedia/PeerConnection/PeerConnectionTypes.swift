@@ -114,6 +114,11 @@ public struct PeerConnectionStats: Equatable, Sendable {
   public var rtcpPacketsReceived = 0
   /// SRTP/SRTCP packets dropped: authentication failed, replayed, or malformed.
   public var srtpDrops = 0
+  /// RTP packets `sendRTP` refused: not connected, too large, SRTP protection failed (e.g. an
+  /// index older than the replay window), or the socket refused the send.
+  public var rtpSendFailures = 0
+  /// RTCP compounds `sendRTCP` refused, for the same reasons.
+  public var rtcpSendFailures = 0
   /// Datagrams dropped because they came before keys or from an address ICE did not validate.
   public var unexpectedDatagrams = 0
   /// Application datagrams (DTLS, SRTP, SRTCP) sent through a TURN relay in Send indications

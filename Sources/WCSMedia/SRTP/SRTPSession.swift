@@ -30,7 +30,11 @@ public struct SRTPCounters: Equatable, Sendable {
 ///
 /// An outbound session protects what this endpoint sends, an inbound one unprotects what the peer
 /// sends. Streams are created per SSRC on demand (`ssrc_any_outbound` / `ssrc_any_inbound`), with
-/// replay protection on (libsrtp's default 128-packet window). Packets are processed in place in
+/// replay protection on and a window of `replayWindowSize` packets (RFC 3711 §3.3.2), so a
+/// retransmission that arrives late, behind up to that many newer packets, is still accepted
+/// once. An outbound session may protect a sequence number again (libsrtp's `allow_repeat_tx`):
+/// a NACK answered by a plain resend (RFC 4585 §6.2.1 without RTX) sends the packet as first
+/// sent, so the same index protects the same plaintext. Packets are processed in place in
 /// the caller's buffer. The libsrtp context lives behind a mutex, so a session may be shared
 /// between threads; each call holds the lock for one packet.
 public final class SRTPSession: Sendable {
@@ -41,6 +45,11 @@ public final class SRTPSession: Sendable {
     /// Protects packets to the peer.
     case outbound
   }
+
+  /// Packets the replay window covers, inbound and outbound (libwebrtc's 1024; libsrtp allows
+  /// up to 0x7fff). Outbound, it bounds how far back a resend may go: an index older than the
+  /// window is refused as `srtp_err_status_replay_old`, repeat or not.
+  public static let replayWindowSize = 1024
 
   /// The protection profile.
   public let profile: SRTPProtectionProfile
@@ -84,8 +93,8 @@ public final class SRTPSession: Sendable {
     }
     policy.ssrc.type = direction == .inbound ? ssrc_any_inbound : ssrc_any_outbound
     policy.ssrc.value = 0
-    policy.window_size = 0  // libsrtp default (128)
-    policy.allow_repeat_tx = 0
+    policy.window_size = UInt(Self.replayWindowSize)
+    policy.allow_repeat_tx = direction == .outbound ? 1 : 0
     policy.next = nil
     var keyAndSalt = masterKey.key + masterKey.salt
     var context: OpaquePointer?

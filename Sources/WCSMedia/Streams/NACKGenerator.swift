@@ -4,7 +4,9 @@
 /// once it has been missing for `reorderTolerance` (it may only be reordered), then again each
 /// `retryInterval(rtt)` (a retransmission lost too), at most `maxRetries` times; it is given up
 /// once older than `maxAge` or after the last retry. A gap wider than `maxMissing` is not
-/// requested at all: it is cheaper to ask for a key frame (`needsKeyFrame`).
+/// requested at all: it is cheaper to ask for a key frame (`needsKeyFrame`); so is a gap that
+/// would make more than `maxMissing` packets missing at once, which bounds the work and memory
+/// a sender's jumping sequence numbers can cost.
 public struct NACKGenerator: Sendable {
   /// Tuning of the generator.
   public struct Configuration: Sendable, Equatable {
@@ -16,7 +18,8 @@ public struct NACKGenerator: Sendable {
     public var maxAge: Duration
     /// Lower bound of the re-request interval when the RTT is small or unknown.
     public var minRetryInterval: Duration
-    /// A gap of more packets than this is abandoned in favour of a key frame request.
+    /// A gap of more packets than this, or more packets missing at once, is abandoned in
+    /// favour of a key frame request.
     public var maxMissing: Int
 
     /// Creates a configuration; the defaults suit 30 fps video with up to ~100 ms of jitter.
@@ -76,7 +79,7 @@ public struct NACKGenerator: Sendable {
     }
     if sequence > highest {
       let gap = sequence - highest - 1
-      if gap > Int64(configuration.maxMissing) {
+      if gap > Int64(configuration.maxMissing) - Int64(missing.count) {
         missing.removeAll()
         needsKeyFrame = true
       } else if gap > 0 {

@@ -348,7 +348,11 @@ public struct RTPReceiveStream: Sendable {
     }
     if configuration.nackEnabled {
       if nackGenerator.takeKeyFrameRequest() { keyFrameRequested = true }
+      let givenUpBefore = nackGenerator.givenUp
       let due = nackGenerator.due(now: seconds, roundTripTime: roundTripTime)
+      // A packet given up leaves its frame undecodable: ask for a key frame now rather than
+      // wait for the assembler to notice the gap a frame later.
+      if nackGenerator.givenUp > givenUpBefore { keyFrameRequested = true }
       if !due.isEmpty {
         output.rtcp.append(
           .genericNACK(

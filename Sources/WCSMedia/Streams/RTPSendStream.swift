@@ -105,8 +105,9 @@ public struct RTPSendStream: Sendable {
     public var payloadOctets: UInt32 = 0
     /// Packets retransmitted.
     public var retransmissions = 0
-    /// NACKed sequence numbers not retransmitted (unknown, too old, or within 0.8 × RTT of the
-    /// last resend; 100 ms stands in for the RTT before the first measurement).
+    /// NACKed sequence numbers not retransmitted (unknown, too old, within 0.8 × RTT of the
+    /// last resend — 100 ms stands in for the RTT before the first measurement — or not
+    /// serializable).
     public var retransmissionsSkipped = 0
     /// Key frame request events raised.
     public var keyFrameRequests = 0
@@ -305,7 +306,10 @@ public struct RTPSendStream: Sendable {
         sequenceNumber: nextRTXSequenceNumber)
       nextRTXSequenceNumber &+= 1
     }
-    guard let bytes = try? packet.serialized() else { return nil }
+    guard let bytes = try? packet.serialized() else {
+      counters.retransmissionsSkipped += 1
+      return nil
+    }
     counters.retransmissions += 1
     return bytes
   }

@@ -18,6 +18,16 @@ final class LocalServerRelayTests: XCTestCase {
     var sequenceNumber: UInt16
     var payload: [UInt8]
     var bytes: [UInt8]
+
+    /// The packet in `raw`, nil when it is no RTP packet.
+    init?(_ raw: UnsafeRawBufferPointer) {
+      guard let parsed = try? RTPHeader.parse(raw) else { return nil }
+      bytes = [UInt8](raw)
+      ssrc = parsed.header.ssrc
+      payloadType = parsed.header.payloadType
+      sequenceNumber = parsed.header.sequenceNumber
+      payload = Array(bytes[parsed.payloadRange])
+    }
   }
 
   func testPublishPlayRelayNACKPLIAndRecording() throws {
@@ -68,25 +78,9 @@ final class LocalServerRelayTests: XCTestCase {
 
     // The publisher's media: 30 VP8 frames (160x120) and 10 Opus packets. The first
     // `early` video packets go out before anyone plays: they are only cached (and recorded).
-    var packetizer = VP8Packetizer(maxPayloadSize: 400)
-    let encoder = try VP8Encoder(
-      configuration: .init(width: 160, height: 120, frameRate: 30, bitrateKbps: 300))
     let opus = try OpusEncoder(configuration: .init(channels: 2))
-    var videoPackets: [[UInt8]] = []
+    let videoPackets = try Self.vp8Packets(ssrc: Self.publisherVideoSSRC, firstSequence: 65_530)
     var audioPackets: [[UInt8]] = []
-    var sequence: UInt16 = 65_530
-    for index in 0..<30 {
-      let picture = I420Image(width: 160, height: 120, y: UInt8(30 + index * 6))
-      for frame in try encoder.encode(picture, timestamp: UInt32(index * 3000)) {
-        for payload in packetizer.packetize(frame) {
-          let header = RTPHeader(
-            marker: payload.marker, payloadType: 96, sequenceNumber: sequence,
-            timestamp: payload.timestamp, ssrc: Self.publisherVideoSSRC)
-          videoPackets.append(try RTPPacket(header: header, payload: payload.payload).serialized())
-          sequence &+= 1
-        }
-      }
-    }
     let silence = PCMAudioFrame(samples: [Int16](repeating: 0, count: 1920), channels: 2)
     for index in 0..<10 {
       let header = RTPHeader(
@@ -106,15 +100,7 @@ final class LocalServerRelayTests: XCTestCase {
     let downstreamRTCP = Collector<[RTCPPacket]>()
     let playerOffer = try loop.submit {
       playerPC.onRTCP = { downstreamRTCP.append((try? RTCPPacket.parseCompound($0)) ?? []) }
-      playerPC.onRTP = { _, raw in
-        guard let parsed = try? RTPHeader.parse(raw) else { return }
-        let bytes = [UInt8](raw)
-        received.append(
-          Received(
-            ssrc: parsed.header.ssrc, payloadType: parsed.header.payloadType,
-            sequenceNumber: parsed.header.sequenceNumber,
-            payload: Array(bytes[parsed.payloadRange]), bytes: bytes))
-      }
+      playerPC.onRTP = { _, raw in Received(raw).map(received.append) }
       return try playerPC.createOffer(
         audio: .init(
           direction: .recvonly, ssrc: 0x3333, trackId: "a", opusPayloadType: 109,
@@ -328,6 +314,29 @@ final class LocalServerRelayTests: XCTestCase {
     XCTAssertEqual(failed?.object["info"], "Failed by ICE timeout")
     loop.submit { publisherPC.close() }
     client.closeAndWait()
+  }
+
+  /// 30 VP8 frames (160x120, payloads of at most 400 octets) as RTP packets of payload type
+  /// 96 on `ssrc`, numbered from `firstSequence`; the first frame is a key frame.
+  static func vp8Packets(ssrc: UInt32, firstSequence: UInt16) throws -> [[UInt8]] {
+    var packetizer = VP8Packetizer(maxPayloadSize: 400)
+    let encoder = try VP8Encoder(
+      configuration: .init(width: 160, height: 120, frameRate: 30, bitrateKbps: 300))
+    var packets: [[UInt8]] = []
+    var sequence = firstSequence
+    for index in 0..<30 {
+      let picture = I420Image(width: 160, height: 120, y: UInt8(30 + index * 6))
+      for frame in try encoder.encode(picture, timestamp: UInt32(index * 3000)) {
+        for payload in packetizer.packetize(frame) {
+          let header = RTPHeader(
+            marker: payload.marker, payloadType: 96, sequenceNumber: sequence,
+            timestamp: payload.timestamp, ssrc: ssrc)
+          packets.append(try RTPPacket(header: header, payload: payload.payload).serialized())
+          sequence &+= 1
+        }
+      }
+    }
+    return packets
   }
 
   /// PLIs for the publisher's video SSRC among the RTCP it received.

@@ -1,3 +1,4 @@
+import Foundation
 import WCSMedia
 import XCTest
 
@@ -19,7 +20,7 @@ final class RelayAnswerTests: XCTestCase {
     let text = try RelayAnswer.restrict(
       Self.answer, ssrcs: ["audio": 1111, "video": 2222], cname: "relay")
     let sdp = try SDPParser.parse(text).description
-    XCTAssertEqual(sdp.media.map(\.payloadTypes), [[111], [96]])
+    XCTAssertEqual(sdp.media.map(\.payloadTypes), [[111], [96, 97]])
     XCTAssertEqual(sdp.media[1].rtcpFeedback(payloadType: 96).map(\.type), ["nack", "nack"])
     XCTAssertTrue(sdp.media[0].rtcpFeedback(payloadType: 111).isEmpty)
     XCTAssertTrue(sdp.media[0].headerExtensions.isEmpty)
@@ -27,6 +28,36 @@ final class RelayAnswerTests: XCTestCase {
     XCTAssertEqual(sdp.media[1].ssrcAttributes.map(\.value), ["relay"])
     XCTAssertTrue(sdp.isICELite)
     XCTAssertFalse(text.contains("H264"))
+    XCTAssertTrue(text.contains("a=fmtp:97 apt=96"))
+    XCTAssertFalse(text.contains("ssrc-group"), "no RTX SSRC given: none signalled")
+  }
+
+  /// RTX (RFC 4588) stays where its `apt` is a relayed format, with our RTX SSRC in an
+  /// `a=ssrc-group:FID` after the media SSRC; RTX of a stripped codec goes with the codec.
+  func testRTXIsKeptForVP8WithAnFIDGroupAndDroppedForStrippedCodecs() throws {
+    let withH264RTX = Self.answer.replacingOccurrences(of: "96 97 98", with: "96 97 98 99")
+      .replacingOccurrences(
+        of: "a=fmtp:98 profile-level-id=42e01f",
+        with: "a=fmtp:98 profile-level-id=42e01f\r\na=rtpmap:99 rtx/90000\r\na=fmtp:99 apt=98")
+    let text = try RelayAnswer.restrict(
+      withH264RTX, ssrcs: ["audio": 1111, "video": 2222],
+      retransmissionSSRCs: ["audio": 3333, "video": 4444], cname: "relay")
+    let sdp = try SDPParser.parse(text).description
+    XCTAssertEqual(sdp.media.map(\.payloadTypes), [[111], [96, 97]])
+    XCTAssertFalse(text.contains("apt=98"))
+    XCTAssertEqual(sdp.media[1].ssrcAttributes.map(\.ssrc), [2222, 4444])
+    XCTAssertEqual(sdp.media[0].ssrcAttributes.map(\.ssrc), [1111], "audio offered no RTX")
+    XCTAssertTrue(text.contains("a=ssrc-group:FID 2222 4444"))
+    XCTAssertEqual(RelayCodecs.retransmissionPayloadTypes(in: sdp), [97: 96])
+    XCTAssertEqual(RelayCodecs.retransmissionSSRCs(in: sdp), [4444: 2222])
+    XCTAssertEqual(RelayCodecs.kindsWithNACK(in: sdp), [.video])
+  }
+
+  /// An RTX format whose `apt` is missing or names nothing is not answered.
+  func testRTXWithoutAUsableAptIsDropped() throws {
+    let broken = Self.answer.replacingOccurrences(of: "a=fmtp:97 apt=96", with: "a=fmtp:97 apt=55")
+    let text = try RelayAnswer.restrict(broken, ssrcs: ["video": 2222])
+    XCTAssertEqual(try SDPParser.parse(text).description.media.map(\.payloadTypes), [[111], [96]])
     XCTAssertFalse(text.contains("rtx"))
   }
 

@@ -66,11 +66,71 @@ final class RelayCoreTests: XCTestCase {
     XCTAssertNil(cache.packet(UInt16(truncatingIfNeeded: 65000 + 1100)), "never stored")
   }
 
-  func testKeyFrameRequestsAreLimitedToOnePerSecond() {
+  /// One PLI per second reaches the publisher; a request inside the interval is deferred to
+  /// its end (not dropped), and every request made meanwhile folds into that one.
+  func testKeyFrameRequestInsideTheIntervalIsDeferredNotDropped() {
     var limiter = KeyFrameRequestLimiter(intervalMillis: 1000)
-    XCTAssertEqual(
-      [0, 10, 999, 1000, 1500, 2000, 5000].map { limiter.shouldForward(now: $0) },
-      [true, false, false, true, false, true, true])
+    XCTAssertEqual(limiter.request(now: 0), .forward)
+    XCTAssertEqual(limiter.request(now: 10), .deferred(until: 1000))
+    XCTAssertEqual(limiter.request(now: 999), .deferred(until: 1000))
+    XCTAssertEqual(limiter.deferredRequests, 2)
+    XCTAssertFalse(limiter.takeDeferred(now: 999))
+    XCTAssertTrue(limiter.takeDeferred(now: 1000))
+    XCTAssertFalse(limiter.takeDeferred(now: 1001), "served once")
+    XCTAssertNil(limiter.deferredDeadline)
+    // The deferred PLI counts as forwarded at 1000: the next request waits for 2000.
+    XCTAssertEqual(limiter.request(now: 1500), .deferred(until: 2000))
+    XCTAssertTrue(limiter.takeDeferred(now: 2003))
+    XCTAssertEqual(limiter.request(now: 5000), .forward)
+  }
+
+  /// A PLI flood: a thousand requests within one interval cost one deferred PLI.
+  func testKeyFrameRequestFloodYieldsOnePLIPerInterval() {
+    var limiter = KeyFrameRequestLimiter(intervalMillis: 1000)
+    var forwarded = 0
+    for now in stride(from: Int64(0), to: 3000, by: 3) {
+      if limiter.takeDeferred(now: now) { forwarded += 1 }
+      if limiter.request(now: now) == .forward { forwarded += 1 }
+    }
+    XCTAssertEqual(forwarded, 3)
+  }
+
+  /// A NACK storm (every sequence number, asked again and again) gets the burst at once and
+  /// then the per-second rate; a number resent within the interval is refused as too soon.
+  func testResendLimiterBoundsANACKStorm() {
+    var limiter = RelayResendLimiter(perSecond: 100, burst: 50, capacity: 1024)
+    var sent = 0
+    var tooSoon = 0
+    var limited = 0
+    for round in 0..<10 {
+      for sequenceNumber in UInt16(0)..<1000 {
+        switch limiter.admit(
+          sequenceNumber, now: Int64(round) * 100, minimumIntervalMillis: 40)
+        {
+        case .send: sent += 1
+        case .tooSoon: tooSoon += 1
+        case .rateLimited: limited += 1
+        }
+      }
+    }
+    // 50 at once, then 10 per 100 ms for 900 ms.
+    XCTAssertEqual(sent, 50 + 9 * 10)
+    XCTAssertEqual(sent + tooSoon + limited, 10_000)
+    XCTAssertEqual(limiter.admit(0, now: 10_000, minimumIntervalMillis: 40), .send)
+    XCTAssertEqual(limiter.admit(0, now: 10_010, minimumIntervalMillis: 40), .tooSoon)
+    XCTAssertEqual(limiter.admit(0, now: 10_050, minimumIntervalMillis: 40), .send)
+  }
+
+  func testVP8KeyFrameStartIsRecognised() {
+    // Descriptor with S=1 PID=0, then a frame tag with P=0 (key) / P=1 (delta).
+    XCTAssertTrue(LocalServerRelayEngine.startsVP8KeyFrame([0x10, 0x50, 0x2A, 0x00]))
+    XCTAssertFalse(LocalServerRelayEngine.startsVP8KeyFrame([0x10, 0x51, 0x2A, 0x00]))
+    // Not the start of partition 0.
+    XCTAssertFalse(LocalServerRelayEngine.startsVP8KeyFrame([0x00, 0x50, 0x2A, 0x00]))
+    // Extended descriptor (X, I with a 15-bit picture ID) before the tag.
+    XCTAssertTrue(LocalServerRelayEngine.startsVP8KeyFrame([0x90, 0x80, 0x81, 0x23, 0x50]))
+    XCTAssertFalse(LocalServerRelayEngine.startsVP8KeyFrame([0x10]))
+    XCTAssertFalse(LocalServerRelayEngine.startsVP8KeyFrame([]))
   }
 
   func testReceptionStatisticsCountLossAcrossTheWrap() throws {

@@ -32,6 +32,19 @@ final class LocalServerCommandLineTests: XCTestCase {
     XCTAssertEqual(parsed.httpPort, 9091)
     XCTAssertEqual(parsed.legacyHTTPPort, 8081)
     XCTAssertEqual(parsed.recordsDirectory, "/tmp/r")
+    XCTAssertNil(parsed.statisticsInterval)
+  }
+
+  func testStatsIntervalInSeconds() throws {
+    XCTAssertEqual(try configuration(["--stats", "5"]).statisticsInterval, .seconds(5))
+    XCTAssertEqual(try configuration(["--stats", "0.25"]).statisticsInterval, .milliseconds(250))
+    for text in ["0", "-1", "x", "nan", "1e9"] {
+      XCTAssertThrowsError(try LocalServerCommandLine.parse(["--stats", text])) {
+        XCTAssertEqual(
+          ($0 as? LocalServerCommandLine.UsageError)?.description,
+          "--stats needs seconds 0.1...86400, got '\(text)'")
+      }
+    }
   }
 
   func testHelpAndErrors() {

@@ -35,6 +35,14 @@ final class LoopbackRelay: @unchecked Sendable {
   /// Extra one-way delay for the publisher's RTP of a payload type (`nil`: none), as a longer
   /// network path for that stream; RTCP is not delayed. Set before connecting.
   var rtpDelay: (@Sendable (_ payloadType: UInt8) -> Duration?)?
+  /// Loss on the publisher's link, before the relay's SRTP (`DroppingUDPProxy`): decides
+  /// whether a publisher SRTP packet is lost (`true`). Set before connecting; on the loop.
+  var publisherLinkDrop: (@Sendable (_ payloadType: UInt8, _ sequenceNumber: UInt16) -> Bool)?
+  let publisherLinkDropped = BackendTestBox(0)
+  /// Whether the answers keep RTX (RFC 4588); false answers as a server without it, so NACKs
+  /// are answered by plain resends. Set before connecting.
+  var negotiatesRTX = true
+  private var proxy: DroppingUDPProxy?
 
   init(loop: EventLoop) { self.loop = loop }
 
@@ -69,8 +77,26 @@ final class LoopbackRelay: @unchecked Sendable {
         try? self?.playerSide?.sendRTCP(packet)
       }
       publisherSide = connection
-      return try connection.createAnswer()
+      var answer = try restricted(try connection.createAnswer())
+      if let drop = publisherLinkDrop, let server = connection.localAddresses.first {
+        let dropped = publisherLinkDropped
+        let proxy = try DroppingUDPProxy(loop: loop, server: server) { payloadType, sequence in
+          guard drop(payloadType, sequence) else { return false }
+          dropped.mutate { $0 += 1 }
+          return true
+        }
+        self.proxy = proxy
+        answer = try proxy.rewritingCandidates(of: answer)
+      }
+      return answer
     }
+  }
+
+  private func restricted(_ answer: String) throws -> String {
+    guard !negotiatesRTX else { return answer }
+    var description = try SDPParser.parse(answer).description
+    description.stripCodecs(["rtx"])
+    return SDPWriter.write(description)
   }
 
   /// Answers the player's offer (send-only answer).
@@ -84,7 +110,7 @@ final class LoopbackRelay: @unchecked Sendable {
         try? self.publisherSide?.sendRTCP(packet)
       }
       playerSide = connection
-      return try connection.createAnswer()
+      return try restricted(try connection.createAnswer())
     }
   }
 
@@ -106,6 +132,7 @@ final class LoopbackRelay: @unchecked Sendable {
     loop.submit {
       publisherSide?.close()
       playerSide?.close()
+      proxy?.close()
     }
   }
 }

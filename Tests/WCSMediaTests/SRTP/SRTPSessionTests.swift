@@ -125,9 +125,9 @@ final class SRTPSessionTests: XCTestCase {
     XCTAssertThrowsError(try inbound.unprotectRTP(&packet)) {
       XCTAssertEqual($0 as? SRTPError, .replayed)
     }
-    // Far older than the 128-packet window.
+    // Far older than the 1024-packet window.
     var old = try rtpPacket(sequenceNumber: 600, timestamp: 0)
-    var newer = try rtpPacket(sequenceNumber: 900, timestamp: 0)
+    var newer = try rtpPacket(sequenceNumber: 600 + 2000, timestamp: 0)
     // libsrtp also refuses to protect an index twice or out of window, so protect in order.
     try outbound.protectRTP(&old)
     try outbound.protectRTP(&newer)
@@ -143,6 +143,58 @@ final class SRTPSessionTests: XCTestCase {
       XCTAssertEqual($0 as? SRTPError, .replayed)
     }
     XCTAssertEqual(inbound.counters, SRTPCounters(processed: 3, replays: 3))
+  }
+
+  /// A NACK answered without RTX resends the packet as first sent (RFC 4585 §6.2.1): the
+  /// outbound session protects the same index again to the same bytes, the receiver that lost
+  /// the first copy accepts it once, and a replay of it is still refused.
+  func testPlainResendIsProtectedAgainAndAcceptedOnce() throws {
+    for profile in [SRTPProtectionProfile.aes128CMHMACSHA1_80, .aeadAES128GCM] {
+      let (outbound, inbound) = try sessions(profile)
+      var protected: [UInt16: [UInt8]] = [:]
+      for sequenceNumber in UInt16(100)..<110 {
+        var packet = try rtpPacket(sequenceNumber: sequenceNumber, timestamp: 3000)
+        try outbound.protectRTP(&packet)
+        protected[sequenceNumber] = packet
+        // 104 is lost on the way.
+        if sequenceNumber != 104 { try inbound.unprotectRTP(&packet) }
+      }
+      var resend = try rtpPacket(sequenceNumber: 104, timestamp: 3000)
+      try outbound.protectRTP(&resend)
+      XCTAssertEqual(resend, protected[104], "\(profile)")
+      var replay = resend
+      try inbound.unprotectRTP(&resend)
+      XCTAssertEqual(resend, try rtpPacket(sequenceNumber: 104, timestamp: 3000))
+      XCTAssertThrowsError(try inbound.unprotectRTP(&replay)) {
+        XCTAssertEqual($0 as? SRTPError, .replayed)
+      }
+      XCTAssertEqual(inbound.counters, SRTPCounters(processed: 10, replays: 1))
+      XCTAssertEqual(outbound.counters.processed, 11)
+    }
+  }
+
+  /// A retransmission behind 1000 newer packets is inside the 1024-packet window both ways.
+  func testLateRetransmissionInsideTheWindowIsAccepted() throws {
+    let (outbound, inbound) = try sessions(.aes128CMHMACSHA1_80)
+    var late = try rtpPacket(sequenceNumber: 7, timestamp: 0)
+    try outbound.protectRTP(&late)
+    for sequenceNumber in UInt16(8)...1007 {
+      var packet = try rtpPacket(sequenceNumber: sequenceNumber, timestamp: 0, payloadLength: 20)
+      try outbound.protectRTP(&packet)
+      try inbound.unprotectRTP(&packet)
+    }
+    var resend = try rtpPacket(sequenceNumber: 7, timestamp: 0)
+    try outbound.protectRTP(&resend)
+    XCTAssertEqual(resend, late)
+    try inbound.unprotectRTP(&resend)
+    XCTAssertEqual(inbound.counters, SRTPCounters(processed: 1001))
+    // Past the window, the sender refuses the index rather than sending what cannot be accepted.
+    for sequenceNumber in UInt16(1008)...1100 {
+      var packet = try rtpPacket(sequenceNumber: sequenceNumber, timestamp: 0, payloadLength: 20)
+      try outbound.protectRTP(&packet)
+    }
+    var tooOld = try rtpPacket(sequenceNumber: 7, timestamp: 0)
+    XCTAssertThrowsError(try outbound.protectRTP(&tooOld))
   }
 
   /// ssrc_any_*: each SSRC gets its own stream on first use, with its own replay window, so

@@ -190,6 +190,50 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertTrue(stream.nackGenerator.missingSequenceNumbers.isEmpty)
   }
 
+  /// A missing packet the generator gives up on leaves its frame undecodable: the same poll
+  /// asks for a key frame (PLI) instead of waiting for the next one.
+  func testAGivenUpPacketAsksForAKeyFrame() {
+    var stream = makeStream(nack: true)
+    func plis(_ output: RTPReceiveStream.Output) -> Int {
+      output.rtcp.filter {
+        if case .pictureLossIndication = $0 { return true } else { return false }
+      }.count
+    }
+    _ = stream.receive(
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 10, timestamp: 0),
+      now: virtualTime(0))
+    _ = stream.receive(
+      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 12, timestamp: 3000),
+      now: virtualTime(0))
+    var plisBeforeGivingUp = 0
+    var time = 0.0
+    while stream.nackGenerator.givenUp == 0, time < 3 {
+      time += 0.005
+      let output = stream.poll(now: virtualTime(time))
+      if stream.nackGenerator.givenUp == 0 {
+        plisBeforeGivingUp += plis(output)
+      } else {
+        XCTAssertEqual(plis(output), 1, "the PLI goes out with the give-up")
+      }
+    }
+    XCTAssertEqual(stream.nackGenerator.givenUp, 1)
+    XCTAssertEqual(plisBeforeGivingUp, 0, "no PLI while the packet can still come")
+    XCTAssertEqual(stream.counters.plisSent, 1)
+  }
+
+  /// A sender whose sequence numbers jump by 400 again and again: never more than
+  /// `maxMissing` packets are missing at once; the generator asks for a key frame instead.
+  func testJumpingSequenceNumbersKeepTheMissingSetBounded() {
+    var generator = NACKGenerator(configuration: .init(maxMissing: 500))
+    var keyFrameRequests = 0
+    for step in 0..<1000 {
+      generator.packetArrived(Int64(step) * 401, now: Double(step) * 0.001)
+      XCTAssertLessThanOrEqual(generator.missingSequenceNumbers.count, 500)
+      if generator.takeKeyFrameRequest() { keyFrameRequests += 1 }
+    }
+    XCTAssertEqual(keyFrameRequests, 499, "every second jump overflows the bound")
+  }
+
   func testNACKGivesUpAfterMaxAge() {
     var generator = NACKGenerator(
       configuration: .init(maxRetries: 100, maxAge: .milliseconds(300)))

@@ -15,6 +15,18 @@ extension NativeMediaConnection {
     public var audioFramesDecoded = 0
     /// Packets retransmitted after NACK.
     public var retransmissions = 0
+    /// NACKed sequence numbers not retransmitted (publish): no longer in the history, or
+    /// resent less than an RTT ago.
+    public var retransmissionsSkipped = 0
+    /// Missing packets that arrived after all (play): retransmitted (RTX or plain) or reordered.
+    public var packetsRecovered = 0
+    /// Missing packets the NACK generator gave up on (play): their frame needs a key frame.
+    public var packetsGivenUp = 0
+    /// RTP packets that could not be sent: SRTP protection failed (e.g. a resend older than the
+    /// replay window), the socket refused them, or the connection was gone.
+    public var rtpSendFailures = 0
+    /// RTCP compounds that could not be sent (the same reasons).
+    public var rtcpSendFailures = 0
     /// Key frame requests (PLI/FIR) served.
     public var keyFrameRequests = 0
     /// NACK packets sent (play).

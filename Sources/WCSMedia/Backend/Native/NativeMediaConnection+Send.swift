@@ -73,7 +73,9 @@ extension NativeMediaConnection {
       counters.packetsSent += 1
       counters.bytesSent += UInt64(bytes.count)
     } catch {
-      // Not connected yet (or any more): media before DTLS finished is dropped by design.
+      // `sendMedia` sends only when connected: this is a real loss (SRTP refused the packet,
+      // the socket failed, or the connection went away since), counted for the statistics.
+      extra.rtpSendFailures += 1
     }
   }
 
@@ -93,8 +95,11 @@ extension NativeMediaConnection {
       withReport.append(contentsOf: packets)
       compound = withReport
     }
-    guard let bytes = try? RTCPPacket.serializeCompound(compound) else { return }
-    try? peerConnection.sendRTCP(bytes)
+    do {
+      try peerConnection.sendRTCP(try RTCPPacket.serializeCompound(compound))
+    } catch {
+      extra.rtcpSendFailures += 1
+    }
   }
 
   func receiveRTCP(_ raw: UnsafeRawBufferPointer) {

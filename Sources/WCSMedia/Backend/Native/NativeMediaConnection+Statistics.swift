@@ -188,6 +188,7 @@ extension NativeMediaConnection {
     }
     for stream in [videoSend, audioSend].compactMap({ $0 }) {
       result.retransmissions += stream.counters.retransmissions
+      result.retransmissionsSkipped += stream.counters.retransmissionsSkipped
       result.keyFrameRequests += stream.counters.keyFrameRequests
       result.senderReports += stream.counters.senderReports
       if result.roundTripTime == nil { result.roundTripTime = stream.roundTripTime }
@@ -197,6 +198,8 @@ extension NativeMediaConnection {
       result.plisSent += entry.stream.counters.plisSent
       result.receiverReports += entry.stream.counters.receiverReportsSent
       result.malformedPackets += entry.stream.counters.malformedPackets
+      result.packetsRecovered += entry.stream.nackGenerator.recovered
+      result.packetsGivenUp += entry.stream.nackGenerator.givenUp
       if request.direction == .play {
         result.summary.packetsLost += Int64(entry.stream.statistics.cumulativeLost)
       }
