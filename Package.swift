@@ -89,7 +89,9 @@ let examples: [Target] =
 // PeerConnectionBench: loopback connect time (ICE + DTLS); NativeBackendBench: loopback
 // publish → play through NativeMediaBackend; PipelineBench: the media pipeline's CPU beyond the
 // codecs and memory per played stream; SignalingBench: WebSocketTransport connect → opened, ws://
-// and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players.
+// and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players;
+// SetupBench: publish → PUBLISHING and N players' play → PLAYING → first frame, through the
+// local server, as an app sees them.
 let mediaBenchmarks = [
   "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PipelineBench",
   "RTPBench", "SDPBench", "STUNBench",
@@ -115,6 +117,9 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "LossBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/LossBench", swiftSettings: strict),
+    .executableTarget(
+      name: "SetupBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer"],
+      path: "Benchmarks/SetupBench", swiftSettings: strict),
   ]
 
 // MARK: - Tests

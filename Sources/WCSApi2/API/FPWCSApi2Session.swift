@@ -92,6 +92,9 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     self.connectOptions = options.connectOptions
     self.injectedTransport = options.signalingTransport
     self.backend = options.mediaBackend ?? WCSApi2Environment.sharedMediaBackend
+    // libsrtp's self-tests and the DTLS certificate, while the session connects rather than
+    // on the first stream's event loop after its DTLS handshake.
+    PeerConnection.prepareSecurity()
     self.work = DispatchQueue(label: "FPWCSApi2Session.work")
     self.callbackQueue = options.callbackQueue ?? DispatchQueue(label: "FPWCSApi2Session.callbacks")
     self.workToken = Self.nextToken.withLock { token in

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import WCSMedia
 import WCSTransport
 
 /// The WCS-compatible local server, in process: WebSocket signalling (`ws`, optionally `wss`)
@@ -78,6 +79,8 @@ public final class WCSLocalServer: @unchecked Sendable {
     throws(WCSLocalServerStartError) -> WCSLocalServer
   {
     try prepareRecordsDirectory(configuration.recordsDirectory)
+    // Off the first stream's setup (see `PeerConnection.prepareSecurity()`).
+    PeerConnection.prepareSecurity()
     let parts = try LocalServerListeners.open(configuration)
     var signaling = configuration.signaling
     signaling.serverAddress = parts.serverAddress

@@ -15,7 +15,9 @@ import CWebRTCCore
 final class DTLSDatagramChannel {
   let mtu: Int
   /// First retransmission timeout handed to OpenSSL's DTLS timer callback, in microseconds.
-  let initialTimeoutMicroseconds: UInt32
+  var initialTimeoutMicroseconds: UInt32
+  /// Cap of the doubling retransmission timeout, in microseconds.
+  let maxTimeoutMicroseconds: UInt32
   /// The peer's SDP fingerprint, checked during the handshake when already known.
   var expectedPeerFingerprint: DTLSFingerprint?
   /// Why the verify callback rejected the peer certificate, for the failure event.
@@ -27,9 +29,10 @@ final class DTLSDatagramChannel {
   private var outbound: [[UInt8]] = []
   private var current: [UInt8] = []
 
-  init(mtu: Int, initialTimeoutMicroseconds: UInt32) {
+  init(mtu: Int, initialTimeoutMicroseconds: UInt32, maxTimeoutMicroseconds: UInt32) {
     self.mtu = mtu
     self.initialTimeoutMicroseconds = initialTimeoutMicroseconds
+    self.maxTimeoutMicroseconds = maxTimeoutMicroseconds
   }
 
   /// Queues one received datagram; OpenSSL reads it with one `BIO_read`.

@@ -232,6 +232,7 @@ extension ICEAgent {
         return
       }
       markValidated(source, socket: socket)
+      if !transaction.retransmitted { roundTripTime = now - transaction.sentAt }
       checkSucceeded(index, nominating: nominating, now: now)
     }
   }

@@ -34,7 +34,7 @@ extension ICEAgent {
     if hasPacedWork && now >= lastPacedSend + configuration.pacingInterval {
       sendPaced(now: now)
     }
-    if let nominationTime, now >= nominationTime { startNomination() }
+    if let nominationTime, now >= nominationTime { startNomination(now: now) }
     serviceConsent(now: now)
     failIfExhausted()
   }
@@ -69,10 +69,20 @@ extension ICEAgent {
   }
 
   /// Regular nomination (RFC 8445 §8.1.1): re-check the best valid pair with USE-CANDIDATE.
-  private func startNomination() {
+  ///
+  /// Facing a lite peer the check goes out at once rather than in the next pacing slot: a lite
+  /// agent sends no checks and selects on our USE-CANDIDATE alone, so the slot would only hold
+  /// the media back by up to Ta (20 ms by default), on every connection. It is one transaction
+  /// in the agent's life and the slot after it is still paced (RFC 8445 §14.2 limits the rate of
+  /// new transactions, which this leaves at one per Ta on average).
+  private func startNomination(now: Double) {
     guard let best = bestValidIndex else { return }
     pairs[best].nominating = true
     triggeredQueue.removeAll { $0 == pairs[best].key }
+    if remoteIsLite, sendCheck(best, nominating: true, now: now) {
+      lastPacedSend = now
+      return
+    }
     triggeredQueue.insert(pairs[best].key, at: 0)
   }
 
@@ -156,7 +166,7 @@ extension ICEAgent {
       transmissions > 1 ? configuration.initialRetransmissionTimeout : configuration.consentInterval
     transactions[id] = ICETransaction(
       purpose: purpose, role: role, socket: socket, destination: destination, bytes: bytes,
-      transmissions: transmissions - 1, timeout: timeout, deadline: now + timeout)
+      transmissions: transmissions - 1, timeout: timeout, deadline: now + timeout, sentAt: now)
     emit(ICEDatagram(socket: socket, destination: destination, bytes: bytes))
   }
 
@@ -171,6 +181,7 @@ extension ICEAgent {
         transaction.transmissions -= 1
         transaction.timeout = min(transaction.timeout * 2, configuration.maxRetransmissionTimeout)
         transaction.deadline = now + transaction.timeout
+        transaction.retransmitted = true
         transactions[id] = transaction
         emit(
           ICEDatagram(

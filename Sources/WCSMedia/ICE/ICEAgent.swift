@@ -20,6 +20,9 @@ public final class ICEAgent {
   public let configuration: ICEAgentConfiguration
   /// The current role; changes after a role conflict.
   public internal(set) var role: ICERole
+  /// Whether the peer is an ICE-lite agent: `configuration.remoteIsLite`, or told later by
+  /// `setRemoteIsLite(now:)` (an offerer learns it from the answer).
+  public private(set) var remoteIsLite: Bool
   /// The current connection state.
   public internal(set) var state: ICEConnectionState = .new
   /// The pair media uses, once one is nominated.
@@ -69,6 +72,10 @@ public final class ICEAgent {
   /// MESSAGE-INTEGRITY, `nil` before the first. A lite agent sends no consent checks of its
   /// own, so this is how its owner sees whether the peer is still there (RFC 7675 §5.1).
   public internal(set) var lastAuthenticatedRequest: Double?
+  /// Seconds between sending our latest successful connectivity check and its response, from
+  /// checks sent once only (a response to a retransmitted one could answer either copy:
+  /// Karn's rule); `nil` before the first. A lite agent sends no checks, so it never has one.
+  public internal(set) var roundTripTime: Double?
   var peerReflexiveCount = 0
   /// (local socket, remote address) combinations that proved the peer's credentials: an
   /// authenticated Binding request from them, or a verified success response to our check.
@@ -86,6 +93,7 @@ public final class ICEAgent {
   /// always controlling (RFC 8445 §6.1.1).
   public init(configuration: ICEAgentConfiguration) {
     self.configuration = configuration
+    remoteIsLite = configuration.remoteIsLite
     if configuration.mode == .lite {
       role = .controlled
     } else if configuration.remoteIsLite {
@@ -157,6 +165,16 @@ public final class ICEAgent {
     }
     gatheringPending = serverReflexiveQueue.count + relays.count
     if gatheringPending == 0 { outputs.append(.gatheringComplete) }
+    service(now: now)
+  }
+
+  /// The peer declared `a=ice-lite` (RFC 8839 §5.3), e.g. in the answer to our offer: a full
+  /// agent becomes controlling (RFC 8445 §6.1.1) and nominates its first valid pair at once
+  /// when nothing better is pending, without waiting for a pacing slot.
+  public func setRemoteIsLite(now: Double) {
+    guard !remoteIsLite else { return }
+    remoteIsLite = true
+    if configuration.mode == .full { switchRole(to: .controlling) }
     service(now: now)
   }
 

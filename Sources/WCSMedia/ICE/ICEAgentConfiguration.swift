@@ -61,7 +61,12 @@ public struct ICEAgentConfiguration: Sendable {
   public var transportPolicy: ICETransportPolicy
   /// Pacing interval Ta between new checks (RFC 8445 §14.2): 50 ms.
   public var pacingInterval: Double
-  /// First retransmission timeout of a check; doubles up to `maxRetransmissionTimeout`.
+  /// First retransmission timeout of a check (and of a server-reflexive request), in seconds;
+  /// doubles up to `maxRetransmissionTimeout`. 100 ms by default: RFC 8489 §6.2.1 asks for at
+  /// least 500 ms except where other mechanisms bound the sending rate, as ICE's Ta pacing does
+  /// for checks (RFC 8445 §14.3); libwebrtc re-sends a check every 48 ms until the pair works.
+  /// A lost check or response costs this much setup time, so at 10 % loss per datagram one
+  /// connection in five pays it once (250 ms before).
   public var initialRetransmissionTimeout: Double
   /// Cap of the doubling retransmission timeout.
   public var maxRetransmissionTimeout: Double
@@ -97,7 +102,7 @@ public struct ICEAgentConfiguration: Sendable {
     self.turnServers = []
     self.transportPolicy = .all
     self.pacingInterval = 0.05
-    self.initialRetransmissionTimeout = 0.25
+    self.initialRetransmissionTimeout = 0.1
     self.maxRetransmissionTimeout = 1.6
     self.maxTransmissions = 7
     self.nominationDelay = 0.2

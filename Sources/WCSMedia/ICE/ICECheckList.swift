@@ -46,4 +46,8 @@ struct ICETransaction {
   var transmissions: Int
   var timeout: Double
   var deadline: Double
+  /// When the request was first sent.
+  var sentAt: Double
+  /// Sent more than once: a response then gives no round-trip time (Karn's rule).
+  var retransmitted = false
 }

@@ -64,6 +64,7 @@ extension PeerConnection {
       return
     }
     if selectedPair == nil { dtlsFallbackDestination = (socket, source) }
+    if dtls.state == .new { tuneDTLSTimer(dtls) }
     handleDTLS(dtls.receive(bytes, now: loop.now()))
   }
 
@@ -161,7 +162,19 @@ extension PeerConnection {
 
   private func startDTLSIfNeeded() {
     guard let dtls, dtls.state == .new else { return }
+    tuneDTLSTimer(dtls)
     handleDTLS(dtls.start(now: loop.now()))
+  }
+
+  /// Before the handshake starts: the first retransmission timeout from ICE's round-trip time
+  /// (`DTLSEndpoint.initialRetransmissionTimeout(roundTripTime:)`), so a long path gets no
+  /// spurious retransmissions of the certificate flights; the endpoint's 50 ms when ICE has
+  /// none (a lite agent never measures one).
+  private func tuneDTLSTimer(_ dtls: DTLSEndpoint) {
+    guard let roundTripTime = agent?.roundTripTime else { return }
+    dtls.setInitialRetransmissionTimeout(
+      DTLSEndpoint.initialRetransmissionTimeout(
+        roundTripTime: .nanoseconds(Int64(min(roundTripTime, 60) * 1e9))))
   }
 
   func handleDTLS(_ output: DTLSOutput) {

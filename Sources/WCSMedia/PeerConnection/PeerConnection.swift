@@ -149,6 +149,7 @@ public final class PeerConnection: @unchecked Sendable {
     localCredentials = ICECredentials.random(using: &generator)
     sendBuffer = .allocate(byteCount: EventLoop.maximumDatagramSize, alignment: 16)
     epoch = loop.now()
+    Self.prepareSecurity()
   }
 
   deinit {
@@ -380,6 +381,7 @@ public final class PeerConnection: @unchecked Sendable {
     remoteDescription = remote
     guard let agent else { return }
     let now = iceNow()
+    if remote.iceLite { agent.setRemoteIsLite(now: now) }
     agent.setRemoteCredentials(remote.iceCredentials, now: now)
     for candidate in remote.candidates { agent.addRemoteCandidate(candidate, now: now) }
     if remote.endOfCandidates { agent.setRemoteGatheringComplete(now: now) }

@@ -367,6 +367,69 @@ final class DTLSEndpointTests: XCTestCase {
       link.serverEvents.filter { if case .connected = $0 { true } else { false } }.count, 1)
   }
 
+  func testRetransmissionTimeoutDoublesFromTheInitialUpToTheCap() {
+    var timeouts: [UInt32] = []
+    var previous: UInt32 = 0
+    for _ in 0..<9 {
+      previous = DTLSEndpoint.nextRetransmissionTimeout(
+        previous: previous, initial: 50_000, maximum: 3_000_000)
+      timeouts.append(previous)
+    }
+    XCTAssertEqual(
+      timeouts,
+      [50_000, 100_000, 200_000, 400_000, 800_000, 1_600_000, 3_000_000, 3_000_000, 3_000_000])
+    // A new flight starts from the initial timeout again.
+    XCTAssertEqual(
+      DTLSEndpoint.nextRetransmissionTimeout(previous: 0, initial: 50_000, maximum: 3_000_000),
+      50_000)
+  }
+
+  /// The defaults, on OpenSSL's real clock: the ClientHello's timer is due 50 ms after start
+  /// (not OpenSSL's 1 s), and once it expired the retransmitted flight's timer is twice that.
+  func testDefaultTimerRetransmitsTheFirstFlightAfterFiftyMillisecondsThenDoubles() throws {
+    XCTAssertEqual(DTLSEndpoint.defaultInitialRetransmissionTimeout, .milliseconds(50))
+    let certificate = try DTLSCertificate.shared
+    let client = try DTLSEndpoint(
+      role: .client, certificate: certificate, remoteFingerprint: certificate.fingerprint)
+    let start = ContinuousClock.now
+    XCTAssertEqual(client.start(now: start).datagrams.count, 1)
+    let first = try XCTUnwrap(client.nextDeadline) - start
+    // OpenSSL reports a timer with under 15 ms left as expired; the test's own time is spent.
+    XCTAssertLessThanOrEqual(first, .milliseconds(50))
+    XCTAssertGreaterThan(first, .milliseconds(30))
+
+    Thread.sleep(forTimeInterval: 0.06)
+    let now = ContinuousClock.now
+    let output = client.handleTimeout(now: now)
+    XCTAssertEqual(output.datagrams.count, 1, "the ClientHello again")
+    XCTAssertEqual(client.retransmissions, 1)
+    let second = try XCTUnwrap(client.nextDeadline) - now
+    XCTAssertLessThanOrEqual(second, .milliseconds(100))
+    XCTAssertGreaterThan(second, .milliseconds(60))
+  }
+
+  func testInitialRetransmissionTimeoutIsTwiceTheRoundTripTimeWithinLimits() throws {
+    XCTAssertEqual(
+      DTLSEndpoint.initialRetransmissionTimeout(roundTripTime: .microseconds(300)),
+      .milliseconds(50))
+    XCTAssertEqual(
+      DTLSEndpoint.initialRetransmissionTimeout(roundTripTime: .milliseconds(120)),
+      .milliseconds(240))
+    XCTAssertEqual(
+      DTLSEndpoint.initialRetransmissionTimeout(roundTripTime: .seconds(2)), .seconds(3))
+
+    // Set before start, it is the ClientHello's timer.
+    let certificate = try DTLSCertificate.shared
+    let client = try DTLSEndpoint(
+      role: .client, certificate: certificate, remoteFingerprint: certificate.fingerprint)
+    client.setInitialRetransmissionTimeout(.milliseconds(240))
+    let start = ContinuousClock.now
+    _ = client.start(now: start)
+    let due = try XCTUnwrap(client.nextDeadline) - start
+    XCTAssertLessThanOrEqual(due, .milliseconds(240))
+    XCTAssertGreaterThan(due, .milliseconds(200))
+  }
+
   func testTooManyRetransmissionsFailWithTimeout() throws {
     let certificate = try DTLSCertificate.shared
     let client = try DTLSEndpoint(

@@ -124,6 +124,135 @@ final class ICEAgentTests: XCTestCase {
     XCTAssertEqual(a.state, .completed)
   }
 
+  /// One IPv4 pair with a lite peer: A connects the way the SDK connects to the local server.
+  /// With `learnedFromAnswer`, A is made as an offerer is (no `remoteIsLite`, here even
+  /// controlled) and told by `setRemoteIsLite` as the answer's `a=ice-lite` would.
+  func connectToLitePeer(seed: UInt64, learnedFromAnswer: Bool = false)
+    -> (ICEAgent, ICEAgent, VirtualNetwork)
+  {
+    let a = makeAgent(
+      credentialsA, role: learnedFromAnswer ? .controlled : .controlling,
+      remoteIsLite: !learnedFromAnswer, tieBreaker: 1, seed: seed)
+    let b = makeAgent(credentialsB, role: .controlled, mode: .lite, tieBreaker: 2, seed: seed + 1)
+    let network = VirtualNetwork()
+    network.add(a)
+    network.add(b)
+    network.bind(0, socket: 0, address: addressA)
+    network.bind(1, socket: 0, address: addressB)
+    if learnedFromAnswer { a.setRemoteIsLite(now: 0) }
+    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: 0) }
+    a.setRemoteCredentials(credentialsB, now: 0)
+    b.setRemoteCredentials(credentialsA, now: 0)
+    a.setRemoteGatheringComplete(now: 0)
+    return (a, b, network)
+  }
+
+  func selectionTime(of agent: Int, in network: VirtualNetwork) -> Double? {
+    network.log.first {
+      if $0.agent == agent, case .selectedPair = $0.output { true } else { false }
+    }?.time
+  }
+
+  func testLitePeerIsNominatedAsSoonAsTheFirstCheckSucceeds() throws {
+    for learnedFromAnswer in [false, true] {
+      let (a, b, network) = connectToLitePeer(seed: 40, learnedFromAnswer: learnedFromAnswer)
+      XCTAssertEqual(a.role, .controlling)
+      XCTAssertTrue(a.remoteIsLite)
+      network.run(until: 5) { bothSelected(a, b) }
+      assertSamePair(a, b)
+      // The check and its USE-CANDIDATE repeat in the same instant, no pacing slot (Ta 50 ms)
+      // in between.
+      XCTAssertEqual(selectionTime(of: 0, in: network), 0)
+      XCTAssertEqual(selectionTime(of: 1, in: network), 0)
+      let checks = try network.sent(by: 0).map { try STUNMessage.decode($0.bytes) }
+      XCTAssertEqual(checks.count, 2)
+      XCTAssertEqual(checks.map(\.useCandidate), [false, true])
+    }
+  }
+
+  /// Connects A to a lite B, losing the first datagram `sender` sends.
+  func connectToLitePeerLosingTheFirstDatagram(from sender: ICETransportAddress, seed: UInt64)
+    -> (ICEAgent, ICEAgent, VirtualNetwork)
+  {
+    let (a, b, network) = connectToLitePeer(seed: seed)
+    var dropped = 0
+    network.isBlocked = { source, _ in
+      guard source == sender, dropped == 0 else { return false }
+      dropped += 1
+      return true
+    }
+    network.run(until: 5) { bothSelected(a, b) }
+    XCTAssertEqual(dropped, 1)
+    return (a, b, network)
+  }
+
+  func testLostCheckToALitePeerIsRetransmittedAfterTheInitialTimeout() throws {
+    let (a, b, network) = connectToLitePeerLosingTheFirstDatagram(from: addressA, seed: 42)
+    XCTAssertTrue(bothSelected(a, b))
+    let selected = try XCTUnwrap(selectionTime(of: 0, in: network))
+    XCTAssertEqual(selected, 0.1, accuracy: 1e-9)
+    XCTAssertEqual(selectionTime(of: 1, in: network) ?? -1, 0.1, accuracy: 1e-9)
+  }
+
+  func testLitePeerAnswersARetransmittedCheckWhoseResponseWasLost() throws {
+    let (a, b, network) = connectToLitePeerLosingTheFirstDatagram(from: addressB, seed: 46)
+    XCTAssertTrue(bothSelected(a, b))
+    let requests = try network.sent(by: 0).map { try STUNMessage.decode($0.bytes) }
+    let responses = try network.sent(by: 1).map { try STUNMessage.decode($0.bytes) }
+    // The same transaction twice (RFC 8489 §6.2.1), answered both times; then the nomination.
+    XCTAssertEqual(requests.count, 3)
+    XCTAssertEqual(requests[0].transactionID, requests[1].transactionID)
+    XCTAssertEqual(responses.map(\.transactionID), requests.map(\.transactionID))
+    XCTAssertTrue(responses.allSatisfy { $0.type == .bindingSuccess })
+    XCTAssertEqual(selectionTime(of: 0, in: network) ?? -1, 0.1, accuracy: 1e-9)
+  }
+
+  func testRoundTripTimeComesFromChecksSentOnce() throws {
+    let a = makeAgent(credentialsA, role: .controlling, remoteIsLite: true, tieBreaker: 1, seed: 48)
+    let b = makeAgent(credentialsB, role: .controlled, mode: .lite, tieBreaker: 2, seed: 49)
+    a.addLocalSocket(0, address: addressA, now: 0)
+    b.addLocalSocket(0, address: addressB, now: 0)
+    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: 0) }
+    b.setRemoteCredentials(credentialsA, now: 0)
+    func checks(from agent: ICEAgent) -> [[UInt8]] {
+      agent.takeOutputs().compactMap {
+        if case .send(let datagram) = $0 { datagram.bytes } else { nil }
+      }
+    }
+    /// Hands A's datagrams to B at `now` and B's answers back to A at `now`.
+    func exchange(_ datagrams: [[UInt8]], at now: Double) {
+      for bytes in datagrams { b.receive(bytes, from: addressA, socket: 0, now: now) }
+      for bytes in checks(from: b) { a.receive(bytes, from: addressB, socket: 0, now: now) }
+    }
+    a.setRemoteCredentials(credentialsB, now: 0)
+    let first = checks(from: a)
+    XCTAssertEqual(first.count, 1)
+    // Lost: the retransmission at 100 ms is answered 10 ms later, which says nothing about the
+    // path (it may answer the first copy).
+    a.handleTimeout(now: 0.1)
+    let retransmitted = checks(from: a)
+    XCTAssertEqual(retransmitted, first)
+    exchange(retransmitted, at: 0.11)
+    XCTAssertNil(a.roundTripTime)
+    // The nomination went out at once at 0.11, sent once: its answer at 0.14 is a sample.
+    let nomination = checks(from: a)
+    XCTAssertEqual(nomination.count, 1)
+    exchange(nomination, at: 0.14)
+    XCTAssertEqual(try XCTUnwrap(a.roundTripTime), 0.03, accuracy: 1e-9)
+    XCTAssertNotNil(a.selectedPair)
+    XCTAssertNil(b.roundTripTime)
+  }
+
+  func testFullPeerIsNominatedInTheNextPacingSlot() throws {
+    let a = makeAgent(credentialsA, role: .controlling, tieBreaker: 10, seed: 44)
+    let b = makeAgent(credentialsB, role: .controlled, tieBreaker: 20, seed: 45)
+    let network = connect(a, b)
+    network.run(until: 5) { bothSelected(a, b) }
+    let selected = try XCTUnwrap(selectionTime(of: 0, in: network))
+    XCTAssertGreaterThanOrEqual(
+      selected, ICEAgentConfiguration(localCredentials: credentialsA).pacingInterval)
+  }
+
   func testRoleConflictIsResolvedByTieBreaker() throws {
     for role in [ICERole.controlling, .controlled] {
       let a = makeAgent(credentialsA, role: role, tieBreaker: 100, seed: 5)
@@ -273,9 +402,9 @@ final class ICEAgentTests: XCTestCase {
     a.setRemoteGatheringComplete(now: 0)
     network.run(until: 60) { a.state == .failed }
     XCTAssertEqual(network.states(of: 0), [.checking, .failed])
-    // Seven transmissions with 0.25 s doubling capped at 1.6 s, then a final wait.
+    // Seven transmissions with 0.1 s doubling capped at 1.6 s, then a final wait.
     XCTAssertEqual(network.sent(by: 0).count, 7)
-    XCTAssertEqual(network.now, 0.25 + 0.5 + 1 + 1.6 * 4, accuracy: 1e-9)
+    XCTAssertEqual(network.now, 0.1 + 0.2 + 0.4 + 0.8 + 1.6 * 3, accuracy: 1e-9)
   }
 
   func testMalformedSTUNFromTheNetworkNeverCrashesTheAgent() throws {
