@@ -1,7 +1,9 @@
 // wcs-demo: the main job. Publishes real media through a WCS (the bundled local server unless
 // --url is given), plays it back in the same run, records it on the server, downloads the
-// record, and prints a summary: times to each status, frame counts, PSNR of the played video
-// against the source, audio delay, bitrates, loss, and where the files were written.
+// record, and prints a summary: times to each status, the share of frames decoded, freezes,
+// loss recovery (NACK, RTX, PLI, key frames), PSNR of the played video against the source,
+// audio delay, bitrates, loss, and where the files were written. An audio-only file is
+// published and checked as audio.
 import ExampleSupport
 import FPWCSApi2Swift
 import Foundation
@@ -20,6 +22,10 @@ let usage = """
     --out DIR          where the played video/audio and the record go (default ./demo-output)
     --virtual          use the virtual camera and microphone
     --min-psnr DB      fail below this mean PSNR (default 30)
+    --min-decoded PCT  fail when fewer than this percent of the frames sent were decoded
+                       (default 90; audio frames for an audio-only file)
+    --max-freeze S     fail when the played video showed no new picture for longer than this
+                       (default 2; the wait for the first picture and the end count too)
     --max-av-delay MS  fail when the played audio is further than this from the video
                        (default 60; measured as late in the run as the sound allows)
   \(ExampleServer.usage)
@@ -70,6 +76,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   let bitrate: Int
   let minPSNR: Double
   let maxAVDelay: Double
+  let limits: PlaybackLimits
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"], usage: usage)
     width = try arguments.int("width", default: 640)
@@ -78,6 +85,17 @@ func runDemo(_ argv: [String]) -> Int32 {
     bitrate = try arguments.int("bitrate", default: 0)
     minPSNR = try arguments.double("min-psnr", default: 30)
     maxAVDelay = try arguments.double("max-av-delay", default: 60) / 1000
+    limits = PlaybackLimits(
+      minDecodedPercent: try arguments.double("min-decoded", default: 90),
+      maxFreeze: try arguments.double("max-freeze", default: 2))
+    guard (0...100).contains(limits.minDecodedPercent) else {
+      throw ExampleError.usage(
+        "--min-decoded wants a percent from 0 to 100, got \(limits.minDecodedPercent)")
+    }
+    guard limits.maxFreeze > 0 else {
+      throw ExampleError.usage(
+        "--max-freeze wants a positive number of seconds, got \(limits.maxFreeze)")
+    }
     for (name, value) in [("width", width), ("height", height), ("fps", fps)] where value <= 0 {
       throw ExampleError.usage("--\(name) wants a positive integer, got \(value)")
     }
@@ -90,16 +108,19 @@ func runDemo(_ argv: [String]) -> Int32 {
 
   let input = chooseInput(arguments)
   var duration: Double
+  // A file with sound and no pictures is published and checked as audio only.
+  var audioOnly = false
   do {
     if case .file(let path) = input {
       guard FileManager.default.fileExists(atPath: path) else {
         throw ExampleError.failed("no such file \(path)")
       }
       duration = ExampleMedia.fileDuration(path).flatMap { $0 > 0 ? $0 : nil } ?? 8
-      // The demo compares played pictures with the source: a file needs video; sound is
-      // optional (without it there is no audio delay to measure).
-      if let tracks = ExampleMedia.fileTracks(path), !tracks.video {
-        throw ExampleError.failed("\(path) has no video stream; the demo needs one")
+      if let tracks = ExampleMedia.fileTracks(path) {
+        guard tracks.video || tracks.audio else {
+          throw ExampleError.failed("\(path) has neither a video nor an audio stream")
+        }
+        audioOnly = !tracks.video
       }
     } else {
       duration = 8
@@ -116,8 +137,10 @@ func runDemo(_ argv: [String]) -> Int32 {
   }
   let files = arguments.positional + (arguments.allValues["file"] ?? [])
   if files.count > 1 { log.line("publishing the first of \(files.count) files") }
-  log.line("input: \(input.description), publishing \(String(format: "%.1f", duration)) s")
-  summary.add("Input", input.description)
+  log.line(
+    "input: \(input.description)\(audioOnly ? " (audio only)" : ""), publishing "
+      + "\(String(format: "%.1f", duration)) s")
+  summary.add("Input", input.description + (audioOnly ? " (audio only)" : ""))
 
   let server: ExampleServer
   do {
@@ -195,7 +218,7 @@ func runDemo(_ argv: [String]) -> Int32 {
     break
   }
   constraints.audio = publishesAudio ? audio : nil
-  constraints.video = video
+  constraints.video = audioOnly ? nil : video
 
   let publishOptions = FPWCSApi2StreamOptions()
   publishOptions.name = streamName
@@ -248,6 +271,8 @@ func runDemo(_ argv: [String]) -> Int32 {
   }
   endEvents.append("play FAILED")
   _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 15, in: &summary)
+  // What was sent before the player joined never reaches it: the share counts from here.
+  let publisherAtPlaying = PlaybackStats.publisherNow(publishStream)
 
   // 4. Let it run, sampling the counters every second.
   let publishStart = log.time(of: "publish PUBLISHING") ?? log.elapsed
@@ -268,7 +293,10 @@ func runDemo(_ argv: [String]) -> Int32 {
         + "\(playedAudio.blockCount)")
   }
 
-  // 5. Stop: the player gets STOPPED, the publisher UNPUBLISHED with the record name.
+  // 5. Stop: the player gets STOPPED, the publisher UNPUBLISHED with the record name. The
+  // counters are read first: a stopped stream has no connection left to read.
+  let playback = PlaybackStats.read(
+    publisher: publishStream, player: playStream, atPlaying: publisherAtPlaying, log: log)
   let recordNameAtPublish = publishStream.getRecordName()
   do {
     try publishStream.stop()
@@ -308,7 +336,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   let playedSize = played.size
   switch input {
   case .file(let path):
-    if let size = playedSize {
+    if let size = playedSize, !audioOnly {
       do {
         let source = try SourceMedia.decode(
           path: path, width: size.width, height: size.height,
@@ -331,10 +359,13 @@ func runDemo(_ argv: [String]) -> Int32 {
             candidates.append(report)
             if report.distinctness >= 0.15 { break }
           }
+          // A steady tone matches every period alike: when every window repeats, there is
+          // no delay to give (nor to fail on).
+          let distinct = candidates.filter { !$0.periodic }
           audioDelay =
-            candidates.first { $0.distinctness >= 0.15 }
-            ?? candidates.max { $0.distinctness < $1.distinctness }
-          if audioDelay?.windowStart != 1.0 {
+            distinct.first { $0.distinctness >= 0.15 }
+            ?? distinct.max { $0.distinctness < $1.distinctness } ?? candidates.first
+          if let audioDelay, !audioDelay.periodic, audioDelay.windowStart != 1.0 {
             earlyAudioDelay = AudioDelayReport.measure(
               played: keptAudio.samples, playedStart: start, source: source, videoOffset: offset)
           }
@@ -354,19 +385,31 @@ func runDemo(_ argv: [String]) -> Int32 {
   summary.addTime("Time to ESTABLISHED", since("session ESTABLISHED"))
   summary.addTime("Time to PUBLISHING", since("publish PUBLISHING"))
   summary.addTime("Time to PLAYING", since("play PLAYING"))
-  summary.addTime("Time to first decoded frame", since("first decoded frame"))
-  summary.add("Frames sent", "\(sent.frameCount)")
-  summary.add("Frames received and decoded", "\(played.frameCount)")
-  let expectedAfterJoin = Int(
-    min(
-      1e12, (publishStart + duration - (since("first decoded frame") ?? log.elapsed)) * Double(fps))
-  )
-  summary.add(
-    "Frames dropped",
-    "\(max(0, expectedAfterJoin - played.frameCount)) (of ~\(max(0, expectedAfterJoin)) due after the first decoded frame)"
-  )
-  summary.add("Played video size", playedSize.map { "\($0.width)x\($0.height)" } ?? "none")
-  if let quality {
+  var playbackFailures: [String] = []
+  if audioOnly {
+    // Audio only: the share of the Opus frames sent that were decoded stands for the frames.
+    let share = DecodedShare.ofSent(
+      decoded: playback.player?.audioFramesDecoded ?? 0, sent: playback.audioFramesSent ?? 0,
+      basis: playback.sentBasis)
+    summary.add("Audio frames decoded", share.description)
+    if playback.publisher != nil, playback.player != nil {
+      playbackFailures += limits.failures(share: share, freezes: nil, kind: "audio frames")
+    }
+    RecoveryReport.add(
+      publisher: playback.publisher, player: playback.player, video: false, to: &summary)
+  } else {
+    summary.addTime("Time to first decoded frame", since("first decoded frame"))
+    summary.add("Frames sent", "\(playback.publisher?.framesEncoded ?? sent.frameCount)")
+    summary.add("Frames received and decoded", "\(played.frameCount)")
+    // Decoded out of what the publisher encoded (out of what the frame rate made due over
+    // the playing time with another engine), whatever the PSNR of the frames that arrived.
+    playbackFailures += playback.addVideo(
+      played: played, start: since("play PLAYING"), frameRate: Double(fps), limits: limits,
+      to: &summary)
+    summary.add("Played video size", playedSize.map { "\($0.width)x\($0.height)" } ?? "none")
+  }
+  if audioOnly {
+  } else if let quality {
     summary.add(
       "PSNR played vs source",
       String(
@@ -388,7 +431,21 @@ func runDemo(_ argv: [String]) -> Int32 {
       summary.fail("no played frame could be compared with the source")
     }
   }
-  if let audioDelay {
+  if let audioDelay, audioDelay.periodic {
+    summary.add("Audio delay", "n/a (periodic audio)")
+    summary.add(
+      "Audio delay method",
+      String(
+        format: "the source repeats within the search window (a steady tone): every period "
+          + "matches alike (match %.2f better than any other lag)", audioDelay.distinctness))
+  } else if let audioDelay, audioDelay.ambiguous {
+    // Several lags match about as well: the best one is chance, nothing to pass or fail on.
+    summary.add("Audio delay", "n/a (no lag matches better than the others)")
+    summary.add(
+      "Audio delay method",
+      String(
+        format: "cross-correlation peaks within %.2f of each other", audioDelay.distinctness))
+  } else if let audioDelay {
     summary.add(
       "Audio delay",
       String(
@@ -416,16 +473,19 @@ func runDemo(_ argv: [String]) -> Int32 {
   } else {
     summary.add(
       "Audio delay",
-      "n/a (\(audioCaptured ? "needs a file source with sound" : "not the native engine"))")
+      "n/a (\(!audioCaptured ? "not the native engine" : audioOnly ? "no video to measure against" : "needs a file source with sound"))"
+    )
   }
   summary.add("Audio blocks played", "\(playedAudio.blockCount) x 20 ms")
   func kbps(_ values: [Int]) -> String {
     guard !values.isEmpty else { return "n/a" }
     return "\(values.reduce(0, +) / values.count / 1000) kbps"
   }
-  summary.add("Video bitrate sent (mean)", kbps(sentBitrates))
-  summary.add("Video bitrate received (mean)", kbps(receivedBitrates))
-  if let stats = playStats?.connection {
+  if !audioOnly {
+    summary.add("Video bitrate sent (mean)", kbps(sentBitrates))
+    summary.add("Video bitrate received (mean)", kbps(receivedBitrates))
+  }
+  if let stats = playback.playerConnection ?? playStats?.connection {
     let lostPercent =
       stats.packetsReceived > 0
       ? Double(max(0, stats.packetsLost)) * 100
@@ -449,8 +509,16 @@ func runDemo(_ argv: [String]) -> Int32 {
     if let recorded = record.duration, recorded < 0.5 {
       summary.fail("the record lasts only \(recorded) s")
     }
+    if let tracks = ExampleMedia.fileTracks(record.path) {
+      summary.add(
+        "Record tracks",
+        [tracks.video ? "video" : nil, tracks.audio ? "audio" : nil].compactMap { $0 }
+          .joined(separator: " + "))
+      if audioOnly, publishesAudio, !tracks.audio { summary.fail("the record has no audio track") }
+    }
   }
   switch playedVideoPath {
+  case .success(let path) where audioOnly && path == nil: break
   case .success(let path): summary.add("Played video written to", path ?? "nothing (no frames)")
   case .failure(let error): summary.fail("\(error)")
   }
@@ -460,7 +528,8 @@ func runDemo(_ argv: [String]) -> Int32 {
   }
   if since("session ESTABLISHED") == nil { summary.fail("no ESTABLISHED") }
   if since("play PLAYING") == nil { summary.fail("no PLAYING") }
-  if played.frameCount == 0 { summary.fail("no video frame was decoded") }
+  if played.frameCount == 0, !audioOnly { summary.fail("no video frame was decoded") }
+  for failure in playbackFailures { summary.fail(failure) }
   if playedAudio.blockCount == 0, audioCaptured, publishesAudio {
     summary.fail("no audio was played")
   }

@@ -202,6 +202,13 @@ public struct AudioDelayReport: Sendable {
   public var distinctness: Double
   /// Where the measured window started, seconds into the played audio.
   public var windowStart: Double
+  /// The sound repeats within the search window (a steady tone): the source's autocorrelation
+  /// at the matched place has a strong peak past its main lobe. Then no single lag is the
+  /// delay and `delay` means nothing.
+  public var periodic: Bool
+  /// Another lag 50 ms or more away matches about as well as the best (several near-equal
+  /// peaks): `delay` is one of them, not the delay.
+  public var ambiguous: Bool { distinctness < Self.nearEqualPeaks }
   /// How it was measured.
   public var method: String
 
@@ -255,10 +262,54 @@ public struct AudioDelayReport: Sendable {
     let runnerUp = scores.filter { abs($0.lag - bestLag) >= apart }.map(\.score).max() ?? 0
     let sourceTime = source.audioStart + Double(bestLag) / rate
     let audioOffset = windowTime - sourceTime
+    let repeats = strongestRepeat(
+      sourceLow, from: bestLag, length: windowLength, maximumLag: range)
     return AudioDelayReport(
       delay: audioOffset - videoOffset, correlation: bestScore,
       distinctness: bestScore - runnerUp, windowStart: Double(firstSample) / rate,
+      periodic: repeats >= periodicCorrelation,
       method: "cross-correlation of played vs source audio, against the PSNR-matched video")
+  }
+
+  /// A repeat of the source's shape at least this well correlated makes the sound periodic.
+  static let periodicCorrelation = 0.8
+  /// A runner-up lag within this of the best correlation is a near-equal peak.
+  static let nearEqualPeaks = 0.05
+
+  /// The best normalised autocorrelation of `samples[start..<start + length]` at a lag past its
+  /// main lobe (the lags before the correlation first drops to 0) and up to `maximumLag`
+  /// samples: near 1 for a steady tone, small for noise, speech or music that changes; 0 when
+  /// the samples run out.
+  static func strongestRepeat(_ samples: [Double], from start: Int, length: Int, maximumLag: Int)
+    -> Double
+  {
+    guard start >= 0, length > 0, start + length + 1 <= samples.count else { return 0 }
+    return samples.withUnsafeBufferPointer { s in
+      var baseEnergy = 0.0
+      for index in start..<start + length { baseEnergy += s[index] * s[index] }
+      guard baseEnergy > 0 else { return 0 }
+      var pastMainLobe = false
+      var strongest = 0.0
+      for lag in 1...max(1, maximumLag) {
+        guard start + lag + length <= s.count else { break }
+        var dot = 0.0
+        var energy = 0.0
+        for index in start..<start + length {
+          let value = s[index + lag]
+          dot += s[index] * value
+          energy += value * value
+        }
+        guard energy > 0 else { continue }
+        let correlation = dot / (baseEnergy * energy).squareRoot()
+        if !pastMainLobe {
+          pastMainLobe = correlation <= 0
+          continue
+        }
+        strongest = max(strongest, correlation)
+        if strongest >= periodicCorrelation { break }
+      }
+      return strongest
+    }
   }
 
   static func decimate(_ samples: [Int16], by factor: Int) -> [Double] {

@@ -27,6 +27,8 @@ public final class VideoFileRenderer: VideoRenderer {
     var height = 0
     var kept: [Kept] = []
     var writeError: String?
+    var arrivals = FreezeMeter()
+    var frameRate = FrameRateEstimate()
   }
 
   private let path: String?
@@ -54,8 +56,11 @@ public final class VideoFileRenderer: VideoRenderer {
   /// Counts, writes and maybe keeps `frame`.
   public func render(_ frame: VideoFrame) {
     let arrival = log.elapsed
+    let rtp = UInt32(truncatingIfNeeded: (frame.timestampNs * 9 + 50_000) / 100_000)
     let first = state.withLock { state -> Bool in
       state.frames += 1
+      state.arrivals.picture(at: arrival)
+      state.frameRate.picture(rtpTimestamp: rtp)
       let isFirst = state.frames == 1
       if isFirst {
         state.width = frame.width
@@ -82,7 +87,6 @@ public final class VideoFileRenderer: VideoRenderer {
         }
       }
       if state.kept.count < keepPictures {
-        let rtp = UInt32(truncatingIfNeeded: (frame.timestampNs * 9 + 50_000) / 100_000)
         state.kept.append(Kept(rtpTimestamp: rtp, arrival: arrival, picture: picture))
       }
       return isFirst
@@ -100,6 +104,15 @@ public final class VideoFileRenderer: VideoRenderer {
   public var size: (width: Int, height: Int)? {
     state.withLock { $0.frames > 0 ? ($0.width, $0.height) : nil }
   }
+
+  /// The freezes between `start` and `end` (seconds since the example started; see
+  /// `FreezeMeter.report(from:to:)`).
+  public func freezes(from start: Double, to end: Double) -> FreezeReport {
+    state.withLock { $0.arrivals.report(from: start, to: end) }
+  }
+
+  /// The frame rate the pictures' RTP timestamps show, `nil` before two pictures.
+  public var estimatedFrameRate: Double? { state.withLock { $0.frameRate.framesPerSecond } }
 
   /// The kept frames, in arrival order.
   public var keptFrames: [Kept] { state.withLock { $0.kept } }

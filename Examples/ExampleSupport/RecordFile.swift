@@ -133,7 +133,22 @@ public struct RecordFile: Sendable {
       return (-1, "\(error)")
     }
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    return (reap(process), String(decoding: data, as: UTF8.self))
+  }
+
+  /// The exit status of `process` once it has ended (-1 when a signal ended it, or when it has
+  /// not ended 5 s after closing its output). Reaps it with `waitpid` itself: Foundation's
+  /// `waitUntilExit` can miss the exit of a short-lived child and wait forever beside a
+  /// zombie (seen with ffprobe after a lossy-network demo run).
+  static func reap(_ process: Process) -> Int32 {
+    var status: Int32 = 0
+    if waitpid(process.processIdentifier, &status, 0) == process.processIdentifier {
+      // WIFEXITED / WEXITSTATUS (<sys/wait.h>).
+      return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+    }
+    // Foundation reaped it first: its status comes shortly.
+    let deadline = Date().addingTimeInterval(5)
+    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    return process.isRunning ? -1 : process.terminationStatus
   }
 }

@@ -287,6 +287,7 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
     }
     _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 15, in: &summary)
   }
+  let publisherAtPlaying = PlaybackStats.publisherNow(publishStream.stream)
 
   // Run; mute and unmute by key or on schedule.
   // The iOS switches: the stream's local mute state decides what the key does.
@@ -341,6 +342,10 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   }
   keys?.stop()
   let playStats = ExampleStats.read(session.getStreams().first { !$0.isPublished() })
+  let playback = PlaybackStats.read(
+    publisher: settings.playName == settings.publishName ? publishStream.stream : nil,
+    player: session.getStreams().first { !$0.isPublished() }?.stream,
+    atPlaying: publisherAtPlaying, log: log)
   for stream in session.getStreams() { try? stream.stop() }
   _ = log.wait(for: ["publish UNPUBLISHED"] + endEvents, timeout: 5)
   session.disconnect()
@@ -351,6 +356,9 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
   summary.add("Frames sent", "\(localDisplay.frameCount)")
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
+  if settings.playVideo {
+    playback.addVideo(played: remoteDisplay, start: log.time(of: "play PLAYING"), to: &summary)
+  }
   summary.add(
     "Played video size", remoteDisplay.size.map { "\($0.width)x\($0.height)" } ?? "none")
   summary.add("Video bitrate received", "\((playStats?.currentVideoBitrate ?? 0) / 1000) kbps")

@@ -151,13 +151,21 @@ func runPlayer(_ argv: [String]) -> Int32 {
 
   // A FAILED stream or a lost session ends the run at once (a FAILED stream never resumes).
   let endEvents = ["play FAILED", "test stream FAILED", "session FAILED", "session DISCONNECTED"]
-  if log.wait(for: "play PLAYING", unless: endEvents, timeout: 20, in: &summary) {
+  let playing = log.wait(for: "play PLAYING", unless: endEvents, timeout: 20, in: &summary)
+  let publisherAtPlaying =
+    playing ? PlaybackStats.publisherNow(session.getStreams().first { $0.isPublished() }) : nil
+  if playing {
     let start = log.elapsed
     while duration <= 0 || log.elapsed < start + duration, log.time(of: "play STOPPED") == nil {
       if log.failIfEnded(endEvents, in: &summary) { break }
       Thread.sleep(forTimeInterval: 0.05)
     }
   }
+  // The local test stream is the sender whose frames the player should get.
+  let playback = PlaybackStats.read(
+    publisher: session.getStreams().first { $0.isPublished() },
+    player: session.getStreams().first { !$0.isPublished() }, atPlaying: publisherAtPlaying,
+    log: log)
   var bitrate = 0
   for stream in session.getStreams() where !stream.isPublished() {
     bitrate = ExampleStats.read(stream)?.currentVideoBitrate ?? 0
@@ -177,6 +185,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
   summary.addTime("Time to first remote frame", log.time(of: "first remote frame"))
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
+  playback.addVideo(played: remoteDisplay, start: log.time(of: "play PLAYING"), to: &summary)
   summary.add("Audio blocks played", "\(audio.blockCount) x 20 ms")
   summary.add("Video bitrate received", "\(bitrate / 1000) kbps")
   switch remoteDisplay.finish() {

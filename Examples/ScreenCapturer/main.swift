@@ -162,6 +162,9 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   {
     Thread.sleep(forTimeInterval: 0.05)
   }
+  let playback = PlaybackStats.read(
+    publisher: screenStream.stream,
+    player: play ? session.getStreams().first { !$0.isPublished() }?.stream : nil, log: log)
   for stream in session.getStreams() { try? stream.stop() }
   _ = log.wait(for: ["screen UNPUBLISHED"] + endEvents, timeout: 5)
   if sendAudio { _ = log.wait(for: ["audio UNPUBLISHED"] + endEvents, timeout: 5) }
@@ -175,6 +178,10 @@ func runScreenCapturer(_ argv: [String]) -> Int32 {
   summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
   summary.add("Screen frames sent", "\(sent.frameCount)")
   summary.add("Frames received and decoded", "\(played.frameCount)")
+  if play {
+    playback.addVideo(
+      played: played, start: log.time(of: "play PLAYING"), frameRate: Double(fps), to: &summary)
+  }
   switch played.finish() {
   case .success(let path): summary.add("Played screen written to", path ?? "nothing")
   case .failure(let error): summary.fail("\(error)")

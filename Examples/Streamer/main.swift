@@ -115,6 +115,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
   _ = log.wait(for: "publish PUBLISHING", unless: endEvents, timeout: 20, in: &summary)
   let start = log.elapsed
   var bitrates: [Int] = []
+  var lastStats: FPWCSApi2StreamStats?
   while summary.succeeded, duration <= 0 || log.elapsed < start + duration,
     !log.failIfEnded(endEvents, in: &summary)
   {
@@ -122,6 +123,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
     let stream = session.getStreams().first { $0.isPublished() }
     if let stats = ExampleStats.read(stream) {
       bitrates.append(stats.currentVideoBitrate)
+      lastStats = stats
       log.line(
         "publishing \(name): \(stats.currentVideoBitrate / 1000) kbps, \(stats.connection.packetsSent) packets"
       )
@@ -140,6 +142,8 @@ func runStreamer(_ argv: [String]) -> Int32 {
   summary.add(
     "Video bitrate sent (mean)",
     positive.isEmpty ? "n/a" : "\(positive.reduce(0, +) / positive.count / 1000) kbps")
+  // What the players (or the server answering them) asked of this publisher.
+  RecoveryReport.add(publisher: lastStats?.detailed, player: nil, to: &summary)
   if summary.succeeded, log.time(of: "publish UNPUBLISHED") == nil {
     summary.fail("no UNPUBLISHED")
   }

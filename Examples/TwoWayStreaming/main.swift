@@ -140,6 +140,8 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   // A FAILED stream or a lost session ends the run at once, with its reason.
   let endEvents = ["play FAILED", "publish FAILED", "session FAILED", "session DISCONNECTED"]
   _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 20, in: &summary)
+  let publisherAtPlaying = PlaybackStats.publisherNow(
+    session.getStreams().first { $0.isPublished() })
   let start = log.time(of: "publish PUBLISHING") ?? log.elapsed
   var switched = false
   while log.elapsed < start + duration, summary.succeeded,
@@ -165,7 +167,13 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     Thread.sleep(forTimeInterval: 0.05)
   }
 
-  // Stop playing, stop publishing, disconnect.
+  // Stop playing, stop publishing, disconnect (the counters first: a stopped stream has
+  // none). The published stream is the sender only when it is the one played.
+  let playback = PlaybackStats.read(
+    publisher: remoteStreamName == localStreamName
+      ? session.getStreams().first { $0.isPublished() } : nil,
+    player: session.getStreams().first { !$0.isPublished() }, atPlaying: publisherAtPlaying,
+    log: log)
   for stream in session.getStreams()
   where stream.getName() == remoteStreamName && !stream.isPublished() {
     try? stream.stop()
@@ -186,6 +194,9 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   summary.add("Camera switched", log.time(of: "camera switched") != nil ? "yes" : "no")
   summary.add("Frames sent", "\(localDisplay.frameCount)")
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
+  playback.addVideo(
+    played: remoteDisplay, start: log.time(of: "play PLAYING"),
+    frameRate: remoteStreamName == localStreamName ? Double(fps) : nil, to: &summary)
   summary.add(
     "Statuses",
     ["publish UNPUBLISHED", "play STOPPED", "session DISCONNECTED"].filter {

@@ -56,16 +56,16 @@ final class ExamplesEndToEndTests: XCTestCase {
   }
 
   /// A 2-second file with video and no sound: published for the file's length (no
-  /// --duration), video only, no audio delay to measure; a file with sound and no video is
-  /// refused up front with its reason.
-  func testDemoPublishesAVideoOnlyFileForItsLength() throws {
+  /// --duration), video only, no audio delay to measure; an MP3 (sound, no video) is published
+  /// and checked as audio: audio frames decoded, a record with an audio track, no video lines.
+  func testDemoPublishesAVideoOnlyFileAndAnAudioOnlyMP3() throws {
     let ffmpeg = try XCTUnwrap(RecordFile.findExecutable("ffmpeg"), "no ffmpeg")
     let out = try ExampleRunner.temporaryDirectory("demo-video-only")
     let silent = out + "/video-only.mp4"
-    let tone = out + "/audio-only.webm"
+    let tone = out + "/audio-only.mp3"
     for (inputs, path) in [
       (["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "2"], silent),
-      (["-f", "lavfi", "-i", "sine=frequency=440:duration=1"], tone),
+      (["-f", "lavfi", "-i", "sine=frequency=440:duration=2"], tone),
     ] {
       let maker = Process()
       maker.executableURL = URL(fileURLWithPath: ffmpeg)
@@ -75,18 +75,63 @@ final class ExamplesEndToEndTests: XCTestCase {
       XCTAssertEqual(maker.terminationStatus, 0, "ffmpeg made \(path)")
     }
     let result = try ExampleRunner.run(
-      "wcs-demo", [silent, "--width", "320", "--height", "240", "--out", out])
+      "wcs-demo",
+      // In 2 s the frames before the first key frame after PLAYING and those in flight at the
+      // stop (about 3 + 3 on a clean loopback) are over 10 % of the frames sent.
+      [silent, "--width", "320", "--height", "240", "--out", out, "--min-decoded", "75"])
     assertSucceeded(result)
     XCTAssertTrue(
       result.output.contains("publishing 2.0 s"), "the file's length, not 8 s: \(result.output)")
     XCTAssertEqual(
       result.summary["Audio delay"], "n/a (needs a file source with sound)", result.output)
     XCTAssertGreaterThan(number(result.summary, "Frames received and decoded") ?? 0, 20)
+    XCTAssertNotNil(number(result.summary, "Frames decoded"), result.output)
 
-    let refused = try ExampleRunner.run("wcs-demo", [tone, "--out", out])
-    XCTAssertEqual(refused.status, 1, refused.output)
-    XCTAssertTrue(
-      refused.output.contains("\(tone) has no video stream; the demo needs one"), refused.output)
+    let audioOnly = try ExampleRunner.run("wcs-demo", [tone, "--out", out + "/mp3"])
+    assertSucceeded(audioOnly)
+    let summary = audioOnly.summary
+    XCTAssertEqual(summary["Input"], "file \(tone) (audio only)", audioOnly.output)
+    // About 100 Opus frames of 20 ms in 2 s, nearly all decoded on a clean loopback.
+    let decoded = try XCTUnwrap(number(summary, "Audio frames decoded"), audioOnly.output)
+    XCTAssertGreaterThan(decoded, 80, audioOnly.output)
+    XCTAssertGreaterThan(number(summary, "Audio blocks played") ?? 0, 80, audioOnly.output)
+    XCTAssertEqual(summary["Record tracks"], "audio", audioOnly.output)
+    XCTAssertEqual(summary["Audio delay"], "n/a (no video to measure against)", audioOnly.output)
+    for videoLine in ["PSNR played vs source", "Frames decoded", "Played video size", "PLIs"] {
+      XCTAssertNil(summary[videoLine], "\(videoLine) in \(audioOnly.output)")
+    }
+  }
+
+  /// Thresholds no run can meet fail it with the reasons, whatever the PSNR: a freeze limit
+  /// below one frame interval (the wait for the first picture is longer) and 100 % decoded
+  /// (the frames before the first key frame after PLAYING cannot be decoded).
+  func testDemoFailsOnFreezesAndTheDecodedShare() throws {
+    let out = try ExampleRunner.temporaryDirectory("demo-limits")
+    let result = try ExampleRunner.run(
+      "wcs-demo",
+      [
+        "--virtual", "--duration", "1", "--width", "160", "--height", "96", "--out", out,
+        "--max-freeze", "0.01", "--min-decoded", "100",
+      ])
+    XCTAssertEqual(result.status, 1, result.output)
+    XCTAssertEqual(result.summary["Result"], "FAILED", result.output)
+    let failed = try XCTUnwrap(result.summary["FAILED"], result.output)
+    XCTAssertTrue(failed.contains("the video froze for"), result.output)
+    XCTAssertTrue(failed.contains("(more than 0.01 s)"), result.output)
+    let decoded = try XCTUnwrap(number(result.summary, "Frames decoded"), result.output)
+    let sent = try XCTUnwrap(number(result.summary, "Frames sent"), result.output)
+    XCTAssertGreaterThan(decoded, 0, result.output)
+    XCTAssertEqual(
+      failed.contains("of the frames were decoded"), decoded < sent,
+      "\(decoded) of \(sent): \(failed)")
+    // The pictures that did arrive are still good: only the share and the freeze failed.
+    XCTAssertGreaterThanOrEqual(number(result.summary, "PSNR played vs source") ?? 0, 30)
+    XCTAssertNotNil(result.summary["NACKs (player)"], result.output)
+    XCTAssertNotNil(result.summary["Key frames"], result.output)
+
+    let refused = try ExampleRunner.run("wcs-demo", ["--virtual", "--min-decoded", "101"])
+    XCTAssertEqual(refused.status, 64, refused.output)
+    XCTAssertTrue(refused.output.contains("--min-decoded wants a percent"), refused.output)
   }
 
   /// The main job with the virtual devices: frames compared by the frame number they carry.
@@ -94,7 +139,10 @@ final class ExamplesEndToEndTests: XCTestCase {
     let out = try ExampleRunner.temporaryDirectory("demo-virtual")
     let result = try ExampleRunner.run(
       "wcs-demo",
-      ["--virtual", "--duration", "2", "--width", "320", "--height", "240", "--out", out])
+      [
+        "--virtual", "--duration", "2", "--width", "320", "--height", "240", "--out", out,
+        "--min-decoded", "75",
+      ])
     assertSucceeded(result)
     XCTAssertEqual(
       result.summary["Frame matching"]?.hasPrefix("virtual camera frame number"), true,
@@ -197,6 +245,15 @@ final class ExamplesEndToEndTests: XCTestCase {
     XCTAssertGreaterThan(number(player.summary, "Frames received and decoded") ?? 0, 10)
     XCTAssertGreaterThan(number(player.summary, "Audio blocks played") ?? 0, 10)
     XCTAssertGreaterThan(number(published.summary, "Frames sent") ?? 0, 30)
+    // The sender is another program: the share is against the rate the RTP timestamps show
+    // (the Streamer's default 30 fps, give or take its capture jitter over 2 s).
+    let share = try XCTUnwrap(player.summary["Frames decoded"], player.output)
+    let rate = share.components(separatedBy: " due at ").last.flatMap(ExampleSummary.number)
+    XCTAssertEqual(rate ?? 0, 30, accuracy: 0.5, share)
+    XCTAssertNotNil(player.summary["Freezes (no new picture > 0.5 s)"], player.output)
+    XCTAssertNil(player.summary["NACKs (publisher)"], "no publisher in the Player's run")
+    XCTAssertEqual(
+      published.summary["PLIs"]?.hasPrefix("publisher received "), true, published.output)
   }
 
   /// Player's test stream from a clip without sound: published video only (it used to fail on

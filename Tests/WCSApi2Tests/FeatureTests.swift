@@ -211,6 +211,7 @@ final class FeatureTests: XCTestCase {
     stream.getStats { stats in
       XCTAssertEqual(stats?.currentVideoBitrate, 812_344)
       XCTAssertEqual(stats?.availableOutgoingBitrate, 2_000_000)
+      XCTAssertNil(stats?.detailed, "only the native engine has detailed counters")
       got.fulfill()
     }
     wait(for: [got], timeout: 5)

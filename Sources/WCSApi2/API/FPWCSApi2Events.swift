@@ -1,3 +1,5 @@
+import WCSMedia
+
 /// A server event bound to a stream (`FPWCSApi2StreamEvent`, api-surface.md §2.13), from
 /// `notifyStreamEvent` (wcs-protocol.md §4.6).
 public final class FPWCSApi2StreamEvent: @unchecked Sendable {
@@ -73,10 +75,14 @@ public final class FPWCSApi2StreamStats: Sendable {
   public let availableOutgoingBitrate: Int
   /// Raw counters of the connection (Linux addition).
   public let connection: MediaConnectionStats
+  /// The native engine's codec and RTCP counters (NACK, PLI, key frames, retransmissions;
+  /// Linux addition), `nil` with another media engine.
+  public let detailed: NativeMediaConnection.DetailedStatistics?
 
-  init(_ stats: MediaConnectionStats) {
+  init(_ stats: MediaConnectionStats, detailed: NativeMediaConnection.DetailedStatistics? = nil) {
     self.currentVideoBitrate = stats.currentVideoBitrate
     self.availableOutgoingBitrate = stats.availableOutgoingBitrate
     self.connection = stats
+    self.detailed = detailed
   }
 }

@@ -238,6 +238,13 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
       return
     }
     let queue = callbackQueue
+    // The native engine's detailed counters (NACK, PLI, key frames) come in the same read.
+    if let native = connection as? NativeMediaConnection {
+      native.detailedStatistics { detailed in
+        queue.async { box.value(FPWCSApi2StreamStats(detailed.summary, detailed: detailed)) }
+      }
+      return
+    }
     connection.stats { stats in queue.async { box.value(FPWCSApi2StreamStats(stats)) } }
   }
 

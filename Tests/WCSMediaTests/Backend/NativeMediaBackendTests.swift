@@ -168,6 +168,9 @@ final class NativeMediaBackendTests: XCTestCase {
     XCTAssertGreaterThan(got.summary.currentVideoBitrate, 50_000)
     XCTAssertGreaterThan(got.summary.bytesReceived, 10_000)
     XCTAssertGreaterThanOrEqual(got.framesDecoded, 30)
+    XCTAssertGreaterThan(got.keyFramesDecoded, 0)
+    XCTAssertLessThan(got.keyFramesDecoded, got.framesDecoded)
+    XCTAssertGreaterThanOrEqual(sent.keyFrameRequestsReceived, sent.keyFrameRequests)
     XCTAssertGreaterThan(got.audioFramesDecoded, 50)
     // Codec CPU times: counted on every codec call, and never more than the whole process used.
     var processTime = timespec()

@@ -33,6 +33,22 @@ extension NativeMediaConnection {
     public var nacksSent = 0
     /// PLI packets sent (play).
     public var plisSent = 0
+    /// Key frames among the decoded pictures (play).
+    public var keyFramesDecoded = 0
+    /// Sequence numbers asked for in NACKs (RFC 4585 §6.2.1), retries included (play).
+    public var nackedPacketsRequested = 0
+    /// Missing packets that arrived after all, by retransmission or late (play).
+    public var nackedPacketsRecovered = 0
+    /// Missing packets given up without arriving (play).
+    public var nackedPacketsGivenUp = 0
+    /// Packets restored from RTX (RFC 4588) (play).
+    public var rtxPacketsReceived = 0
+    /// Sequence numbers the receivers NACKed: the retransmitted ones and the skipped ones
+    /// (unknown, too old, or resent too recently) (publish).
+    public var nackedPacketsReceived = 0
+    /// PLI/FIR received (RFC 4585 §6.3.1, RFC 5104 §4.3.1), the ones folded into an earlier
+    /// request included (publish).
+    public var keyFrameRequestsReceived = 0
     /// Sender reports sent (publish).
     public var senderReports = 0
     /// Receiver reports sent (play).

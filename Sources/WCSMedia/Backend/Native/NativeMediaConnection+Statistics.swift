@@ -180,6 +180,7 @@ extension NativeMediaConnection {
     }
     if let video = videoReceiveTrack?.statistics {
       result.framesDecoded = video.framesDecoded
+      result.keyFramesDecoded = video.keyFramesDecoded
       result.videoDecodeCPUTime = video.decodeCPUTime
     }
     if let audio = audioReceiveTrack?.statistics {
@@ -190,12 +191,20 @@ extension NativeMediaConnection {
       result.retransmissions += stream.counters.retransmissions
       result.retransmissionsSkipped += stream.counters.retransmissionsSkipped
       result.keyFrameRequests += stream.counters.keyFrameRequests
+      result.keyFrameRequestsReceived +=
+        stream.counters.keyFrameRequests + stream.counters.keyFrameRequestsSuppressed
+      result.nackedPacketsReceived +=
+        stream.counters.retransmissions + stream.counters.retransmissionsSkipped
       result.senderReports += stream.counters.senderReports
       if result.roundTripTime == nil { result.roundTripTime = stream.roundTripTime }
     }
     for entry in receivers.values {
       result.nacksSent += entry.stream.counters.nacksSent
       result.plisSent += entry.stream.counters.plisSent
+      result.rtxPacketsReceived += entry.stream.counters.retransmittedPackets
+      result.nackedPacketsRequested += entry.stream.nackGenerator.requestsSent
+      result.nackedPacketsRecovered += entry.stream.nackGenerator.recovered
+      result.nackedPacketsGivenUp += entry.stream.nackGenerator.givenUp
       result.receiverReports += entry.stream.counters.receiverReportsSent
       result.malformedPackets += entry.stream.counters.malformedPackets
       result.packetsRecovered += entry.stream.nackGenerator.recovered
