@@ -197,10 +197,7 @@ func runAgainstAiortc(settings: RunSettings) -> [LegResult] {
   } else {
     publishLeg.failure = publishLeg.failure ?? "aiortc sent no report"
   }
-  let publisherCounters = publisher.detailed()
-  publishLeg.retransmissions = publisherCounters?.retransmissions
-  publishLeg.keyFrameRequests = publisherCounters?.keyFrameRequests
-  publishLeg.keyFramesEncoded = publisherCounters?.keyFramesEncoded
+  publishLeg.addCounters(receiver: nil, sender: publisher.detailed())
 
   // Play leg: what we decoded of aiortc's pattern (numbers 0 ..< video_sent).
   let aiortcNumbers = Set((0..<UInt32(max(0, aiortcSent))).map { $0 })
@@ -209,10 +206,7 @@ func runAgainstAiortc(settings: RunSettings) -> [LegResult] {
   if let connected = events.time("play connected"), let first = playedLog.firstArrival {
     playLeg.firstFrame = (first - connected).seconds
   }
-  let playerCounters = player.detailed()
-  playLeg.nacksSent = playerCounters?.nacksSent
-  playLeg.plisSent = playerCounters?.plisSent
-  playLeg.packetsLost = playerCounters?.summary.packetsLost
+  playLeg.addCounters(receiver: player.detailed(), sender: nil)
   if publishLeg.failure == nil, publishLeg.decoded == 0 {
     publishLeg.failure = "aiortc decoded no picture"
   }

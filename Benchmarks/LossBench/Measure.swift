@@ -106,6 +106,10 @@ struct LegResult: Codable, Sendable {
   var keyFrameRequests: Int?
   var keyFramesEncoded: Int?
   var packetsLost: Int64?
+  /// Missing packets that arrived after all (our receiver) and RTP packets our sender could not
+  /// send (SRTP or the socket refused them).
+  var packetsRecovered: Int?
+  var sendFailures: Int?
   /// Why the run failed (a status FAILED, no picture), nil when it ran to the end.
   var failure: String?
 

@@ -59,11 +59,13 @@ extension LegResult {
       nacksSent = receiver.nacksSent
       plisSent = receiver.plisSent
       packetsLost = receiver.summary.packetsLost
+      packetsRecovered = receiver.packetsRecovered
     }
     if let sender {
       retransmissions = sender.retransmissions
       keyFrameRequests = sender.keyFrameRequests
       keyFramesEncoded = sender.keyFramesEncoded
+      sendFailures = sender.rtpSendFailures
     }
   }
 }

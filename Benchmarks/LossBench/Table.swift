@@ -120,6 +120,8 @@ struct Row {
       format(median { $0.retransmissions.map(Double.init) }, "%5.0f"),
       format(median { $0.plisSent.map(Double.init) }, "%4.0f"),
       format(median { $0.keyFramesEncoded.map(Double.init) }, "%4.0f"),
+      format(median { $0.packetsRecovered.map(Double.init) }, "%5.0f"),
+      format(median { $0.sendFailures.map(Double.init) }, "%4.0f"),
       failures.isEmpty
         ? "" : "\(failures.count) failed: \(Set(failures).sorted().joined(separator: "; "))",
     ]
@@ -146,13 +148,14 @@ func runTable(_ options: Options) -> Int32 {
     "  decoded/sent: frames from the first decoded one to the end; gap: longest time without"
       + " a new picture (median, worst run); times: publish() → PUBLISHING (aiortc: answer → connected),"
       + " play() → PLAYING, PLAYING → first picture; NACKs/PLIs sent by the receiver we run,"
-      + " RTX: retransmissions by the sender we run, KF: key frames encoded")
+      + " RTX: retransmissions by the sender we run, KF: key frames encoded; recov: missing"
+      + " packets that arrived after all; fail: RTP packets our sender could not send")
   let lossWidth = options.losses.map(\.description.count).max() ?? 4
   let header = [
     "leg".padding(toLength: 15, withPad: " ", startingAt: 0),
     "loss".padding(toLength: lossWidth, withPad: " ", startingAt: 0),
     "decoded/sent", "  share", "gap med  ", "gap max  ", "publish ", "play    ", "first   ",
-    "NACKs", "  RTX", "PLIs", "  KF", "",
+    "NACKs", "  RTX", "PLIs", "  KF", "recov", "fail", "",
   ]
   print(header.joined(separator: "  "))
   for path in options.paths {
