@@ -112,6 +112,11 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "RelayBench", dependencies: ["WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/RelayBench", swiftSettings: strict),
+    // LossBench: issue 23's loss figures (frames decoded, freezes, setup times) under real
+    // kernel drops in a network namespace, through the local server and to aiortc.
+    .executableTarget(
+      name: "LossBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
+      path: "Benchmarks/LossBench", swiftSettings: strict),
     .executableTarget(
       name: "SetupBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer"],
       path: "Benchmarks/SetupBench", swiftSettings: strict),
@@ -137,9 +142,10 @@ let tests: [Target] = [
   .testTarget(
     name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport", "WCSMedia"],
     swiftSettings: strict),
+  // LossBench: KernelLossRecoveryTests run its `--child` mode under real kernel drops.
   .testTarget(
     name: "ExamplesTests",
-    dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift", "WCSMedia"],
+    dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift", "WCSMedia", "LossBench"],
     swiftSettings: strict),
 ]
 

@@ -19,7 +19,7 @@ case "offer", "loopback": scenario = PageOnlyScenario()
 case "peer": scenario = PeerConnectionScenario(role: .answerer(iceLite: false))
 case "peer-lite": scenario = PeerConnectionScenario(role: .answerer(iceLite: true))
 case "peer-offer": scenario = PeerConnectionScenario(role: .offerer)
-case "wcs": scenario = WCSServerScenario(recordsDirectory: options.recordsDirectory)
+case "wcs", "wcs-loss": scenario = WCSServerScenario(recordsDirectory: options.recordsDirectory)
 default:
   FileHandle.standardError.write(Data("unknown scenario \(options.scenario)\n".utf8))
   exit(2)

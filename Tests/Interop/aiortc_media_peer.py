@@ -15,12 +15,15 @@ stderr). 127.0.0.1 only, no STUN/TURN servers. aiortc always answers (our offer,
        picture (null when unreadable), at most the last 300; audio_frequency: zero-crossing
        frequency (Hz) of the decoded audio after the first 0.5 s; keyframes: VP8 key frames seen
        in arriving RTP (RFC 7741 §4.3, P bit of the first partition's header).
+       Also "numbers_seen" (every distinct readable frame number, at most 20000),
+       "longest_gap" (s, the longest time between two new pictures: a higher frame number),
+       "last_frame_age" and "first_frame_age" (s before this report; null before a picture).
   <- {"cmd": "pli"}                  aiortc's video receiver sends a PLI (RFC 4585 §6.3.1)
   -> {"event": "pli", "ssrc": n}
 
-  `aiortc_media_peer.py send` — our play offer (receive-only VP8 + Opus):
+  `aiortc_media_peer.py send [WIDTH HEIGHT]` — our play offer (receive-only VP8 + Opus):
   <- {"offer": sdp}
-  -> {"answer": sdp}                 send-only answer: a test pattern (320x240, 30 fps, the
+  -> {"answer": sdp}                 send-only answer: a test pattern (320x240 or WIDTH x HEIGHT, 30 fps, the
        VirtualCamera frame-number band on top) and a 1 kHz tone (48 kHz mono, amplitude 8000)
   <- {"cmd": "report"}
   -> {"event": "report", "state", "video_sent", "audio_sent"}
@@ -57,7 +60,11 @@ STATS = {
     "plis_sent": 0,
     "video_sent": 0,
     "audio_sent": 0,
+    "numbers_seen": [],
+    "longest_gap": 0.0,
 }
+# monotonic times of the first and the latest new picture, and the highest frame number shown
+PICTURES = {"first": None, "last": None, "number": -1}
 AUDIO_SAMPLES = []
 VIDEO_SSRCS = []
 
@@ -162,8 +169,19 @@ async def consume_video(track):
             STATS["heights"].append(frame.height)
         luma = frame.to_ndarray(format="yuv420p")[: frame.height, :]
         numbers = STATS["frame_numbers"]
-        numbers.append(read_frame_number(luma))
+        number = read_frame_number(luma)
+        numbers.append(number)
         del numbers[:-300]
+        if number is not None and number not in STATS["numbers_seen"]:
+            if len(STATS["numbers_seen"]) < 20000:
+                STATS["numbers_seen"].append(number)
+        if number is not None and number > PICTURES["number"]:
+            now = time.monotonic()
+            PICTURES["number"] = number
+            if PICTURES["last"] is not None:
+                STATS["longest_gap"] = max(STATS["longest_gap"], now - PICTURES["last"])
+            PICTURES["first"] = PICTURES["first"] or now
+            PICTURES["last"] = now
 
 
 def zero_crossing_frequency(samples, rate=48000):
@@ -268,7 +286,8 @@ async def main():
     await pc.setRemoteDescription(RTCSessionDescription(sdp=offer["offer"], type="offer"))
     if mode == "send":
         for transceiver in pc.getTransceivers():
-            track = PatternTrack() if transceiver.kind == "video" else ToneTrack()
+            size = [int(value) for value in sys.argv[2:4]] or [320, 240]
+            track = PatternTrack(*size) if transceiver.kind == "video" else ToneTrack()
             transceiver.sender.replaceTrack(track)
             transceiver.direction = "sendonly"
     await pc.setLocalDescription(await pc.createAnswer())
@@ -277,7 +296,12 @@ async def main():
     while True:
         command = await read_command()
         if command.get("cmd") == "report":
-            emit(dict(STATS, event="report", state=pc.connectionState))
+            now = time.monotonic()
+            ages = {
+                "first_frame_age": None if PICTURES["first"] is None else now - PICTURES["first"],
+                "last_frame_age": None if PICTURES["last"] is None else now - PICTURES["last"],
+            }
+            emit(dict(STATS, **ages, event="report", state=pc.connectionState))
         elif command.get("cmd") == "pli":
             ssrc = VIDEO_SSRCS[0] if VIDEO_SSRCS else None
             if ssrc is not None:

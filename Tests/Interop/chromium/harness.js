@@ -423,76 +423,132 @@ async function negotiateWcsStream(wcs, pc, request, wanted) {
   return waitForStatus(wcs, id, [wanted], 10000);
 }
 
-// Publishes the fake camera and microphone to the WCS server (record: true), plays the stream
-// back on a second connection, checks the played video decodes, then unpublishes and collects
-// the record name. Mirrors what the Web SDK sends (wcs-protocol.md §3.1, §8).
-scenarios.wcs = async () => {
-  const wcs = await openWcs(params.get("wcs"));
-  const result = { ok: false };
-  let publisher = null;
-  let player = null;
-  try {
-    wcs.send("connection", {
-      appKey: "defaultApp",
-      mediaProviders: ["WebRTC"],
-      clientVersion: "2.0",
-      clientOSVersion: navigator.appVersion,
-      clientBrowserVersion: navigator.userAgent,
-      custom: { test: "chromium-interop" },
-    });
-    const userData = await wcs.wait((m) => m.message === "getUserData", 5000, "getUserData");
-    result.sessionStatus = userData.data[0].status;
+// The Web SDK's `connection` message; the session status from getUserData.
+async function connectWcs(wcs) {
+  wcs.send("connection", {
+    appKey: "defaultApp",
+    mediaProviders: ["WebRTC"],
+    clientVersion: "2.0",
+    clientOSVersion: navigator.appVersion,
+    clientBrowserVersion: navigator.userAgent,
+    custom: { test: "chromium-interop" },
+  });
+  const userData = await wcs.wait((m) => m.message === "getUserData", 5000, "getUserData");
+  return userData.data[0].status;
+}
 
-    const stream = await fakeMedia();
-    publisher = new RTCPeerConnection({ bundlePolicy: "max-compat" });
-    stream.getTracks().forEach((track) =>
-      publisher.addTransceiver(track, { direction: "sendonly", streams: [stream] })
-    );
-    await publisher.setLocalDescription(await publisher.createOffer());
-    const streamName = "chromium-" + Date.now();
-    const publishId = crypto.randomUUID();
-    result.streamName = streamName;
-    result.publishId = publishId;
-    const common = { name: streamName, hasVideo: true, hasAudio: true, status: "PENDING" };
-    const bitrates = { bitrate: 0, minBitrate: 0, maxBitrate: 0 };
+const wcsBitrates = { bitrate: 0, minBitrate: 0, maxBitrate: 0 };
+
+function wcsStreamFields(streamName) {
+  return { name: streamName, hasVideo: true, hasAudio: true, status: "PENDING" };
+}
+
+// Publishes `stream` as `streamName` (publishStream → PUBLISHING); the connection and its id.
+async function publishToWcs(wcs, stream, streamName, record) {
+  const publisher = new RTCPeerConnection({ bundlePolicy: "max-compat" });
+  stream.getTracks().forEach((track) =>
+    publisher.addTransceiver(track, { direction: "sendonly", streams: [stream] })
+  );
+  await publisher.setLocalDescription(await publisher.createOffer());
+  const publishId = crypto.randomUUID();
+  try {
     await negotiateWcsStream(
       wcs,
       publisher,
-      Object.assign({ mediaSessionId: publishId, published: true, record: true }, common, bitrates, {
-        mediaProvider: "WebRTC",
-        sdp: publisher.localDescription.sdp,
-      }),
+      Object.assign(
+        { mediaSessionId: publishId, published: true, record },
+        wcsStreamFields(streamName),
+        wcsBitrates,
+        { mediaProvider: "WebRTC", sdp: publisher.localDescription.sdp }
+      ),
       "PUBLISHING"
     );
-    const publishingSince = performance.now();
+  } catch (error) {
+    publisher.close();
+    throw error;
+  }
+  return { publisher, publishId };
+}
 
-    player = new RTCPeerConnection({ bundlePolicy: "max-compat" });
-    player.addTransceiver("audio", { direction: "recvonly" });
-    player.addTransceiver("video", { direction: "recvonly" });
-    await player.setLocalDescription(await player.createOffer());
-    const playId = crypto.randomUUID();
-    result.playId = playId;
+// Plays `streamName` (playStream → PLAYING); the connection, its id and the PLAYING status.
+async function playFromWcs(wcs, streamName) {
+  const player = new RTCPeerConnection({ bundlePolicy: "max-compat" });
+  player.addTransceiver("audio", { direction: "recvonly" });
+  player.addTransceiver("video", { direction: "recvonly" });
+  await player.setLocalDescription(await player.createOffer());
+  const playId = crypto.randomUUID();
+  try {
     const playing = await negotiateWcsStream(
       wcs,
       player,
-      Object.assign({ mediaSessionId: playId, published: false, record: false }, common, bitrates, {
-        width: 0,
-        height: 0,
-        quality: 0,
-        mediaProvider: "WebRTC",
-        sdp: player.localDescription.sdp,
-      }),
+      Object.assign(
+        { mediaSessionId: playId, published: false, record: false },
+        wcsStreamFields(streamName),
+        wcsBitrates,
+        { width: 0, height: 0, quality: 0, mediaProvider: "WebRTC", sdp: player.localDescription.sdp }
+      ),
       "PLAYING"
     );
+    return { player, playId, playing };
+  } catch (error) {
+    player.close();
+    throw error;
+  }
+}
+
+// Runs `body(wcs, result, connections)` on a WCS session: a thrown error goes into `result`
+// (with the FAILED info), and whatever happens the connections pushed onto `connections` and
+// the WebSocket are closed and the statuses and transcript recorded.
+async function runWcsScenario(body) {
+  const wcs = await openWcs(params.get("wcs"));
+  const result = { ok: false };
+  const connections = [];
+  try {
+    await body(wcs, result, connections);
+  } catch (error) {
+    result.error = String(error);
+    if (error instanceof StreamFailed) result.failedInfo = error.info;
+  } finally {
+    connections.forEach((pc) => pc.close());
+    result.statuses = wcs.statuses;
+    result.transcript = wcs.transcript;
+    wcs.close();
+  }
+  return result;
+}
+
+// Publishes the fake camera and microphone to the WCS server (record: true), plays the stream
+// back on a second connection, checks the played video decodes, then unpublishes and collects
+// the record name. Mirrors what the Web SDK sends (wcs-protocol.md §3.1, §8).
+scenarios.wcs = () =>
+  runWcsScenario(async (wcs, result, connections) => {
+    result.sessionStatus = await connectWcs(wcs);
+
+    const stream = await fakeMedia();
+    const streamName = "chromium-" + Date.now();
+    result.streamName = streamName;
+    const published = await publishToWcs(wcs, stream, streamName, true);
+    const publisher = published.publisher;
+    connections.push(publisher);
+    const publishId = published.publishId;
+    result.publishId = publishId;
+    const publishingSince = performance.now();
+
+    const played = await playFromWcs(wcs, streamName);
+    const player = played.player;
+    connections.push(player);
+    const playId = played.playId;
+    result.playId = playId;
+    const playing = played.playing;
     result.playingCodecs = { audio: playing.audioCodec, video: playing.videoCodec };
 
-    const played = await poll(async () => {
+    const decoded = await poll(async () => {
       const s = await summarizeStats(player);
       const video = s.inbound.video;
       const audio = s.inbound.audio;
       return video && video.framesDecoded >= 20 && audio && audio.packetsReceived >= 25 ? s : null;
     }, 15000);
-    result.player = played || (await summarizeStats(player));
+    result.player = decoded || (await summarizeStats(player));
     result.publisher = await summarizeStats(publisher);
     // Record at least 4 s so the file's duration means something.
     const minimumMs = 4000;
@@ -518,21 +574,116 @@ scenarios.wcs = async () => {
     } catch (error) {
       result.playerEnd = { error: String(error) };
     }
-    result.ok = played !== null && result.recordName !== null;
-    if (!played) result.error = "played video did not decode within 15 s";
+    result.ok = decoded !== null && result.recordName !== null;
+    if (!decoded) result.error = "played video did not decode within 15 s";
     else if (!result.recordName) result.error = "UNPUBLISHED without recordName";
-  } catch (error) {
-    result.error = String(error);
-    if (error instanceof StreamFailed) result.failedInfo = error.info;
-  } finally {
-    if (publisher) publisher.close();
-    if (player) player.close();
-    result.statuses = wcs.statuses;
-    result.transcript = wcs.transcript;
-    wcs.close();
-  }
-  return result;
-};
+  });
+
+// The video counters loss recovery is judged by (W3C webrtc-stats: RTCInboundRtpStreamStats,
+// RTCOutboundRtpStreamStats), from one getStats() report; null where the kind is absent.
+async function videoRecoveryStats(pc) {
+  const report = await pc.getStats();
+  const summary = { inbound: null, outbound: null };
+  report.forEach((entry) => {
+    if (entry.kind !== "video") return;
+    if (entry.type === "inbound-rtp") {
+      summary.inbound = {
+        framesDecoded: entry.framesDecoded || 0,
+        framesReceived: entry.framesReceived || 0,
+        framesDropped: entry.framesDropped || 0,
+        keyFramesDecoded: entry.keyFramesDecoded || 0,
+        packetsReceived: entry.packetsReceived || 0,
+        packetsLost: entry.packetsLost || 0,
+        retransmittedPacketsReceived: entry.retransmittedPacketsReceived || 0,
+        nackCount: entry.nackCount || 0,
+        pliCount: entry.pliCount || 0,
+        firCount: entry.firCount || 0,
+        freezeCount: entry.freezeCount || 0,
+        totalFreezesDuration: entry.totalFreezesDuration || 0,
+        frameWidth: entry.frameWidth || 0,
+        frameHeight: entry.frameHeight || 0,
+      };
+    } else if (entry.type === "outbound-rtp") {
+      summary.outbound = {
+        framesEncoded: entry.framesEncoded || 0,
+        framesSent: entry.framesSent || 0,
+        keyFramesEncoded: entry.keyFramesEncoded || 0,
+        packetsSent: entry.packetsSent || 0,
+        retransmittedPacketsSent: entry.retransmittedPacketsSent || 0,
+        nackCount: entry.nackCount || 0,
+        pliCount: entry.pliCount || 0,
+        frameWidth: entry.frameWidth || 0,
+        frameHeight: entry.frameHeight || 0,
+      };
+    }
+  });
+  return summary;
+}
+
+// Loss figures for LossBench and the kernel-loss test: publishes the fake camera at 640x360,
+// 30 fps, plays it back through the WCS server for `seconds` (default 8) and reports the frames
+// the player decoded against those the publisher sent over the same span (from the first
+// decoded frame on), the longest time without a newly decoded frame (getStats polled every
+// 50 ms), times to PUBLISHING and PLAYING, and both sides' recovery counters.
+scenarios["wcs-loss"] = () =>
+  runWcsScenario(async (wcs, result, connections) => {
+    const seconds = Number(params.get("seconds") || 8);
+    result.seconds = seconds;
+    result.sessionStatus = await connectWcs(wcs);
+    const stream = await navigator.mediaDevices.getUserMedia({
+      audio: true,
+      video: { width: 640, height: 360, frameRate: 30 },
+    });
+    const streamName = "chromium-loss-" + Date.now();
+    const publishStart = performance.now();
+    const published = await publishToWcs(wcs, stream, streamName, false);
+    const publisher = published.publisher;
+    connections.push(publisher);
+    result.toPublishing = (performance.now() - publishStart) / 1000;
+    const playStart = performance.now();
+    const played = await playFromWcs(wcs, streamName);
+    const player = played.player;
+    connections.push(player);
+    const playingAt = performance.now();
+    result.toPlaying = (playingAt - playStart) / 1000;
+
+    // Until the first decoded frame (at most 10 s), then `seconds` of media.
+    let first = null;
+    let last = null;
+    let lastDecoded = 0;
+    let longestGapMs = 0;
+    let end = playingAt + 10000;
+    while (performance.now() < end) {
+      const [received, sent] = await Promise.all([
+        videoRecoveryStats(player),
+        videoRecoveryStats(publisher),
+      ]);
+      const now = performance.now();
+      const decoded = received.inbound ? received.inbound.framesDecoded : 0;
+      if (first === null && decoded > 0) {
+        first = { at: now, received, sent };
+        result.firstFrame = (now - playingAt) / 1000;
+        end = now + seconds * 1000;
+      }
+      if (decoded > lastDecoded) {
+        if (last !== null) longestGapMs = Math.max(longestGapMs, now - last.at);
+        lastDecoded = decoded;
+        last = { at: now };
+      }
+      result.end = { received, sent };
+      await sleep(50);
+    }
+    if (last !== null) longestGapMs = Math.max(longestGapMs, performance.now() - last.at);
+    result.start = first ? { received: first.received, sent: first.sent } : null;
+    result.longestGap = first ? longestGapMs / 1000 : null;
+    if (first && result.end.received.inbound && result.end.sent.outbound) {
+      result.decoded =
+        result.end.received.inbound.framesDecoded - first.received.inbound.framesDecoded;
+      result.sent = result.end.sent.outbound.framesSent - first.sent.outbound.framesSent;
+    }
+    result.ok = first !== null;
+    if (!first) result.error = "no played frame decoded within 10 s of PLAYING";
+  });
 
 async function main() {
   await new Promise((resolve, reject) => {

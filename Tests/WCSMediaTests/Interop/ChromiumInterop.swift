@@ -50,9 +50,10 @@ enum ChromiumInterop {
   }
 
   /// Runs `scenario` with Chromium bounded by `timeout` seconds (the peer's own bound; the whole
-  /// process gets 20 s more before it is killed).
+  /// process gets 20 s more before it is killed). `setup` runs in the namespace first (after
+  /// `lo` is up), e.g. nftables rules that drop datagrams.
   static func run(
-    scenario: String, timeout: Double = 30, extraArguments: [String] = []
+    scenario: String, timeout: Double = 30, extraArguments: [String] = [], setup: String? = nil
   ) throws -> Run {
     try skipUnlessAvailable()
     let peer = try XCTUnwrap(peerExecutable(), "InteropPeer not built")
@@ -62,7 +63,7 @@ enum ChromiumInterop {
         peer, "--pages", pagesDirectory, "--scenario", scenario, "--timeout", "\(timeout)",
         "--chromium", chromiumPath,
       ] + extraArguments,
-      timeout: timeout + 20)
+      timeout: timeout + 20, setup: setup)
     let wallSeconds = Date().timeIntervalSince(started)
     let line = output.stdout.split(separator: "\n").last.map(String.init) ?? ""
     guard
@@ -122,15 +123,15 @@ enum NamespaceProcess {
     let timedOut: Bool
   }
 
-  /// Runs `arguments` (absolute executable path first) in the namespace; kills it after
-  /// `timeout` seconds.
-  static func run(arguments: [String], timeout: Double) throws -> Output {
+  /// Runs `arguments` (absolute executable path first) in the namespace, after the shell
+  /// commands `setup` if given; kills it after `timeout` seconds.
+  static func run(arguments: [String], timeout: Double, setup: String? = nil) throws -> Output {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
     process.arguments =
       [
         "-n", "-p", "-f", "--kill-child", "/bin/bash", "-c",
-        "ip link set lo up && exec \"$0\" \"$@\"",
+        "ip link set lo up" + (setup.map { " && " + $0 } ?? "") + " && exec \"$0\" \"$@\"",
       ]
       + arguments
     let stdout = Pipe()
