@@ -89,7 +89,8 @@ let examples: [Target] =
 // PeerConnectionBench: loopback connect time (ICE + DTLS); NativeBackendBench: loopback
 // publish → play through NativeMediaBackend; PipelineBench: the media pipeline's CPU beyond the
 // codecs and memory per played stream; SignalingBench: WebSocketTransport connect → opened, ws://
-// and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players.
+// and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players;
+// HardeningBench: what the inputs of issue 29 cost now (time, peak memory) against no limit.
 let mediaBenchmarks = [
   "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PipelineBench",
   "RTPBench", "SDPBench", "STUNBench",
@@ -110,6 +111,9 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "RelayBench", dependencies: ["WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/RelayBench", swiftSettings: strict),
+    .executableTarget(
+      name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
+      path: "Benchmarks/HardeningBench", swiftSettings: strict),
   ]
 
 // MARK: - Tests
