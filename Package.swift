@@ -92,6 +92,7 @@ let examples: [Target] =
 // and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players;
 // SetupBench: publish → PUBLISHING and N players' play → PLAYING → first frame, through the
 // local server, as an app sees them.
+// HardeningBench: what the inputs of issue 29 cost now (time, peak memory) against no limit.
 let mediaBenchmarks = [
   "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PipelineBench",
   "RTPBench", "SDPBench", "STUNBench",
@@ -120,6 +121,9 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "SetupBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer"],
       path: "Benchmarks/SetupBench", swiftSettings: strict),
+    .executableTarget(
+      name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
+      path: "Benchmarks/HardeningBench", swiftSettings: strict),
   ]
 
 // MARK: - Tests

@@ -49,11 +49,14 @@ final class RawTCPListener {
   func close() { Glibc.close(descriptor) }
 }
 
-/// One HTTP/1.1 GET over a raw TCP socket to 127.0.0.1: the status code and the body.
-func httpGet(port: Int, path: String) throws -> (status: Int, body: [UInt8]) {
+/// A TCP socket connected to 127.0.0.1:`port` with a 10 s receive timeout; `receiveBuffer`
+/// (bytes) is set before connecting so the window the peer sees is small from the start.
+func connectLoopback(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
   guard fd >= 0 else { throw RawSocketError.failed("socket") }
-  defer { Glibc.close(fd) }
+  if var size = receiveBuffer {
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+  }
   var timeout = timeval(tv_sec: 10, tv_usec: 0)
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   var address = loopbackAddress(port: UInt16(port))
@@ -62,7 +65,17 @@ func httpGet(port: Int, path: String) throws -> (status: Int, body: [UInt8]) {
       connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
     }
   }
-  guard connected == 0 else { throw RawSocketError.failed("connect") }
+  guard connected == 0 else {
+    Glibc.close(fd)
+    throw RawSocketError.failed("connect")
+  }
+  return fd
+}
+
+/// One HTTP/1.1 GET over a raw TCP socket to 127.0.0.1: the status code and the body.
+func httpGet(port: Int, path: String) throws -> (status: Int, body: [UInt8]) {
+  let fd = try connectLoopback(port: port)
+  defer { Glibc.close(fd) }
   let request = Array(
     "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
   guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {

@@ -1,5 +1,6 @@
 import Foundation
 import WCSMedia
+import WCSTransport
 
 extension WCSLocalServer {
   /// Everything `WCSLocalServer.start(_:)` needs. Ports follow WCS defaults (wcs-protocol.md
@@ -25,6 +26,12 @@ extension WCSLocalServer {
     public var httpPort: Int = 8081
     /// A second HTTP port serving the same records (the legacy 9091), `nil` for none.
     public var legacyHTTPPort: Int?
+    /// Largest signalling message a client may send, bytes (1 MiB); a longer one closes its
+    /// connection with 1009.
+    public var maximumMessageSize = WebSocketServer.Configuration.defaultMaximumMessageSize
+    /// Most signalling bytes queued to one client and not yet written (16 MiB); past it the
+    /// client is closed with 1008.
+    public var maximumOutboxSize = WebSocketServer.Configuration.defaultMaximumOutboxSize
     /// Where finished recordings are stored and served from; created when missing.
     public var recordsDirectory: String =
       FileManager.default.currentDirectoryPath + "/records"

@@ -59,7 +59,11 @@ struct LocalServerListeners {
       mountPoint: recordsMountPoint, directory: configuration.recordsDirectory,
       port: configuration.httpPort)
     let ws = try startOne(
-      "ws", .init(address: address, port: configuration.wsPort, files: records), handler)
+      "ws",
+      .init(
+        address: address, port: configuration.wsPort, files: records,
+        maximumMessageSize: configuration.maximumMessageSize,
+        maximumOutboxSize: configuration.maximumOutboxSize), handler)
     let host = address.contains(":") ? "[\(address)]" : address
     var wssURL: String?
     if let wssPort = configuration.wssPort {
@@ -67,7 +71,9 @@ struct LocalServerListeners {
         "wss",
         .init(
           address: address, port: wssPort, certificatePath: configuration.certificatePath,
-          privateKeyPath: configuration.privateKeyPath), handler)
+          privateKeyPath: configuration.privateKeyPath,
+          maximumMessageSize: configuration.maximumMessageSize,
+          maximumOutboxSize: configuration.maximumOutboxSize), handler)
       wssURL = "wss://\(host):\(wss.port)/"
     }
     var legacyURL: String?

@@ -7,9 +7,17 @@ import Foundation
 public final class VP8Decoder {
   private let context: UnsafeMutablePointer<vpx_codec_ctx_t>
 
+  /// The largest picture a key frame may announce before it reaches libvpx; a 14-bit size
+  /// field allows 16383×16383, which libvpx would allocate (about 400 MB per reference
+  /// frame, several frames) for one forged packet.
+  public var pictureLimit: VP8PictureLimit
+
   /// Creates a decoder (1 thread).
+  /// - Parameter pictureLimit: key frames announcing a larger picture are refused with
+  ///   `VP8Error.pictureTooLarge` (default `VP8PictureLimit.default`, 4096×2304 area).
   /// - Throws: `VP8Error.initialization` when `vpx_codec_dec_init` fails.
-  public init() throws(VP8Error) {
+  public init(pictureLimit: VP8PictureLimit = .default) throws(VP8Error) {
+    self.pictureLimit = pictureLimit
     context = .allocate(capacity: 1)
     context.initialize(to: vpx_codec_ctx_t())
     var cfg = vpx_codec_dec_cfg_t(threads: 1, w: 0, h: 0)
@@ -29,9 +37,10 @@ public final class VP8Decoder {
   /// Decodes one complete VP8 frame (RFC 6386).
   /// - Parameter frame: the frame bytes, e.g. from `VP8FrameAssembler` or an IVF file.
   /// - Returns: the picture, or nil when the frame is not shown (`show_frame = 0`).
-  /// - Throws: `VP8Error` — `.invalidInput` for empty data, `.decode` when libvpx rejects the data
-  ///   (truncated, not VP8, a delta frame before any key frame), `.corruptFrame` when libvpx decoded
-  ///   it but flags the result corrupt. After either, ask the sender for a key frame.
+  /// - Throws: `VP8Error` — `.invalidInput` for empty data, `.pictureTooLarge` for a key frame
+  ///   announcing a picture over `pictureLimit` (not decoded), `.decode` when libvpx rejects the
+  ///   data (truncated, not VP8, a delta frame before any key frame), `.corruptFrame` when libvpx
+  ///   decoded it but flags the result corrupt. After any of them, ask the sender for a key frame.
   public func decode(_ frame: [UInt8]) throws(VP8Error) -> I420Image? {
     try frame.withUnsafeBufferPointer { bytes throws(VP8Error) in
       try decode(bytes, picture: Self.copy)
@@ -78,6 +87,11 @@ public final class VP8Decoder {
     guard !frame.isEmpty else { throw VP8Error(.invalidInput, message: "empty frame") }
     guard frame.count <= Int(UInt32.max) else {
       throw VP8Error(.invalidInput, message: "frame too large")
+    }
+    if let size = VP8KeyFrameHeader.pictureSize(frame), !pictureLimit.allows(size) {
+      throw VP8Error(
+        .pictureTooLarge,
+        message: "key frame announces \(size.width)x\(size.height), over \(pictureLimit)")
     }
     let result = vpx_codec_decode(context, frame.baseAddress, UInt32(frame.count), nil, 0)
     guard result == VPX_CODEC_OK else { throw VP8Error(.decode, code: result, context: context) }
@@ -203,5 +217,49 @@ public final class VP8Decoder {
     out.u = yv12 ? second : first
     out.v = yv12 ? first : second
     return out
+  }
+}
+
+/// The largest VP8 picture a decoder accepts: each side at most `maximumDimension` and the area
+/// at most `maximumPixels`.
+public struct VP8PictureLimit: Sendable, Hashable, CustomStringConvertible {
+  /// Largest width or height, pixels.
+  public var maximumDimension: Int
+  /// Largest width × height.
+  public var maximumPixels: Int
+
+  /// A limit; both values are pixels.
+  public init(maximumDimension: Int, maximumPixels: Int) {
+    self.maximumDimension = maximumDimension
+    self.maximumPixels = maximumPixels
+  }
+
+  /// 4096 per side and the area of 4096×2304 (about 9.4 Mpixel): above 4K UHD in either
+  /// orientation, and far below what a forged 16383×16383 header asks for.
+  public static let `default` = VP8PictureLimit(maximumDimension: 4096, maximumPixels: 4096 * 2304)
+
+  /// Whether a picture of this size is allowed.
+  public func allows(_ size: (width: Int, height: Int)) -> Bool {
+    size.width <= maximumDimension && size.height <= maximumDimension
+      && size.width * size.height <= maximumPixels
+  }
+
+  /// `"<dimension> per side, <pixels> pixels"`.
+  public var description: String { "\(maximumDimension) per side, \(maximumPixels) pixels" }
+}
+
+/// The uncompressed header of a VP8 key frame (RFC 6386 §9.1).
+enum VP8KeyFrameHeader {
+  /// The picture size a key frame announces: the 3-byte frame tag (bit 0 of the first byte is
+  /// 0 for a key frame), the start code 9D 01 2A, then 16-bit little-endian width and height
+  /// whose low 14 bits are the size (the top 2 are the scaling mode). `nil` for a delta frame
+  /// or a key frame too short or without the start code (libvpx rejects those itself).
+  static func pictureSize(_ frame: UnsafeBufferPointer<UInt8>) -> (width: Int, height: Int)? {
+    guard frame.count >= 10, frame[0] & 0x01 == 0,
+      frame[3] == 0x9D, frame[4] == 0x01, frame[5] == 0x2A
+    else { return nil }
+    let width = (Int(frame[6]) | Int(frame[7]) << 8) & 0x3FFF
+    let height = (Int(frame[8]) | Int(frame[9]) << 8) & 0x3FFF
+    return (width, height)
   }
 }

@@ -17,6 +17,9 @@ public struct VP8Error: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptFrame
     /// The input was rejected before reaching libvpx (empty data, wrong picture size).
     case invalidInput
+    /// A key frame's header (RFC 6386 §9.1) claims a picture larger than
+    /// `VP8Decoder.pictureLimit`; it was not given to libvpx, which would allocate for it.
+    case pictureTooLarge
   }
 
   /// The kind of failure.

@@ -18,8 +18,9 @@ final class DTLSDatagramChannel {
   var initialTimeoutMicroseconds: UInt32
   /// Cap of the doubling retransmission timeout, in microseconds.
   let maxTimeoutMicroseconds: UInt32
-  /// The peer's SDP fingerprint, checked during the handshake when already known.
-  var expectedPeerFingerprint: DTLSFingerprint?
+  /// The peer's SDP fingerprints (any may match), checked during the handshake when already
+  /// known; empty until then.
+  var expectedPeerFingerprints: [DTLSFingerprint] = []
   /// Why the verify callback rejected the peer certificate, for the failure event.
   var peerRejection: DTLSError?
   /// Retransmission timer expiries OpenSSL handled, each followed by a retransmitted flight;

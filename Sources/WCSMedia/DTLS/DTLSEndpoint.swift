@@ -35,8 +35,11 @@ public final class DTLSEndpoint {
   public private(set) var role: DTLSRole
   /// Current state.
   public private(set) var state: State = .new
-  /// The fingerprint from the peer's SDP, if known.
-  public private(set) var remoteFingerprint: DTLSFingerprint?
+  /// The first fingerprint from the peer's SDP, if known.
+  public var remoteFingerprint: DTLSFingerprint? { remoteFingerprints.first }
+  /// Every fingerprint from the peer's SDP (RFC 8122 §5 allows several); the peer certificate
+  /// is accepted when it matches any. Empty until known.
+  public private(set) var remoteFingerprints: [DTLSFingerprint]
   /// SHA-256 fingerprint of the certificate the peer presented, once the handshake finished.
   public private(set) var peerCertificateFingerprint: DTLSFingerprint?
   /// The protection profile the handshake settled on, once it finished.
@@ -76,6 +79,8 @@ public final class DTLSEndpoint {
   ///   - certificate: our identity, usually `DTLSCertificate.shared`.
   ///   - remoteFingerprint: from the peer's `a=fingerprint`; `nil` if its SDP has not arrived
   ///     (give it later with `setRemoteFingerprint(_:now:)`).
+  ///   - additionalRemoteFingerprints: the peer's further `a=fingerprint` values (RFC 8122 §5);
+  ///     a certificate matching any one of them is accepted.
   ///   - profiles: SRTP protection profiles in preference order (RFC 5764 §4.1.1).
   ///   - mtu: largest datagram in bytes, at least 256.
   ///   - fallbackToClientAfter: for a server whose role was guessed (no `a=setup` in the answer):
@@ -98,6 +103,7 @@ public final class DTLSEndpoint {
     role: DTLSRole,
     certificate: DTLSCertificate,
     remoteFingerprint: DTLSFingerprint?,
+    additionalRemoteFingerprints: [DTLSFingerprint] = [],
     profiles: [DTLSSRTPProfile] = DTLSSRTPProfile.defaultOffer,
     mtu: Int = 1200,
     fallbackToClientAfter: Duration? = nil,
@@ -108,7 +114,7 @@ public final class DTLSEndpoint {
   ) throws(DTLSError) {
     self.role = role
     self.certificate = certificate
-    self.remoteFingerprint = remoteFingerprint
+    self.remoteFingerprints = remoteFingerprint.map { [$0] + additionalRemoteFingerprints } ?? []
     self.profiles = profiles
     self.mtu = mtu
     self.fallbackAfter = role == .server ? fallbackToClientAfter : nil
@@ -118,7 +124,7 @@ public final class DTLSEndpoint {
     self.channel = DTLSDatagramChannel(
       mtu: mtu, initialTimeoutMicroseconds: initial,
       maxTimeoutMicroseconds: max(initial, Self.microseconds(maxRetransmissionTimeout)))
-    channel.expectedPeerFingerprint = remoteFingerprint
+    channel.expectedPeerFingerprints = remoteFingerprints
     self.context = try DTLSContext.make(certificate: certificate, profiles: profiles)
     do {
       self.ssl = try Self.makeConnection(context: context, channel: channel, role: role, mtu: mtu)
@@ -211,9 +217,19 @@ public final class DTLSEndpoint {
   public func setRemoteFingerprint(_ fingerprint: DTLSFingerprint, now: ContinuousClock.Instant)
     -> DTLSOutput
   {
+    setRemoteFingerprints([fingerprint], now: now)
+  }
+
+  /// Sets or replaces every fingerprint of the peer's SDP (RFC 8122 §5); the certificate is
+  /// accepted when it matches any. An empty list is ignored. Verifies as
+  /// `setRemoteFingerprint(_:now:)` does.
+  public func setRemoteFingerprints(
+    _ fingerprints: [DTLSFingerprint], now: ContinuousClock.Instant
+  ) -> DTLSOutput {
     var output = DTLSOutput()
-    remoteFingerprint = fingerprint
-    channel.expectedPeerFingerprint = fingerprint
+    guard !fingerprints.isEmpty else { return finish(output, now: now) }
+    remoteFingerprints = fingerprints
+    channel.expectedPeerFingerprints = fingerprints
     if state == .awaitingRemoteFingerprint || state == .connected {
       verifyPeer(&output)
     }
@@ -376,24 +392,24 @@ public final class DTLSEndpoint {
     verifyPeer(&output)
   }
 
-  /// Compares the peer certificate with `remoteFingerprint` (hashed with the fingerprint's own
-  /// algorithm) and reports `.connected` or `.failed(.fingerprintMismatch)`.
+  /// Compares the peer certificate with `remoteFingerprints` (each hashed with its own
+  /// algorithm; any may match) and reports `.connected` or `.failed(.fingerprintMismatch)`.
   private func verifyPeer(_ output: inout DTLSOutput) {
-    guard let expected = remoteFingerprint, let der = peerCertificateDER else { return }
-    let actual: DTLSFingerprint
+    guard !remoteFingerprints.isEmpty, let der = peerCertificateDER else { return }
+    let mismatch: (expected: DTLSFingerprint, actual: DTLSFingerprint)?
     do {
-      actual = try DTLSFingerprint(algorithm: expected.algorithm, derCertificate: der)
+      mismatch = try DTLSFingerprint.mismatch(derCertificate: der, expected: remoteFingerprints)
     } catch {
       fail(error, &output)
       return
     }
-    guard actual == expected else {
+    if let mismatch {
       // Past the handshake no alert can name the certificate; close_notify at least stops the
       // peer from waiting on an association we will never use.
       ERR_clear_error()
       _ = SSL_shutdown(ssl)
       ERR_clear_error()
-      fail(.fingerprintMismatch(expected: expected, actual: actual), &output)
+      fail(.fingerprintMismatch(expected: mismatch.expected, actual: mismatch.actual), &output)
       return
     }
     guard state == .awaitingRemoteFingerprint, let profile = negotiatedProfile,
@@ -534,13 +550,19 @@ private func dtlsVerifyCallback(_ preverified: Int32, _ store: OpaquePointer?) -
     let raw = SSL_get_ex_data(OpaquePointer(sslPointer), 0)
   else { return 0 }
   let channel = Unmanaged<DTLSDatagramChannel>.fromOpaque(raw).takeUnretainedValue()
-  guard let expected = channel.expectedPeerFingerprint else { return 1 }
+  guard !channel.expectedPeerFingerprints.isEmpty else { return 1 }
   guard let certificate = X509_STORE_CTX_get_current_cert(store) else { return 0 }
-  guard let der = try? DTLSCertificate.derEncoding(of: certificate),
-    let actual = try? DTLSFingerprint(algorithm: expected.algorithm, derCertificate: der)
-  else { return 0 }
-  guard actual == expected else {
-    channel.peerRejection = .fingerprintMismatch(expected: expected, actual: actual)
+  guard let der = try? DTLSCertificate.derEncoding(of: certificate) else { return 0 }
+  let mismatch: (expected: DTLSFingerprint, actual: DTLSFingerprint)?
+  do {
+    mismatch = try DTLSFingerprint.mismatch(
+      derCertificate: der, expected: channel.expectedPeerFingerprints)
+  } catch {
+    return 0
+  }
+  if let mismatch {
+    channel.peerRejection = .fingerprintMismatch(
+      expected: mismatch.expected, actual: mismatch.actual)
     // Makes OpenSSL send bad_certificate rather than the unknown_ca of the self-signed chain.
     X509_STORE_CTX_set_error(store, X509_V_ERR_CERT_REJECTED)
     return 0

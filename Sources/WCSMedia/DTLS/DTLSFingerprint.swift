@@ -97,6 +97,32 @@ public struct DTLSFingerprint: Equatable, Hashable, Sendable, CustomStringConver
     try self.init(algorithm: algorithm, bytes: Array(digest.prefix(Int(length))))
   }
 
+  /// Checks a DER certificate against the fingerprints a peer signalled: RFC 8122 §5 lets an
+  /// endpoint give several (one per hash function or certificate), and a certificate matching
+  /// any of them is the peer's. Returns `nil` on a match; otherwise the first expected
+  /// fingerprint and the certificate's fingerprint with its hash function, for
+  /// `DTLSError.fingerprintMismatch`. Throws `DTLSError.setupFailed` if hashing fails and
+  /// `DTLSError.invalidFingerprint` when `expected` is empty.
+  static func mismatch(derCertificate der: [UInt8], expected: [DTLSFingerprint]) throws(DTLSError)
+    -> (expected: DTLSFingerprint, actual: DTLSFingerprint)?
+  {
+    guard let first = expected.first else {
+      throw .invalidFingerprint(reason: "no fingerprint to compare the certificate with")
+    }
+    var digests: [Algorithm: DTLSFingerprint] = [:]
+    for candidate in expected {
+      let actual: DTLSFingerprint
+      if let known = digests[candidate.algorithm] {
+        actual = known
+      } else {
+        actual = try DTLSFingerprint(algorithm: candidate.algorithm, derCertificate: der)
+        digests[candidate.algorithm] = actual
+      }
+      if actual == candidate { return nil }
+    }
+    return (first, digests[first.algorithm] ?? first)
+  }
+
   /// Uppercase hex bytes joined by colons, e.g. `AB:CD:01`.
   public var hexString: String {
     bytes.map { byte in

@@ -136,17 +136,17 @@ extension ICEAgent {
   private func learnRemoteCandidate(_ address: ICETransportAddress, priority: UInt32?)
     -> ICECandidate
   {
-    if let known = remoteCandidates.first(where: { $0.address == address }) { return known }
+    if let index = remoteCandidateIndex[address] { return remoteCandidates[index] }
     peerReflexiveCount += 1
     // Beyond the limit the candidate is answered but not remembered (no pair will be formed).
-    guard remoteCandidates.count < Self.maximumPairs else {
+    guard remoteCandidates.count < configuration.maximumRemoteCandidates else {
       return ICECandidate(
         foundation: "prflx", priority: priority ?? 0, address: address, type: .peerReflexive)
     }
     let candidate = ICECandidate(
       foundation: "prflx\(peerReflexiveCount)", priority: priority ?? 0, address: address,
       type: .peerReflexive)
-    remoteCandidates.append(candidate)
+    appendRemoteCandidate(candidate)
     return candidate
   }
 

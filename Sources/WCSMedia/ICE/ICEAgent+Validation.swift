@@ -19,7 +19,7 @@ extension ICEAgent {
   /// Records an authenticated address; bounded like the checklist, since an authenticated
   /// peer still chooses how many source addresses it sends from.
   func markValidated(_ address: ICETransportAddress, socket: ICESocketID) {
-    guard validatedAddresses.count < Self.maximumPairs else { return }
+    guard validatedAddresses.count < maximumPairs else { return }
     validatedAddresses.insert(ICEPairKey(socket: socket, remote: address))
   }
 }

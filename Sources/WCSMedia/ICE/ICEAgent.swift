@@ -31,6 +31,11 @@ public final class ICEAgent {
   public internal(set) var localCandidates: [ICECandidate] = []
   /// Remote candidates so far (signalled, then peer-reflexive).
   public internal(set) var remoteCandidates: [ICECandidate] = []
+  /// Signalled remote candidates refused by `addRemoteCandidate`: past
+  /// `ICEAgentConfiguration.maximumRemoteCandidates` or not UDP component 1.
+  public internal(set) var refusedRemoteCandidates = 0
+  /// Index into `remoteCandidates` by address, so intake stays O(1) per candidate.
+  var remoteCandidateIndex: [ICETransportAddress: Int] = [:]
   /// The peer's credentials, once known.
   public internal(set) var remoteCredentials: ICECredentials?
   /// Requests or responses dropped because MESSAGE-INTEGRITY did not verify.
@@ -85,9 +90,10 @@ public final class ICEAgent {
   var random: ICERandom
   var outputs: [ICEOutput] = []
 
-  /// Checklist size limit (RFC 8445 §6.1.2.5) and remote candidate limit: peer-reflexive
-  /// candidates come from the network, so their number is bounded.
-  static let maximumPairs = 100
+  /// Limit of the authenticated-address set (`validatedAddresses`); the checklist limit.
+  var maximumPairs: Int { configuration.maximumPairs }
+  /// Pair keys in `pairs`, so a duplicate pair is found without a scan.
+  var pairKeys: [ICEPairKey: Int] = [:]
 
   /// Creates an agent. A lite agent is always controlled; a full agent facing a lite peer is
   /// always controlling (RFC 8445 §6.1.1).
@@ -186,24 +192,42 @@ public final class ICEAgent {
   }
 
   /// Adds a remote candidate (from SDP or trickle); UDP component 1 only. A candidate with the
-  /// address of a known peer-reflexive one replaces it (RFC 8445 §5.1.3... §7.3.1.3).
-  public func addRemoteCandidate(_ candidate: ICECandidate, now: Double) {
-    guard candidate.component == 1 else { return }
-    if let index = remoteCandidates.firstIndex(where: { $0.address == candidate.address }) {
-      if remoteCandidates[index].type == .peerReflexive {
-        remoteCandidates[index] = candidate
-        for entryIndex in pairs.indices
-        where pairs[entryIndex].pair.remote.address == candidate.address {
-          pairs[entryIndex].pair.remote = candidate
-        }
-      }
-      return
+  /// address of a known peer-reflexive one replaces it (RFC 8445 §7.3.1.3). Each call costs
+  /// O(1) in the number of candidates so far (address index); past
+  /// `ICEAgentConfiguration.maximumRemoteCandidates` the candidate is refused and counted in
+  /// `refusedRemoteCandidates`, so an offer of 100 000 candidates cannot stall the caller.
+  /// Returns what happened to the candidate.
+  @discardableResult
+  public func addRemoteCandidate(_ candidate: ICECandidate, now: Double) -> ICERemoteCandidateIntake
+  {
+    guard candidate.component == 1 else {
+      refusedRemoteCandidates += 1
+      return .unsupportedComponent
     }
-    remoteCandidates.append(candidate)
+    if let index = remoteCandidateIndex[candidate.address] {
+      guard remoteCandidates[index].type == .peerReflexive else { return .duplicate }
+      remoteCandidates[index] = candidate
+      for entryIndex in pairs.indices
+      where pairs[entryIndex].pair.remote.address == candidate.address {
+        pairs[entryIndex].pair.remote = candidate
+      }
+      return .replacedPeerReflexive
+    }
+    guard remoteCandidates.count < configuration.maximumRemoteCandidates else {
+      refusedRemoteCandidates += 1
+      return .limitReached
+    }
+    appendRemoteCandidate(candidate)
     if configuration.mode == .full {
       for socket in sockets { addPair(socket: socket.id, remote: candidate) }
     }
     service(now: now)
+    return .added
+  }
+
+  func appendRemoteCandidate(_ candidate: ICECandidate) {
+    remoteCandidateIndex[candidate.address] = remoteCandidates.count
+    remoteCandidates.append(candidate)
   }
 
   /// The peer signalled end-of-candidates: once every check failed the agent fails
@@ -239,7 +263,7 @@ public final class ICEAgent {
   }
 
   func pairIndex(_ key: ICEPairKey) -> Int? {
-    pairs.firstIndex { $0.pair.socket == key.socket && $0.pair.remote.address == key.remote }
+    pairKeys[key]
   }
 
   func pairPriority(_ entry: ICEPairEntry) -> UInt64 {
@@ -258,7 +282,7 @@ public final class ICEAgent {
     let key = ICEPairKey(socket: id, remote: remote.address)
     if let existing = pairIndex(key) { return existing }
     // RFC 8445 §6.1.2.5: a checklist is limited (100 pairs by default).
-    guard pairs.count < Self.maximumPairs else { return nil }
+    guard pairs.count < maximumPairs else { return nil }
     let foundation = socket.host.foundation + "/" + remote.foundation
     let active = pairs.contains {
       $0.pair.local.foundation + "/" + $0.pair.remote.foundation == foundation
@@ -268,6 +292,7 @@ public final class ICEAgent {
       ICEPairEntry(
         pair: ICECandidatePair(socket: id, local: socket.host, remote: remote),
         state: active ? .frozen : .waiting))
+    pairKeys[key] = pairs.count - 1
     return pairs.count - 1
   }
 }

@@ -85,6 +85,12 @@ public struct ICEAgentConfiguration: Sendable {
   public var randomSeed: UInt64?
   /// SOFTWARE attribute value, or `nil` to omit it.
   public var software: String?
+  /// Most remote candidates kept (signalled and peer-reflexive together): 100. Candidates
+  /// come from the peer's SDP and the network, so past this `addRemoteCandidate` refuses them
+  /// (`.limitReached`) at constant cost.
+  public var maximumRemoteCandidates: Int
+  /// Checklist size limit (RFC 8445 §6.1.2.5: 100 pairs by default).
+  public var maximumPairs: Int
 
   /// A configuration with the RFC defaults.
   public init(
@@ -111,6 +117,8 @@ public struct ICEAgentConfiguration: Sendable {
     self.consentTimeout = 30
     self.randomSeed = randomSeed
     self.software = nil
+    self.maximumRemoteCandidates = 100
+    self.maximumPairs = 100
   }
 }
 
@@ -163,4 +171,18 @@ public enum ICEOutput: Equatable, Sendable {
   case selectedPair(ICECandidatePair)
   /// The role switched after a role conflict (RFC 8445 §7.3.1.1).
   case roleChanged(ICERole)
+}
+
+/// What `ICEAgent.addRemoteCandidate` did with a candidate.
+public enum ICERemoteCandidateIntake: Sendable, Hashable {
+  /// Kept and paired with every local socket of its family (checklist permitting).
+  case added
+  /// Replaced the peer-reflexive candidate learnt from the same address (RFC 8445 §7.3.1.3).
+  case replacedPeerReflexive
+  /// A candidate with this address is already known; ignored.
+  case duplicate
+  /// Refused: not UDP component 1 (this agent has one component).
+  case unsupportedComponent
+  /// Refused: the agent already holds `ICEAgentConfiguration.maximumRemoteCandidates`.
+  case limitReached
 }

@@ -39,6 +39,10 @@ public final class TURNClient {
   public private(set) var relayedAddress: ICETransportAddress?
   /// Whether the allocation failed for good.
   public private(set) var failed = false
+  /// Responses to signed requests dropped because they had no MESSAGE-INTEGRITY (other than
+  /// an unsigned 401 or 438) or one that did not verify (RFC 8489 §9.2.5); their transaction
+  /// keeps retransmitting, so a forged response cannot end or redirect the allocation.
+  public private(set) var unauthenticatedResponses = 0
 
   private enum Request: Equatable {
     case allocate
@@ -53,6 +57,8 @@ public final class TURNClient {
     var timeout: Double
     var deadline: Double
     var authAttempts: Int
+    /// The request carried MESSAGE-INTEGRITY, so its response must too.
+    var signed: Bool
   }
 
   private var realm: String?
@@ -66,6 +72,9 @@ public final class TURNClient {
   private var events: [TURNEvent] = []
   /// Permissions last 300 s; refreshed after 240 s (RFC 8656 §9).
   private static let permissionRefresh = 240.0
+  /// Shortest wait before a Refresh, seconds: a server granting a tiny LIFETIME must not make
+  /// the client refresh back to back.
+  static let minimumRefreshDelay = 5.0
 
   /// Creates a client; nothing is sent until `start`.
   public init(server: ICETURNServer, socket: ICESocketID, randomSeed: UInt64? = nil) {
@@ -132,8 +141,9 @@ public final class TURNClient {
       return true
     }
     guard let transaction = transactions[message.transactionID] else { return false }
-    if message.messageIntegrity != nil, let key {
-      guard (try? message.verifyIntegrity(key: key)) != nil else { return true }
+    guard authenticated(message, for: transaction) else {
+      unauthenticatedResponses += 1
+      return true
     }
     transactions[message.transactionID] = nil
     if message.type.messageClass == .errorResponse {
@@ -183,6 +193,20 @@ public final class TURNClient {
     permissions.removeAll()
   }
 
+  /// RFC 8489 §9.2.5: the response to a signed request must carry a MESSAGE-INTEGRITY that
+  /// verifies with our key, except a 401 or 438 error, which a server cannot always sign (the
+  /// nonce it would use is the one it is replacing); their retries stay bounded by
+  /// `authAttempts`. A response to an unsigned request is checked only if it is signed.
+  private func authenticated(_ message: STUNMessage, for transaction: Transaction) -> Bool {
+    if message.messageIntegrity != nil {
+      guard let key else { return !transaction.signed }
+      return (try? message.verifyIntegrity(key: key)) != nil
+    }
+    guard transaction.signed else { return true }
+    let code = message.errorCode?.code
+    return message.type.messageClass == .errorResponse && (code == 401 || code == 438)
+  }
+
   private func handleSuccess(_ response: STUNMessage, _ request: Request, now: Double) {
     switch request {
     case .allocate:
@@ -190,21 +214,35 @@ public final class TURNClient {
         fail("Allocate success without XOR-RELAYED-ADDRESS")
         return
       }
-      relayedAddress = relayed
       let lifetime = response.lifetime ?? 600
+      // RFC 8656 §7.3: LIFETIME 0 means there is no allocation.
+      guard lifetime > 0 else {
+        fail("Allocate success with LIFETIME 0")
+        return
+      }
+      relayedAddress = relayed
       scheduleRefresh(lifetime: lifetime, now: now)
       events.append(
         .allocated(relayed: relayed, mapped: response.xorMappedAddress, lifetime: lifetime))
     case .refresh(let requested):
-      if requested > 0 { scheduleRefresh(lifetime: response.lifetime ?? requested, now: now) }
+      guard requested > 0 else { break }
+      let granted = response.lifetime ?? requested
+      // A refresh granted for 0 s deleted the allocation (RFC 8656 §7.3).
+      guard granted > 0 else {
+        fail("Refresh success with LIFETIME 0: the server deleted the allocation")
+        return
+      }
+      scheduleRefresh(lifetime: granted, now: now)
     case .createPermission:
       break
     }
   }
 
+  /// Refreshes a minute before the lifetime ends, or at its half for short lifetimes, and
+  /// never sooner than `minimumRefreshDelay`.
   private func scheduleRefresh(lifetime: UInt32, now: Double) {
     let seconds = Double(lifetime)
-    refreshAt = now + max(seconds / 2, seconds - 60)
+    refreshAt = now + max(Self.minimumRefreshDelay, seconds / 2, seconds - 60)
   }
 
   private func handleError(_ response: STUNMessage, _ transaction: Transaction, now: Double) {
@@ -265,7 +303,7 @@ public final class TURNClient {
     }
     transactions[message.transactionID] = Transaction(
       request: request, bytes: bytes, remaining: 6, timeout: 0.25, deadline: now + 0.25,
-      authAttempts: authAttempts)
+      authAttempts: authAttempts, signed: signed)
     datagrams.append(ICEDatagram(socket: socket, destination: server.address, bytes: bytes))
   }
 }

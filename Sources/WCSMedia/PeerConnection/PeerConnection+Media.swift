@@ -96,9 +96,8 @@ extension PeerConnection {
   /// A the arrival time as the middle 32 bits of an NTP timestamp. Valid when our sender
   /// reports carry wall-clock NTP time.
   func updateRoundTripTime(_ packet: UnsafeRawBufferPointer) {
-    guard !localSendSSRCs.isEmpty, let packets = try? RTCPPacket.parseCompound(packet) else {
-      return
-    }
+    guard !localSendSSRCs.isEmpty else { return }
+    let packets = RTCPPacket.parseCompoundLeniently(packet).packets
     let arrival = Self.ntpMiddle32(Date())
     for item in packets {
       let blocks: [RTCPReportBlock]

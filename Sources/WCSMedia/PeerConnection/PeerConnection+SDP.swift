@@ -70,11 +70,12 @@ extension PeerConnection {
       throw .sdp(reason: "answer: \(error)")
     }
     let transport = analysis.transport
+    let fingerprints = try Self.dtlsFingerprints(transport.fingerprints)
     let description = PeerConnectionTransportDescription(
       iceCredentials: ICECredentials(ufrag: transport.iceUfrag, pwd: transport.icePwd),
       iceLite: transport.iceLite, candidates: transport.candidates.compactMap(Self.iceCandidate),
       endOfCandidates: transport.endOfCandidates,
-      fingerprint: try Self.dtlsFingerprint(transport.fingerprint),
+      fingerprint: fingerprints[0], additionalFingerprints: Array(fingerprints.dropFirst()),
       setup: transport.setupDefaulted ? nil : transport.setup)
     try setRemoteAnswer(description)
     remoteAnswer = analysis
@@ -103,8 +104,9 @@ extension PeerConnection {
     guard let ufrag = attribute({ if case .iceUfrag(let v) = $0 { v } else { nil } }),
       let pwd = attribute({ if case .icePwd(let v) = $0 { v } else { nil } })
     else { throw .sdp(reason: "offer: no a=ice-ufrag/a=ice-pwd") }
-    guard let fingerprint = attribute({ if case .fingerprint(let v) = $0 { v } else { nil } })
-    else { throw .sdp(reason: "offer: no a=fingerprint") }
+    let offered = SDPAttribute.fingerprints(media: section, session: offer)
+    guard !offered.isEmpty else { throw .sdp(reason: "offer: no a=fingerprint") }
+    let fingerprints = try Self.dtlsFingerprints(offered)
     let candidates = section.attributes.compactMap {
       if case .candidate(let candidate) = $0 { Self.iceCandidate(candidate) } else { nil }
     }
@@ -113,7 +115,7 @@ extension PeerConnection {
       iceLite: offer.attributes.contains(.iceLite) || section.attributes.contains(.iceLite),
       candidates: candidates,
       endOfCandidates: section.attributes.contains(.endOfCandidates),
-      fingerprint: try Self.dtlsFingerprint(fingerprint),
+      fingerprint: fingerprints[0], additionalFingerprints: Array(fingerprints.dropFirst()),
       setup: attribute({ if case .setup(let v) = $0 { v } else { nil } }))
     _ = try setRemoteOffer(description)
     remoteOffer = offer
@@ -197,6 +199,27 @@ extension PeerConnection {
 
   static func sdpFingerprint(_ fingerprint: DTLSFingerprint) -> CertificateFingerprint {
     CertificateFingerprint(hashFunction: fingerprint.algorithm.rawValue, bytes: fingerprint.bytes)
+  }
+
+  /// The SDP fingerprints with a supported hash function and a digest of the right length,
+  /// in order; the others are skipped (RFC 8122 §5: the certificate may match any one).
+  /// Throws the first one's error when none is usable; `list` must not be empty.
+  static func dtlsFingerprints(_ list: [CertificateFingerprint])
+    throws(PeerConnectionError) -> [DTLSFingerprint]
+  {
+    var usable: [DTLSFingerprint] = []
+    var firstError: PeerConnectionError?
+    for fingerprint in list {
+      do {
+        usable.append(try dtlsFingerprint(fingerprint))
+      } catch {
+        firstError = firstError ?? error
+      }
+    }
+    guard !usable.isEmpty else {
+      throw firstError ?? .sdp(reason: "no a=fingerprint")
+    }
+    return usable
   }
 
   static func dtlsFingerprint(_ fingerprint: CertificateFingerprint)

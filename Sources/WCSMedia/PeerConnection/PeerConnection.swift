@@ -371,7 +371,9 @@ public final class PeerConnection: @unchecked Sendable {
     do {
       dtls = try DTLSEndpoint(
         role: role, certificate: certificate,
-        remoteFingerprint: remote.fingerprint, profiles: configuration.srtpProfiles,
+        remoteFingerprint: remote.fingerprint,
+        additionalRemoteFingerprints: Array(remote.fingerprints.dropFirst()),
+        profiles: configuration.srtpProfiles,
         fallbackToClientAfter: guessed ? configuration.dtlsClientFallback : nil,
         handshakeTimeout: configuration.dtlsHandshakeTimeout)
     } catch {

@@ -76,21 +76,28 @@ public struct PeerConnectionTransportDescription: Equatable, Sendable {
   public var candidates: [ICECandidate]
   /// `a=end-of-candidates` (RFC 8840 §8.2): no more candidates will come.
   public var endOfCandidates: Bool
-  /// `a=fingerprint` of the side's DTLS certificate.
-  public var fingerprint: DTLSFingerprint
+  /// `a=fingerprint` of the side's DTLS certificate (the first of `fingerprints`).
+  public var fingerprint: DTLSFingerprint {
+    get { fingerprints[0] }
+    set { fingerprints = [newValue] }
+  }
+  /// Every usable `a=fingerprint` of the side, in SDP order, never empty (RFC 8122 §5: several
+  /// may be given; a certificate matching any is the side's).
+  public private(set) var fingerprints: [DTLSFingerprint]
   /// `a=setup`, `nil` when the SDP had none.
   public var setup: DTLSSetup?
 
   /// Makes a description from its parts.
   public init(
     iceCredentials: ICECredentials, iceLite: Bool = false, candidates: [ICECandidate] = [],
-    endOfCandidates: Bool = true, fingerprint: DTLSFingerprint, setup: DTLSSetup?
+    endOfCandidates: Bool = true, fingerprint: DTLSFingerprint,
+    additionalFingerprints: [DTLSFingerprint] = [], setup: DTLSSetup?
   ) {
     self.iceCredentials = iceCredentials
     self.iceLite = iceLite
     self.candidates = candidates
     self.endOfCandidates = endOfCandidates
-    self.fingerprint = fingerprint
+    self.fingerprints = [fingerprint] + additionalFingerprints
     self.setup = setup
   }
 }

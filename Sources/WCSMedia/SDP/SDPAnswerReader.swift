@@ -107,11 +107,10 @@ public enum SDPAnswerReader {
       throw .invalidICECredentials(
         mediaIndex: index, ufragLength: ufrag.utf8.count, pwdLength: pwd.utf8.count)
     }
-    guard
-      let fingerprint = first({
-        if case .fingerprint(let f) = $0 { return f } else { return nil }
-      })
-    else { throw .missingFingerprint(mediaIndex: index) }
+    let fingerprints = SDPAttribute.fingerprints(media: m, session: sdp)
+    guard let fingerprint = fingerprints.first else {
+      throw .missingFingerprint(mediaIndex: index)
+    }
     var setup = first({ if case .setup(let s) = $0 { return s } else { return nil } })
     var defaulted = false
     if setup == nil || setup == .actpass || setup == .holdconn {
@@ -135,7 +134,8 @@ public enum SDPAnswerReader {
     }
     return RemoteTransportParameters(
       iceUfrag: ufrag, icePwd: pwd, iceLite: lite, candidates: dedupe(usable),
-      endOfCandidates: end, fingerprint: fingerprint, setup: setup ?? .active,
+      endOfCandidates: end, fingerprint: fingerprint,
+      additionalFingerprints: Array(fingerprints.dropFirst()), setup: setup ?? .active,
       setupDefaulted: defaulted)
   }
 

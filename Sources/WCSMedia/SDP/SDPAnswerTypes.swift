@@ -12,8 +12,12 @@ public struct RemoteTransportParameters: Hashable, Sendable {
   public var candidates: [ICECandidateAttribute]
   /// `a=end-of-candidates` was present (RFC 8840 §8.2): no more candidates will come.
   public var endOfCandidates: Bool
-  /// Remote certificate fingerprint, media level over session level.
+  /// Remote certificate fingerprint, media level over session level: the first of
+  /// `fingerprints`.
   public var fingerprint: CertificateFingerprint
+  /// Every `a=fingerprint` of the level `fingerprint` came from, in SDP order (RFC 8122 §5: an
+  /// endpoint may give several, e.g. one per hash function); the certificate may match any.
+  public var fingerprints: [CertificateFingerprint]
   /// Remote DTLS role (`active` means the remote side is the DTLS client).
   public var setup: DTLSSetup
   /// `true` when the answer had no usable `a=setup` and `setup` is the WCS default `active`
@@ -23,7 +27,8 @@ public struct RemoteTransportParameters: Hashable, Sendable {
   /// Creates transport parameters.
   public init(
     iceUfrag: String, icePwd: String, iceLite: Bool, candidates: [ICECandidateAttribute],
-    endOfCandidates: Bool, fingerprint: CertificateFingerprint, setup: DTLSSetup,
+    endOfCandidates: Bool, fingerprint: CertificateFingerprint,
+    additionalFingerprints: [CertificateFingerprint] = [], setup: DTLSSetup,
     setupDefaulted: Bool
   ) {
     self.iceUfrag = iceUfrag
@@ -32,6 +37,7 @@ public struct RemoteTransportParameters: Hashable, Sendable {
     self.candidates = candidates
     self.endOfCandidates = endOfCandidates
     self.fingerprint = fingerprint
+    self.fingerprints = [fingerprint] + additionalFingerprints
     self.setup = setup
     self.setupDefaulted = setupDefaulted
   }

@@ -92,3 +92,17 @@ extension RTPMap {
     }
   }
 }
+
+extension SDPAttribute {
+  /// The `a=fingerprint` values of a media section, or of the session when the section has
+  /// none (RFC 8122 §5: media level overrides session level; several may be given).
+  public static func fingerprints(
+    media: MediaDescription, session: SessionDescription
+  ) -> [CertificateFingerprint] {
+    func pick(_ list: [SDPAttribute]) -> [CertificateFingerprint] {
+      list.compactMap { if case .fingerprint(let f) = $0 { f } else { nil } }
+    }
+    let atMedia = pick(media.attributes)
+    return atMedia.isEmpty ? pick(session.attributes) : atMedia
+  }
+}

@@ -49,6 +49,7 @@ public enum SDPWriter {
   }
 
   /// The `a=` line for one attribute, without the line end (e.g. `a=rtpmap:111 opus/48000/2`).
+  /// `write` leaves out an `a=fmtp` without parameters; here it is `a=fmtp:<pt>`.
   public static func line(for attribute: SDPAttribute) -> String {
     var w = ByteWriter(capacity: 128)
     withUnsafePointer(to: attribute) { self.attribute($0, &w) }
@@ -83,6 +84,9 @@ public enum SDPWriter {
     list.withUnsafeBufferPointer { buf in
       guard let p = buf.baseAddress else { return }
       for i in 0..<buf.count {
+        // An `a=fmtp` with no parameters is not valid RFC 8866 §6.15 syntax (the format
+        // parameters are required); some peers reject the whole description for it.
+        if case .fmtp(let f) = p[i], f.parameters.isEmpty { continue }
         attribute(p + i, &w)
         w.crlf()
       }
@@ -117,7 +121,7 @@ public enum SDPWriter {
     case .fmtp(let f):
       w.lit("a=fmtp:")
       w.put(f.payloadType)
-      w.lit(" ")
+      if !f.parameters.isEmpty { w.lit(" ") }
       for (i, p) in f.parameters.enumerated() {
         if i > 0 { w.lit(";") }
         w.put(p.name)

@@ -75,8 +75,12 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
   public var keyFramesDecoded = 0
   /// Frames skipped by the assembler (incomplete) or that failed to decode.
   public var framesDropped = 0
-  /// Decode errors (libvpx rejected or flagged a frame corrupt).
+  /// Decode errors (libvpx rejected or flagged a frame corrupt, or a key frame over the
+  /// decoder's picture limit).
   public var decodeErrors = 0
+  /// Key frames refused before libvpx because they announced a picture over
+  /// `VP8Decoder.pictureLimit` (also counted in `decodeErrors`).
+  public var oversizedKeyFrames = 0
   /// Gaps of more than `freezeThreshold` between two rendered frames.
   public var freezes = 0
   /// Longest gap between two rendered frames, seconds.
@@ -309,6 +313,7 @@ final class VideoDecodePipeline<Picture> {
       } catch {
         // The reference chain is broken: later delta frames would decode to garbage.
         statistics.decodeErrors += 1
+        if error.reason == .pictureTooLarge { statistics.oversizedKeyFrames += 1 }
         statistics.framesDropped += 1
         waitingForKeyFrame = true
         output.needsKeyFrame = true

@@ -17,6 +17,8 @@ struct WebSocketOutbox {
   private var messages: [[UInt8]] = []
   private var head = 0
   private var offset = 0
+  /// Bytes queued and not yet handed out by `advance()`.
+  private(set) var pendingBytes = 0
 
   /// Creates an empty outbox cutting messages into frames of `fragmentSize` bytes (at least 1).
   init(fragmentSize: Int) { self.fragmentSize = max(1, fragmentSize) }
@@ -25,7 +27,19 @@ struct WebSocketOutbox {
   var isEmpty: Bool { head >= messages.count }
 
   /// Queues one message.
-  mutating func enqueue(_ message: [UInt8]) { messages.append(message) }
+  mutating func enqueue(_ message: [UInt8]) {
+    messages.append(message)
+    pendingBytes += message.count
+  }
+
+  /// Drops every queued frame, the one partly written included (for a connection being
+  /// closed: nothing more of it will be sent).
+  mutating func removeAll() {
+    messages = []
+    head = 0
+    offset = 0
+    pendingBytes = 0
+  }
 
   /// The next frame, without removing it; `nil` when empty.
   func peek() -> Frame? {
@@ -39,6 +53,7 @@ struct WebSocketOutbox {
   /// Marks the frame returned by `peek()` as written.
   mutating func advance() {
     guard let frame = peek() else { return }
+    pendingBytes -= frame.payload.count
     if frame.isFinal {
       head += 1
       offset = 0

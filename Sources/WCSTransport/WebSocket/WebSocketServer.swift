@@ -3,8 +3,10 @@ import Foundation
 import Synchronization
 
 /// A WebSocket server (RFC 6455) on libwebsockets, for the local WCS server and tests: `ws` or
-/// `wss` on one port, any request path, text messages of any size (up to 64 MiB) both ways, and
-/// optionally a directory served over plain HTTP on a second port.
+/// `wss` on one port, any request path, text messages in up to
+/// `Configuration.maximumMessageSize` (1 MiB by default) and out of any size, at most
+/// `Configuration.maximumOutboxSize` queued per connection, and optionally a directory served
+/// over plain HTTP on a second port.
 ///
 /// One libwebsockets context and one service thread per server. Thread safety
 /// (`@unchecked Sendable`): the fields under "service thread only" are touched only by the
@@ -28,13 +30,13 @@ public final class WebSocketServer: @unchecked Sendable {
 
   private final class Peer {
     let connection: Connection
-    var assembler = WebSocketMessageAssembler(
-      maximumSize: WebSocketClientConnection.maximumMessageSize)
+    var assembler: WebSocketMessageAssembler
     var outbox: WebSocketOutbox
     var closing: WebSocketClosePayload?
     var peerClose: WebSocketClosePayload?
-    init(_ connection: Connection, fragmentSize: Int) {
+    init(_ connection: Connection, fragmentSize: Int, maximumMessageSize: Int) {
       self.connection = connection
+      assembler = WebSocketMessageAssembler(maximumSize: maximumMessageSize)
       outbox = WebSocketOutbox(fragmentSize: fragmentSize)
     }
   }
@@ -274,11 +276,27 @@ public final class WebSocketServer: @unchecked Sendable {
     for (id, command) in commands {
       guard let wsi = socketsByID[id], let peer = peers[wsi] else { continue }
       switch command {
-      case .send(let bytes): peer.outbox.enqueue(bytes)
+      case .send(let bytes):
+        // Nothing more goes to a connection already closing (its queue may have been dropped).
+        guard peer.closing == nil else { continue }
+        peer.outbox.enqueue(bytes)
+        if peer.outbox.pendingBytes > configuration.maximumOutboxSize {
+          closeOverflowing(wsi, peer)
+        }
       case .close(let payload): peer.closing = peer.closing ?? payload
       }
       lws_callback_on_writable(wsi)
     }
+  }
+
+  /// A connection whose queue passed `maximumOutboxSize`: the queue is dropped and a close
+  /// with 1008 is sent when the socket takes it. A client that reads nothing never makes the
+  /// socket writable, so libwebsockets is told to drop it after 2 s in any case.
+  private func closeOverflowing(_ wsi: OpaquePointer, _ peer: Peer) {
+    peer.outbox.removeAll()
+    peer.closing = WebSocketClosePayload(
+      code: 1008, reason: "outbox over \(configuration.maximumOutboxSize) bytes")
+    lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, 2)
   }
 
   private func emit(_ event: Event) {
@@ -323,7 +341,9 @@ public final class WebSocketServer: @unchecked Sendable {
       let connection = Connection(
         id: id, remoteAddress: LWSLibrary.peerAddress(wsi), path: request.path,
         headers: request.headers, server: self)
-      peers[wsi] = Peer(connection, fragmentSize: outgoingFragmentSize)
+      peers[wsi] = Peer(
+        connection, fragmentSize: outgoingFragmentSize,
+        maximumMessageSize: configuration.maximumMessageSize)
       socketsByID[id] = wsi
       shared.withLock { _ = $0.liveIDs.insert(id) }
       emit(.connected(connection))

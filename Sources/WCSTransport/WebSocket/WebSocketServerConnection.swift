@@ -94,12 +94,32 @@ extension WebSocketServer {
     public var capturedHeaders: [String]
     /// Serve files from a directory over plain HTTP on a second port; `nil` for none.
     public var files: FileMount?
+    /// Largest message a client may send, bytes (default 1 MiB, `defaultMaximumMessageSize`).
+    /// A longer one closes the connection with 1009 (RFC 6455 §7.4.1) before more than this
+    /// much is buffered.
+    public var maximumMessageSize: Int
+    /// Most bytes queued to one connection and not yet written (default 16 MiB,
+    /// `defaultMaximumOutboxSize`). A client that does not read while messages keep coming
+    /// would otherwise hold them all in memory: past the bound its queue is dropped and it is
+    /// closed with 1008 (policy violation, RFC 6455 §7.4.1). One message larger than this is
+    /// never delivered.
+    public var maximumOutboxSize: Int
 
-    /// Creates settings; defaults: 127.0.0.1, a free port, plain `ws`, no file serving.
+    /// 1 MiB: far above any WCS signalling message (an SDP with 100 candidates is ~10 KB).
+    public static let defaultMaximumMessageSize = 1 << 20
+    /// 16 MiB.
+    public static let defaultMaximumOutboxSize = 16 << 20
+
+    /// Creates settings; defaults: 127.0.0.1, a free port, plain `ws`, no file serving, 1 MiB
+    /// messages in, 16 MiB queued out per connection.
     public init(
       address: String = "127.0.0.1", port: Int = 0, certificatePath: String? = nil,
-      privateKeyPath: String? = nil, capturedHeaders: [String] = [], files: FileMount? = nil
+      privateKeyPath: String? = nil, capturedHeaders: [String] = [], files: FileMount? = nil,
+      maximumMessageSize: Int = defaultMaximumMessageSize,
+      maximumOutboxSize: Int = defaultMaximumOutboxSize
     ) {
+      self.maximumMessageSize = maximumMessageSize
+      self.maximumOutboxSize = maximumOutboxSize
       self.address = address
       self.port = port
       self.certificatePath = certificatePath

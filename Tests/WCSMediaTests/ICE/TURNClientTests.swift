@@ -123,6 +123,92 @@ final class TURNClientTests: XCTestCase {
     XCTAssertEqual(silent.takeEvents(), [.failed("allocate timed out")])
   }
 
+  /// A client past the 401 challenge, its signed Allocate request and the key.
+  private func challenged(seed: UInt64) throws -> (TURNClient, STUNMessage, STUNIntegrityKey) {
+    let client = TURNClient(server: server, socket: 3, randomSeed: seed)
+    client.start(now: 0)
+    let first = try onlyRequest(client)
+    client.receive(
+      try response(
+        to: first, .errorResponse,
+        [.errorCode(code: 401, reason: "Unauthorized"), .realm("wcs.test"), .nonce("n1")],
+        key: nil), now: 0.01)
+    let key = try STUNIntegrityKey.longTerm(username: "user", realm: "wcs.test", password: "secret")
+    return (client, try onlyRequest(client), key)
+  }
+
+  func testUnsignedOrBadlySignedResponsesToSignedRequestsAreIgnored() throws {
+    let (client, signed, key) = try challenged(seed: 4)
+    let relayed = ICETransportAddress(ip: .v4(0xC000_0264), port: 50000)
+    let forged = ICETransportAddress(ip: .v4(0x0A0A_0A0A), port: 1)
+    // An off-path success naming another relay, unsigned, then signed with a wrong key.
+    client.receive(
+      try response(to: signed, .successResponse, [.xorRelayedAddress(forged)], key: nil),
+      now: 0.02)
+    let wrongKey = try STUNIntegrityKey.longTerm(username: "user", realm: "wcs.test", password: "x")
+    client.receive(
+      try response(to: signed, .successResponse, [.xorRelayedAddress(forged)], key: wrongKey),
+      now: 0.03)
+    // An unsigned error other than 401/438 would have ended the allocation.
+    client.receive(
+      try response(
+        to: signed, .errorResponse, [.errorCode(code: 486, reason: "Quota")], key: nil),
+      now: 0.04)
+    XCTAssertEqual(client.unauthenticatedResponses, 3)
+    XCTAssertEqual(client.takeEvents(), [])
+    XCTAssertNil(client.relayedAddress)
+    XCTAssertFalse(client.failed)
+    // The transaction is still open: it retransmits, and the real answer is taken.
+    client.handleTimeout(now: 0.3)
+    XCTAssertEqual(try onlyRequest(client).transactionID, signed.transactionID)
+    client.receive(
+      try response(
+        to: signed, .successResponse, [.xorRelayedAddress(relayed), .lifetime(600)], key: key),
+      now: 0.35)
+    XCTAssertEqual(
+      client.takeEvents(), [.allocated(relayed: relayed, mapped: nil, lifetime: 600)])
+  }
+
+  func testZeroOrTinyLifetimeNeverRefreshesInALoop() throws {
+    let (client, signed, key) = try challenged(seed: 5)
+    let relayed = ICETransportAddress(ip: .v4(0xC000_0264), port: 50000)
+    client.receive(
+      try response(
+        to: signed, .successResponse, [.xorRelayedAddress(relayed), .lifetime(1)], key: key),
+      now: 1)
+    XCTAssertEqual(client.takeEvents(), [.allocated(relayed: relayed, mapped: nil, lifetime: 1)])
+    XCTAssertEqual(try XCTUnwrap(client.nextDeadline), 1 + TURNClient.minimumRefreshDelay)
+    // A server answering every Refresh with LIFETIME 1: at most one Refresh per 5 s.
+    var now = 1.0
+    var refreshes = 0
+    while now < 61, let deadline = client.nextDeadline {
+      now = deadline
+      client.handleTimeout(now: now)
+      for datagram in client.takeDatagrams() {
+        let request = try STUNMessage.decode(datagram.bytes)
+        refreshes += 1
+        client.receive(
+          try response(to: request, .successResponse, [.lifetime(1)], key: key), now: now)
+      }
+    }
+    XCTAssertEqual(refreshes, 12)
+    // LIFETIME 0 in a Refresh success: the allocation is gone, no further refresh.
+    client.handleTimeout(now: now + 5)
+    let last = try onlyRequest(client)
+    client.receive(try response(to: last, .successResponse, [.lifetime(0)], key: key), now: now + 5)
+    XCTAssertTrue(client.failed)
+    XCTAssertNil(client.nextDeadline)
+
+    // LIFETIME 0 in the Allocate success itself.
+    let (zero, request, zeroKey) = try challenged(seed: 6)
+    zero.receive(
+      try response(
+        to: request, .successResponse, [.xorRelayedAddress(relayed), .lifetime(0)], key: zeroKey),
+      now: 1)
+    XCTAssertEqual(zero.takeEvents(), [.failed("Allocate success with LIFETIME 0")])
+    XCTAssertNil(zero.nextDeadline)
+  }
+
   func testCRC32CheckValueAndChaining() {
     // The CRC-32/ISO-HDLC check value.
     XCTAssertEqual(CRC32.checksum(Array("123456789".utf8)), 0xCBF4_3926)

@@ -63,6 +63,9 @@ extension NativeMediaConnection {
     public var transportFeedbackSent = 0
     /// RTP packets dropped because they were malformed or of an unknown payload type.
     public var malformedPackets = 0
+    /// RTCP packets skipped inside a compound because their body was malformed, or compounds
+    /// cut short by a header that cannot be framed; the rest of each compound is used.
+    public var malformedRTCPPackets = 0
     /// CPU seconds spent inside the codecs (`CLOCK_THREAD_CPUTIME_ID` around each call): VP8
     /// encoding (publish), Opus encoding (publish), VP8 decoding with the copy of the picture
     /// out of libvpx (play), Opus decoding with FEC and concealment (play). The rest of a

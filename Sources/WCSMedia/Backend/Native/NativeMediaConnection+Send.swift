@@ -103,7 +103,12 @@ extension NativeMediaConnection {
   }
 
   func receiveRTCP(_ raw: UnsafeRawBufferPointer) {
-    guard !closed, let packets = try? RTCPPacket.parseCompound(raw) else { return }
+    guard !closed else { return }
+    // Lenient: one bad sub-packet (a peer's or a middlebox's) must not hide the feedback next
+    // to it.
+    let compound = RTCPPacket.parseCompoundLeniently(raw)
+    extra.malformedRTCPPackets += compound.skipped.count + (compound.stoppedBy == nil ? 0 : 1)
+    let packets = compound.packets
     // When it arrived, though the loop may have been busy since.
     let now = loop.datagramArrival ?? loop.now()
     for packet in packets {

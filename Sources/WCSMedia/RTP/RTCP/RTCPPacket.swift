@@ -34,34 +34,93 @@ public enum RTCPPacket: Equatable, Sendable {
     var packets: [RTCPPacket] = []
     var offset = 0
     while offset < bytes.count {
-      var reader = ByteReader(bytes, from: offset)
-      guard let first = reader.readUInt8(), let packetType = reader.readUInt8(),
-        let words = reader.readUInt16()
-      else {
-        throw RTCPParseError.truncatedHeader(offset: offset, available: bytes.count - offset)
-      }
-      let version = first >> 6
-      guard version == 2 else { throw RTCPParseError.invalidVersion(version) }
-      let length = (Int(words) + 1) * 4
-      guard length <= bytes.count - offset else {
-        throw RTCPParseError.truncatedPacket(
-          packetType: packetType, declared: length, available: bytes.count - offset)
-      }
-      var bodyEnd = offset + length
-      if first & 0x20 != 0 {
-        let count = Int(bytes[bodyEnd - 1])
-        guard count >= 1, count <= length - 4 else {
-          throw RTCPParseError.invalidPadding(packetType: packetType, count: count)
-        }
-        bodyEnd -= count
-      }
-      var body = ByteReader(bytes, from: offset + 4, to: bodyEnd)
-      let header = RTCPCommonHeader(
-        padding: first & 0x20 != 0, count: first & 0x1F, packetType: packetType)
-      packets.append(try parse(header: header, body: &body))
+      let length = try framedLength(bytes, at: offset)
+      packets.append(try parseFramed(bytes, at: offset, length: length))
       offset += length
     }
     return packets
+  }
+
+  /// Parses the compound in `bytes` leniently: a packet whose length word is sane but whose
+  /// body is malformed (bad padding, counts that do not fit, a broken FCI) is skipped and
+  /// listed in `RTCPCompound.skipped` with its error, and the packets around it are kept. A
+  /// header that is truncated, has version ≠ 2 or a length running past the end cannot be
+  /// framed, so the walk stops there (`RTCPCompound.stoppedBy`) with the packets before it
+  /// kept. Never throws; empty input gives no packets and `stoppedBy` `.truncatedHeader`.
+  /// `parseCompound(_:)` is the strict form (any fault rejects the whole compound).
+  public static func parseCompoundLeniently(_ bytes: UnsafeRawBufferPointer) -> RTCPCompound {
+    var compound = RTCPCompound()
+    guard !bytes.isEmpty else {
+      compound.stoppedBy = .truncatedHeader(offset: 0, available: 0)
+      return compound
+    }
+    var offset = 0
+    while offset < bytes.count {
+      let length: Int
+      do {
+        length = try framedLength(bytes, at: offset)
+      } catch {
+        compound.stoppedBy = error
+        break
+      }
+      do {
+        compound.packets.append(try parseFramed(bytes, at: offset, length: length))
+      } catch {
+        compound.skipped.append(
+          RTCPSkippedPacket(
+            offset: offset, packetType: bytes[offset + 1],
+            error: error as? RTCPParseError
+              ?? .invalidLength(packetType: bytes[offset + 1], reason: "\(error)")))
+      }
+      offset += length
+    }
+    return compound
+  }
+
+  /// `parseCompoundLeniently` on an array.
+  public static func parseCompoundLeniently(_ bytes: [UInt8]) -> RTCPCompound {
+    bytes.withUnsafeBytes { parseCompoundLeniently($0) }
+  }
+
+  /// The length in octets of the packet at `offset` from its common header (RFC 3550 §6.4.1),
+  /// checked to fit in `bytes`: the framing both parsers trust.
+  private static func framedLength(_ bytes: UnsafeRawBufferPointer, at offset: Int)
+    throws(RTCPParseError) -> Int
+  {
+    var reader = ByteReader(bytes, from: offset)
+    guard let first = reader.readUInt8(), let packetType = reader.readUInt8(),
+      let words = reader.readUInt16()
+    else {
+      throw .truncatedHeader(offset: offset, available: bytes.count - offset)
+    }
+    let version = first >> 6
+    guard version == 2 else { throw .invalidVersion(version) }
+    let length = (Int(words) + 1) * 4
+    guard length <= bytes.count - offset else {
+      throw .truncatedPacket(
+        packetType: packetType, declared: length, available: bytes.count - offset)
+    }
+    return length
+  }
+
+  /// Decodes one framed packet: its padding, then its body by type.
+  private static func parseFramed(_ bytes: UnsafeRawBufferPointer, at offset: Int, length: Int)
+    throws -> RTCPPacket
+  {
+    let first = bytes[offset]
+    let packetType = bytes[offset + 1]
+    var bodyEnd = offset + length
+    if first & 0x20 != 0 {
+      let count = Int(bytes[bodyEnd - 1])
+      guard count >= 1, count <= length - 4 else {
+        throw RTCPParseError.invalidPadding(packetType: packetType, count: count)
+      }
+      bodyEnd -= count
+    }
+    var body = ByteReader(bytes, from: offset + 4, to: bodyEnd)
+    let header = RTCPCommonHeader(
+      padding: first & 0x20 != 0, count: first & 0x1F, packetType: packetType)
+    return try parse(header: header, body: &body)
   }
 
   /// Parses the compound in `bytes` (see the raw-buffer overload).
@@ -176,4 +235,29 @@ public enum RTCPPacket: Equatable, Sendable {
     }
     return bytes.count
   }
+}
+
+/// The result of `RTCPPacket.parseCompoundLeniently`: what was kept, what was skipped and why,
+/// and the framing fault that ended the walk early, if any.
+public struct RTCPCompound: Equatable, Sendable {
+  /// The packets that decoded, in compound order.
+  public var packets: [RTCPPacket] = []
+  /// Packets with a sane length but a malformed body, skipped.
+  public var skipped: [RTCPSkippedPacket] = []
+  /// Why the walk stopped before the end (truncated header, version ≠ 2, length past the
+  /// end); `nil` when every octet was framed.
+  public var stoppedBy: RTCPParseError?
+
+  /// An empty result.
+  public init() {}
+}
+
+/// One packet `RTCPPacket.parseCompoundLeniently` skipped.
+public struct RTCPSkippedPacket: Equatable, Sendable {
+  /// Octet offset of its header in the compound.
+  public var offset: Int
+  /// Its packet type (RFC 3550 §12.1, RFC 4585 §6.1).
+  public var packetType: UInt8
+  /// Why its body did not decode.
+  public var error: RTCPParseError
 }
