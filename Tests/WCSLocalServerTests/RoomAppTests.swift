@@ -240,6 +240,10 @@ final class RoomAppTests: XCTestCase {
         alice, "g\(index)", "sendMessage", ["roomConfig": ["name": "r1"], "to": "bob", "text": "x"])
     }
     XCTAssertEqual(server.take(alice).filter { $0.object["status"] == "ACCEPTED" }.count, 5)
+    // Out of budget, `leave` still goes through: a flood never pins a member in a room.
+    server.command(alice, "l1", "leave", ["name": "r1"])
+    XCTAssertEqual(server.take(alice), [dataStatus("l1")])
+    XCTAssertEqual(server.core.roomMembers("r1"), ["bob", "carol"])
   }
 
   func testOtherAppsKeepAcceptingEverySendData() {

@@ -29,9 +29,9 @@ extension WCSServerCore {
     _ id: WCSConnectionID, operationId: JSONValue, payload: JSONValue?, now: Int64
   ) {
     let limits = configuration.rooms
-    var membership = rooms.memberships[id] ?? RoomMembership(limits: limits, now: now)
-    let allowed = membership.takeToken(limits: limits, now: now)
-    rooms.memberships[id] = membership
+    let parsed = Result { () throws(WCSRequestError) in
+      try RoomCommand(payload: payload, limits: limits)
+    }
     let reply = { (failure: String?) in
       var status: [String: JSONValue] = [
         "operationId": operationId, "status": failure == nil ? "ACCEPTED" : "FAILED",
@@ -39,15 +39,23 @@ extension WCSServerCore {
       if let failure { status["info"] = .string(failure) }
       self.send(id, ServerMessages.text("DataStatusEvent", [.object(status)]))
     }
+    var membership = rooms.memberships[id] ?? RoomMembership(limits: limits, now: now)
+    // `leave` frees resources, so a flood never keeps a member in a room.
+    var allowed = true
+    if case .success(.leave) = parsed {
+    } else {
+      allowed = membership.takeToken(limits: limits, now: now)
+    }
+    rooms.memberships[id] = membership
     guard allowed else {
       // Not logged per command: a flood would flood the log as well.
       reply(WCSRoomInfo.tooManyCommands)
       return
     }
     let command: RoomCommand
-    do {
-      command = try RoomCommand(payload: payload, limits: limits)
-    } catch {
+    switch parsed {
+    case .success(let value): command = value
+    case .failure(let error):
       log("session \(id): room command refused: \(error)")
       reply(error.description)
       return
