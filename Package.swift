@@ -90,7 +90,8 @@ let examples: [Target] =
 // PeerConnectionBench: loopback connect time (ICE + DTLS); NativeBackendBench: loopback
 // publish → play through NativeMediaBackend; PipelineBench: the media pipeline's CPU beyond the
 // codecs and memory per played stream; SignalingBench: WebSocketTransport connect → opened, ws://
-// and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players.
+// and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players;
+// RoomBench: join → first frame in a room, and the server's CPU for rooms of 2/4/8.
 let mediaBenchmarks = [
   "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PipelineBench",
   "RTPBench", "SDPBench", "STUNBench",
@@ -103,14 +104,20 @@ let benchmarks: [Target] =
         + (name == "PipelineBench" ? ["CColdCode"] : []),
       path: "Benchmarks/\(name)", swiftSettings: strict)
   } + [
+    // Process CPU time for the benchmarks that measure a child process (RelayBench, RoomBench).
+    .target(name: "BenchSupport", path: "Benchmarks/BenchSupport", swiftSettings: strict),
     // PipelineBench's cold-code calibration (`raw-receive [seconds] [code lines]`).
     .target(name: "CColdCode", path: "Benchmarks/CColdCode"),
     .executableTarget(
       name: "SignalingBench", dependencies: ["WCSTransport"], path: "Benchmarks/SignalingBench",
       swiftSettings: strict),
     .executableTarget(
-      name: "RelayBench", dependencies: ["WCSLocalServer", "WCSMedia"],
+      name: "RelayBench", dependencies: ["BenchSupport", "WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/RelayBench", swiftSettings: strict),
+    .executableTarget(
+      name: "RoomBench",
+      dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
+      path: "Benchmarks/RoomBench", swiftSettings: strict),
   ]
 
 // MARK: - Tests
