@@ -125,6 +125,7 @@ final class RoomEndToEndTests: XCTestCase {
     bell.disconnect()
 
     // A message to a participant who left.
+    try await waitFor("alice knows bob") { alice.log.contains("joined bob") }
     let bobAsSeen = try XCTUnwrap(alice.room.getParticipants()["bob"])
     try await bob.room.leave()
     try await waitFor("bob left") { alice.log.contains("left bob") }
@@ -132,6 +133,7 @@ final class RoomEndToEndTests: XCTestCase {
 
     // A message flood: refused past the budget; the room and its members go on.
     let carol = try await Participant.join("carol", room: "r1", server: server)
+    try await waitFor("alice knows carol") { alice.log.contains("joined carol") }
     let toCarol = try XCTUnwrap(alice.room.getParticipants()["carol"])
     let outcomes = Mutex<[String]>([])
     for index in 0..<200 {
