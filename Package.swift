@@ -67,7 +67,7 @@ let programs: [Target] = [
 // the demo (`make demo`: publish real media through the local server, play it back, record it).
 let exampleNames = [
   "Conference", "MediaDevices", "Player", "ScreenCapturer", "StreamRecording", "Streamer",
-  "TwoWayStreaming",
+  "TwoWayStreaming", "VideoChat",
 ]
 let examples: [Target] =
   [

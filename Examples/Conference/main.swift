@@ -43,42 +43,6 @@ final class ConferenceState: Sendable {
   }
 }
 
-/// An in-process participant: joins, publishes the virtual camera, echoes chat messages.
-final class Bot: Sendable {
-  let manager: FPWCSApi2RoomManager
-  let room: FPWCSApi2Room
-
-  init(_ login: String, room name: String, url: String, log: ExampleLog) async throws {
-    let options = FPWCSApi2RoomManagerOptions()
-    options.urlServer = url
-    options.username = login
-    manager = try await FPWCSApi2.connectRoomManager(options)
-    let roomOptions = FPWCSApi2RoomOptions()
-    roomOptions.name = name
-    room = try await manager.join(roomOptions)
-    room.onMessageCallback { room, message in
-      guard let message, let sender = room?.getParticipants()[message.from] else { return }
-      sender.sendMessage("echo from \(login): \(message.text)")
-    }
-    let video = FPWCSApi2VideoConstraints()
-    video.deviceID = "virtual:camera"
-    video.maxWidth = 320
-    video.maxHeight = 240
-    video.maxFrameRate = 15
-    let constraints = FPWCSApi2MediaConstraints()
-    constraints.video = video
-    let streamOptions = FPWCSApi2StreamOptions()
-    streamOptions.constraints = constraints
-    let stream = try room.publish(nil, withOptions: streamOptions)
-    stream.on(.fpwcsStreamStatusPublishing) { log.stream(login, $0) }
-  }
-
-  func leave() {
-    room.leave(nil)
-    manager.disconnect()
-  }
-}
-
 func runConference(_ argv: [String]) async -> Int32 {
   let log = ExampleLog()
   if argv.contains("--help") {
@@ -89,7 +53,7 @@ func runConference(_ argv: [String]) async -> Int32 {
   let duration: Double
   let width: Int
   let height: Int
-  var bots: Int
+  let bots: Int
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
     duration = try arguments.double("duration", default: 6)
@@ -104,9 +68,7 @@ func runConference(_ argv: [String]) async -> Int32 {
     log.plain("\(error)\n\n\(usage)")
     return 64
   }
-  let hex = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-  let login = arguments.string("login", default: "user-\(hex.prefix(4))") ?? "user"
-  let roomName = arguments.string("room", default: "room-\(hex.prefix(6))") ?? "room"
+  let (login, roomName) = exampleRoomIdentity(arguments)
   let text = arguments.string("message", default: "Hello from \(login)") ?? ""
   let out = arguments.string("out", default: "example-output") ?? "example-output"
   let server: ExampleServer
@@ -118,14 +80,13 @@ func runConference(_ argv: [String]) async -> Int32 {
     return 1
   }
   defer { server.stop() }
-  if !server.isLocal { bots = min(bots, 8) }
 
   // bot1 is in the room and publishing before we join.
   var summary = ExampleSummary()
-  var guests: [Bot] = []
+  var guests: [ExampleRoomBot] = []
   if bots > 0 {
     do {
-      guests.append(try await Bot("bot1", room: roomName, url: server.url, log: log))
+      guests.append(try await ExampleRoomBot("bot1", room: roomName, url: server.url, log: log))
     } catch {
       log.line("bot1 could not join: \(error)")
       summary.fail("bot1 could not join: \(error)")
@@ -253,7 +214,7 @@ func runConference(_ argv: [String]) async -> Int32 {
       if !secondBot, log.elapsed > start + duration / 6 {
         secondBot = true
         do {
-          guests.append(try await Bot("bot2", room: roomName, url: server.url, log: log))
+          guests.append(try await ExampleRoomBot("bot2", room: roomName, url: server.url, log: log))
         } catch {
           summary.fail("bot2 could not join: \(error)")
         }

@@ -2,8 +2,8 @@ import ExampleSupport
 import Foundation
 import XCTest
 
-/// The Conference example end to end on the local server with its two in-process bots.
-final class ConferenceExampleTests: XCTestCase {
+/// The room examples end to end on the local server with their in-process participants.
+final class RoomExamplesTests: XCTestCase {
   func testConferenceMeetsBothBotsPlaysThemAndChats() throws {
     let out = try ExampleRunner.temporaryDirectory("conference")
     let result = try ExampleRunner.run(
@@ -46,6 +46,27 @@ final class ConferenceExampleTests: XCTestCase {
       summaryFailure(result.summary),
       "join \(String(repeating: "x", count: 10_000)) FAILED: Bad request: options.name must be at most 96 UTF-8 bytes, got 10000; "
     )
+  }
+
+  func testVideoChatPlaysThePeerAndRecordsOurStream() throws {
+    let out = try ExampleRunner.temporaryDirectory("videochat")
+    let result = try ExampleRunner.run(
+      "VideoChat", ["--duration", "2", "--login", "alice", "--room", "chat", "--out", out])
+    XCTAssertEqual(result.status, 0, result.output)
+    let summary = result.summary
+    XCTAssertEqual(summary["Result"], "OK", result.output)
+    XCTAssertEqual(summary["Peer"], "peer")
+    XCTAssertGreaterThan(
+      ExampleSummary.number(summary["Frames decoded from peer"]) ?? 0, 5, result.output)
+    XCTAssertEqual(summary["Messages received"], "1")
+    let recordName = try XCTUnwrap(summary["Record name"], result.output)
+    XCTAssertTrue(recordName.hasPrefix("stream-"), recordName)
+    XCTAssertTrue(recordName.hasSuffix("-alice.webm"), recordName)
+    let recordPath = try XCTUnwrap(summary["Record path"], result.output)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: recordPath))
+    if RecordFile.findExecutable("ffprobe") != nil {
+      XCTAssertGreaterThan(ExampleSummary.number(summary["Record duration"]) ?? 0, 1.0)
+    }
   }
 
   private func summaryFailure(_ summary: [String: String]) -> String? { summary["FAILED"] }
