@@ -193,7 +193,7 @@ public final class FPWCSApi2Room: Sendable {
   /// played), then sends `leave`; `handler` gets the server's ACCEPTED or FAILED. The room ends
   /// locally either way.
   public func leave(_ handler: FPWCSApi2DataHandler?) {
-    let streams = end(reason: nil)
+    let streams = end(reason: nil, waitersGet: .dataRejected(info: "room left before STATE"))
     for stream in streams { try? stream.stop() }
     manager?.forget(self)
     guard let manager else {
@@ -307,11 +307,11 @@ public final class FPWCSApi2Room: Sendable {
 
   /// The session ended: the room ends without callbacks (the manager reports it).
   func closed(reason: String) {
-    _ = end(reason: reason)
+    _ = end(reason: reason, waitersGet: .disconnected)
   }
 
   /// Ends the room; returns this client's room streams for the caller to stop.
-  private func end(reason: String?) -> [FPWCSApi2Stream] {
+  private func end(reason: String?, waitersGet error: WCSError) -> [FPWCSApi2Stream] {
     let (streams, continuations, waiters) = state.withLock { state in
       state.phase = .ended(reason: reason)
       let streams = state.published + state.played.values.flatMap { $0 }
@@ -326,7 +326,7 @@ public final class FPWCSApi2Room: Sendable {
     }
     for continuation in continuations { continuation.finish() }
     for waiter in waiters {
-      waiter.resume(throwing: WCSError.dataRejected(info: reason ?? "room left"))
+      waiter.resume(throwing: error)
     }
     return streams
   }

@@ -156,9 +156,20 @@ public final class FPWCSApi2RoomManager: Sendable {
       room.fail(FPWCSApi2Room.alreadyJoined, async: true)
       return room
     }
+    let status = session.getStatus()
+    if status == .fpwcsSessionStatusDisconnected || status == .fpwcsSessionStatusFailed {
+      forget(room)
+      room.fail("\(WCSError.invalidSessionState(status, operation: "join"))", async: true)
+      return room
+    }
     let handler = FPWCSApi2DataHandler()
-    handler.onRejected = { [weak self, weak room] _, data in
+    handler.onRejected = { [weak self, weak room] session, data in
       guard let room else { return }
+      // A join the session's end cut short is closed by `sessionEvent` (Disconnected/Failed).
+      switch session?.getStatus() {
+      case .fpwcsSessionStatusDisconnected?, .fpwcsSessionStatusFailed?: return
+      default: break
+      }
       self?.forget(room)
       room.fail(data?.info ?? "join rejected", async: false)
     }
@@ -193,7 +204,8 @@ public final class FPWCSApi2RoomManager: Sendable {
 
   /// Joins `options.name` and returns once the server's `STATE` arrived, the room's
   /// participants filled in (`getParticipants()`).
-  /// - Throws: `WCSError.dataRejected(info:)` with the server's (or local) reason.
+  /// - Throws: `WCSError.dataRejected(info:)` with the server's (or local) reason,
+  ///   `.disconnected` when the session ends first.
   public func join(_ options: FPWCSApi2RoomOptions) async throws -> FPWCSApi2Room {
     let room = startJoin(options)
     try await room.joined()
