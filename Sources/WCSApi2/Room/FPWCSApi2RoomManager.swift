@@ -156,21 +156,18 @@ public final class FPWCSApi2RoomManager: Sendable {
       room.fail(FPWCSApi2Room.alreadyJoined, async: true)
       return room
     }
-    let status = session.getStatus()
-    if status == .fpwcsSessionStatusDisconnected || status == .fpwcsSessionStatusFailed {
+    if sessionEnded {
       forget(room)
-      room.fail("\(WCSError.invalidSessionState(status, operation: "join"))", async: true)
+      let error = WCSError.invalidSessionState(session.getStatus(), operation: "join")
+      room.fail("\(error)", async: true)
       return room
     }
     let handler = FPWCSApi2DataHandler()
-    handler.onRejected = { [weak self, weak room] session, data in
-      guard let room else { return }
+    handler.onRejected = { [weak self, weak room] _, data in
+      guard let self, let room else { return }
       // A join the session's end cut short is closed by `sessionEvent` (Disconnected/Failed).
-      switch session?.getStatus() {
-      case .fpwcsSessionStatusDisconnected?, .fpwcsSessionStatusFailed?: return
-      default: break
-      }
-      self?.forget(room)
+      if self.sessionEnded { return }
+      self.forget(room)
       room.fail(data?.info ?? "join rejected", async: false)
     }
     session.sendData(RoomCommands.join(room: name, record: options.record), handler: handler)
@@ -218,6 +215,15 @@ public final class FPWCSApi2RoomManager: Sendable {
   }
 
   // MARK: internals
+
+  /// Whether the session is Disconnected or Failed, read from its protocol state (which changes
+  /// before the rejections and status callbacks of the end are delivered).
+  var sessionEnded: Bool {
+    session.onWork {
+      let status = session.core.status
+      return status == .fpwcsSessionStatusDisconnected || status == .fpwcsSessionStatusFailed
+    }
+  }
 
   func forget(_ room: FPWCSApi2Room) {
     state.withLock { state in
