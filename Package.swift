@@ -66,7 +66,8 @@ let programs: [Target] = [
 // The iOS SDK's examples on Linux (`swift run TwoWayStreaming --help`), their shared code, and
 // the demo (`make demo`: publish real media through the local server, play it back, record it).
 let exampleNames = [
-  "MediaDevices", "Player", "ScreenCapturer", "StreamRecording", "Streamer", "TwoWayStreaming",
+  "Conference", "MediaDevices", "Player", "ScreenCapturer", "StreamRecording", "Streamer",
+  "TwoWayStreaming", "VideoChat",
 ]
 let examples: [Target] =
   [
@@ -93,6 +94,7 @@ let examples: [Target] =
 // SetupBench: publish → PUBLISHING and N players' play → PLAYING → first frame, through the
 // local server, as an app sees them.
 // HardeningBench: what the inputs of issue 29 cost now (time, peak memory) against no limit.
+// RoomBench: join → first frame in a room, and the server's CPU for rooms of 2/4/8.
 let mediaBenchmarks = [
   "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PipelineBench",
   "RTPBench", "SDPBench", "STUNBench",
@@ -105,13 +107,15 @@ let benchmarks: [Target] =
         + (name == "PipelineBench" ? ["CColdCode"] : []),
       path: "Benchmarks/\(name)", swiftSettings: strict)
   } + [
+    // Process CPU time for the benchmarks that measure a child process (RelayBench, RoomBench).
+    .target(name: "BenchSupport", path: "Benchmarks/BenchSupport", swiftSettings: strict),
     // PipelineBench's cold-code calibration (`raw-receive [seconds] [code lines]`).
     .target(name: "CColdCode", path: "Benchmarks/CColdCode"),
     .executableTarget(
       name: "SignalingBench", dependencies: ["WCSTransport"], path: "Benchmarks/SignalingBench",
       swiftSettings: strict),
     .executableTarget(
-      name: "RelayBench", dependencies: ["WCSLocalServer", "WCSMedia"],
+      name: "RelayBench", dependencies: ["BenchSupport", "WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/RelayBench", swiftSettings: strict),
     // LossBench: issue 23's loss figures (frames decoded, freezes, setup times) under real
     // kernel drops in a network namespace, through the local server and to aiortc.
@@ -124,6 +128,10 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
       path: "Benchmarks/HardeningBench", swiftSettings: strict),
+    .executableTarget(
+      name: "RoomBench",
+      dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
+      path: "Benchmarks/RoomBench", swiftSettings: strict),
   ]
 
 // MARK: - Tests

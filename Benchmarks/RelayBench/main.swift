@@ -11,6 +11,7 @@
 // Lost = never delivered by a player's `onRTP` (waiting until the count stops moving);
 // late = delivered more than 200 ms after the publisher sent it (its CLOCK_MONOTONIC send
 // instant travels in the payload), as good as lost for live video.
+import BenchSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -55,19 +56,6 @@ func encode(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
 
 func decode(_ text: Substring) -> String? {
   Data(base64Encoded: String(text)).map { String(decoding: $0, as: UTF8.self) }
-}
-
-/// User + system CPU time of a process in seconds (`/proc/PID/stat` fields 14–15, clock ticks).
-func cpuSeconds(pid: Int32) -> Double {
-  guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-    let close = text.lastIndex(of: ")")
-  else { return 0 }
-  // Fields after the command name start at field 3 (state).
-  let fields = text[text.index(after: close)...].split(separator: " ")
-  guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
-    return 0
-  }
-  return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 /// Datagrams the UDP sockets of a process dropped so far, e.g. for a full receive buffer

@@ -20,6 +20,7 @@ case "peer": scenario = PeerConnectionScenario(role: .answerer(iceLite: false))
 case "peer-lite": scenario = PeerConnectionScenario(role: .answerer(iceLite: true))
 case "peer-offer": scenario = PeerConnectionScenario(role: .offerer)
 case "wcs", "wcs-loss": scenario = WCSServerScenario(recordsDirectory: options.recordsDirectory)
+case "room": scenario = RoomScenario(recordsDirectory: options.recordsDirectory, duration: 10)
 default:
   FileHandle.standardError.write(Data("unknown scenario \(options.scenario)\n".utf8))
   exit(2)

@@ -224,7 +224,7 @@ public enum kFPWCSConnectionQuality: Int, Sendable, CaseIterable {
   case fpwcsConnectionQualityUnknown
 }
 
-/// Room manager events (`kFPWCSRoomManagerEvent`). The room API is not implemented yet.
+/// Room manager events (`kFPWCSRoomManagerEvent`, see `FPWCSApi2RoomManager.on(_:callback:)`).
 public enum kFPWCSRoomManagerEvent: Int, Sendable, CaseIterable {
   /// Connected.
   case fpwcsRoomManagerEventConnected = 0
@@ -234,7 +234,8 @@ public enum kFPWCSRoomManagerEvent: Int, Sendable, CaseIterable {
   case fpwcsRoomManagerEventFailed
 }
 
-/// Room participant events (`kFPWCSRoomParticipantEvent`). The room API is not implemented yet.
+/// Room participant events (`kFPWCSRoomParticipantEvent`, see
+/// `FPWCSApi2Room.on(_:participantCallback:)`).
 public enum kFPWCSRoomParticipantEvent: Int, Sendable, CaseIterable {
   /// A participant joined.
   case fpwcsRoomParticipantEventJoined = 0
@@ -242,4 +243,7 @@ public enum kFPWCSRoomParticipantEvent: Int, Sendable, CaseIterable {
   case fpwcsRoomParticipantEventLeft
   /// A participant published a stream.
   case fpwcsRoomParticipantEventPublished
+  /// A participant's stream ended (Linux addition: the iOS SDK, like the Web SDK, drops the
+  /// stream silently).
+  case fpwcsRoomParticipantEventUnpublished
 }

@@ -37,9 +37,12 @@ public final class FPWCSApi2Data: @unchecked Sendable {
   public let status: String?
   /// Reason text.
   public let info: String?
+  /// `payload` as received, for the room API (FPWCSApi2Room.swift).
+  let payloadJSON: JSONValue?
 
   init(operationId: String?, payload: JSONValue?, status: String?, info: String?) {
     self.operationId = operationId
+    self.payloadJSON = payload
     self.payload = payload?.objectValue.map { JSONConversion.foundationObject($0) }
     self.status = status
     self.info = info

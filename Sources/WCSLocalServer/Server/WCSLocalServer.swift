@@ -150,6 +150,10 @@ public final class WCSLocalServer: @unchecked Sendable {
   public var sessionCount: Int { queue.sync { core.sessionCount } }
   /// Live streams, publishers and players.
   public var streamCount: Int { queue.sync { core.streamCount } }
+  /// Rooms of `roomApp` with at least one member.
+  public var roomCount: Int { queue.sync { core.roomCount } }
+  /// Logins of a room's members in join order (empty when there is no such room).
+  public func roomMembers(_ room: String) -> [String] { queue.sync { core.roomMembers(room) } }
 
   /// The relay engine on `bindAddress`, recording into `recordsDirectory`, logging to the
   /// server's log sink.

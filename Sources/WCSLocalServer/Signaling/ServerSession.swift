@@ -9,6 +9,8 @@ struct ServerSession {
   var authToken: String?
   /// `custom.login` or `sipLogin` of `connection`, for `{login}` in record names (§6).
   var login = ""
+  /// `appKey` of `connection`; `roomApp` sessions send room commands (WCSServerCore+Rooms).
+  var appKey = ""
   /// When `tick` next has work for this session (ms since the Unix epoch): the next `ping`, or
   /// before `connection` the handshake deadline.
   var nextPingAt: Int64?

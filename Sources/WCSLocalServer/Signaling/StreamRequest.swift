@@ -20,6 +20,8 @@ struct StreamRequest: Equatable {
   var quality: Int
   var transport: String
   var cvoExtension: Bool
+  /// `custom.name`: the room of a room stream (wcs-rooms-and-calls.md §A.5), else `nil`.
+  var roomName: String?
 
   /// Reads the request. `mediaSessionId` is checked by the caller first (`mediaSessionId(of:)`)
   /// so a FAILED status can name it.
@@ -39,6 +41,7 @@ struct StreamRequest: Equatable {
     quality = try Self.int("quality", in: object)
     transport = try Self.optionalString("transport", in: object) ?? "UDP"
     cvoExtension = try Self.bool("cvoExtension", in: object, default: false)
+    roomName = object["custom"]?["name"]?.stringValue
     try validate(constraints: object["constraints"])
   }
 

@@ -51,16 +51,8 @@ extension StreamRequest {
   /// A name is at most `maxNameUTF8Bytes` long and has no control character (Unicode `Cc`:
   /// U+0000–U+001F, U+007F–U+009F), which would corrupt logs and file names.
   static func validateName(_ name: String) throws(WCSRequestError) {
-    let bytes = name.utf8.count
-    if bytes > WCSStreamRequestLimits.maxNameUTF8Bytes {
-      throw .invalidValue(
-        field: "name",
-        reason:
-          "must be at most \(WCSStreamRequestLimits.maxNameUTF8Bytes) UTF-8 bytes, got \(bytes)")
-    }
-    if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-      throw .invalidValue(field: "name", reason: "must not contain control characters")
-    }
+    try checkName(
+      name, field: "name", maxUTF8Bytes: WCSStreamRequestLimits.maxNameUTF8Bytes)
   }
 
   static func check(_ field: String, _ value: Double, max: Int, unit: String)

@@ -22,6 +22,8 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   public var maxStreamsPerSession: Int = 32
   /// Live streams over all sessions; beyond it FAILED `WCSStreamInfo.serverStreamLimitReached`.
   public var maxStreams: Int = 1000
+  /// Bounds of the `roomApp` room application (wcs-rooms-and-calls.md §A.7).
+  public var rooms = WCSRoomLimits()
 
   /// All defaults.
   public init() {}

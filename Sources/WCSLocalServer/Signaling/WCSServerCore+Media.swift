@@ -18,6 +18,7 @@ extension WCSServerCore {
     streams[mediaSessionId] = stream
     sendStatus(stream, status: stream.status, info: nil)
     log("stream \(mediaSessionId) name=\(stream.request.name) \(stream.status.rawValue)")
+    roomStreamPublished(stream)
     if case .player(let source) = stream.role {
       // A new player cannot decode until the next key frame.
       actions.append(.media(.requestKeyFrame(mediaSessionId: source)))

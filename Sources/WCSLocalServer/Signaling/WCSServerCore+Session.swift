@@ -46,8 +46,9 @@ extension WCSServerCore {
   }
 
   /// `sendData {operationId, payload}` → `DataStatusEvent {operationId, status:"ACCEPTED"}`;
-  /// the local server has no REST backend, so every payload is accepted (§7.4).
-  func handleSendData(_ id: WCSConnectionID, _ message: WCSMessage) {
+  /// the local server has no REST backend, so every payload is accepted (§7.4), except on
+  /// `roomApp` sessions, where payloads are room commands (WCSServerCore+Rooms.swift).
+  func handleSendData(_ id: WCSConnectionID, _ message: WCSMessage, now: Int64) {
     guard let object = message.argument?.objectValue else {
       reject(id, .argumentNotAnObject(message: message.name))
       return
@@ -58,6 +59,10 @@ extension WCSServerCore {
     }
     guard case .string = operationId else {
       reject(id, .wrongType(field: "operationId", expected: "a string"))
+      return
+    }
+    if isRoomSession(id) {
+      handleRoomData(id, operationId: operationId, payload: object["payload"], now: now)
       return
     }
     send(

@@ -39,6 +39,10 @@ extension WCSServerCore {
       return
     }
     guard let session = sessions[id], let token = session.authToken else { return }
+    if publish, let refusal = roomPublishRefusal(id, request) {
+      failStatus(mediaSessionId, refusal)
+      return
+    }
     // Checked before any media request: every stream costs the engine a socket.
     if session.streamIds.count >= configuration.maxStreamsPerSession {
       failStatus(mediaSessionId, WCSStreamInfo.tooManyStreamsInSession)
@@ -138,6 +142,7 @@ extension WCSServerCore {
     switch stream.role {
     case .publisher:
       publishersByName[stream.request.name] = nil
+      roomStreamEnded(stream, status: status)
       if stream.request.record {
         stream.recordName = RecordNaming.fileName(
           template: configuration.recordTemplate, fileExtension: configuration.recordExtension,

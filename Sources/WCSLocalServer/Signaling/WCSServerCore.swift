@@ -21,6 +21,8 @@ public final class WCSServerCore {
   /// Publisher `mediaSessionId` → its players' ids, in the order they started.
   var playersBySource: [String: [String]] = [:]
   var actions: [WCSServerAction] = []
+  /// `roomApp` rooms and memberships (WCSServerCore+Rooms.swift).
+  var rooms = RoomDirectory()
 
   /// Creates a core with no sessions.
   public init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
@@ -186,6 +188,7 @@ public final class WCSServerCore {
         info: WCSStreamInfo.stoppedBySessionDisconnect,
         playersInfo: WCSStreamInfo.stoppedBySessionDisconnect, now: now)
     }
+    roomSessionEnded(id, login: session.login)
   }
 
   private func dispatch(_ id: WCSConnectionID, _ message: WCSMessage, now: Int64) {
@@ -199,7 +202,7 @@ public final class WCSServerCore {
     case "playStream": handleCreate(id, message, publish: false, now: now)
     case "unPublishStream", "stopStream": handleStop(id, message, now: now)
     case "sendStreamEvent": handleStreamEvent(id, message)
-    case "sendData": handleSendData(id, message)
+    case "sendData": handleSendData(id, message, now: now)
     case "availableStream": handleAvailable(id, message)
     case "snapshot": handleSnapshot(id, message)
     default:
@@ -233,6 +236,7 @@ public final class WCSServerCore {
     } else if case .string(let login)? = object["sipLogin"] {
       session.login = login
     }
+    session.appKey = object["appKey"]?.stringValue ?? ""
     session.nextPingAt = now + configuration.pingIntervalMillis
     session.unansweredPings = 0
     sessions[id] = session

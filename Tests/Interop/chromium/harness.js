@@ -385,6 +385,12 @@ class StreamFailed extends Error {
   }
 }
 
+// A scenario's error, with the server's reason when a stream FAILED.
+function recordFailure(result, error) {
+  result.error = String(error);
+  if (error instanceof StreamFailed) result.failedInfo = error.info;
+}
+
 // Waits for one of `wanted` statuses of stream `id`; FAILED (status or `fail` message) throws.
 async function waitForStatus(wcs, id, wanted, timeoutMs) {
   const message = await wcs.wait(
@@ -506,8 +512,7 @@ async function runWcsScenario(body) {
   try {
     await body(wcs, result, connections);
   } catch (error) {
-    result.error = String(error);
-    if (error instanceof StreamFailed) result.failedInfo = error.info;
+    recordFailure(result, error);
   } finally {
     connections.forEach((pc) => pc.close());
     result.statuses = wcs.statuses;
@@ -684,6 +689,141 @@ scenarios["wcs-loss"] = () =>
     result.ok = first !== null;
     if (!first) result.error = "no played frame decoded within 10 s of PLAYING";
   });
+
+// The room protocol of wcs-rooms-and-calls.md §A, as the Web SDK's room module speaks it: a
+// roomApp session with custom.login, commands as sendData, events as OnDataEvent. Joins the
+// room the Swift participant is in, publishes the fake camera as a room stream, plays the
+// Swift participant's stream, and exchanges one chat message each way.
+scenarios.room = async () => {
+  const wcs = await openWcs(params.get("wcs"));
+  const room = params.get("room");
+  const swift = params.get("swift");
+  const login = "browser";
+  const result = { ok: false, events: [] };
+  let publisher = null;
+  let player = null;
+  const command = (payload) => {
+    const operationId = crypto.randomUUID();
+    wcs.send("sendData", { operationId, payload });
+    return wcs
+      .wait(
+        (m) => m.message === "DataStatusEvent" && m.data[0].operationId === operationId,
+        10000,
+        payload.command + " reply"
+      )
+      .then((m) => m.data[0]);
+  };
+  const roomEvent = (name, timeoutMs) =>
+    wcs
+      .wait(
+        (m) =>
+          m.message === "OnDataEvent" &&
+          m.data[0].payload &&
+          m.data[0].payload.roomName === room &&
+          m.data[0].payload.name === name,
+        timeoutMs,
+        name + " of room " + room
+      )
+      .then((m) => {
+        result.events.push(name);
+        return m.data[0].payload.info;
+      });
+  try {
+    wcs.send("connection", {
+      appKey: "roomApp",
+      mediaProviders: ["WebRTC"],
+      clientVersion: "2.0",
+      clientOSVersion: navigator.appVersion,
+      clientBrowserVersion: navigator.userAgent,
+      custom: { login },
+    });
+    await wcs.wait((m) => m.message === "getUserData", 5000, "getUserData");
+    const joined = await command({ command: "join", options: { name: room } });
+    result.joinStatus = joined.status;
+    if (joined.status !== "ACCEPTED") throw new Error("join " + joined.status + ": " + joined.info);
+    const state = await roomEvent("STATE", 5000);
+    result.state = state;
+    // The Swift participant's stream: in STATE when it published first, else PUBLISHED.
+    let swiftStream = null;
+    for (const entry of state) {
+      if (typeof entry === "object" && entry.login === swift) swiftStream = entry.name;
+    }
+    if (!swiftStream) {
+      const published = await roomEvent("PUBLISHED", 15000);
+      if (published.login === swift) swiftStream = published.name;
+    }
+    result.swiftStream = swiftStream;
+
+    const stream = await fakeMedia();
+    publisher = new RTCPeerConnection({ bundlePolicy: "max-compat" });
+    stream.getTracks().forEach((track) =>
+      publisher.addTransceiver(track, { direction: "sendonly", streams: [stream] })
+    );
+    await publisher.setLocalDescription(await publisher.createOffer());
+    const suffix = crypto.randomUUID().slice(0, 4);
+    const common = { hasVideo: true, hasAudio: true, status: "PENDING", custom: { name: room } };
+    const bitrates = { bitrate: 0, minBitrate: 0, maxBitrate: 0 };
+    result.publishName = room + "-" + login + "-" + suffix;
+    await negotiateWcsStream(
+      wcs,
+      publisher,
+      Object.assign(
+        { mediaSessionId: crypto.randomUUID(), name: result.publishName, published: true },
+        common,
+        bitrates,
+        { record: false, mediaProvider: "WebRTC", sdp: publisher.localDescription.sdp }
+      ),
+      "PUBLISHING"
+    );
+
+    player = new RTCPeerConnection({ bundlePolicy: "max-compat" });
+    player.addTransceiver("audio", { direction: "recvonly" });
+    player.addTransceiver("video", { direction: "recvonly" });
+    await player.setLocalDescription(await player.createOffer());
+    await negotiateWcsStream(
+      wcs,
+      player,
+      Object.assign(
+        { mediaSessionId: crypto.randomUUID(), name: swiftStream, published: false },
+        common,
+        bitrates,
+        { record: false, width: 0, height: 0, quality: 0, mediaProvider: "WebRTC" },
+        { sdp: player.localDescription.sdp }
+      ),
+      "PLAYING"
+    );
+    const played = await poll(async () => {
+      const s = await summarizeStats(player);
+      return s.inbound.video && s.inbound.video.framesDecoded >= 20 ? s : null;
+    }, 15000);
+    result.player = played || (await summarizeStats(player));
+
+    const sent = await command({
+      command: "sendMessage",
+      options: { roomConfig: { name: room }, to: swift, text: "hello swift from chromium" },
+    });
+    result.messageStatus = sent.status;
+    // The Swift side greets once it decodes our video.
+    result.message = await roomEvent("MESSAGE", 15000);
+    // Stay a little, so the Swift side keeps decoding, then leave as the Web SDK does.
+    await sleep(1500);
+    const left = await command({ command: "leave", options: { name: room } });
+    result.leaveStatus = left.status;
+    result.ok =
+      played !== null &&
+      result.messageStatus === "ACCEPTED" &&
+      result.message.from === swift &&
+      result.leaveStatus === "ACCEPTED";
+    if (!played) result.error = "the Swift participant's video did not decode within 15 s";
+  } catch (error) {
+    recordFailure(result, error);
+  } finally {
+    for (const pc of [publisher, player]) if (pc) pc.close();
+    result.transcript = wcs.transcript;
+    wcs.close();
+  }
+  return result;
+};
 
 async function main() {
   await new Promise((resolve, reject) => {
