@@ -5,6 +5,8 @@ import Synchronization
 
 extension PeerConnection {
   private static let preparationStarted = Atomic<Bool>(false)
+  /// Entered while the preparation runs; the exit handler waits for it.
+  private static let preparation = DispatchGroup()
 
   /// Starts the process-wide set-up every connection's security needs, once and on a
   /// background queue: libsrtp's initialization (`srtp_init` runs the cipher and
@@ -21,7 +23,16 @@ extension PeerConnection {
   /// connection's setup.
   public static func prepareSecurity() {
     guard !preparationStarted.exchange(true, ordering: .relaxed) else { return }
+    // OpenSSL frees its global state (locks included) in an exit handler registered when it
+    // first initializes; a process that exits while the work below still runs (a program that
+    // fails at once) would have that work use freed locks and crash in `exit`. Initialize
+    // OpenSSL first, then register a handler of our own: exit handlers run in reverse order, so
+    // ours waits for the work (bounded) before OpenSSL's cleans up.
+    _ = OPENSSL_init_crypto(0, nil)
+    preparation.enter()
+    atexit { _ = PeerConnection.preparation.wait(timeout: .now() + .seconds(2)) }
     DispatchQueue.global(qos: .userInitiated).async {
+      defer { preparation.leave() }
       // Both are once-only: a connection that needs one while this runs waits for it there
       // (pthread_once, the certificate's lock) instead of doing it a second time.
       holdNSSContext()
