@@ -4,7 +4,8 @@
 # Streamer, then PLAYERS (default 8) Players started together 2.5 s later; prints each player's
 # time to PLAYING, to its first remote frame and its frames decoded, and the relay's per-leg
 # statistics lines (PLIs received, forwarded and deferred, key frames out).
-# Build first: swift build -c release --product wcs-local-server --product Streamer --product Player
+# Build first (one product per call):
+#   for p in wcs-local-server Streamer Player; do swift build -c release --product $p; done
 bin=${1:-.build/release}
 out=${2:-/tmp/players-join}
 count=${3:-8}
