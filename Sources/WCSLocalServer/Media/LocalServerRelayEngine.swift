@@ -557,7 +557,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         answer(nack, from: player, publisher: publisher, now: now)
       case .receiverReport(let report):
         for block in report.reports where player.ssrcs.values.contains(block.ssrc) {
-          player.lostBySSRC[block.ssrc] = Int(block.packetsLost)
+          // Negative when duplicates outnumber losses (RFC 3550 §6.4.1): nothing was lost.
+          player.lostBySSRC[block.ssrc] = max(0, Int(block.packetsLost))
         }
       default: break
       }
