@@ -97,6 +97,28 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(stream.makeReportBlock(now: virtualTime(1))?.fractionLost, 0)
   }
 
+  /// A reordered start (a packet overtaking the ones sent before it, as the first to arrive)
+  /// moves the base back to the earlier ones: they are expected, not extra, so the cumulative
+  /// loss stays what was really lost instead of going negative.
+  func testPacketsSentBeforeTheFirstArrivalAreExpected() {
+    var statistics = RTPReceiveStatistics(ssrc: remoteSSRC, clockRate: 90_000)
+    for (index, sequence) in [UInt16(12), 13, 10, 14, 16].enumerated() {
+      statistics.record(
+        sequenceNumber: sequence, timestamp: UInt32(index * 3000), arrival: Double(index) * 0.03)
+    }
+    XCTAssertEqual(statistics.packetsExpected, 7)
+    XCTAssertEqual(statistics.cumulativeLost, 2, "11 and 15")
+    let block = statistics.makeReportBlock(now: 1)
+    XCTAssertEqual(block.packetsLost, 2)
+    XCTAssertEqual(block.highestSequence, 16)
+    // Near the bottom of the sequence space the base cannot move below 0 without a cycle: left.
+    var low = RTPReceiveStatistics(ssrc: remoteSSRC, clockRate: 90_000)
+    for sequence: UInt16 in [1, 2, 65_534] {
+      low.record(sequenceNumber: sequence, timestamp: 0, arrival: 0)
+    }
+    XCTAssertEqual(low.packetsExpected, 2)
+  }
+
   func testJitterBufferReordersAndHoldsUntilPlayout() throws {
     var stream = makeStream()
     // Sequence 3 overtakes 2; all sent 20 ms apart, 1800 ticks apart.
