@@ -219,7 +219,8 @@ public enum RecoveryReport {
       summary.add(
         "NACKs (player)",
         "\(player.nacksSent) sent for \(player.nackedPacketsRequested) packets; "
-          + "\(player.nackedPacketsRecovered) arrived after all (\(player.rtxPacketsReceived) by RTX), "
+          + "\(player.nackedPacketsRecovered) of them arrived after all "
+          + "(\(player.rtxPacketsReceived) by RTX), "
           + "\(player.nackedPacketsGivenUp) given up")
     }
     if let publisher {

@@ -427,9 +427,12 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       ?? RelayLossTracker(generator: NACKGenerator(configuration: configuration.nack))
     let highest = tracker.sequence.highest
     let extended = tracker.sequence.extend(sequenceNumber)
-    let recoveredBefore = tracker.generator.recovered
+    let recoveredBefore = tracker.generator.recoveredAfterRequest
     tracker.generator.packetArrived(Int64(extended), now: Double(now) / 1000)
-    if tracker.generator.recovered > recoveredBefore { publisher.statistics.retransmissions += 1 }
+    // A NACKed packet arriving: its resend (a merely reordered one was never asked for).
+    if tracker.generator.recoveredAfterRequest > recoveredBefore {
+      publisher.statistics.retransmissions += 1
+    }
     let gap = highest.map { Int64(extended) - Int64($0) - 1 } ?? 0
     if gap > 0 { publisher.statistics.packetsLost += Int(gap) }
     let wantsKeyFrame = tracker.generator.takeKeyFrameRequest()

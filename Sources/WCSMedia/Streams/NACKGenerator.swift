@@ -50,6 +50,10 @@ public struct NACKGenerator: Sendable {
   public private(set) var requestsSent = 0
   /// Missing packets that arrived after all (reordered or retransmitted).
   public private(set) var recovered = 0
+  /// Missing packets that arrived after at least one request for them (retransmitted, or
+  /// later than the NACK): the part of `recovered` the NACKs can claim, never more than the
+  /// packets requested.
+  public private(set) var recoveredAfterRequest = 0
   /// Set when a gap was too wide to request; cleared by `takeKeyFrameRequest()`.
   public private(set) var needsKeyFrame = false
 
@@ -88,8 +92,9 @@ public struct NACKGenerator: Sendable {
         }
       }
       self.highest = sequence
-    } else if missing.removeValue(forKey: sequence) != nil {
+    } else if let entry = missing.removeValue(forKey: sequence) {
       recovered += 1
+      if entry.requests > 0 { recoveredAfterRequest += 1 }
     }
   }
 

@@ -256,6 +256,21 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(keyFrameRequests, 499, "every second jump overflows the bound")
   }
 
+  /// A missing packet that arrives before its NACK was due (reordered) is recovered but was
+  /// never asked for: only the ones that arrive after a request count as NACKed and recovered,
+  /// so that count never exceeds the packets requested.
+  func testOnlyPacketsArrivingAfterTheirNACKCountAsRecoveredByIt() {
+    var generator = NACKGenerator(configuration: .init(reorderTolerance: .milliseconds(20)))
+    generator.packetArrived(1, now: 0)
+    generator.packetArrived(4, now: 0)
+    generator.packetArrived(2, now: 0.005)
+    XCTAssertEqual(generator.due(now: 0.03, roundTripTime: 0.05), [3])
+    generator.packetArrived(3, now: 0.06)
+    XCTAssertEqual(generator.recovered, 2)
+    XCTAssertEqual(generator.recoveredAfterRequest, 1)
+    XCTAssertEqual(generator.requestsSent, 1)
+  }
+
   func testNACKGivesUpAfterMaxAge() {
     var generator = NACKGenerator(
       configuration: .init(maxRetries: 100, maxAge: .milliseconds(300)))
