@@ -195,8 +195,11 @@ public struct RTPReceiveStream: Sendable {
 
   /// `receive(_:now:)` for a driver that already has `now` less the stream's origin at hand
   /// (`sinceOrigin`, exact): no resilient `ContinuousClock.Instant` arithmetic per packet.
+  /// `restored`: the driver already restored this media packet from RTX (RFC 4588), so it
+  /// counts as a retransmission, as one unwrapped here does.
   mutating func receive(
-    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration
+    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
+    restored: Bool = false
   ) -> Result<Output, RTPStreamError> {
     lastPacketOffset = sinceOrigin
     if let rtx = configuration.retransmission, packet.header.ssrc == rtx.ssrc {
@@ -223,7 +226,7 @@ public struct RTPReceiveStream: Sendable {
       counters.malformedPackets += 1
       return .failure(.unexpectedPayloadType(packet.header.payloadType))
     }
-    return accept(packet, isRetransmission: false, now: now, sinceOrigin: sinceOrigin)
+    return accept(packet, isRetransmission: restored, now: now, sinceOrigin: sinceOrigin)
   }
 
   /// Takes a media packet of this source (restored from RTX when `isRetransmission`); the packet
