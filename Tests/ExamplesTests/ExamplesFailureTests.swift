@@ -23,6 +23,23 @@ final class ExamplesFailureTests: XCTestCase {
     return nil
   }
 
+  /// A player that froze (a 100 kbit/s link under a video of several hundred) fails its run as
+  /// wcs-demo does, instead of printing `Result: OK` beside a 4 s freeze; the limits are
+  /// the same options.
+  func testPlayerFailsWhenThePlayedVideoFroze() throws {
+    let out = try ExampleRunner.temporaryDirectory("frozen")
+    let result = try ExampleRunner.run(
+      "Player",
+      ["--duration", "4", "--out", out, "--network", "down:rate=100kbit"], timeout: 60)
+    XCTAssertEqual(result.status, 1, result.output)
+    XCTAssertEqual(result.summary["Result"], "FAILED", result.output)
+    let failed = try XCTUnwrap(result.summary["FAILED"], result.output)
+    XCTAssertTrue(failed.contains("the video froze for"), failed)
+    let lenient = try ExampleRunner.run(
+      "Player", ["--max-freeze", "0", "--duration", "1", "--out", out], timeout: 30)
+    XCTAssertEqual(lenient.status, 64, "--max-freeze must be positive: \(lenient.output)")
+  }
+
   /// Playing a name nobody publishes: FAILED `Stream not found`, then the session ends at once.
   func testPlayerEndsPromptlyWhenTheStreamIsNotFound() throws {
     var configuration = WCSLocalServer.Configuration()
