@@ -30,14 +30,38 @@ final class ExamplesFailureTests: XCTestCase {
     let out = try ExampleRunner.temporaryDirectory("frozen")
     let result = try ExampleRunner.run(
       "Player",
-      ["--duration", "4", "--out", out, "--network", "down:rate=100kbit"], timeout: 60)
-    XCTAssertEqual(result.status, 1, result.output)
-    XCTAssertEqual(result.summary["Result"], "FAILED", result.output)
-    let failed = try XCTUnwrap(result.summary["FAILED"], result.output)
-    XCTAssertTrue(failed.contains("the video froze for"), failed)
+      ["--duration", "4", "--out", out, "--network", "down:rate=200kbit"], timeout: 60)
+    try assertFailedOnLimits(result)
     let lenient = try ExampleRunner.run(
       "Player", ["--max-freeze", "0", "--duration", "1", "--out", out], timeout: 30)
     XCTAssertEqual(lenient.status, 64, "--max-freeze must be positive: \(lenient.output)")
+  }
+
+  /// TwoWayStreaming plays what it publishes: a frozen playback fails its run too.
+  func testTwoWayStreamingFailsWhenThePlayedVideoFroze() throws {
+    let out = try ExampleRunner.temporaryDirectory("frozen-two-way")
+    let result = try ExampleRunner.run(
+      "TwoWayStreaming",
+      [
+        "--duration", "4", "--out", out, "--switch-camera-at", "-1", "--network",
+        "down:rate=200kbit",
+      ],
+      timeout: 60)
+    try assertFailedOnLimits(result)
+  }
+
+  /// The run failed on the playback limits: a freeze over 2 s or too few frames decoded (or,
+  /// when the link let no frame through at all, on that).
+  private func assertFailedOnLimits(
+    _ result: ExampleRunner.Result, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    XCTAssertEqual(result.status, 1, result.output, file: file, line: line)
+    XCTAssertEqual(result.summary["Result"], "FAILED", result.output, file: file, line: line)
+    let failed = try XCTUnwrap(result.summary["FAILED"], result.output, file: file, line: line)
+    if failed.contains("no frame was played") { return }
+    XCTAssertTrue(
+      failed.contains("the video froze for") || failed.contains("of the frames were decoded"),
+      failed, file: file, line: line)
   }
 
   /// Playing a name nobody publishes: FAILED `Stream not found`, then the session ends at once.
