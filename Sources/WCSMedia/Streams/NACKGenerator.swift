@@ -72,6 +72,13 @@ public struct NACKGenerator: Sendable {
     minRetryIntervalSeconds = configuration.minRetryInterval.streamSeconds
   }
 
+  /// Whether `sequence` (extended) already arrived, as far as this generator knows: at or below
+  /// the highest seen and not missing (nor given up).
+  public func hasArrived(_ sequence: Int64) -> Bool {
+    guard let highest, sequence <= highest else { return false }
+    return missing[sequence] == nil
+  }
+
   /// Sequence numbers (extended) currently missing, oldest first.
   public var missingSequenceNumbers: [Int64] { missing.keys.sorted() }
 

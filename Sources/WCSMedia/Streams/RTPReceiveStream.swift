@@ -99,6 +99,9 @@ public struct RTPReceiveStream: Sendable {
     public var packets = 0
     /// Packets restored from RTX.
     public var retransmittedPackets = 0
+    /// Retransmissions of packets that had already arrived, or were given up (dropped, not
+    /// counted received).
+    public var duplicateRetransmissions = 0
     /// Packets that did not parse, had a wrong SSRC / payload type, or a truncated RTX payload.
     public var malformedPackets = 0
     /// Packets rejected by RFC 3550 §A.1 sequence validation.
@@ -236,6 +239,15 @@ public struct RTPReceiveStream: Sendable {
     sinceOrigin: Duration
   ) -> Result<Output, RTPStreamError> {
     let arrival = Self.seconds(of: sinceOrigin)
+    // A retransmission of a packet that arrived after all (the late original crossed its NACK)
+    // is a duplicate SRTP's replay window cannot see (RTX has its own SSRC and index): counted
+    // received, it would push the cumulative loss below zero. Not received twice, nothing else.
+    if isRetransmission, configuration.nackEnabled, let highestSequence,
+      nackGenerator.hasArrived(Self.extended(media.header.sequenceNumber, around: highestSequence))
+    {
+      counters.duplicateRetransmissions += 1
+      return .success(Output())
+    }
     let restartsBefore = statistics.restarts
     guard
       statistics.record(

@@ -322,6 +322,34 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(stream.counters.plisSent, 2)
   }
 
+  /// A NACK that crossed a late original is answered by RTX: the second copy has its own SSRC
+  /// and SRTP index, so only the stream can tell it is a duplicate. Counted as received it made
+  /// the cumulative loss negative (wcs-demo: "517 / -54"); it is dropped and counted apart.
+  func testARetransmissionOfAPacketThatArrivedIsNotReceivedTwice() throws {
+    let rtx = RTPReceiveStream.Retransmission(ssrc: 0xAAAA, payloadType: 97)
+    var stream = makeStream(nack: true, buffers: false, rtx: rtx)
+    func media(_ sequence: UInt16) -> [UInt8] {
+      streamTestPacketBytes(
+        ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000)
+    }
+    func retransmission(_ sequence: UInt16, _ rtxSequence: UInt16) throws -> [UInt8] {
+      try RTXPacketFormat.wrap(
+        RTPPacket.parse(media(sequence)), ssrc: 0xAAAA, payloadType: 97,
+        sequenceNumber: rtxSequence
+      ).serialized()
+    }
+    for sequence: UInt16 in [10, 11, 13, 15] {
+      _ = try stream.receive(media(sequence), now: virtualTime(0.01 * Double(sequence))).get()
+    }
+    _ = try stream.receive(media(12), now: virtualTime(0.2)).get()  // late, not lost
+    _ = try stream.receive(retransmission(12, 1), now: virtualTime(0.25)).get()
+    _ = try stream.receive(retransmission(14, 2), now: virtualTime(0.26)).get()  // lost: repaired
+    XCTAssertEqual(stream.counters.duplicateRetransmissions, 1)
+    XCTAssertEqual(stream.counters.retransmittedPackets, 1)
+    XCTAssertEqual(stream.statistics.packetsReceived, 6)
+    XCTAssertEqual(stream.statistics.cumulativeLost, 0)
+  }
+
   func testCorruptAndForeignPacketsAreCountedNotFatal() throws {
     let rtx = RTPReceiveStream.Retransmission(ssrc: 0xAAAA, payloadType: 97)
     var stream = makeStream(buffers: false, rtx: rtx)
