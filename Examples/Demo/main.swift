@@ -86,17 +86,7 @@ func runDemo(_ argv: [String]) -> Int32 {
     bitrate = try arguments.int("bitrate", default: 0)
     minPSNR = try arguments.double("min-psnr", default: 30)
     maxAVDelay = try arguments.double("max-av-delay", default: 60) / 1000
-    limits = PlaybackLimits(
-      minDecodedPercent: try arguments.double("min-decoded", default: 90),
-      maxFreeze: try arguments.double("max-freeze", default: 2))
-    guard (0...100).contains(limits.minDecodedPercent) else {
-      throw ExampleError.usage(
-        "--min-decoded wants a percent from 0 to 100, got \(limits.minDecodedPercent)")
-    }
-    guard limits.maxFreeze > 0 else {
-      throw ExampleError.usage(
-        "--max-freeze wants a positive number of seconds, got \(limits.maxFreeze)")
-    }
+    limits = try PlaybackLimits(arguments)
     for (name, value) in [("width", width), ("height", height), ("fps", fps)] where value <= 0 {
       throw ExampleError.usage("--\(name) wants a positive integer, got \(value)")
     }

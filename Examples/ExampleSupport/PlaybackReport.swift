@@ -183,6 +183,28 @@ public struct PlaybackLimits: Sendable, Equatable {
     self.maxFreeze = maxFreeze
   }
 
+  /// The `--min-decoded PCT` and `--max-freeze S` lines of a `--help` text.
+  public static let usage = """
+        --min-decoded PCT  fail when fewer than this percent of the frames were decoded
+                           (default 90)
+        --max-freeze S     fail when the played video showed no new picture for longer than
+                           this (default 2; the wait for the first picture and the end count)
+    """
+
+  /// Reads `--min-decoded` (0...100, default 90) and `--max-freeze` (seconds > 0, default 2).
+  /// - Throws: `ExampleError.usage` for a value that is not a number or out of range.
+  public init(_ arguments: ExampleArguments) throws(ExampleError) {
+    self.init(
+      minDecodedPercent: try arguments.double("min-decoded", default: 90),
+      maxFreeze: try arguments.double("max-freeze", default: 2))
+    guard (0...100).contains(minDecodedPercent) else {
+      throw .usage("--min-decoded wants a percent from 0 to 100, got \(minDecodedPercent)")
+    }
+    guard maxFreeze > 0 else {
+      throw .usage("--max-freeze wants a positive number of seconds, got \(maxFreeze)")
+    }
+  }
+
   /// The reasons `share` and `freezes` fail these limits (empty when they pass); `kind` names
   /// the media (`"frames"`, `"audio frames"`).
   public func failures(share: DecodedShare, freezes: FreezeReport?, kind: String = "frames")
@@ -219,7 +241,8 @@ public enum RecoveryReport {
       summary.add(
         "NACKs (player)",
         "\(player.nacksSent) sent for \(player.nackedPacketsRequested) packets; "
-          + "\(player.nackedPacketsRecovered) arrived after all (\(player.rtxPacketsReceived) by RTX), "
+          + "\(player.nackedPacketsRecovered) of them arrived after all "
+          + "(\(player.rtxPacketsReceived) by RTX), "
           + "\(player.nackedPacketsGivenUp) given up")
     }
     if let publisher {

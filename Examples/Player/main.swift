@@ -18,6 +18,7 @@ let usage = """
                          the iOS example's setLoudspeakerStatus)
     --speaker-sink NAME  play the audio on this PulseAudio sink or ALSA PCM instead
     --out DIR            where the played video and audio go (default ./example-output)
+  \(PlaybackLimits.usage)
   \(ExampleServer.usage)
   """
 
@@ -29,11 +30,13 @@ func runPlayer(_ argv: [String]) -> Int32 {
   }
   var arguments: ExampleArguments
   let duration: Double
+  let limits: PlaybackLimits
   do {
     arguments = try ExampleArguments(
       argv, booleanFlags: ["mute-audio", "server-log", "speaker"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     duration = try arguments.double("duration", default: 5)
+    limits = try PlaybackLimits(arguments)
     guard duration >= 0 else {
       throw ExampleError.usage("--duration wants 0 (no end) or more seconds, got \(duration)")
     }
@@ -186,7 +189,9 @@ func runPlayer(_ argv: [String]) -> Int32 {
   summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
   summary.addTime("Time to first remote frame", log.time(of: "first remote frame"))
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
-  playback.addVideo(played: remoteDisplay, start: log.time(of: "play PLAYING"), to: &summary)
+  // A run that froze or decoded too little is not OK, as in wcs-demo.
+  let playbackFailures = playback.addVideo(
+    played: remoteDisplay, start: log.time(of: "play PLAYING"), limits: limits, to: &summary)
   summary.add("Audio blocks played", "\(audio.blockCount) x 20 ms")
   summary.add("Video bitrate received", "\(bitrate / 1000) kbps")
   switch remoteDisplay.finish() {
@@ -198,6 +203,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   case .failure(let error): summary.fail("\(error)")
   }
   if summary.succeeded, remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
+  if summary.succeeded { playbackFailures.forEach { summary.fail($0) } }
   return summary.print(to: log)
 }
 

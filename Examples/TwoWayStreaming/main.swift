@@ -16,6 +16,7 @@ let usage = """
     --switch-camera-at S seconds after PUBLISHING to switch camera (default: duration / 2;
                          negative: never)
     --out DIR            where the played video goes (default ./example-output)
+  \(PlaybackLimits.usage)
   \(ExampleServer.usage)
   """
 
@@ -30,6 +31,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   let height: Int
   let fps: Int
   let duration: Double
+  let limits: PlaybackLimits
   let switchAt: Double
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
@@ -42,6 +44,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
       throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
     }
     switchAt = try arguments.double("switch-camera-at", default: duration / 2)
+    limits = try PlaybackLimits(arguments)
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -195,9 +198,11 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   summary.add("Camera switched", log.time(of: "camera switched") != nil ? "yes" : "no")
   summary.add("Frames sent", "\(localDisplay.frameCount)")
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
-  playback.addVideo(
+  // A run that froze or decoded too little is not OK, as in wcs-demo.
+  let playbackFailures = playback.addVideo(
     played: remoteDisplay, start: log.time(of: "play PLAYING"),
-    frameRate: remoteStreamName == localStreamName ? Double(fps) : nil, to: &summary)
+    frameRate: remoteStreamName == localStreamName ? Double(fps) : nil, limits: limits,
+    to: &summary)
   summary.add(
     "Statuses",
     ["publish UNPUBLISHED", "play STOPPED", "session DISCONNECTED"].filter {
@@ -211,6 +216,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   if summary.succeeded, log.time(of: "session DISCONNECTED") == nil {
     summary.fail("no DISCONNECTED")
   }
+  if summary.succeeded { playbackFailures.forEach { summary.fail($0) } }
   return summary.print(to: log)
 }
 

@@ -23,6 +23,47 @@ final class ExamplesFailureTests: XCTestCase {
     return nil
   }
 
+  /// A player that froze (a 100 kbit/s link under a video of several hundred) fails its run as
+  /// wcs-demo does, instead of printing `Result: OK` beside a 4 s freeze; the limits are
+  /// the same options.
+  func testPlayerFailsWhenThePlayedVideoFroze() throws {
+    let out = try ExampleRunner.temporaryDirectory("frozen")
+    let result = try ExampleRunner.run(
+      "Player",
+      ["--duration", "4", "--out", out, "--network", "down:rate=200kbit"], timeout: 60)
+    try assertFailedOnLimits(result)
+    let lenient = try ExampleRunner.run(
+      "Player", ["--max-freeze", "0", "--duration", "1", "--out", out], timeout: 30)
+    XCTAssertEqual(lenient.status, 64, "--max-freeze must be positive: \(lenient.output)")
+  }
+
+  /// TwoWayStreaming plays what it publishes: a frozen playback fails its run too.
+  func testTwoWayStreamingFailsWhenThePlayedVideoFroze() throws {
+    let out = try ExampleRunner.temporaryDirectory("frozen-two-way")
+    let result = try ExampleRunner.run(
+      "TwoWayStreaming",
+      [
+        "--duration", "4", "--out", out, "--switch-camera-at", "-1", "--network",
+        "down:rate=200kbit",
+      ],
+      timeout: 60)
+    try assertFailedOnLimits(result)
+  }
+
+  /// The run failed on the playback limits: a freeze over 2 s or too few frames decoded (or,
+  /// when the link let no frame through at all, on that).
+  private func assertFailedOnLimits(
+    _ result: ExampleRunner.Result, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    XCTAssertEqual(result.status, 1, result.output, file: file, line: line)
+    XCTAssertEqual(result.summary["Result"], "FAILED", result.output, file: file, line: line)
+    let failed = try XCTUnwrap(result.summary["FAILED"], result.output, file: file, line: line)
+    if failed.contains("no frame was played") { return }
+    XCTAssertTrue(
+      failed.contains("the video froze for") || failed.contains("of the frames were decoded"),
+      failed, file: file, line: line)
+  }
+
   /// Playing a name nobody publishes: FAILED `Stream not found`, then the session ends at once.
   func testPlayerEndsPromptlyWhenTheStreamIsNotFound() throws {
     var configuration = WCSLocalServer.Configuration()

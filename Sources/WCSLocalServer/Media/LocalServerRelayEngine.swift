@@ -427,9 +427,12 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       ?? RelayLossTracker(generator: NACKGenerator(configuration: configuration.nack))
     let highest = tracker.sequence.highest
     let extended = tracker.sequence.extend(sequenceNumber)
-    let recoveredBefore = tracker.generator.recovered
+    let recoveredBefore = tracker.generator.recoveredAfterRequest
     tracker.generator.packetArrived(Int64(extended), now: Double(now) / 1000)
-    if tracker.generator.recovered > recoveredBefore { publisher.statistics.retransmissions += 1 }
+    // A NACKed packet arriving: its resend (a merely reordered one was never asked for).
+    if tracker.generator.recoveredAfterRequest > recoveredBefore {
+      publisher.statistics.retransmissions += 1
+    }
     let gap = highest.map { Int64(extended) - Int64($0) - 1 } ?? 0
     if gap > 0 { publisher.statistics.packetsLost += Int(gap) }
     let wantsKeyFrame = tracker.generator.takeKeyFrameRequest()
@@ -557,7 +560,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         answer(nack, from: player, publisher: publisher, now: now)
       case .receiverReport(let report):
         for block in report.reports where player.ssrcs.values.contains(block.ssrc) {
-          player.lostBySSRC[block.ssrc] = Int(block.packetsLost)
+          // Negative when duplicates outnumber losses (RFC 3550 §6.4.1): nothing was lost.
+          player.lostBySSRC[block.ssrc] = max(0, Int(block.packetsLost))
         }
       default: break
       }

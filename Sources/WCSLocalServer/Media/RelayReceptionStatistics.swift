@@ -39,6 +39,9 @@ struct RelayReceptionStatistics {
       if delta < 0x8000 {
         if sequenceNumber < maxSequence { cycles &+= 1 << 16 }
         maxSequence = sequenceNumber
+      } else {
+        baseSequence = RTPReceiveStatistics.baseSequence(
+          baseSequence, cycles: cycles, afterLate: sequenceNumber)
       }
     }
     received &+= 1

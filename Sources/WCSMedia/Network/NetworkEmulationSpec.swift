@@ -8,6 +8,9 @@ public struct NetworkEmulationSpecError: Error, Sendable, Equatable, CustomStrin
     case unknownKey
     /// A direction prefix other than `send`, `up`, `receive`, `down` or `both`.
     case unknownDirection
+    /// A direction after a setting of the same section (`loss=5%,send:delay=9ms`): a
+    /// direction starts a section, and sections are separated by `;`.
+    case directionInsideSection
     /// Not `key=value`.
     case missingValue
     /// The value is not a number.
@@ -45,6 +48,8 @@ public struct NetworkEmulationSpecError: Error, Sendable, Equatable, CustomStrin
     case .unknownKey:
       why = "unknown key (known: \(NetworkEmulation.specKeys.joined(separator: ", ")))"
     case .unknownDirection: why = "unknown direction (send/up, receive/down or both)"
+    case .directionInsideSection:
+      why = "a direction starts a section: separate sections with ';'"
     case .missingValue: why = "expected key=value"
     case .notANumber: why = "not a number"
     case .negative: why = "negative"
@@ -209,6 +214,11 @@ private struct SpecParser {
       var directions: [NetworkDirection] = [.send, .receive]
       if let colon = section.firstIndex(of: ":") {
         let prefix = section[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        if let comma = section[..<colon].lastIndex(of: ",") {
+          throw NetworkEmulationSpecError(
+            token: section[section.index(after: comma)...].trimmingCharacters(in: .whitespaces),
+            reason: .directionInsideSection)
+        }
         switch prefix {
         case "send", "up": directions = [.send]
         case "receive", "down": directions = [.receive]

@@ -50,6 +50,10 @@ public struct NACKGenerator: Sendable {
   public private(set) var requestsSent = 0
   /// Missing packets that arrived after all (reordered or retransmitted).
   public private(set) var recovered = 0
+  /// Missing packets that arrived after at least one request for them (retransmitted, or
+  /// later than the NACK): the part of `recovered` the NACKs can claim, never more than the
+  /// packets requested.
+  public private(set) var recoveredAfterRequest = 0
   /// Set when a gap was too wide to request; cleared by `takeKeyFrameRequest()`.
   public private(set) var needsKeyFrame = false
 
@@ -66,6 +70,13 @@ public struct NACKGenerator: Sendable {
     reorderToleranceSeconds = configuration.reorderTolerance.streamSeconds
     maxAgeSeconds = configuration.maxAge.streamSeconds
     minRetryIntervalSeconds = configuration.minRetryInterval.streamSeconds
+  }
+
+  /// Whether `sequence` (extended) already arrived, as far as this generator knows: at or below
+  /// the highest seen and not missing (nor given up).
+  public func hasArrived(_ sequence: Int64) -> Bool {
+    guard let highest, sequence <= highest else { return false }
+    return missing[sequence] == nil
   }
 
   /// Sequence numbers (extended) currently missing, oldest first.
@@ -88,8 +99,9 @@ public struct NACKGenerator: Sendable {
         }
       }
       self.highest = sequence
-    } else if missing.removeValue(forKey: sequence) != nil {
+    } else if let entry = missing.removeValue(forKey: sequence) {
       recovered += 1
+      if entry.requests > 0 { recoveredAfterRequest += 1 }
     }
   }
 

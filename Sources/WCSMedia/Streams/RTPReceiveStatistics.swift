@@ -86,6 +86,7 @@ public struct RTPReceiveStatistics: Sendable {
       }
     }
     // Otherwise a duplicate or reordered packet: counted, highest unchanged.
+    baseSequence = Self.baseSequence(baseSequence, cycles: cycles, afterLate: sequenceNumber)
     packetsReceived &+= 1
     updateJitter(timestamp: timestamp, arrival: arrival, isRetransmission: isRetransmission)
     return true
@@ -106,6 +107,20 @@ public struct RTPReceiveStatistics: Sendable {
     maxSequence = sequenceNumber
     packetsReceived &+= 1
     updateJitter(timestamp: timestamp, arrival: arrival, isRetransmission: false)
+  }
+
+  /// The base sequence number (RFC 3550 §A.1 `base_seq`) once `sequenceNumber` arrived behind
+  /// the highest: moved back to it when it was sent before the first packet to arrive (a
+  /// reordered start, fewer than 100 (MAX_MISORDER) before it, no wrap yet), so it counts as expected
+  /// and not as an extra packet that makes the cumulative loss negative; else `base`.
+  /// `base` and `cycles` are extended values (`cycles` a multiple of 2^16).
+  public static func baseSequence(_ base: UInt32, cycles: UInt32, afterLate sequenceNumber: UInt16)
+    -> UInt32
+  {
+    guard cycles == 0 else { return base }
+    let before = UInt32(UInt16(truncatingIfNeeded: base) &- sequenceNumber)
+    guard before > 0, before < maxMisorder, before <= base else { return base }
+    return base - before
   }
 
   private mutating func restart(at sequenceNumber: UInt16) {

@@ -99,6 +99,9 @@ public struct RTPReceiveStream: Sendable {
     public var packets = 0
     /// Packets restored from RTX.
     public var retransmittedPackets = 0
+    /// Retransmissions of packets that had already arrived, or were given up (dropped, not
+    /// counted received).
+    public var duplicateRetransmissions = 0
     /// Packets that did not parse, had a wrong SSRC / payload type, or a truncated RTX payload.
     public var malformedPackets = 0
     /// Packets rejected by RFC 3550 §A.1 sequence validation.
@@ -195,8 +198,11 @@ public struct RTPReceiveStream: Sendable {
 
   /// `receive(_:now:)` for a driver that already has `now` less the stream's origin at hand
   /// (`sinceOrigin`, exact): no resilient `ContinuousClock.Instant` arithmetic per packet.
+  /// `restored`: the driver already restored this media packet from RTX (RFC 4588), so it
+  /// counts as a retransmission, as one unwrapped here does.
   mutating func receive(
-    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration
+    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
+    restored: Bool = false
   ) -> Result<Output, RTPStreamError> {
     lastPacketOffset = sinceOrigin
     if let rtx = configuration.retransmission, packet.header.ssrc == rtx.ssrc {
@@ -223,7 +229,7 @@ public struct RTPReceiveStream: Sendable {
       counters.malformedPackets += 1
       return .failure(.unexpectedPayloadType(packet.header.payloadType))
     }
-    return accept(packet, isRetransmission: false, now: now, sinceOrigin: sinceOrigin)
+    return accept(packet, isRetransmission: restored, now: now, sinceOrigin: sinceOrigin)
   }
 
   /// Takes a media packet of this source (restored from RTX when `isRetransmission`); the packet
@@ -233,6 +239,15 @@ public struct RTPReceiveStream: Sendable {
     sinceOrigin: Duration
   ) -> Result<Output, RTPStreamError> {
     let arrival = Self.seconds(of: sinceOrigin)
+    // A retransmission of a packet that arrived after all (the late original crossed its NACK)
+    // is a duplicate SRTP's replay window cannot see (RTX has its own SSRC and index): counted
+    // received, it would push the cumulative loss below zero. Not received twice, nothing else.
+    if isRetransmission, configuration.nackEnabled, let highestSequence,
+      nackGenerator.hasArrived(Self.extended(media.header.sequenceNumber, around: highestSequence))
+    {
+      counters.duplicateRetransmissions += 1
+      return .success(Output())
+    }
     let restartsBefore = statistics.restarts
     guard
       statistics.record(

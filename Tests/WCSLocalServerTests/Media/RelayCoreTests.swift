@@ -176,6 +176,21 @@ final class RelayCoreTests: XCTestCase {
     XCTAssertEqual(next.fractionLost, 0, "no new packets, no new loss in this interval")
   }
 
+  /// Packets sent before the first one to arrive (a reordered start) are expected too: the
+  /// base moves back to them, so the cumulative loss never goes negative.
+  func testReceptionStatisticsTakePacketsBeforeTheFirstArrivalAsExpected() throws {
+    var statistics = RelayReceptionStatistics(ssrc: 9, clockRate: 90_000)
+    for (index, sequence) in [UInt16(12), 13, 10, 14, 16].enumerated() {
+      statistics.record(
+        sequenceNumber: sequence, timestamp: UInt32(index * 3000), now: Int64(index * 33))
+    }
+    // 10 ... 16 expected (7), 5 received: 11 and 15 lost.
+    let block = try XCTUnwrap(statistics.reportBlock(now: 500))
+    XCTAssertEqual(block.packetsLost, 2)
+    XCTAssertEqual(block.highestSequence, 16)
+    XCTAssertEqual(block.fractionLost, UInt8(2 * 256 / 7))
+  }
+
   func testPayloadTypeMapMatchesCodecsByNameAndClockRate() throws {
     let publisherSDP = try SDPParser.parse(Self.offer(audio: "111 0", video: "96 97")).description
     let playerSDP = try SDPParser.parse(Self.offer(audio: "109 0", video: "120 121")).description

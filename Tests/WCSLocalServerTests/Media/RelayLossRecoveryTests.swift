@@ -32,6 +32,7 @@ final class RelayLossRecoveryTests: XCTestCase {
     let playerVideoSSRC: UInt32
     let playerRTX: (ssrc: UInt32, payloadType: UInt8)?
     let publisherAnswer: String
+    let playerAnswer: String
 
     init(publisherRTX: Bool, playerRTX: Bool, keyFrameIntervalMillis: Int64 = 0) throws {
       let records = try makeTemporaryDirectory("wcs-relay-loss")
@@ -118,6 +119,7 @@ final class RelayLossRecoveryTests: XCTestCase {
       self.playerVideoSSRC = playerVideoSSRC
       self.playerRTX = answeredRTX
       self.publisherAnswer = publisherAnswer
+      self.playerAnswer = playerAnswer
     }
 
     /// The video packets among `received` (in arrival order).
@@ -393,6 +395,35 @@ final class RelayLossRecoveryTests: XCTestCase {
     let after = try XCTUnwrap(
       waitForStatistics(session) { ($0["play-1"]?.keyFrames ?? 0) > keyFramesBefore }["play-1"])
     XCTAssertEqual(after.keyFrames, keyFramesBefore + 1)
+  }
+
+  /// A player's receiver report may count more packets than were sent (duplicates make the
+  /// cumulative loss negative, RFC 3550 §6.4.1): the player's `lost` counts only the SSRCs that
+  /// lost packets, never below zero.
+  func testPlayerLossFromNegativeReportBlocksIsNotBelowZero() throws {
+    let session = try Session(publisherRTX: false, playerRTX: false)
+    defer { session.close() }
+    try session.sendFromPublisher(Array(session.videoPackets.prefix(5)))
+    session.received.wait { session.video($0).count == 5 }
+    let answer = try SDPParser.parse(session.playerAnswer).description
+    let audioSSRC = try XCTUnwrap(
+      answer.media.first { $0.media == "audio" }?.ssrcAttributes.first?.ssrc)
+    try session.sendFromPlayer([
+      .receiverReport(
+        RTCPReceiverReport(
+          ssrc: 0x4444,
+          reports: [
+            RTCPReportBlock(
+              ssrc: session.playerVideoSSRC, packetsLost: -3, highestSequence: 5),
+            RTCPReportBlock(ssrc: audioSSRC, packetsLost: 4, highestSequence: 9),
+          ])),
+      .pictureLossIndication(
+        RTCPPictureLossIndication(senderSSRC: 0x4444, mediaSSRC: session.playerVideoSSRC)),
+    ])
+    let statistics = try XCTUnwrap(
+      waitForStatistics(session) { $0["play-1"]?.keyFrameRequests == 1 }["play-1"])
+    XCTAssertEqual(statistics.packetsLost, 4)
+    XCTAssertTrue(statistics.summary.contains("lost 4,"), statistics.summary)
   }
 
   @discardableResult

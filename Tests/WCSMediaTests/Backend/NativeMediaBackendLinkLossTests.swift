@@ -58,5 +58,8 @@ final class NativeMediaBackendLinkLossTests: XCTestCase {
     XCTAssertGreaterThan(result.sent.retransmissions, 0)
     XCTAssertEqual(result.sent.rtpSendFailures, 0)
     XCTAssertGreaterThan(result.got.packetsRecovered, 0)
+    // The player restored them from RTX and counts them so (not as first copies).
+    XCTAssertGreaterThan(result.got.rtxPacketsReceived, 0)
+    XCTAssertLessThanOrEqual(result.got.rtxPacketsReceived, result.sent.retransmissions)
   }
 }

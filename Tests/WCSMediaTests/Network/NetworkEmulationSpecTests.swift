@@ -90,6 +90,7 @@ final class NetworkEmulationSpecTests: XCTestCase {
       ("queue=5", "queue=5", .missingUnit(expected: "us, ms, s, b, kb, mb, kib or mib")),
       ("loss=abc%", "loss=abc%", .notANumber),
       ("sideways:loss=5%", "sideways", .unknownDirection),
+      ("loss=5%, send:delay=9ms", "send:delay=9ms", .directionInsideSection),
       ("delay", "delay", .missingValue),
       ("wobble", "wobble", .unknownKey),
       ("burst=4", "burst=4", .burstWithoutLoss),

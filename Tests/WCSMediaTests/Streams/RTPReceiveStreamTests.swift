@@ -97,6 +97,28 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(stream.makeReportBlock(now: virtualTime(1))?.fractionLost, 0)
   }
 
+  /// A reordered start (a packet overtaking the ones sent before it, as the first to arrive)
+  /// moves the base back to the earlier ones: they are expected, not extra, so the cumulative
+  /// loss stays what was really lost instead of going negative.
+  func testPacketsSentBeforeTheFirstArrivalAreExpected() {
+    var statistics = RTPReceiveStatistics(ssrc: remoteSSRC, clockRate: 90_000)
+    for (index, sequence) in [UInt16(12), 13, 10, 14, 16].enumerated() {
+      statistics.record(
+        sequenceNumber: sequence, timestamp: UInt32(index * 3000), arrival: Double(index) * 0.03)
+    }
+    XCTAssertEqual(statistics.packetsExpected, 7)
+    XCTAssertEqual(statistics.cumulativeLost, 2, "11 and 15")
+    let block = statistics.makeReportBlock(now: 1)
+    XCTAssertEqual(block.packetsLost, 2)
+    XCTAssertEqual(block.highestSequence, 16)
+    // Near the bottom of the sequence space the base cannot move below 0 without a cycle: left.
+    var low = RTPReceiveStatistics(ssrc: remoteSSRC, clockRate: 90_000)
+    for sequence: UInt16 in [1, 2, 65_534] {
+      low.record(sequenceNumber: sequence, timestamp: 0, arrival: 0)
+    }
+    XCTAssertEqual(low.packetsExpected, 2)
+  }
+
   func testJitterBufferReordersAndHoldsUntilPlayout() throws {
     var stream = makeStream()
     // Sequence 3 overtakes 2; all sent 20 ms apart, 1800 ticks apart.
@@ -234,6 +256,21 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(keyFrameRequests, 499, "every second jump overflows the bound")
   }
 
+  /// A missing packet that arrives before its NACK was due (reordered) is recovered but was
+  /// never asked for: only the ones that arrive after a request count as NACKed and recovered,
+  /// so that count never exceeds the packets requested.
+  func testOnlyPacketsArrivingAfterTheirNACKCountAsRecoveredByIt() {
+    var generator = NACKGenerator(configuration: .init(reorderTolerance: .milliseconds(20)))
+    generator.packetArrived(1, now: 0)
+    generator.packetArrived(4, now: 0)
+    generator.packetArrived(2, now: 0.005)
+    XCTAssertEqual(generator.due(now: 0.03, roundTripTime: 0.05), [3])
+    generator.packetArrived(3, now: 0.06)
+    XCTAssertEqual(generator.recovered, 2)
+    XCTAssertEqual(generator.recoveredAfterRequest, 1)
+    XCTAssertEqual(generator.requestsSent, 1)
+  }
+
   func testNACKGivesUpAfterMaxAge() {
     var generator = NACKGenerator(
       configuration: .init(maxRetries: 100, maxAge: .milliseconds(300)))
@@ -283,6 +320,34 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(plis(stream.poll(now: virtualTime(0.6))), 1, "the deferred request goes out")
     XCTAssertEqual(plis(stream.poll(now: virtualTime(1.5))), 0, "nothing pending")
     XCTAssertEqual(stream.counters.plisSent, 2)
+  }
+
+  /// A NACK that crossed a late original is answered by RTX: the second copy has its own SSRC
+  /// and SRTP index, so only the stream can tell it is a duplicate. Counted as received it made
+  /// the cumulative loss negative (wcs-demo: "517 / -54"); it is dropped and counted apart.
+  func testARetransmissionOfAPacketThatArrivedIsNotReceivedTwice() throws {
+    let rtx = RTPReceiveStream.Retransmission(ssrc: 0xAAAA, payloadType: 97)
+    var stream = makeStream(nack: true, buffers: false, rtx: rtx)
+    func media(_ sequence: UInt16) -> [UInt8] {
+      streamTestPacketBytes(
+        ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000)
+    }
+    func retransmission(_ sequence: UInt16, _ rtxSequence: UInt16) throws -> [UInt8] {
+      try RTXPacketFormat.wrap(
+        RTPPacket.parse(media(sequence)), ssrc: 0xAAAA, payloadType: 97,
+        sequenceNumber: rtxSequence
+      ).serialized()
+    }
+    for sequence: UInt16 in [10, 11, 13, 15] {
+      _ = try stream.receive(media(sequence), now: virtualTime(0.01 * Double(sequence))).get()
+    }
+    _ = try stream.receive(media(12), now: virtualTime(0.2)).get()  // late, not lost
+    _ = try stream.receive(retransmission(12, 1), now: virtualTime(0.25)).get()
+    _ = try stream.receive(retransmission(14, 2), now: virtualTime(0.26)).get()  // lost: repaired
+    XCTAssertEqual(stream.counters.duplicateRetransmissions, 1)
+    XCTAssertEqual(stream.counters.retransmittedPackets, 1)
+    XCTAssertEqual(stream.statistics.packetsReceived, 6)
+    XCTAssertEqual(stream.statistics.cumulativeLost, 0)
   }
 
   func testCorruptAndForeignPacketsAreCountedNotFatal() throws {

@@ -37,7 +37,8 @@ extension NativeMediaConnection {
     public var keyFramesDecoded = 0
     /// Sequence numbers asked for in NACKs (RFC 4585 §6.2.1), retries included (play).
     public var nackedPacketsRequested = 0
-    /// Missing packets that arrived after all, by retransmission or late (play).
+    /// NACKed packets that arrived after all, by retransmission or late (play): missing ones
+    /// that arrived before their NACK was due count in `packetsRecovered` only.
     public var nackedPacketsRecovered = 0
     /// Missing packets given up without arriving (play).
     public var nackedPacketsGivenUp = 0

@@ -45,6 +45,8 @@ extension NativeMediaConnection {
     var packet: RTPPacket
     let feedbackDue: Duration?
     let entry: ReceiveEntry
+    // Restored from RTX by `route`: the media SSRC replaced the RTX one.
+    var restored = false
     // One access of the connection for the counters, the feedback and the route.
     switch reception.admit(raw, ssrc: ssrc, sinceOrigin: sinceOrigin, play: play) {
     case .closed:
@@ -62,13 +64,14 @@ extension NativeMediaConnection {
           return
         }
         entry = found
+        restored = packet.header.ssrc != ssrc
         if entry.isVideo { videoBytes += UInt64(raw.count) }
       }
     }
     // In place through the entry: a copy of the stream would share the storage of its jitter
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
     let (result, deadline) = Self.receive(
-      consume packet, now: now, sinceOrigin: sinceOrigin - entry.originOffset,
+      consume packet, now: now, sinceOrigin: sinceOrigin - entry.originOffset, restored: restored,
       in: &entry.stream, deadline: play)
     if case .success(let output) = consume result {
       deliver(output, isVideo: entry.isVideo, now: now)
@@ -130,9 +133,9 @@ extension NativeMediaConnection {
   /// `entry.stream.nextDeadline` would copy the whole stream).
   static func receive(
     _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
-    in stream: inout RTPReceiveStream, deadline: Bool
+    restored: Bool = false, in stream: inout RTPReceiveStream, deadline: Bool
   ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, Duration) {
-    let result = stream.receive(packet, now: now, sinceOrigin: sinceOrigin)
+    let result = stream.receive(packet, now: now, sinceOrigin: sinceOrigin, restored: restored)
     return (result, deadline ? stream.scheduledDeadlineOffset() : .zero)
   }
 

@@ -203,7 +203,7 @@ extension NativeMediaConnection {
       result.plisSent += entry.stream.counters.plisSent
       result.rtxPacketsReceived += entry.stream.counters.retransmittedPackets
       result.nackedPacketsRequested += entry.stream.nackGenerator.requestsSent
-      result.nackedPacketsRecovered += entry.stream.nackGenerator.recovered
+      result.nackedPacketsRecovered += entry.stream.nackGenerator.recoveredAfterRequest
       result.nackedPacketsGivenUp += entry.stream.nackGenerator.givenUp
       result.receiverReports += entry.stream.counters.receiverReportsSent
       result.malformedPackets += entry.stream.counters.malformedPackets
