@@ -21,6 +21,9 @@ import WCSMedia
 /// Threading (`@unchecked Sendable`): the relay state (`publishers`, `players`, the timers,
 /// `random`) is touched only on `loop`, where `perform` sends every request and where the
 /// connections call back; `outbox` is a `Mutex`.
+///
+/// This file holds the connections' lifecycle; the relay itself is in `+Forwarding`, `+Repair`
+/// (NACK and RTX), `+KeyFrames` (PLI) and `+Reports` (RTCP reports, statistics).
 public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @unchecked Sendable {
   /// Engine settings.
   public struct Configuration: Sendable {
@@ -73,17 +76,17 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
 
   /// The loop every connection and the relay run on.
   public let loop: EventLoop
-  private let configuration: Configuration
+  let configuration: Configuration
   private let outbox = Mutex(Outbox())
   private let epoch = ContinuousClock.now
 
   // Loop only.
-  private var publishers: [String: RelayPublisher] = [:]
-  private var players: [String: RelayPlayer] = [:]
-  private var reportTimer: EventLoopTimer?
-  private var statisticsTimer: EventLoopTimer?
-  private var random = SystemRandomNumberGenerator()
-  private var isShutDown = false
+  var publishers: [String: RelayPublisher] = [:]
+  var players: [String: RelayPlayer] = [:]
+  var reportTimer: EventLoopTimer?
+  var statisticsTimer: EventLoopTimer?
+  var random = SystemRandomNumberGenerator()
+  var isShutDown = false
 
   /// Media SSRCs one publisher may send (audio and video, and room for a restarted encoder).
   static let maxSourcesPerPublisher = 4
@@ -147,7 +150,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
 
   // MARK: - Loop
 
-  private func emit(_ event: LocalServerMediaEvent) {
+  func emit(_ event: LocalServerMediaEvent) {
     let wakeUp = outbox.withLock { box in
       box.events.append(event)
       return box.wakeUp
@@ -162,7 +165,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       / 1_000_000_000_000_000
   }
 
-  private func handle(_ request: LocalServerMediaRequest) {
+  func handle(_ request: LocalServerMediaRequest) {
     guard !isShutDown else { return }
     switch request {
     case .createPublisher(let publisher): createPublisher(publisher)
@@ -175,9 +178,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     scheduleStatistics()
   }
 
-  private func newSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max, using: &random) }
+  func newSSRC() -> UInt32 { UInt32.random(in: 1...UInt32.max, using: &random) }
 
-  private func createPublisher(_ request: LocalServerPublisherRequest) {
+  func createPublisher(_ request: LocalServerPublisherRequest) {
     let id = request.mediaSessionId
     let connection = PeerConnection(configuration: configuration.peerConnection, loop: loop)
     do {
@@ -226,7 +229,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     }
   }
 
-  private func createPlayer(_ request: LocalServerPlayerRequest) {
+  func createPlayer(_ request: LocalServerPlayerRequest) {
     let id = request.mediaSessionId
     let connection = PeerConnection(configuration: configuration.peerConnection, loop: loop)
     do {
@@ -271,7 +274,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     }
   }
 
-  private func release(_ id: String, recordName: String?) {
+  func release(_ id: String, recordName: String?) {
     if let publisher = publishers.removeValue(forKey: id) {
       cancelTimers(publisher)
       configuration.log("media \(id): \(publisher.statistics.summary)")
@@ -296,7 +299,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     }
   }
 
-  private func connectionEvent(_ id: String, _ event: PeerConnectionEvent) {
+  func connectionEvent(_ id: String, _ event: PeerConnectionEvent) {
     guard case .stateChanged(let state) = event else { return }
     switch state {
     case .connected:
@@ -315,446 +318,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     }
   }
 
-  // MARK: - Relay
-
-  private func publisherRTP(_ publisher: RelayPublisher, _ raw: UnsafeRawBufferPointer) {
-    guard let parsed = try? RTPHeader.parse(raw) else { return }
-    var header = parsed.header
-    var bytes = [UInt8](raw)
-    var payloadRange = parsed.payloadRange
-    var retransmitted = false
-    if let repaired = publisher.retransmissionPayloadTypes[header.payloadType] {
-      // RTX (RFC 4588 §4): restore the original packet; an RTX packet without payload is
-      // padding (bandwidth probing) and carries nothing to relay.
-      guard let codec = publisher.codecs[repaired],
-        let mediaSSRC = publisher.mediaSSRC(repairedBy: header.ssrc, kind: codec.kind),
-        let packet = try? RTPPacket.parse(raw),
-        let restored = try? RTXPacketFormat.unwrap(
-          packet, ssrc: mediaSSRC, payloadType: repaired),
-        let restoredBytes = try? restored.serialized(),
-        let reparsed = restoredBytes.withUnsafeBytes({ try? RTPHeader.parse($0) })
-      else { return }
-      header = reparsed.header
-      bytes = restoredBytes
-      payloadRange = reparsed.payloadRange
-      retransmitted = true
-    }
-    guard let codec = publisher.codecs[header.payloadType] else { return }
-    publisher.statistics.packetsIn += 1
-    let now = nowMillis()
-    let ssrc = header.ssrc
-    if publisher.caches[ssrc] == nil {
-      // Each source costs a cache of `packetCacheSize` packets: a publisher inventing SSRCs
-      // gets no more than a few.
-      guard publisher.caches.count < Self.maxSourcesPerPublisher else {
-        publisher.statistics.packetsRefused += 1
-        return
-      }
-      publisher.caches[ssrc] = RelayPacketCache(capacity: configuration.packetCacheSize)
-      publisher.reception[ssrc] = RelayReceptionStatistics(ssrc: ssrc, clockRate: codec.clockRate)
-    }
-    // A second copy (a resend crossing our repeated NACK, or a replay the SRTP window let
-    // through after a wrap) is dropped: players and the recording have the first.
-    if publisher.caches[ssrc]?.packet(header.sequenceNumber) != nil {
-      publisher.statistics.duplicatesDropped += 1
-      return
-    }
-    publisher.caches[ssrc]?.store(bytes, sequenceNumber: header.sequenceNumber)
-    publisher.reception[ssrc]?.record(
-      sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, now: now,
-      retransmitted: retransmitted)
-    switch codec.kind {
-    case .video: publisher.videoSSRC = ssrc
-    case .audio: publisher.audioSSRC = ssrc
-    }
-    if publisher.nackKinds.contains(codec.kind) {
-      trackLoss(publisher, ssrc: ssrc, sequenceNumber: header.sequenceNumber, now: now)
-    } else if retransmitted {
-      publisher.statistics.retransmissions += 1
-    }
-    guard payloadRange.lowerBound <= payloadRange.upperBound, payloadRange.upperBound <= bytes.count
-    else { return }
-    let startsKeyFrame =
-      codec.kind == .video && Self.startsVP8KeyFrame(bytes[payloadRange])
-    if startsKeyFrame {
-      publisher.statistics.keyFrames += 1
-      // The last PLI is answered: a deferred one may go out sooner.
-      if let deadline = publisher.keyFrameRequests.keyFrameArrived() {
-        if let timer = publisher.keyFrameTimer { loop.cancel(timer) }
-        scheduleDeferredKeyFrame(publisher, at: deadline)
-      }
-    }
-    if let recording = publisher.recording {
-      let payload = Array(bytes[payloadRange])
-      switch codec.kind {
-      case .video:
-        // A frame the file lost for good: its next key frame, asked for like a player's.
-        if recording.addVideo(
-          sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
-          marker: header.marker, payload: payload)
-        {
-          _ = requestKeyFrame(publisher)
-        }
-      case .audio: recording.addAudio(payload, timestamp: header.timestamp)
-      }
-    }
-    for playerId in publisher.playerIds {
-      guard let player = players[playerId], player.connected else { continue }
-      if relay(bytes, ssrc: ssrc, codec: codec, from: publisher, to: player, now: now),
-        startsKeyFrame
-      {
-        player.statistics.keyFrames += 1
-      }
-    }
-  }
-
-  /// Whether a VP8 RTP payload (RFC 7741 §4.2 descriptor first) starts a key frame: the first
-  /// packet of partition 0 whose VP8 frame tag has the P bit clear (RFC 6386 §9.1).
-  static func startsVP8KeyFrame(_ payload: ArraySlice<UInt8>) -> Bool {
-    guard let (descriptor, length) = try? VP8PayloadDescriptor.parse(Array(payload.prefix(8))),
-      descriptor.startsFrame, payload.count > length
-    else { return false }
-    return payload[payload.startIndex + length] & 0x01 == 0
-  }
-
-  /// Feeds one packet of a NACKed kind to the SSRC's loss tracker and arms the NACK timer when
-  /// a new gap appeared.
-  private func trackLoss(
-    _ publisher: RelayPublisher, ssrc: UInt32, sequenceNumber: UInt16, now: Int64
-  ) {
-    var tracker =
-      publisher.losses.removeValue(forKey: ssrc)
-      ?? RelayLossTracker(generator: NACKGenerator(configuration: configuration.nack))
-    let highest = tracker.sequence.highest
-    let extended = tracker.sequence.extend(sequenceNumber)
-    let recoveredBefore = tracker.generator.recoveredAfterRequest
-    tracker.generator.packetArrived(Int64(extended), now: Double(now) / 1000)
-    // A NACKed packet arriving: its resend (a merely reordered one was never asked for).
-    if tracker.generator.recoveredAfterRequest > recoveredBefore {
-      publisher.statistics.retransmissions += 1
-    }
-    let gap = highest.map { Int64(extended) - Int64($0) - 1 } ?? 0
-    if gap > 0 { publisher.statistics.packetsLost += Int(gap) }
-    let wantsKeyFrame = tracker.generator.takeKeyFrameRequest()
-    let deadline = gap > 0 ? tracker.generator.nextDeadline(roundTripTime: nil) : nil
-    publisher.losses[ssrc] = tracker
-    if wantsKeyFrame { _ = requestKeyFrame(publisher) }
-    if let deadline { scheduleNACKs(publisher, at: Int64((deadline * 1000).rounded(.up))) }
-  }
-
-  private func scheduleNACKs(_ publisher: RelayPublisher, at deadline: Int64) {
-    if let current = publisher.nackTimerDeadline, current <= deadline { return }
-    if let timer = publisher.nackTimer { loop.cancel(timer) }
-    publisher.nackTimerDeadline = deadline
-    let delay = max(0, deadline - nowMillis())
-    publisher.nackTimer = loop.schedule(after: .milliseconds(delay)) {
-      [weak self, weak publisher] in
-      guard let self, let publisher else { return }
-      publisher.nackTimer = nil
-      publisher.nackTimerDeadline = nil
-      self.sendNACKs(publisher)
-    }
-  }
-
-  /// Sends the NACKs due on the publisher's leg, one generic NACK per SSRC (RFC 4585 §6.2.1),
-  /// and arms the timer for the next.
-  private func sendNACKs(_ publisher: RelayPublisher) {
-    guard publishers[publisher.mediaSessionId] === publisher else { return }
-    let now = nowMillis()
-    let seconds = Double(now) / 1000
-    var feedback: [RTCPPacket] = []
-    var next: Double?
-    for ssrc in publisher.losses.keys.sorted() {
-      guard var tracker = publisher.losses[ssrc] else { continue }
-      let givenUpBefore = tracker.generator.givenUp
-      let due = tracker.generator.due(now: seconds, roundTripTime: nil)
-      publisher.statistics.packetsGivenUp += tracker.generator.givenUp - givenUpBefore
-      if let deadline = tracker.generator.nextDeadline(roundTripTime: nil) {
-        next = min(next ?? deadline, deadline)
-      }
-      publisher.losses[ssrc] = tracker
-      guard !due.isEmpty else { continue }
-      publisher.statistics.nackedPackets += due.count
-      feedback.append(
-        .genericNACK(
-          RTCPGenericNACK(
-            senderSSRC: publisher.rtcpSSRC, mediaSSRC: ssrc,
-            lost: due.map { UInt16(truncatingIfNeeded: $0) })))
-    }
-    if !feedback.isEmpty {
-      sendRTCP(
-        [.receiverReport(RTCPReceiverReport(ssrc: publisher.rtcpSSRC))] + feedback,
-        on: publisher.peerConnection, failures: &publisher.statistics.sendFailures)
-    }
-    if let next { scheduleNACKs(publisher, at: Int64((next * 1000).rounded(.up))) }
-  }
-
-  /// Sends `bytes` to `player`, rewritten; true when it went out.
-  @discardableResult
-  private func relay(
-    _ bytes: [UInt8], ssrc: UInt32, codec: RelayCodec, from publisher: RelayPublisher,
-    to player: RelayPlayer, now: Int64
-  ) -> Bool {
-    if player.rewriters[ssrc] == nil {
-      guard let outgoing = player.ssrcs[codec.kind] else { return false }
-      let sameKind = publisher.codecs.filter { $0.value.kind == codec.kind }
-      let map = RelayCodecs.payloadTypeMap(publisher: sameKind, player: player.codecs)
-      guard !map.isEmpty else { return false }
-      player.rewriters[ssrc] = RelayRTPRewriter(
-        ssrc: outgoing, payloadTypes: map,
-        sequenceOffset: UInt16.random(in: 0...UInt16.max, using: &random),
-        timestampOffset: UInt32.random(in: 0...UInt32.max, using: &random))
-      player.clockRates[ssrc] = codec.clockRate
-    }
-    guard let out = player.rewriters[ssrc]?.rewrite(bytes, now: now) else { return false }
-    return sendRTP(out, to: player)
-  }
-
-  private func sendRTP(_ bytes: [UInt8], to player: RelayPlayer) -> Bool {
-    do {
-      try player.peerConnection.sendRTP(bytes)
-      player.statistics.packetsOut += 1
-      return true
-    } catch {
-      player.statistics.sendFailures += 1
-      return false
-    }
-  }
-
-  private func sendRTCP(
-    _ packets: [RTCPPacket], on connection: PeerConnection, failures: inout Int
-  ) {
-    do {
-      try connection.sendRTCP(try RTCPPacket.serializeCompound(packets))
-    } catch {
-      failures += 1
-    }
-  }
-
-  private func publisherRTCP(_ publisher: RelayPublisher, _ raw: UnsafeRawBufferPointer) {
-    guard let packets = try? RTCPPacket.parseCompound(raw) else { return }
-    let now = nowMillis()
-    for packet in packets {
-      if case .senderReport(let report) = packet {
-        publisher.reception[report.ssrc]?.senderReportReceived(
-          ntpTimestamp: report.ntpTimestamp, now: now)
-      }
-    }
-  }
-
-  private func playerRTCP(_ player: RelayPlayer, _ raw: UnsafeRawBufferPointer) {
-    guard let packets = try? RTCPPacket.parseCompound(raw),
-      let publisher = publishers[player.sourceMediaSessionId]
-    else { return }
-    let now = nowMillis()
-    for packet in packets {
-      switch packet {
-      case .pictureLossIndication, .fullIntraRequest:
-        player.statistics.keyFrameRequests += 1
-        switch requestKeyFrame(publisher) {
-        case .forward: player.statistics.keyFrameRequestsForwarded += 1
-        case .deferred: player.statistics.keyFrameRequestsDeferred += 1
-        case nil: break
-        }
-      case .genericNACK(let nack):
-        answer(nack, from: player, publisher: publisher, now: now)
-      case .receiverReport(let report):
-        for block in report.reports where player.ssrcs.values.contains(block.ssrc) {
-          // Negative when duplicates outnumber losses (RFC 3550 §6.4.1): nothing was lost.
-          player.lostBySSRC[block.ssrc] = max(0, Int(block.packetsLost))
-        }
-      default: break
-      }
-    }
-  }
-
-  /// Answers a player's generic NACK from the publisher's cache: RTX when the player
-  /// negotiated it for the codec, else the packet as first sent (same sequence number: SRTP
-  /// `allow_repeat_tx`). Each sequence number is resent at most once per 0.8 × the leg's RTT,
-  /// and within the player's rate limit.
-  private func answer(
-    _ nack: RTCPGenericNACK, from player: RelayPlayer, publisher: RelayPublisher, now: Int64
-  ) {
-    guard
-      let (sourceSSRC, rewriter) = player.rewriters.first(where: {
-        $0.value.ssrc == nack.mediaSSRC
-      })
-    else { return }
-    let rtt = player.peerConnection.stats.roundTripTime.map { Self.millis($0) } ?? 50
-    let minimumInterval = max(5, rtt * 8 / 10)
-    let kind = player.ssrcs.first { $0.value == nack.mediaSSRC }?.key
-    for lost in nack.lostSequenceNumbers {
-      player.statistics.nackedPackets += 1
-      guard let cached = publisher.caches[sourceSSRC]?.packet(rewriter.sourceSequenceNumber(lost))
-      else {
-        player.statistics.nacksUnanswerable += 1
-        continue
-      }
-      switch player.resends.admit(lost, now: now, minimumIntervalMillis: minimumInterval) {
-      case .tooSoon:
-        player.statistics.nacksUnanswerable += 1
-        continue
-      case .rateLimited:
-        player.statistics.nacksRateLimited += 1
-        continue
-      case .send: break
-      }
-      guard var out = player.rewriters[sourceSSRC]?.rewrite(cached, now: now, countsAsSent: false)
-      else { continue }
-      if let kind, let rtxSSRC = player.retransmissionSSRCs[kind],
-        let rtxPayloadType = player.retransmissionPayloadTypes[out[1] & 0x7F],
-        let original = try? RTPPacket.parse(out),
-        let sequenceNumber = player.retransmissionSequenceNumbers[kind]
-      {
-        let wrapped = RTXPacketFormat.wrap(
-          original, ssrc: rtxSSRC, payloadType: rtxPayloadType, sequenceNumber: sequenceNumber)
-        guard let bytes = try? wrapped.serialized() else { continue }
-        player.retransmissionSequenceNumbers[kind] = sequenceNumber &+ 1
-        out = bytes
-      }
-      if sendRTP(out, to: player) {
-        player.statistics.nacksAnswered += 1
-        player.statistics.retransmissions += 1
-      }
-    }
-  }
-
-  /// Asks the publisher for a key frame (PLI, RFC 4585 §6.3.1) now or, inside the limit's
-  /// interval, when it ends; nil when there is no video to ask about yet (its first frame is a
-  /// key frame anyway).
-  private func requestKeyFrame(_ publisher: RelayPublisher) -> KeyFrameRequestLimiter.Decision? {
-    guard publisher.connected, publisher.videoSSRC != nil else { return nil }
-    let now = nowMillis()
-    let decision = publisher.keyFrameRequests.request(now: now)
-    switch decision {
-    case .forward:
-      sendPictureLossIndication(publisher)
-    case .deferred(let until):
-      if publisher.keyFrameTimer == nil { scheduleDeferredKeyFrame(publisher, at: until) }
-    }
-    return decision
-  }
-
-  private func scheduleDeferredKeyFrame(_ publisher: RelayPublisher, at deadline: Int64) {
-    publisher.keyFrameTimer = loop.schedule(after: .milliseconds(max(0, deadline - nowMillis()))) {
-      [weak self, weak publisher] in
-      guard let self, let publisher, self.publishers[publisher.mediaSessionId] === publisher
-      else { return }
-      publisher.keyFrameTimer = nil
-      if publisher.keyFrameRequests.takeDeferred(now: self.nowMillis()) {
-        self.sendPictureLossIndication(publisher)
-      } else if let due = publisher.keyFrameRequests.deferredDeadline {
-        self.scheduleDeferredKeyFrame(publisher, at: max(due, self.nowMillis() + 1))
-      }
-    }
-  }
-
-  private func sendPictureLossIndication(_ publisher: RelayPublisher) {
-    guard let video = publisher.videoSSRC else { return }
-    publisher.statistics.keyFrameRequests += 1
-    sendRTCP(
-      [
-        .receiverReport(RTCPReceiverReport(ssrc: publisher.rtcpSSRC)),
-        .pictureLossIndication(
-          RTCPPictureLossIndication(senderSSRC: publisher.rtcpSSRC, mediaSSRC: video)),
-      ], on: publisher.peerConnection, failures: &publisher.statistics.sendFailures)
-  }
-
-  private func cancelTimers(_ publisher: RelayPublisher) {
-    if let timer = publisher.nackTimer { loop.cancel(timer) }
-    if let timer = publisher.keyFrameTimer { loop.cancel(timer) }
-    publisher.nackTimer = nil
-    publisher.nackTimerDeadline = nil
-    publisher.keyFrameTimer = nil
-  }
-
-  /// The player's counters with the loss its newest receiver reports gave.
-  private func playerStatistics(_ player: RelayPlayer) -> RelayLegStatistics {
-    var statistics = player.statistics
-    statistics.packetsLost = player.lostBySSRC.values.reduce(0, +)
-    return statistics
-  }
-
-  static func millis(_ duration: Duration) -> Int64 {
-    duration.components.seconds * 1000 + duration.components.attoseconds
-      / 1_000_000_000_000_000
-  }
-
-  // MARK: - Statistics
-
-  private func scheduleStatistics() {
-    guard let interval = configuration.statisticsInterval, statisticsTimer == nil, !isShutDown,
-      !(publishers.isEmpty && players.isEmpty)
-    else { return }
-    statisticsTimer = loop.schedule(after: interval) { [weak self] in
-      guard let self else { return }
-      self.statisticsTimer = nil
-      for id in self.publishers.keys.sorted() {
-        if let publisher = self.publishers[id] {
-          self.configuration.log("media \(id): \(publisher.statistics.summary)")
-        }
-      }
-      for id in self.players.keys.sorted() {
-        if let player = self.players[id] {
-          self.configuration.log("media \(id): \(self.playerStatistics(player).summary)")
-        }
-      }
-      self.scheduleStatistics()
-    }
-  }
-
-  // MARK: - Reports
-
-  private func scheduleReports() {
-    guard reportTimer == nil, !isShutDown, !(publishers.isEmpty && players.isEmpty) else { return }
-    reportTimer = loop.schedule(after: .milliseconds(configuration.reportIntervalMillis)) {
-      [weak self] in
-      guard let self else { return }
-      self.reportTimer = nil
-      self.sendReports()
-      self.scheduleReports()
-    }
-  }
-
-  private func sendReports() {
-    let now = nowMillis()
-    let ntp = Self.ntpNow()
-    for publisher in publishers.values where publisher.connected {
-      var blocks: [RTCPReportBlock] = []
-      for ssrc in publisher.reception.keys.sorted() {
-        if let block = publisher.reception[ssrc]?.reportBlock(now: now) { blocks.append(block) }
-      }
-      let report = RTCPPacket.receiverReport(
-        RTCPReceiverReport(ssrc: publisher.rtcpSSRC, reports: Array(blocks.prefix(31))))
-      sendRTCP(
-        [report], on: publisher.peerConnection, failures: &publisher.statistics.sendFailures)
-    }
-    for player in players.values where player.connected {
-      for (source, rewriter) in player.rewriters {
-        guard let last = rewriter.lastTimestamp else { continue }
-        let clockRate = Int64(player.clockRates[source] ?? 90_000)
-        let elapsed = UInt32(truncatingIfNeeded: (now - rewriter.lastSentAt) * clockRate / 1000)
-        let report = RTCPSenderReport(
-          ssrc: rewriter.ssrc, ntpTimestamp: ntp, rtpTimestamp: last &+ elapsed,
-          packetCount: rewriter.packetCount, octetCount: rewriter.octetCount)
-        sendRTCP(
-          [.senderReport(report)], on: player.peerConnection,
-          failures: &player.statistics.sendFailures)
-      }
-    }
-  }
-
-  /// Wall clock as a 64-bit NTP timestamp (RFC 3550 §4: seconds since 1900, 32.32 fixed point).
-  static func ntpNow() -> UInt64 {
-    let seconds = Date().timeIntervalSince1970 + 2_208_988_800
-    let whole = UInt64(seconds)
-    let fraction = UInt64((seconds - Double(whole)) * 4_294_967_296)
-    return whole << 32 | (fraction & 0xFFFF_FFFF)
-  }
-
   // MARK: - Names
 
-  private func temporaryRecordingPath(_ id: String) -> String {
+  func temporaryRecordingPath(_ id: String) -> String {
     let safe = String(
       id.unicodeScalars.map {
         CharacterSet.alphanumerics.contains($0) || $0 == "-" ? Character($0) : "_"
