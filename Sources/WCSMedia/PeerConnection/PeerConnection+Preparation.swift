@@ -5,43 +5,29 @@ import Synchronization
 
 extension PeerConnection {
   private static let preparationStarted = Atomic<Bool>(false)
-  /// Entered while the preparation runs; the exit handler waits for it.
-  private static let preparation = DispatchGroup()
 
-  /// Starts the process-wide set-up every connection's security needs, once and on a
-  /// background queue: libsrtp's initialization (`srtp_init` runs the cipher and
-  /// authentication self-tests, 35–95 ms on a busy two-core machine), the shared DTLS
-  /// certificate (`DTLSCertificate.shared`, a P-256 key pair) and OpenSSL's own first-use
-  /// set-up behind the first `SSL_CTX` (3–8 ms). Without it the first connection of a process
-  /// pays all of it on its event loop, the libsrtp part between DTLS connecting and
+  /// Starts the process-wide set-up every connection's SRTP needs, once and on a background
+  /// queue: libsrtp's initialization (`srtp_init` runs the cipher and authentication
+  /// self-tests, 35–95 ms on a busy two-core machine, through NSS on Debian). Without it the
+  /// first connection of a process pays it on its event loop between DTLS connecting and
   /// `.connected`, so the first PUBLISHING came that much later.
   ///
+  /// OpenSSL's part (the shared certificate, the first `SSL_CTX`, 3–8 ms) is left to the first
+  /// connection: OpenSSL frees its global state when the process exits, and a program that
+  /// exits while such work still ran on a background thread (one that fails at once) crashed
+  /// in `exit` with that work holding freed locks.
+  ///
   /// Returns at once; safe from any thread; later calls do nothing. A failure is not reported
-  /// here: the connection that needs the part reports it (`PeerConnectionError.srtp` or
-  /// `.dtls`), as without preparation. Every `PeerConnection` calls it when created; call it
-  /// earlier (when the app starts or a session is created) to take all of it off the first
-  /// connection's setup.
+  /// here: the connection that needs SRTP reports it (`PeerConnectionError.srtp`), as without
+  /// preparation. Every `PeerConnection` calls it when created; call it earlier (when the app
+  /// starts or a session is created) to take all of it off the first connection's setup.
   public static func prepareSecurity() {
     guard !preparationStarted.exchange(true, ordering: .relaxed) else { return }
-    // OpenSSL frees its global state (locks included) in an exit handler registered when it
-    // first initializes; a process that exits while the work below still runs (a program that
-    // fails at once) would have that work use freed locks and crash in `exit`. Initialize
-    // OpenSSL first, then register a handler of our own: exit handlers run in reverse order, so
-    // ours waits for the work (bounded) before OpenSSL's cleans up.
-    _ = OPENSSL_init_crypto(0, nil)
-    preparation.enter()
-    atexit { _ = PeerConnection.preparation.wait(timeout: .now() + .seconds(2)) }
     DispatchQueue.global(qos: .userInitiated).async {
-      defer { preparation.leave() }
-      // Both are once-only: a connection that needs one while this runs waits for it there
-      // (pthread_once, the certificate's lock) instead of doing it a second time.
+      // Once-only: a connection that needs it while this runs waits for it there
+      // (pthread_once) instead of doing it a second time.
       holdNSSContext()
       _ = try? SRTPLibrary.ensureInitialized()
-      guard let certificate = try? DTLSCertificate.shared,
-        let context = try? DTLSContext.make(
-          certificate: certificate, profiles: DTLSSRTPProfile.defaultOffer)
-      else { return }
-      SSL_CTX_free(context)
     }
   }
 
