@@ -69,7 +69,8 @@ final class RTCPCorpusTests: XCTestCase {
   }
 
   func testCorpusPacketsParseToExpectedValues() throws {
-    let expected = try XCTUnwrap(try Corpus.json("rtp-rtcp/expected.json").object)
+    let expectedJSON = try Corpus.json("rtp-rtcp/expected.json")
+    let expected = try XCTUnwrap(expectedJSON.object)
     let valid = expected.filter { $0.value["kind"]?.string == "rtcp" && $0.value["packets"] != nil }
     XCTAssertEqual(valid.count, 8)
     for (name, entry) in valid {
@@ -94,7 +95,8 @@ final class RTCPCorpusTests: XCTestCase {
   }
 
   func testCorpusInvalidPacketsAreRejected() throws {
-    let expected = try XCTUnwrap(try Corpus.json("rtp-rtcp/expected.json").object)
+    let expectedJSON = try Corpus.json("rtp-rtcp/expected.json")
+    let expected = try XCTUnwrap(expectedJSON.object)
     let invalid = expected.filter { $0.key.hasSuffix(".bin") && $0.value["must_fail"] != nil }
     XCTAssertEqual(invalid.count, 7)
     for (name, _) in invalid {
