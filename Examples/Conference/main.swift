@@ -70,15 +70,8 @@ func runConference(_ argv: [String]) async -> Int32 {
   }
   let (login, roomName) = exampleRoomIdentity(arguments)
   let text = arguments.string("message", default: "Hello from \(login)") ?? ""
-  let out = arguments.string("out", default: "example-output") ?? "example-output"
-  let server: ExampleServer
-  do {
-    try ExampleMedia.makeDirectory(out)
-    server = try ExampleServer(arguments: arguments, log: log)
-  } catch {
-    log.plain("Conference: \(error)")
-    return 1
-  }
+  guard let (server, out) = ExampleServer.start("Conference", arguments: arguments, log: log)
+  else { return 1 }
   defer { server.stop() }
 
   // bot1 is in the room and publishing before we join.

@@ -23,6 +23,22 @@ public final class ExampleServer: Sendable {
     \(ExampleNetwork.usage)
     """
 
+  /// For an example's start: makes the `--out` folder (default `example-output`) and connects
+  /// to `--url` or starts the local server. Returns both, or `nil` after logging
+  /// "`program`: reason" when either fails (the example then exits 1).
+  public static func start(_ program: String, arguments: ExampleArguments, log: ExampleLog)
+    -> (server: ExampleServer, out: String)?
+  {
+    let out = arguments.string("out", default: "example-output") ?? "example-output"
+    do {
+      try ExampleMedia.makeDirectory(out)
+      return (try ExampleServer(arguments: arguments, log: log), out)
+    } catch {
+      log.plain("\(program): \(error)")
+      return nil
+    }
+  }
+
   /// Connects to `--url`, or starts the local server.
   /// - Throws: `ExampleError.server` when the local server cannot start.
   public init(arguments: ExampleArguments, log: ExampleLog) throws(ExampleError) {

@@ -51,16 +51,9 @@ func runPlayer(_ argv: [String]) -> Int32 {
     arguments =
       (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
   }
-  let out = arguments.string("out", default: "example-output") ?? "example-output"
   var summary = ExampleSummary()
-  let server: ExampleServer
-  do {
-    try ExampleMedia.makeDirectory(out)
-    server = try ExampleServer(arguments: arguments, log: log)
-  } catch {
-    log.plain("Player: \(error)")
-    return 1
-  }
+  guard let (server, out) = ExampleServer.start("Player", arguments: arguments, log: log)
+  else { return 1 }
   defer { server.stop() }
   guard server.isLocal || streamName != nil else {
     log.plain("Player: give --stream NAME (or the name as the --url path)")

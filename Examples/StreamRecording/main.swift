@@ -54,17 +54,10 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
       (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
   }
   let name = streamName ?? "record-\(UInt16.random(in: 0...UInt16.max))"
-  let out = arguments.string("out", default: "example-output") ?? "example-output"
   let file = arguments.string("file")
   var summary = ExampleSummary()
-  let server: ExampleServer
-  do {
-    try ExampleMedia.makeDirectory(out)
-    server = try ExampleServer(arguments: arguments, log: log)
-  } catch {
-    log.plain("StreamRecording: \(error)")
-    return 1
-  }
+  guard let (server, out) = ExampleServer.start("StreamRecording", arguments: arguments, log: log)
+  else { return 1 }
   defer { server.stop() }
   let remoteDisplay = VideoFileRenderer(path: nil, log: log, event: "first local frame")
 

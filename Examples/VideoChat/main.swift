@@ -49,15 +49,8 @@ func runVideoChat(_ argv: [String]) async -> Int32 {
   }
   let record = !arguments.flag("no-record")
   let (login, roomName) = exampleRoomIdentity(arguments)
-  let out = arguments.string("out", default: "example-output") ?? "example-output"
-  let server: ExampleServer
-  do {
-    try ExampleMedia.makeDirectory(out)
-    server = try ExampleServer(arguments: arguments, log: log)
-  } catch {
-    log.plain("VideoChat: \(error)")
-    return 1
-  }
+  guard let (server, out) = ExampleServer.start("VideoChat", arguments: arguments, log: log)
+  else { return 1 }
   defer { server.stop() }
   var summary = ExampleSummary()
   var other: ExampleRoomBot?
