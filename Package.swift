@@ -10,16 +10,31 @@ let strict: [SwiftSetting] = [
 
 // MARK: - Libraries
 
+// C shims, one per library or small family: headers plus the few C functions Swift cannot
+// import (function-like macros, variadic ctl calls, LWS_PRE, CMSG_*). No logic. Each links
+// only its own libraries.
 let cTargets: [Target] = [
-  // C headers of libwebsockets, OpenSSL, libsrtp2, libopus, libvpx, usrsctp and libyuv, plus
-  // the few C functions Swift cannot import (macros, variadic ctl calls, LWS_PRE).
+  // OpenSSL (DTLS, certificates, HMAC) and libsrtp2, which uses OpenSSL's crypto.
+  .target(
+    name: "COpenSSL",
+    linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("srtp2")]),
+  // libwebsockets (signalling); its TLS is OpenSSL's, so it comes after COpenSSL.
+  .target(
+    name: "CWebSockets", dependencies: ["COpenSSL"], linkerSettings: [.linkedLibrary("websockets")]),
+  // libopus.
+  .target(name: "COpus", linkerSettings: [.linkedLibrary("opus"), .linkedLibrary("m")]),
+  // libvpx (VP8).
+  .target(name: "CVPX", linkerSettings: [.linkedLibrary("vpx")]),
+  // libyuv: pixel format conversion and scaling.
+  .target(name: "CYUV", linkerSettings: [.linkedLibrary("yuv")]),
+  // usrsctp: only its binding test (CWebRTCCoreTests) uses it.
+  .target(name: "CUsrsctp", linkerSettings: [.linkedLibrary("usrsctp")]),
+  // recvmsg with the kernel's receive time (SO_TIMESTAMPNS): the event loop's sockets.
+  .target(name: "CSockets"),
+  // The umbrella over the shims above, for the binding tests and the benchmarks.
   .target(
     name: "CWebRTCCore",
-    linkerSettings: [
-      .linkedLibrary("websockets"), .linkedLibrary("ssl"), .linkedLibrary("crypto"),
-      .linkedLibrary("srtp2"), .linkedLibrary("opus"), .linkedLibrary("vpx"),
-      .linkedLibrary("usrsctp"), .linkedLibrary("m"), .linkedLibrary("yuv"),
-    ]),
+    dependencies: ["COpenSSL", "CWebSockets", "COpus", "CVPX", "CYUV", "CUsrsctp", "CSockets"]),
   // Real devices: V4L2 cameras, PulseAudio/ALSA audio, X11 screen capture (xcb + MIT-SHM), MJPEG
   // decoding (libturbojpeg). Headers plus tiny shims only.
   .target(
@@ -37,17 +52,68 @@ let cTargets: [Target] = [
     ]),
 ]
 
-let swiftTargets: [Target] = [
-  .target(name: "WCSTransport", dependencies: ["CWebRTCCore"], swiftSettings: strict),
+// The media layers, bottom up; each imports only the ones listed before it (see README,
+// "Layout"). `WCSMedia` re-exports them all for examples, benchmarks and tests.
+let mediaTargets: [Target] = [
+  // The seam WCSApi2 sees: MediaBackend, connection requests and states, frames, renderer and
+  // capturer protocols, statistics values.
+  .target(name: "WCSMediaSeam", swiftSettings: strict),
+  // Opus, VP8, G.711 and pixel conversion (libyuv).
   .target(
-    name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg", "CMediaDevices"],
+    name: "WCSCodecs", dependencies: ["WCSMediaSeam", "COpus", "CVPX", "CYUV"],
     swiftSettings: strict),
-  .target(name: "WCSApi2", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
+  // Sans-I/O protocol cores: SDP, ICE/STUN/TURN, DTLS, SRTP, RTP/RTCP, payload formats, jitter
+  // buffer and streams, congestion control. No sockets, threads or Dispatch.
+  .target(
+    name: "WCSProtocols", dependencies: ["WCSMediaSeam", "WCSCodecs", "COpenSSL", "COpus"],
+    swiftSettings: strict),
+  // The poll(2) loop, UDP sockets, timers and the network emulator; moves the cores' datagrams.
+  .target(
+    name: "WCSEventLoop", dependencies: ["WCSProtocols", "CSockets"], swiftSettings: strict),
+  // WebM recording (FFmpeg muxing): what the local server links of FFmpeg.
+  .target(name: "WCSRecording", dependencies: ["CFFmpeg", "COpus"], swiftSettings: strict),
+  // Devices and files: V4L2, PulseAudio/ALSA, X11 screen, media files read with FFmpeg,
+  // virtual sources, speakers, Y4M/IVF/WAV writers.
+  .target(
+    name: "WCSDevices",
+    dependencies: ["WCSMediaSeam", "WCSCodecs", "WCSRecording", "CMediaDevices", "CFFmpeg", "CYUV"],
+    swiftSettings: strict),
+  // One WebRTC peer connection (ICE + DTLS-SRTP) driven on an event loop: what the native
+  // engine and the local server's relay share.
+  .target(
+    name: "WCSPeerConnection", dependencies: ["WCSProtocols", "WCSEventLoop", "COpenSSL"],
+    swiftSettings: strict),
+  // The native engine: NativeMediaBackend and its connections, tracks and sources.
+  .target(
+    name: "WCSEngine",
+    dependencies: [
+      "WCSMediaSeam", "WCSCodecs", "WCSProtocols", "WCSEventLoop", "WCSDevices", "WCSPeerConnection",
+    ],
+    swiftSettings: strict),
+  // The umbrella: `import WCSMedia` sees every layer above.
+  .target(
+    name: "WCSMedia",
+    dependencies: [
+      "WCSMediaSeam", "WCSCodecs", "WCSProtocols", "WCSEventLoop", "WCSRecording", "WCSDevices",
+      "WCSPeerConnection", "WCSEngine",
+    ],
+    swiftSettings: strict),
+]
+
+let swiftTargets: [Target] = [
+  .target(name: "WCSTransport", dependencies: ["CWebSockets", "COpenSSL"], swiftSettings: strict),
+  // The seam plus the engine it constructs (`NativeMediaBackend`), nothing below them.
+  .target(
+    name: "WCSApi2", dependencies: ["WCSTransport", "WCSMediaSeam", "WCSEngine"],
+    swiftSettings: strict),
   // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.
   .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
   .target(name: "FPWCSApi2Swift", dependencies: ["WCSApi2"], swiftSettings: strict),
+  // The cores, the loop, peer connections and recording: no devices, no FFmpeg decoding.
   .target(
-    name: "WCSLocalServer", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
+    name: "WCSLocalServer",
+    dependencies: ["WCSTransport", "WCSProtocols", "WCSEventLoop", "WCSPeerConnection", "WCSRecording"],
+    swiftSettings: strict),
 ]
 
 // MARK: - Programs
@@ -170,5 +236,5 @@ let package = Package(
     .executable(name: "wcs-local-server", targets: ["wcs-local-server"]),
     .executable(name: "wcs-demo", targets: ["wcs-demo"]),
   ],
-  targets: cTargets + swiftTargets + programs + examples + benchmarks + tests
+  targets: cTargets + mediaTargets + swiftTargets + programs + examples + benchmarks + tests
 )
