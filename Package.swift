@@ -76,7 +76,9 @@ let mediaTargets: [Target] = [
   // virtual sources, speakers, Y4M/IVF/WAV writers.
   .target(
     name: "WCSDevices",
-    dependencies: ["WCSMediaSeam", "WCSCodecs", "WCSRecording", "CMediaDevices", "CFFmpeg", "CYUV"],
+    dependencies: [
+      "WCSMediaSeam", "WCSCodecs", "WCSRecording", "CMediaDevices", "CFFmpeg", "CYUV",
+    ],
     swiftSettings: strict),
   // One WebRTC peer connection (ICE + DTLS-SRTP) driven on an event loop: what the native
   // engine and the local server's relay share.
@@ -87,7 +89,8 @@ let mediaTargets: [Target] = [
   .target(
     name: "WCSEngine",
     dependencies: [
-      "WCSMediaSeam", "WCSCodecs", "WCSProtocols", "WCSEventLoop", "WCSDevices", "WCSPeerConnection",
+      "WCSMediaSeam", "WCSCodecs", "WCSProtocols", "WCSEventLoop", "WCSDevices",
+      "WCSPeerConnection",
     ],
     swiftSettings: strict),
   // The umbrella: `import WCSMedia` sees every layer above.
@@ -112,7 +115,9 @@ let swiftTargets: [Target] = [
   // The cores, the loop, peer connections and recording: no devices, no FFmpeg decoding.
   .target(
     name: "WCSLocalServer",
-    dependencies: ["WCSTransport", "WCSProtocols", "WCSEventLoop", "WCSPeerConnection", "WCSRecording"],
+    dependencies: [
+      "WCSTransport", "WCSProtocols", "WCSEventLoop", "WCSPeerConnection", "WCSRecording",
+    ],
     swiftSettings: strict),
 ]
 

@@ -1,38 +1,38 @@
-import WCSMedia
+import WCSMediaSeam
 // Users write `import FPWCSApi2Swift` only; the media types they pass (renderers, capturers,
-// frames) live in WCSMedia and are re-exported here by name, so WCSMedia's internals stay out of
+// frames) live in WCSMediaSeam and are re-exported here by name, so the media layers stay out of
 // the app's namespace. WCSTransport is exported whole: options take a `SignalingTransport`.
 @_exported import WCSTransport
 
-/// Receives video frames: the Linux `display` (see `WCSMedia.VideoRenderer`).
-public typealias VideoRenderer = WCSMedia.VideoRenderer
-/// One I420 picture (see `WCSMedia.VideoFrame`).
-public typealias VideoFrame = WCSMedia.VideoFrame
-/// A renderer calling a closure per frame (see `WCSMedia.VideoFrameCallbackRenderer`).
-public typealias VideoFrameCallbackRenderer = WCSMedia.VideoFrameCallbackRenderer
-/// Interleaved 16-bit PCM (see `WCSMedia.AudioFrame`).
-public typealias AudioFrame = WCSMedia.AudioFrame
-/// Base class of app video sources (see `WCSMedia.RTCVideoCapturer`).
-public typealias RTCVideoCapturer = WCSMedia.RTCVideoCapturer
-/// Capturer hooks (see `WCSMedia.FPWCSVideoCapturer`).
-public typealias FPWCSVideoCapturer = WCSMedia.FPWCSVideoCapturer
-/// A camera or microphone (see `WCSMedia.CaptureDevice`).
-public typealias CaptureDevice = WCSMedia.CaptureDevice
-/// A capture size (see `WCSMedia.VideoCaptureFormat`).
-public typealias VideoCaptureFormat = WCSMedia.VideoCaptureFormat
-/// The media engine protocol (see `WCSMedia.MediaBackend`).
-public typealias MediaBackend = WCSMedia.MediaBackend
-/// One WebRTC connection (see `WCSMedia.MediaConnection`).
-public typealias MediaConnection = WCSMedia.MediaConnection
-/// What a connection must send/receive (see `WCSMedia.MediaConnectionRequest`).
-public typealias MediaConnectionRequest = WCSMedia.MediaConnectionRequest
-/// Connection state (see `WCSMedia.MediaConnectionState`).
-public typealias MediaConnectionState = WCSMedia.MediaConnectionState
-/// Why a connection failed (see `WCSMedia.MediaConnectionFailure`).
-public typealias MediaConnectionFailure = WCSMedia.MediaConnectionFailure
-/// Connection counters (see `WCSMedia.MediaConnectionStats`).
-public typealias MediaConnectionStats = WCSMedia.MediaConnectionStats
-/// Media engine errors (see `WCSMedia.MediaBackendError`).
-public typealias MediaBackendError = WCSMedia.MediaBackendError
-/// The backend used when none is installed (see `WCSMedia.UnavailableMediaBackend`).
-public typealias UnavailableMediaBackend = WCSMedia.UnavailableMediaBackend
+/// Receives video frames: the Linux `display` (see `WCSMediaSeam.VideoRenderer`).
+public typealias VideoRenderer = WCSMediaSeam.VideoRenderer
+/// One I420 picture (see `WCSMediaSeam.VideoFrame`).
+public typealias VideoFrame = WCSMediaSeam.VideoFrame
+/// A renderer calling a closure per frame (see `WCSMediaSeam.VideoFrameCallbackRenderer`).
+public typealias VideoFrameCallbackRenderer = WCSMediaSeam.VideoFrameCallbackRenderer
+/// Interleaved 16-bit PCM (see `WCSMediaSeam.AudioFrame`).
+public typealias AudioFrame = WCSMediaSeam.AudioFrame
+/// Base class of app video sources (see `WCSMediaSeam.RTCVideoCapturer`).
+public typealias RTCVideoCapturer = WCSMediaSeam.RTCVideoCapturer
+/// Capturer hooks (see `WCSMediaSeam.FPWCSVideoCapturer`).
+public typealias FPWCSVideoCapturer = WCSMediaSeam.FPWCSVideoCapturer
+/// A camera or microphone (see `WCSMediaSeam.CaptureDevice`).
+public typealias CaptureDevice = WCSMediaSeam.CaptureDevice
+/// A capture size (see `WCSMediaSeam.VideoCaptureFormat`).
+public typealias VideoCaptureFormat = WCSMediaSeam.VideoCaptureFormat
+/// The media engine protocol (see `WCSMediaSeam.MediaBackend`).
+public typealias MediaBackend = WCSMediaSeam.MediaBackend
+/// One WebRTC connection (see `WCSMediaSeam.MediaConnection`).
+public typealias MediaConnection = WCSMediaSeam.MediaConnection
+/// What a connection must send/receive (see `WCSMediaSeam.MediaConnectionRequest`).
+public typealias MediaConnectionRequest = WCSMediaSeam.MediaConnectionRequest
+/// Connection state (see `WCSMediaSeam.MediaConnectionState`).
+public typealias MediaConnectionState = WCSMediaSeam.MediaConnectionState
+/// Why a connection failed (see `WCSMediaSeam.MediaConnectionFailure`).
+public typealias MediaConnectionFailure = WCSMediaSeam.MediaConnectionFailure
+/// Connection counters (see `WCSMediaSeam.MediaConnectionStats`).
+public typealias MediaConnectionStats = WCSMediaSeam.MediaConnectionStats
+/// Media engine errors (see `WCSMediaSeam.MediaBackendError`).
+public typealias MediaBackendError = WCSMediaSeam.MediaBackendError
+/// The backend used when none is installed (see `WCSMediaSeam.UnavailableMediaBackend`).
+public typealias UnavailableMediaBackend = WCSMediaSeam.UnavailableMediaBackend

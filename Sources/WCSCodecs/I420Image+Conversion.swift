@@ -1,4 +1,4 @@
-import CWebRTCCore
+import CYUV
 
 /// Scaling and pixel format conversion through libyuv.
 extension I420Image {

@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpus
 
 /// Opus decoder (libopus, RFC 6716) at 48 kHz, mono or stereo output, with packet loss
 /// concealment and in-band FEC recovery.

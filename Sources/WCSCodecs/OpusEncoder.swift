@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpus
 
 /// Opus encoder (libopus, RFC 6716) for WebRTC audio: 48 kHz, mono or stereo, 20 ms frames,
 /// application VOIP.

@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpus
 
 /// An error from libopus, with the library's code and message (`opus_strerror`).
 public struct OpusError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
-import CWebRTCCore
+import CVPX
 import Foundation
+import WCSMediaSeam
 
 /// VP8 decoder (libvpx) producing I420 pictures, with corrupt-frame detection.
 ///
@@ -49,7 +50,7 @@ public final class VP8Decoder {
 
   /// `decode(_:)` from bytes in place (a frame joined in a buffer kept for the next one, or a
   /// packet's own bytes): the same picture and errors.
-  func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(VP8Error) -> I420Image? {
+  package func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(VP8Error) -> I420Image? {
     try decode(bytes, picture: Self.copy)
   }
 
@@ -63,7 +64,8 @@ public final class VP8Decoder {
   }
 
   /// `decodeVideoFrame(_:)` from bytes in place: the same picture and errors.
-  func decodeVideoFrame(_ bytes: UnsafeBufferPointer<UInt8>) throws(VP8Error) -> VideoFrame? {
+  package func decodeVideoFrame(_ bytes: UnsafeBufferPointer<UInt8>) throws(VP8Error) -> VideoFrame?
+  {
     try decode(bytes, picture: Self.videoFrame)
   }
 
@@ -73,7 +75,7 @@ public final class VP8Decoder {
   /// out (nil after), else left. A plane still shared (a renderer kept the frame) is copied
   /// before it is written (`Data` is copy-on-write), so no kept frame ever changes. The same
   /// picture and errors as `decodeVideoFrame(_:)`.
-  func decodeVideoFrame(
+  package func decodeVideoFrame(
     _ bytes: UnsafeBufferPointer<UInt8>, reusing spare: inout VideoFrame?
   ) throws(VP8Error) -> VideoFrame? {
     try decode(bytes) { image in Self.videoFrame(image, reusing: &spare) }

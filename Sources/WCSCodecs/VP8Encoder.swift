@@ -1,4 +1,4 @@
-import CWebRTCCore
+import CVPX
 
 /// Real-time VP8 encoder (libvpx) with WebRTC settings: CBR rate control, no lag (every input picture
 /// gives its output immediately), error-resilient mode, automatic key frames with a maximum

@@ -1,4 +1,4 @@
-import CWebRTCCore
+import CVPX
 
 /// An error from the VP8 encoder or decoder (libvpx), with the library's code and message.
 public struct VP8Error: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,8 @@
 import Synchronization
+import WCSCodecs
+import WCSDevices
+import WCSMediaSeam
+import WCSProtocols
 
 /// The decode side of one played audio track: packets → Opus decode with FEC/PLC and 20 ms
 /// playout (`AudioReceiver`) → the `PlayoutAudioSink`s, on the connection's event loop.

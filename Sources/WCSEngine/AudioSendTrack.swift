@@ -1,5 +1,7 @@
 import Dispatch
 import Synchronization
+import WCSCodecs
+import WCSProtocols
 
 /// The encode side of one published audio track: 48 kHz PCM from a source, cut into 20 ms
 /// frames → Opus → RFC 7587 payloads handed to `output`. Runs on its own serial queue. A

@@ -1,4 +1,7 @@
 import Dispatch
+import WCSCodecs
+import WCSDevices
+import WCSMediaSeam
 
 /// A media file as a capture source (device id `file:<path>`): decoded by FFmpeg
 /// (`MediaFileReader`: I420 at the track's size, 48 kHz PCM), released in real time by a

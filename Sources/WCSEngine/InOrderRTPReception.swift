@@ -1,3 +1,5 @@
+import WCSProtocols
+
 /// The play path's flat receive of the common RTP packet: media (not RTX) of a source already
 /// routed by its SSRC, of the common shape (`InOrderRTPPacket`: version 2, no padding, no
 /// CSRCs, at most a small one-byte header extension), of the source's payload type, and in

@@ -1,5 +1,7 @@
 import Dispatch
 import Synchronization
+import WCSDevices
+import WCSMediaSeam
 
 /// Local capture shown in a renderer without publishing (`MediaBackend.openLocalMedia`, iOS
 /// `getMediaAccess`): the virtual camera's pictures, or an app capturer's frames, rendered at

@@ -1,3 +1,6 @@
+import WCSMediaSeam
+import WCSProtocols
+
 /// The answer munging WCS clients apply from the media constraints (wcs-protocol.md §4.4):
 /// Opus options (`maxaveragebitrate`, `stereo`/`sprop-stereo`, `useinbandfec`) and, for
 /// publishing, the VP8 bitrate bounds as `x-google-min-bitrate`/`x-google-max-bitrate`.

@@ -1,5 +1,8 @@
 import Dispatch
 import Synchronization
+import WCSCodecs
+import WCSDevices
+import WCSMediaSeam
 
 /// Something that feeds a published track: started when the connection is up, stopped on close
 /// or camera switch.

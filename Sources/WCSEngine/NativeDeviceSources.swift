@@ -1,4 +1,6 @@
 import Dispatch
+import WCSDevices
+import WCSMediaSeam
 
 /// A V4L2 camera (`v4l2:<node>`) feeding a video track: opened at the track's size and frame
 /// rate when the connection is made (so a missing or busy camera fails the offer), streamed

@@ -1,3 +1,5 @@
+import WCSMediaSeam
+
 /// Encoder settings derived from a `MediaConnectionRequest` (the app's media constraints): the
 /// capture size and frame rate, the VP8 bitrate bounds (wcs-protocol.md §4.4 item 3) and the
 /// Opus options (FEC, stereo, bitrate).

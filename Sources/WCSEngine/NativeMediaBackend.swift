@@ -1,4 +1,8 @@
 import Synchronization
+import WCSDevices
+import WCSEventLoop
+import WCSMediaSeam
+import WCSPeerConnection
 
 /// The real media engine: WebRTC connections on WCSMedia's own stack (ICE, DTLS-SRTP, RTP/RTCP,
 /// VP8, Opus), always-present virtual devices (a test-pattern camera and a tone microphone),

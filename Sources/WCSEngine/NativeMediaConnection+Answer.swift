@@ -1,4 +1,6 @@
 import Foundation
+import WCSMediaSeam
+import WCSProtocols
 
 /// The answer: munging, negotiated payload types, send streams and the bandwidth estimator.
 extension NativeMediaConnection {

@@ -1,4 +1,6 @@
 import Dispatch
+import WCSDevices
+import WCSMediaSeam
 
 /// The sound output of a play connection: a `SpeakerPlayoutSink` fed beside the playout sink.
 /// Opening and closing a device block, so they never run on the event loop.

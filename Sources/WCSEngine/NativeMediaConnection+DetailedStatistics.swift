@@ -1,3 +1,5 @@
+import WCSMediaSeam
+
 extension NativeMediaConnection {
   /// Counters beyond `MediaConnectionStats`: codec and RTCP activity, for tests and monitoring.
   public struct DetailedStatistics: Sendable, Equatable {

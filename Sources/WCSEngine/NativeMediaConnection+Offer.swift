@@ -1,4 +1,9 @@
 import Foundation
+import WCSDevices
+import WCSEventLoop
+import WCSMediaSeam
+import WCSPeerConnection
+import WCSProtocols
 
 /// The offer: capture sources and encode tracks (publish) or decode tracks (play), then the
 /// PeerConnection and its SDP.

@@ -1,3 +1,5 @@
+import WCSProtocols
+
 /// Pacing of the publish path: RTP packets leave through a `Pacer` at 2.5 × the congestion
 /// controller's target, audio before video, instead of a key frame's packets in one burst.
 extension NativeMediaConnection {

@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 /// Play path on the loop: RTP routed to receive streams by negotiated payload type, released
 /// packets handed to the decode tracks, feedback sent back.

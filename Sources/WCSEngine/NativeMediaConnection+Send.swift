@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 /// Publish path on the loop: numbering, SRTP send, and the RTCP the send streams answer
 /// (NACK → retransmission, PLI/FIR → key frame, REMB → bandwidth estimate).

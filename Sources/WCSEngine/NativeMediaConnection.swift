@@ -1,5 +1,10 @@
 import Foundation
 import Synchronization
+import WCSDevices
+import WCSEventLoop
+import WCSMediaSeam
+import WCSPeerConnection
+import WCSProtocols
 
 /// One publish or play connection of the native backend: a `PeerConnection` on the event loop
 /// (ICE, DTLS-SRTP, RTCP mux, BUNDLE), RTP send streams fed by the encode tracks (publish) or

@@ -1,3 +1,6 @@
+import WCSDevices
+import WCSMediaSeam
+
 /// Device ids the native backend understands: the always-present virtual devices, file
 /// sources (`file:<path>`, any file FFmpeg reads; its video and audio streams are published),
 /// V4L2 cameras (`v4l2:/dev/videoN`) and microphones (`pulse:<source>`, `alsa:<pcm>`).

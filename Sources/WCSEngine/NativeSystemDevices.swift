@@ -1,3 +1,6 @@
+import WCSDevices
+import WCSMediaSeam
+
 /// The machine's real capture devices as the native backend sees them: V4L2 cameras
 /// (`v4l2:/dev/videoN`) and PulseAudio/ALSA microphones (`pulse:<source>`, `alsa:<pcm>`).
 ///

@@ -1,4 +1,5 @@
 import Synchronization
+import WCSProtocols
 
 /// The lip sync of one play connection, shared by its loop (SRs), its audio track (frames
 /// played) and its video track (frames rendered): a `PlayoutSynchronizer` behind a mutex, with

@@ -1,3 +1,5 @@
+import WCSProtocols
+
 /// Transport-wide congestion control glue (draft-holmer-rmcat-transport-wide-cc-extensions-01):
 /// the header extension carrying the transport sequence number, and conversions between the
 /// RTCP feedback packet and the congestion module's `TransportFeedbackDescription`.

@@ -1,5 +1,8 @@
 import Dispatch
 import Foundation
+import WCSCodecs
+import WCSMediaSeam
+import WCSProtocols
 
 /// Lip sync in the decode tracks: video frames wait in a `VideoRenderQueue` for the video's extra
 /// delay, audio goes through an `AudioDelayLine` for the audio's; both report what they played

@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WCSCodecs
+import WCSEventLoop
+import WCSMediaSeam
+import WCSProtocols
 
 /// The decode side of one played video track: RTP packets released by the receive stream's
 /// jitter buffer → VP8 frame assembly and decoding (`VideoReceiver`) → the stream's renderer.

@@ -1,6 +1,9 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WCSCodecs
+import WCSMediaSeam
+import WCSProtocols
 
 /// The encode side of one published video track: pictures from a source → (scale) → VP8 →
 /// RFC 7741 payloads handed to `output`. Runs on its own serial queue, never on the event loop,

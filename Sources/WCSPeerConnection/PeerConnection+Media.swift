@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 extension PeerConnection {
   /// Protects one RTP packet (header + payload, RFC 3550 §5.1) with SRTP and sends it on the

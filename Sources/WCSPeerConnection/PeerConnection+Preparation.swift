@@ -1,7 +1,8 @@
-import CWebRTCCore
+import COpenSSL
 import Dispatch
 import Foundation
 import Synchronization
+import WCSProtocols
 
 extension PeerConnection {
   private static let preparationStarted = Atomic<Bool>(false)

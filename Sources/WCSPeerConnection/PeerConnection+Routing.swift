@@ -1,3 +1,6 @@
+import WCSEventLoop
+import WCSProtocols
+
 extension PeerConnection {
   /// Sends one outgoing application datagram (a DTLS record flight or an SRTP/SRTCP packet)
   /// from the local candidate `socket` to `destination`. The only path application bytes take.

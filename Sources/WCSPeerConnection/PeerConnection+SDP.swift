@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 extension PeerConnection {
   /// Which directions `createOffer` writes.
@@ -256,7 +257,7 @@ extension PeerConnection {
     ICECandidateAttribute(attributeValue: candidate.description)
   }
 
-  static func randomToken(_ length: Int) -> String {
+  package static func randomToken(_ length: Int) -> String {
     let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
     var generator = SystemRandomNumberGenerator()
     return String(

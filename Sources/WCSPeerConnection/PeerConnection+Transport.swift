@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 extension PeerConnection {
   // MARK: - Incoming datagrams (RFC 7983)

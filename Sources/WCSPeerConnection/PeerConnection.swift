@@ -1,4 +1,6 @@
 import Foundation
+import WCSEventLoop
+import WCSProtocols
 
 /// A WebRTC transport for one peer: ICE over UDP sockets, DTLS on the selected pair, SRTP
 /// keyed from DTLS, with BUNDLE (every m-section on one 5-tuple) and rtcp-mux, as WCS and

@@ -1,3 +1,5 @@
+import WCSProtocols
+
 /// Builds the answer a `PeerConnection` answerer returns (RFC 3264 §6, RFC 8829 §5.3.1):
 /// every offered section mirrored with our transport attributes, under our own `o=` line
 /// (`origin`, from the answerer's `SDPLocalOrigin`; never the offer's, RFC 3264 §5).

@@ -1,3 +1,6 @@
+import WCSEventLoop
+import WCSProtocols
+
 /// Settings of a `PeerConnection`.
 public struct PeerConnectionConfiguration: Sendable {
   /// STUN servers for server-reflexive candidates (RFC 8445 §5.1.1.2); empty for none.

@@ -1,3 +1,6 @@
+import WCSEventLoop
+import WCSProtocols
+
 /// The overall state of a `PeerConnection`, named as WebRTC's `RTCPeerConnectionState`.
 public enum PeerConnectionState: Equatable, Sendable {
   /// Created; no remote description yet or ICE not started.

@@ -36,7 +36,7 @@ public struct FFmpegError: Error, Equatable, Sendable, CustomStringConvertible {
 
   /// Throws an `FFmpegError` when `code` is negative; returns it otherwise.
   @discardableResult
-  static func check(_ code: Int32, _ operation: String) throws(FFmpegError) -> Int32 {
+  package static func check(_ code: Int32, _ operation: String) throws(FFmpegError) -> Int32 {
     if code < 0 { throw FFmpegError(operation: operation, code: code) }
     return code
   }

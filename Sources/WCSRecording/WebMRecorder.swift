@@ -1,5 +1,5 @@
 import CFFmpeg
-import CWebRTCCore
+import COpus
 
 /// Writes already-encoded VP8 video and Opus audio, as received over RTP, into a WebM file with
 /// libavformat's Matroska/WebM muxer — no decoding, no transcoding.

@@ -1,13 +1,10 @@
-// CWebRTCCore: the C headers of the libraries WCSApi2 for Linux builds on, plus small C
-// functions for what Swift cannot import (function-like macros, variadic ctl calls, LWS_PRE).
-// No protocol logic lives here.
-#ifndef CWEBRTCCORE_H
-#define CWEBRTCCORE_H
+// COpenSSL: the OpenSSL and libsrtp2 headers plus small C functions for what Swift cannot import
+// (function-like macros, DTLS timer calls, srtp_init once). No protocol logic lives here.
+#ifndef COPENSSL_H
+#define COPENSSL_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include <libwebsockets.h>
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -20,23 +17,6 @@
 #include <openssl/sha.h>
 
 #include <srtp2/srtp.h>
-
-#include <opus/opus.h>
-
-#include <vpx/vpx_encoder.h>
-#include <vpx/vpx_decoder.h>
-#include <vpx/vp8cx.h>
-#include <vpx/vp8dx.h>
-
-#include <usrsctp.h>
-
-// libyuv: pixel format conversion and scaling (C API; its C++ parts are behind __cplusplus).
-#include <libyuv.h>
-
-// MARK: libwebsockets
-
-/// Bytes of headroom `lws_write` needs before the payload (`LWS_PRE`).
-size_t wcs_lws_pre(void);
 
 // MARK: OpenSSL (function-like macros and DTLS timer calls)
 
@@ -80,52 +60,5 @@ void wcs_srtp_policy_aes_cm_128_hmac_sha1_80(srtp_crypto_policy_t *policy);
 void wcs_srtp_policy_aes_cm_128_hmac_sha1_32(srtp_crypto_policy_t *policy);
 void wcs_srtp_policy_aead_aes_128_gcm(srtp_crypto_policy_t *policy);
 void wcs_srtp_policy_aead_aes_256_gcm(srtp_crypto_policy_t *policy);
-
-// MARK: libopus ctl requests (variadic in C)
-
-/// `opus_encoder_ctl(encoder, request, value)` for the `OPUS_SET_*` requests that take an int.
-int wcs_opus_encoder_set(OpusEncoder *encoder, int request, int32_t value);
-/// `opus_encoder_ctl(encoder, request, &value)` for the `OPUS_GET_*` requests that give an int.
-int wcs_opus_encoder_get(OpusEncoder *encoder, int request, int32_t *value);
-int wcs_opus_decoder_set(OpusDecoder *decoder, int request, int32_t value);
-int wcs_opus_decoder_get(OpusDecoder *decoder, int request, int32_t *value);
-int wcs_opus_encoder_reset(OpusEncoder *encoder);
-int wcs_opus_decoder_reset(OpusDecoder *decoder);
-
-// MARK: libvpx (init and control are macros)
-
-vpx_codec_err_t wcs_vpx_codec_enc_init(vpx_codec_ctx_t *ctx, vpx_codec_iface_t *iface,
-                                       const vpx_codec_enc_cfg_t *cfg, vpx_codec_flags_t flags);
-vpx_codec_err_t wcs_vpx_codec_dec_init(vpx_codec_ctx_t *ctx, vpx_codec_iface_t *iface,
-                                       const vpx_codec_dec_cfg_t *cfg, vpx_codec_flags_t flags);
-/// `vpx_codec_control(ctx, id, value)` for the controls that take an int (`VP8E_SET_CPUUSED`, ...).
-vpx_codec_err_t wcs_vpx_codec_control_int(vpx_codec_ctx_t *ctx, int control_id, int value);
-/// `VP8D_GET_FRAME_CORRUPTED`: sets *corrupted to 1 when the last decoded frame was corrupt.
-vpx_codec_err_t wcs_vpx_decoder_frame_corrupted(vpx_codec_ctx_t *ctx, int *corrupted);
-
-// MARK: usrsctp
-
-/// `usrsctp_init_nothreads(port, conn_output, debug_printf)` with a debug printf that writes to
-/// stderr when `debug` is non-zero (usrsctp's printf hook is variadic, which Swift cannot provide).
-void wcs_usrsctp_init_nothreads(uint16_t port,
-                                int (*conn_output)(void *addr, void *buffer, size_t length,
-                                                   uint8_t tos, uint8_t set_df),
-                                int debug);
-
-// MARK: UDP receive with the kernel's arrival time (CMSG_* are macros)
-// Plain integer and void pointer types only: including <sys/socket.h> here would make this
-// module own the socket declarations, hiding them from Swift files that import only Glibc.
-
-/// Turns on `SO_TIMESTAMPNS` for `fd`: each datagram carries the kernel's receive time.
-/// Returns setsockopt's result (0, or -1 with errno).
-int wcs_enable_receive_timestamps(int fd);
-/// `recvmsg` of one datagram into `buffer`, the sender's address into `address` (a
-/// `sockaddr_storage`; `*length` in: its capacity, out: the address length) and the kernel's
-/// receive time (`CLOCK_REALTIME`, `SCM_TIMESTAMPNS`) into `*seconds` and `*nanoseconds`, both
-/// left 0 when the datagram has none. Returns recvmsg's result with `MSG_TRUNC`: the datagram's
-/// full length, more than `capacity` when only its first `capacity` bytes were stored (-1 with
-/// errno).
-long wcs_recv_datagram(int fd, void *buffer, size_t capacity, void *address, uint32_t *length,
-                       int64_t *seconds, int64_t *nanoseconds);
 
 #endif

@@ -1,5 +1,5 @@
 import Synchronization
-import WCSMedia
+import WCSMediaSeam
 
 /// The SDK facade (`FPWCSApi2`, api-surface.md §2.1): creates sessions, lists them, and reaches
 /// the local media (devices, preview, audio manager) through the process-wide media engine

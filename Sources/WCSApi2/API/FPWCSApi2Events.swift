@@ -1,4 +1,5 @@
-import WCSMedia
+import WCSEngine
+import WCSMediaSeam
 
 /// A server event bound to a stream (`FPWCSApi2StreamEvent`, api-surface.md §2.13), from
 /// `notifyStreamEvent` (wcs-protocol.md §4.6).

@@ -1,3 +1,5 @@
+import WCSMediaSeam
+
 /// Audio part of the media constraints (`FPWCSApi2AudioConstraints`, api-surface.md §2.9).
 public final class FPWCSApi2AudioConstraints {
   /// Opus in-band FEC when publishing.

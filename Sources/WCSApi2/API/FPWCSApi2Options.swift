@@ -1,5 +1,5 @@
 import Dispatch
-import WCSMedia
+import WCSMediaSeam
 import WCSTransport
 
 /// Session options (`FPWCSApi2SessionOptions`, api-surface.md §2.3). Read once, when the session

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import WCSMedia
 import WCSTransport
 
 /// Carrying out the session core's effects, on the work queue: transport I/O, media connections,

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import Synchronization
-import WCSMedia
+import WCSEngine
+import WCSMediaSeam
 import WCSTransport
 
 /// One connection to a WCS server (`FPWCSApi2Session`, api-surface.md §2.4): creates and owns
@@ -94,7 +95,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     self.backend = options.mediaBackend ?? WCSApi2Environment.sharedMediaBackend
     // libsrtp's self-tests and the DTLS certificate, while the session connects rather than
     // on the first stream's event loop after its DTLS handshake.
-    PeerConnection.prepareSecurity()
+    NativeMediaBackend.prepareSecurity()
     self.work = DispatchQueue(label: "FPWCSApi2Session.work")
     self.callbackQueue = options.callbackQueue ?? DispatchQueue(label: "FPWCSApi2Session.callbacks")
     self.workToken = Self.nextToken.withLock { token in

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import Synchronization
-import WCSMedia
+import WCSEngine
+import WCSMediaSeam
 import WCSTransport
 
 /// One published or played stream (`FPWCSApi2Stream`, api-surface.md §2.7). Status comes only from

@@ -1,4 +1,4 @@
-import WCSMedia
+import WCSMediaSeam
 import WCSTransport
 
 /// Turns the app's option objects into the values the protocol and the media engine use.

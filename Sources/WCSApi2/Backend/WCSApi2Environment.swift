@@ -1,5 +1,6 @@
 import Synchronization
-import WCSMedia
+import WCSEngine
+import WCSMediaSeam
 import WCSTransport
 
 /// The default signalling transport: the libwebsockets client (`ws://` and `wss://`, certificates

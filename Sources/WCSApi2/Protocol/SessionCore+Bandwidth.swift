@@ -1,4 +1,4 @@
-import WCSMedia
+import WCSMediaSeam
 
 /// Bandwidth measurements of the media connections (`getNetworkBandwidth`,
 /// `getRemoteBitrate`, locally raised NOT_ENOUGH_BANDWIDTH).

@@ -1,5 +1,4 @@
 import Foundation
-import WCSMedia
 import WCSTransport
 
 /// Server → client messages (wcs-protocol.md §4): each updates state and returns effects.

@@ -1,5 +1,5 @@
 import Foundation
-import WCSMedia
+import WCSMediaSeam
 import WCSTransport
 
 /// Stream inputs of the session core (wcs-protocol.md §3.1, §9b).

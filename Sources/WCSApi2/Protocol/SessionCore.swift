@@ -1,5 +1,5 @@
 import Foundation
-import WCSMedia
+import WCSMediaSeam
 import WCSTransport
 
 /// What `connection` carries (wcs-protocol.md §1.3).

@@ -1,5 +1,4 @@
 import Foundation
-import WCSMedia
 import WCSTransport
 
 /// An effect the session core asks its driver to carry out, in order.

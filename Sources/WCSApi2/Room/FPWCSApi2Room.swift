@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-import WCSMedia
+import WCSMediaSeam
 import WCSTransport
 
 /// What to join (`FPWCSApi2RoomOptions`, wcs-rooms-and-calls.md §A.3).

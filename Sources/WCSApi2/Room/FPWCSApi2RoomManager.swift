@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-import WCSMedia
+import WCSMediaSeam
 import WCSTransport
 
 /// Options of a room manager (`FPWCSApi2RoomManagerOptions`, wcs-rooms-and-calls.md §A.2,

@@ -1,3 +1,5 @@
+import WCSMediaSeam
+
 /// Swift-wrapper statics (`WCSApi2`, api-surface.md §2.2), with the wrapper's labels.
 public enum WCSApi2 {
   /// Cameras and microphones (see `FPWCSApi2.getMediaDevices()`).

@@ -1,4 +1,5 @@
 import Foundation
+import WCSMediaSeam
 import WCSTransport
 
 /// Every failure of the API, each with a message for `localizedDescription`.

@@ -1,4 +1,4 @@
-import WCSMedia
+import WCSMediaSeam
 
 /// Swift wrapper of `FPWCSApi2Stream` (`WCSStream`, api-surface.md §2.8, §7); callbacks receive
 /// the underlying stream.

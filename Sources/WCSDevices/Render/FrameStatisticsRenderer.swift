@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WCSMediaSeam
 
 /// What a renderer saw: the figures a player shows about smoothness.
 public struct RenderStatistics: Sendable, Equatable {

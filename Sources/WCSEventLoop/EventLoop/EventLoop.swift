@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WCSProtocols
 
 /// The thread that runs UDP sockets and protocol timers (ARCHITECTURE.md, "one event loop").
 ///
@@ -47,7 +48,7 @@ public final class EventLoop: @unchecked Sendable {
 
   /// The share of the loop's time that work taken over from worker queues (a played track's
   /// video decoding) may use. Loop thread only.
-  let workBudget = EventLoopWorkBudget()
+  package let workBudget = EventLoopWorkBudget()
 
   /// Work handed to the loop, and whether a wake byte is already on its way.
   private struct Inbox {
@@ -64,7 +65,7 @@ public final class EventLoop: @unchecked Sendable {
   private var timers = EventLoopTimers()
   /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`), datagram
   /// arrivals as offsets from it.
-  let origin: ContinuousClock.Instant
+  package let origin: ContinuousClock.Instant
   /// `origin` in attoseconds since `ContinuousClock.systemEpoch`: the loop's own clock reads
   /// (`ContinuousClockReading`) become attoseconds from `origin` with one subtraction.
   private let originSinceEpoch: Int128
@@ -97,13 +98,13 @@ public final class EventLoop: @unchecked Sendable {
   private var readableLeftOver = false
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
-  var datagramArrival: ContinuousClock.Instant? {
+  package var datagramArrival: ContinuousClock.Instant? {
     get { datagramArrivalOffset.map { origin + $0 } }
     set { datagramArrivalOffset = newValue.map { $0 - origin } }
   }
   /// `datagramArrival` as an offset from `origin`: stored and read per datagram without a
   /// resilient `ContinuousClock.Instant` optional (its copies go through the runtime).
-  var datagramArrivalOffset: Duration?
+  package var datagramArrivalOffset: Duration?
 
   /// The largest UDP payload over IPv4 (65,535 − 8 − 20), the size of the receive buffer.
   public static let maximumDatagramSize = 65_507
@@ -227,7 +228,7 @@ public final class EventLoop: @unchecked Sendable {
   ///   - deadline: the instant on the loop's monotonic clock before which it never fires.
   ///   - leeway: as for `schedule(at:leeway:_:)`.
   /// - Returns: the timer's new handle (the old one no longer cancels it), or nil.
-  func reschedule(
+  package func reschedule(
     _ timer: EventLoopTimer, at deadline: ContinuousClock.Instant, leeway: Duration = .zero
   ) -> EventLoopTimer? {
     assertInEventLoop()
@@ -244,7 +245,7 @@ public final class EventLoop: @unchecked Sendable {
   ///   - deadline: the instant on the loop's monotonic clock before which it never fires.
   ///   - leeway: as for `schedule(at:leeway:_:)`.
   /// - Returns: the new timer, for `cancel`, or nil.
-  func scheduleFiringActionAgain(
+  package func scheduleFiringActionAgain(
     at deadline: ContinuousClock.Instant, leeway: Duration = .zero
   ) -> EventLoopTimer? {
     assertInEventLoop()

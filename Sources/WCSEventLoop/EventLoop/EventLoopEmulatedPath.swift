@@ -1,3 +1,5 @@
+import WCSProtocols
+
 /// One direction of an `EventLoopUDPSocket` through a `NetworkEmulator`: the driver of that
 /// Sans-I/O value. A datagram due at once (nothing delayed ahead of it) goes on inline, as
 /// without emulation; a later one is copied and held, in delivery order, until one loop timer

@@ -1,3 +1,5 @@
+import WCSProtocols
+
 /// Errors of the event loop and its UDP sockets, with the `errno` of the failing system call.
 public enum EventLoopError: Error, Equatable, Sendable {
   /// `socket()` failed.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import WCSProtocols
 
 /// A non-blocking UDP socket (IPv4 or IPv6) served by an `EventLoop`: datagrams are read on the
 /// loop as they arrive and handed to `onDatagram`, sends go out at once.
@@ -158,7 +159,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   /// Changes `coalescing` from now on (a connection coalesces only once its media flow, so
   /// the ICE and DTLS exchanges before are not held by the ICE pacing timer). Call on the loop;
   /// does nothing once closed.
-  func setCoalescing(_ window: Duration) {
+  package func setCoalescing(_ window: Duration) {
     loop.assertInEventLoop()
     guard !isClosed, window != coalescing else { return }
     coalescing = window

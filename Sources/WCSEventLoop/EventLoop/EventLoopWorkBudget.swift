@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The load is an exponentially decaying sum of the time spent (time constant `window`), so a
 /// burst counts for about a `window` and then fades. Loop-confined: use it on its loop only.
-final class EventLoopWorkBudget: @unchecked Sendable {
+package final class EventLoopWorkBudget: @unchecked Sendable {
   // @unchecked Sendable: every method is called on the owning loop's thread only.
 
   /// Share of the loop's time (0…1) taken-over work may use.
@@ -38,12 +38,12 @@ final class EventLoopWorkBudget: @unchecked Sendable {
   }
 
   /// Whether work expected to take `cost` may run on the loop at `now`.
-  func allows(_ cost: Duration, at now: ContinuousClock.Instant) -> Bool {
+  package func allows(_ cost: Duration, at now: ContinuousClock.Instant) -> Bool {
     utilization(at: now) + cost.playoutSeconds / windowSeconds <= share
   }
 
   /// Records work that took `spent` and ended at `now`.
-  func record(_ spent: Duration, endingAt now: ContinuousClock.Instant) {
+  package func record(_ spent: Duration, endingAt now: ContinuousClock.Instant) {
     decay(to: now)
     load += max(0, spent.playoutSeconds)
   }

@@ -1,9 +1,8 @@
-import CWebRTCCore
+import CSockets
+import Glibc
 
-// Apart from `EventLoopUDPSocket.swift` on purpose: a file that imports CWebRTCCore (whose
-// libwebsockets header includes <sys/socket.h>) and names a socket constant makes the
-// whole-module build resolve the constant through CWebRTCCore, hiding it from files that import
-// only Foundation (`UDPSocket.swift`'s `SOCK_DGRAM` in release builds).
+// CSockets's header names no socket types, so the socket constants stay Glibc's in every
+// file that uses them (the CWebRTCCore umbrella once owned <sys/socket.h> and hid `SOCK_DGRAM`).
 
 /// Datagram receive with the kernel's receive time (`SO_TIMESTAMPNS`), through the C shim
 /// (the `CMSG_*` macros).

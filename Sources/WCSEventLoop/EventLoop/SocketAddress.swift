@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 /// Conversions between `ICETransportAddress` and the BSD `sockaddr_in`/`sockaddr_in6` the socket
 /// calls take, without heap allocation (they run for every datagram).

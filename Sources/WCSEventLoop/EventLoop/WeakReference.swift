@@ -3,11 +3,11 @@
 /// `[weak object]` in a capture list captures a mutable box, and every call of the closure
 /// then reads it under a dynamic exclusivity check; a closure that captures this value instead
 /// reads the reference in place (the same `nil` once the object is gone).
-struct WeakReference<Object: AnyObject> {
+package struct WeakReference<Object: AnyObject> {
   /// The object, `nil` once it was deallocated.
-  weak var object: Object?
+  package weak var object: Object?
 
-  init(_ object: Object) {
+  package init(_ object: Object) {
     self.object = object
   }
 }

@@ -223,7 +223,7 @@ public struct NetworkEmulatorStatistics: Sendable, Equatable {
   }
 
   /// The sum of two sets of counters.
-  static func + (left: Self, right: Self) -> Self {
+  package static func + (left: Self, right: Self) -> Self {
     var sum = left
     sum.datagrams += right.datagrams
     sum.lost += right.lost
@@ -246,7 +246,7 @@ public struct NetworkEmulationStatistics: Sendable, Equatable {
   public init() {}
 
   /// The sum of two sets of counters.
-  static func + (left: Self, right: Self) -> Self {
+  package static func + (left: Self, right: Self) -> Self {
     var sum = left
     sum.send = left.send + right.send
     sum.receive = left.receive + right.receive

@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 /// Why the emulator dropped a datagram.
 public enum NetworkEmulatorDrop: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 /// Host candidate addresses for a driver: the addresses of every interface that is up
 /// (`getifaddrs`), IPv4 and IPv6.

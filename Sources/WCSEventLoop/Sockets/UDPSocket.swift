@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 /// Errors of `UDPSocket`, with the `errno` of the failing call.
 public enum UDPSocketError: Error, Equatable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
-import WCSMedia
+import WCSPeerConnection
+import WCSProtocols
 
 // Forwarding: publisher RTP and RTCP in, each player's rewritten copy out.
 extension LocalServerRelayEngine {

@@ -1,5 +1,5 @@
 import Foundation
-import WCSMedia
+import WCSProtocols
 
 // Key frame requests to the publisher (RFC 4585 §6.3.1 PLI), deferred by its limiter.
 extension LocalServerRelayEngine {

@@ -1,5 +1,5 @@
 import Foundation
-import WCSMedia
+import WCSProtocols
 
 // Loss repair on both legs (RFC 4585 §6.2.1, RFC 4588): NACKs to the publisher for what the
 // relay lost, and the players' NACKs answered from the packet cache.

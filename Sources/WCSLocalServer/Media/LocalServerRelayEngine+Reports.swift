@@ -1,5 +1,5 @@
 import Foundation
-import WCSMedia
+import WCSProtocols
 
 // RTCP reports per leg (RFC 3550 §6.4) and the per-leg statistics log.
 extension LocalServerRelayEngine {

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
-import WCSMedia
+import WCSEventLoop
+import WCSPeerConnection
+import WCSProtocols
 
 /// The media side of `wcs-local-server` (wcs-protocol.md §9.3): per stream an ICE-lite
 /// answerer `PeerConnection` (candidates inline with `a=end-of-candidates`, DTLS role chosen by

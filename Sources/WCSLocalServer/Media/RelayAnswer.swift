@@ -1,4 +1,4 @@
-import WCSMedia
+import WCSProtocols
 
 /// Turns a `PeerConnection` answer (which mirrors every offered codec) into what the relay can
 /// honour (wcs-protocol.md §9.3): only Opus and VP8, with their RTX formats (RFC 4588) where

@@ -1,5 +1,5 @@
 import Foundation
-import WCSMedia
+import WCSProtocols
 
 /// What the relay needs to know about one offered codec: the media kind and clock rate of a
 /// payload type.

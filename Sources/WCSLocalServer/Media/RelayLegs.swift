@@ -1,4 +1,6 @@
-import WCSMedia
+import WCSEventLoop
+import WCSPeerConnection
+import WCSProtocols
 
 /// One publisher's side of the relay. Touched only on the engine's event loop.
 final class RelayPublisher {

@@ -1,4 +1,4 @@
-import WCSMedia
+import WCSProtocols
 
 /// Rewrites one publisher SSRC's RTP packets for one player (SFU relay): the player sees its own
 /// SSRC, the payload type it offered for the codec, and sequence numbers / timestamps shifted by

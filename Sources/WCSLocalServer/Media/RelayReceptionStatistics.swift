@@ -1,4 +1,4 @@
-import WCSMedia
+import WCSProtocols
 
 /// What we received from one publisher SSRC, for the report block of our receiver report
 /// (RFC 3550 §6.4.1, algorithms of Appendix A.1, A.3 and A.8). One thread.

@@ -1,5 +1,6 @@
 import Foundation
-import WCSMedia
+import WCSProtocols
+import WCSRecording
 
 /// Records one publisher into WebM (VP8 + Opus, wcs-protocol.md §6): VP8 RTP packets are put
 /// back into frames (RFC 7741) and Opus packets are written as they come (RFC 7587).

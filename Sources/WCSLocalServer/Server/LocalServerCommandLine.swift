@@ -1,4 +1,4 @@
-import WCSMedia
+import WCSEventLoop
 
 /// The `wcs-local-server` command line, parsed into a `WCSLocalServer.Configuration`.
 public enum LocalServerCommandLine {

@@ -1,5 +1,5 @@
 import Foundation
-import WCSMedia
+import WCSEventLoop
 import WCSTransport
 
 extension WCSLocalServer {

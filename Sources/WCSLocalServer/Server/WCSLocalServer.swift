@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import WCSMedia
+import WCSPeerConnection
 import WCSTransport
 
 /// The WCS-compatible local server, in process: WebSocket signalling (`ws`, optionally `wss`)

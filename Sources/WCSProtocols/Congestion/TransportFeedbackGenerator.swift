@@ -68,7 +68,8 @@ public struct TransportFeedbackGenerator: Sendable {
 
   /// `onPacketReceived` followed by `nextDeadline`, in one call (one access for a driver that
   /// keeps the generator in a class).
-  mutating func recordArrival(transportSequenceNumber: UInt16, arrivalTime: Int64) -> Int64? {
+  package mutating func recordArrival(transportSequenceNumber: UInt16, arrivalTime: Int64) -> Int64?
+  {
     onPacketReceived(transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
     return nextDeadline
   }
@@ -78,7 +79,7 @@ public struct TransportFeedbackGenerator: Sendable {
   /// steps (none of `onPacketReceived`'s restart, history and duplicate cases apply to it);
   /// any other goes through `recordArrival`. The same state and deadline either way.
   @inline(__always)
-  mutating func recordArrivalInOrder(transportSequenceNumber: UInt16, arrivalTime: Int64)
+  package mutating func recordArrivalInOrder(transportSequenceNumber: UInt16, arrivalTime: Int64)
     -> Int64?
   {
     guard let highest = highestReceived, let lowest = lowestKept, let start = windowStart,

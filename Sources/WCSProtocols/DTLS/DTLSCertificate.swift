@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 import Glibc
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 
 /// Builds the OpenSSL `SSL_CTX` every `DTLSEndpoint` uses: DTLS 1.2 only, our certificate, a
 /// required peer certificate accepted by fingerprint only, `use_srtp` profiles, ECDHE groups,

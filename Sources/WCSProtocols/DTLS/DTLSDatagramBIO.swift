@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 
 /// The datagrams between one OpenSSL `SSL` object and its Sans-I/O owner.
 ///

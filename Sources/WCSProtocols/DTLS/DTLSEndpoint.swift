@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 
 /// One side of a DTLS 1.2 association for DTLS-SRTP (RFC 5764) and data channels, Sans-I/O:
 /// datagrams in, datagrams and events out, the next deadline for the driver's timer.

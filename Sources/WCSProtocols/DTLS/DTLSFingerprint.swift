@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 
 /// A certificate fingerprint as carried in SDP `a=fingerprint:<hash-func> <hex:hex:...>`
 /// (RFC 8122 §5): the hash of the certificate's DER encoding.

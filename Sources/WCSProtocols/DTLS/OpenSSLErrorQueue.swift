@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 
 /// Reads OpenSSL's thread-local error queue into text for `DTLSError` reasons.
 enum OpenSSLErrorQueue {

@@ -66,8 +66,8 @@ public final class ICEAgent {
   var triggeredQueue: [ICEPairKey] = []
   var transactions: [STUNTransactionID: ICETransaction] = [:]
   var serverReflexiveQueue: [(socket: ICESocketID, server: ICETransportAddress)] = []
-  var gatheringPending = 0
-  var gatheringStarted = false
+  package var gatheringPending = 0
+  package var gatheringStarted = false
   var lastPacedSend = -Double.infinity
   var firstValidTime: Double?
   var remoteGatheringComplete = false

@@ -1,11 +1,11 @@
 /// Randomness for an ICE agent: the system CSPRNG, or SplitMix64 from a seed so tests repeat.
-struct ICERandom: RandomNumberGenerator {
+package struct ICERandom: RandomNumberGenerator {
   private var state: UInt64?
   private var system = SystemRandomNumberGenerator()
 
-  init(seed: UInt64?) { state = seed }
+  package init(seed: UInt64?) { state = seed }
 
-  mutating func next() -> UInt64 {
+  package mutating func next() -> UInt64 {
     guard var value = state else { return system.next() }
     value &+= 0x9E37_79B9_7F4A_7C15
     state = value

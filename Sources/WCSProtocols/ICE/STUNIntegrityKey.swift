@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 import Synchronization
 
 /// The HMAC algorithm for MESSAGE-INTEGRITY (SHA-1, RFC 8489 §14.5) or

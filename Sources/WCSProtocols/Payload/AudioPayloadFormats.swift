@@ -1,3 +1,5 @@
+import WCSCodecs
+
 /// RTP payload format for Opus (RFC 7587): one Opus packet per RTP packet, 48 kHz RTP clock
 /// whatever the audio bandwidth, marker bit normally 0.
 public enum OpusPayloadFormat: Sendable {

@@ -1,3 +1,5 @@
+import WCSCodecs
+
 /// Reassembles VP8 frames from RTP packets that may arrive out of order or not at all, and hands on
 /// only frames the decoder can use (RFC 7741 §4.5).
 ///

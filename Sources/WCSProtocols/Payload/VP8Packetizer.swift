@@ -1,3 +1,5 @@
+import WCSCodecs
+
 /// Splits encoded VP8 frames into RTP payloads (RFC 7741 §4): every payload starts with a descriptor
 /// carrying a 15-bit PictureID (X=1, I=1, M=1) and, optionally, TL0PICIDX; S=1 on the first packet of
 /// the frame, PID=0 throughout (the encoder emits one token partition); the marker bit is set on the

@@ -8,17 +8,17 @@
 /// (`init` gives nil) and takes the general path. For one that is, `packet()` gives what
 /// `RTPPacket.parse` gives, and `transportSequenceNumber` what `TransportWideCC.sequenceNumber`
 /// finds in its header.
-struct InOrderRTPPacket {
+package struct InOrderRTPPacket {
   /// The packet's bytes (the loop's receive buffer: used during the receiving call only).
   let bytes: UnsafeRawBufferPointer
   let marker: Bool
-  let payloadType: UInt8
+  package let payloadType: UInt8
   let sequenceNumber: UInt16
   let timestamp: UInt32
   let ssrc: UInt32
   /// The transport-wide sequence number: the value of the first extension element of the
   /// negotiated id when that element has two octets (nil without one, or without an id).
-  let transportSequenceNumber: UInt16?
+  package let transportSequenceNumber: UInt16?
   /// The extension as the parsed header holds it (nil: no X bit).
   private let wireExtension: RTPWireHeaderExtension?
   /// Fixed header plus extension: where the payload starts.
@@ -28,7 +28,7 @@ struct InOrderRTPPacket {
   /// when it is not of the common shape (or is malformed). `transportWideCCID`: the negotiated
   /// extension id of the transport-wide sequence number, if any.
   @inline(__always)
-  init?(_ bytes: UnsafeRawBufferPointer, ssrc: UInt32, transportWideCCID: UInt8?) {
+  package init?(_ bytes: UnsafeRawBufferPointer, ssrc: UInt32, transportWideCCID: UInt8?) {
     // Every offset read below is checked against `bytes.count` first.
     guard bytes.count >= RTPHeader.fixedHeaderLength else { return nil }
     let first = bytes[0]

@@ -2,7 +2,7 @@
 public struct RTPHeader: Equatable, Sendable {
   /// How a header holds its extension: as given to it, or (parsed from a packet) as the wire
   /// octets when they fit inline, decoded on demand.
-  enum ExtensionStorage: Sendable {
+  package enum ExtensionStorage: Sendable {
     case none
     case decoded(RTPHeaderExtension)
     case wire(RTPWireHeaderExtension)
@@ -39,7 +39,7 @@ public struct RTPHeader: Equatable, Sendable {
     set { extensionStorage = newValue.map { .decoded($0) } ?? .none }
   }
   /// The storage behind `headerExtension`.
-  var extensionStorage: ExtensionStorage
+  package var extensionStorage: ExtensionStorage
 
   /// Creates a header; `csrcs` and `headerExtension` default to none.
   public init(

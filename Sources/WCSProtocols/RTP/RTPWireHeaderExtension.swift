@@ -2,7 +2,7 @@
 /// they fit `capacity`: the elements are decoded only when someone asks for them, and the one the
 /// receive path needs (the transport-wide sequence number) is read in place. The data was checked
 /// by `RTPHeaderExtension.walkElements` when it was parsed, so decoding it cannot fail.
-struct RTPWireHeaderExtension: Sendable {
+package struct RTPWireHeaderExtension: Sendable {
   /// Most data octets held inline (a one-byte extension with a few elements, as WebRTC sends).
   static let capacity = 16
   /// The 16-bit profile value of the extension header (RFC 3550 §5.3.1).
@@ -42,7 +42,7 @@ struct RTPWireHeaderExtension: Sendable {
 
   /// The value of the first RFC 8285 element `id` when that element has 2 octets, else nil (as
   /// a search of `decoded.elements` would find it).
-  func twoOctetValue(id: UInt8) -> UInt16? {
+  package func twoOctetValue(id: UInt8) -> UInt16? {
     withReader { reader in
       if profile == RTPHeaderExtension.oneByteProfile {
         // The receive path's case, walked directly (the rules of `walkElements`).

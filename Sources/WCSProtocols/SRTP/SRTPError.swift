@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 
 /// A libsrtp2 status code with its name (`srtp_err_status_t`).
 public struct SRTPStatus: Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CWebRTCCore
+import COpenSSL
 import Synchronization
 
 /// Packets an `SRTPSession` processed or dropped.

@@ -89,7 +89,7 @@ extension Duration {
   /// Whole seconds and the attoseconds left are the same truncating division, done by one
   /// 128-by-64-bit division of the magnitude (quotient and remainder take the dividend's sign,
   /// as `components` gives them); durations beyond ±2^63 s take `streamSeconds` itself.
-  var playoutSeconds: Double {
+  package var playoutSeconds: Double {
     let value = attoseconds
     let magnitude = value.magnitude
     let high = UInt64(truncatingIfNeeded: magnitude >> 64)

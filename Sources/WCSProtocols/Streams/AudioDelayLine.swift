@@ -1,3 +1,5 @@
+import WCSCodecs
+
 /// Holds played audio back by a whole number of 20 ms frames, for lip sync.
 ///
 /// A sound card (or a file) takes samples back to back, so audio cannot be delayed by handing a
@@ -44,7 +46,7 @@ public struct AudioDelayLine: Sendable {
   /// `playedTimestamp`. Each frame in gives one frame out, so each is replaced where it is: no
   /// `Output` and no new array (the caller's stays unique for it to empty and refill); with
   /// no delay held and none to grow (no lip-sync delay) the frames stay as they are.
-  mutating func process(_ frames: inout [PCMAudioFrame], target: Duration) -> UInt32? {
+  package mutating func process(_ frames: inout [PCMAudioFrame], target: Duration) -> UInt32? {
     let target = target.attoseconds
     var playedTimestamp: UInt32?
     if held.isEmpty, target <= Self.hysteresisAttoseconds {

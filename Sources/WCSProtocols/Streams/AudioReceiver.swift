@@ -1,4 +1,5 @@
-import CWebRTCCore
+import COpus
+import WCSCodecs
 
 /// The audio receive pipeline: Opus packets (RFC 7587) → playout every 20 ms, pulled by the audio
 /// device at `now`.
@@ -15,6 +16,9 @@ import CWebRTCCore
 public final class AudioReceiver {
   /// Playout statistics.
   public struct Statistics: Sendable, Equatable {
+    /// All counters zero (the implicit initializer is internal).
+    package init() {}
+
     /// Frames decoded from their own packet.
     public var decodedFrames = 0
     /// Frames rebuilt from the next packet's FEC data.
@@ -41,9 +45,9 @@ public final class AudioReceiver {
   public static let maxConcealedRun = 50
   /// One frame, 20 ms, in attoseconds, written as a literal: a constant the compiler folds,
   /// with no lazy initialization to check on every turn.
-  static let frameAttoseconds: Int128 = 20_000_000_000_000_000
+  package static let frameAttoseconds: Int128 = 20_000_000_000_000_000
   /// One frame: 20 ms.
-  static let frameDuration = Duration(attoseconds: frameAttoseconds)
+  package static let frameDuration = Duration(attoseconds: frameAttoseconds)
 
   /// Counts since this receiver was made: frames decoded, rebuilt from FEC (RFC 7587 §3.2),
   /// concealed, late packets, decode errors, playout restarts, and the CPU seconds spent in
@@ -85,7 +89,7 @@ public final class AudioReceiver {
 
   /// `insert(_:)` for each of `packets`, in order, in one access of the receiver (and no copy
   /// of each packet with its arrival: read in place by index).
-  func insert(contentsOf packets: [ReceivedRTPPacket]) {
+  package func insert(contentsOf packets: [ReceivedRTPPacket]) {
     state.insert(contentsOf: packets, playoutDelay: playoutDelay)
   }
 
@@ -98,12 +102,12 @@ public final class AudioReceiver {
 
   /// `pull(now:)` appending to `out`, so a caller that keeps its array between turns makes
   /// no new one per turn.
-  func pull(now: ContinuousClock.Instant, into out: inout [PCMAudioFrame]) {
+  package func pull(now: ContinuousClock.Instant, into out: inout [PCMAudioFrame]) {
     pull(at: PlayoutInstant.offset(of: now), into: &out)
   }
 
   /// `pull(now:into:)` with `now` as a `PlayoutInstant` offset (no resilient instant).
-  func pull(at now: Duration, into out: inout [PCMAudioFrame]) {
+  package func pull(at now: Duration, into out: inout [PCMAudioFrame]) {
     state.pull(now: now, decoder: decoder, into: &out)
   }
 
@@ -113,7 +117,7 @@ public final class AudioReceiver {
   }
 
   /// `nextDeadline` as a `PlayoutInstant` offset (no resilient instant made).
-  var nextDeadlineOffset: Duration? { state.nextPlayoutAt }
+  package var nextDeadlineOffset: Duration? { state.nextPlayoutAt }
 
   /// Whether an Opus packet carries LBRR (FEC) data for the frame before it: SILK or hybrid mode
   /// (TOC config < 16) and the LBRR flag of the first SILK frame set. The flag is the bit after the

@@ -39,7 +39,7 @@ public struct NTPTimestamp: Equatable, Hashable, Sendable {
 
 extension Duration {
   /// This duration in seconds as a `Double`.
-  var streamSeconds: Double {
+  package var streamSeconds: Double {
     let parts = components
     return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
   }

@@ -7,7 +7,7 @@
 /// A `Duration` is two words handled inline. Exact both ways: the offset is the instant's
 /// attoseconds minus the origin's, and an instant is the origin advanced by its offset, so
 /// differences, order and equality are those of the instants.
-enum PlayoutInstant {
+package enum PlayoutInstant {
   /// Any instant serves; this one is read once, at the first use.
   static let origin = ContinuousClock.now
   /// `origin` in attoseconds since `ContinuousClock.systemEpoch`, so a clock read
@@ -18,17 +18,17 @@ enum PlayoutInstant {
   /// instant is the epoch advanced by the reading, the offset that instant less the origin),
   /// without a resilient instant made and measured against the origin. The audio turn reads
   /// the clock two or three times through this (`AudioReceiveTrack`, `PlayoutSync`).
-  static func now() -> Duration {
+  package static func now() -> Duration {
     Duration(attoseconds: ContinuousClockReading.attosecondsSinceEpoch() - originSinceEpoch)
   }
 
   /// `instant` as its offset from `origin`.
-  static func offset(of instant: ContinuousClock.Instant) -> Duration {
+  package static func offset(of instant: ContinuousClock.Instant) -> Duration {
     origin.duration(to: instant)
   }
 
   /// The instant `offset` after `origin`.
-  static func instant(at offset: Duration) -> ContinuousClock.Instant {
+  package static func instant(at offset: Duration) -> ContinuousClock.Instant {
     origin.advanced(by: offset)
   }
 }

@@ -130,7 +130,7 @@ public struct PlayoutSynchronizer: Sendable {
 
   /// `audioPlayed(rtpTimestamp:appliedExtraDelay:at:)` with `now` as a `PlayoutInstant`
   /// offset: the same seconds, without a resilient instant.
-  mutating func audioPlayed(
+  package mutating func audioPlayed(
     rtpTimestamp: UInt32, appliedExtraDelay: Duration, atOffset now: Duration
   ) {
     // The seconds since the origin once, for `sync` (made with the same origin) and `update`.
@@ -153,7 +153,7 @@ public struct PlayoutSynchronizer: Sendable {
 
   /// `videoRendered(rtpTimestamp:appliedExtraDelay:at:)` with `now` as a `PlayoutInstant`
   /// offset.
-  mutating func videoRendered(
+  package mutating func videoRendered(
     rtpTimestamp: UInt32, appliedExtraDelay: Duration, atOffset now: Duration
   ) {
     let seconds = Duration(attoseconds: now.attoseconds - originOffset.attoseconds).playoutSeconds

@@ -200,7 +200,7 @@ public struct RTPReceiveStream: Sendable {
   /// (`sinceOrigin`, exact): no resilient `ContinuousClock.Instant` arithmetic per packet.
   /// `restored`: the driver already restored this media packet from RTX (RFC 4588), so it
   /// counts as a retransmission, as one unwrapped here does.
-  mutating func receive(
+  package mutating func receive(
     _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
     restored: Bool = false
   ) -> Result<Output, RTPStreamError> {
@@ -315,7 +315,7 @@ public struct RTPReceiveStream: Sendable {
   /// Takes back the packet array of an output the driver has delivered: emptied, its storage
   /// holds the next packets handed out at once (without a jitter buffer, every packet goes out
   /// on arrival, in an array that would otherwise be allocated for it alone).
-  mutating func recycle(_ packets: consuming [ReceivedRTPPacket]) {
+  package mutating func recycle(_ packets: consuming [ReceivedRTPPacket]) {
     // One at a time: an output holds one packet or a few, and `removeAll(keepingCapacity:)`
     // goes through the generic `replaceSubrange`.
     while !packets.isEmpty { packets.removeLast() }
@@ -326,7 +326,7 @@ public struct RTPReceiveStream: Sendable {
   /// stream's released packets): its storage holds the next ones released, unless the consumer
   /// still holds it (a decode job queued with it), in which case an empty array of the same
   /// capacity is made now instead of at the next release (no packet is copied).
-  mutating func recycleReleased(_ packets: consuming [ReceivedRTPPacket]) {
+  package mutating func recycleReleased(_ packets: consuming [ReceivedRTPPacket]) {
     if !packets.isEmpty { packets.removeAll(keepingCapacity: true) }
     spareOutputPackets = packets
   }
@@ -353,7 +353,7 @@ public struct RTPReceiveStream: Sendable {
 
   /// `poll(now:)` for a driver that has `now` less the stream's origin at hand (`sinceOrigin`,
   /// exact): no copy of the stream's clock or resilient instant arithmetic per poll.
-  mutating func poll(sinceOrigin: Duration) -> Output {
+  package mutating func poll(sinceOrigin: Duration) -> Output {
     let seconds = Self.seconds(of: sinceOrigin)
     var output = Output()
     if configuration.buffersPackets {
@@ -432,7 +432,7 @@ public struct RTPReceiveStream: Sendable {
   /// `scheduledDeadline()` as an offset from the stream's origin (the instant it was made at):
   /// a driver that keeps its times as offsets from one origin of its own adds the stream's
   /// origin to it, without an instant.
-  mutating func scheduledDeadlineOffset() -> Duration {
+  package mutating func scheduledDeadlineOffset() -> Duration {
     scheduledDeadlineOffset(seconds: nextDeadlineSeconds)
   }
 
@@ -447,7 +447,7 @@ public struct RTPReceiveStream: Sendable {
 
   /// When the last packet given to `receive` arrived (media or RTX, taken or dropped), or when
   /// the stream was made before any.
-  var lastPacketAt: ContinuousClock.Instant { clock.origin + lastPacketOffset }
+  package var lastPacketAt: ContinuousClock.Instant { clock.origin + lastPacketOffset }
 
   /// How long before `now` the last packet given to `receive` arrived (see `lastPacketAt`).
   func timeSinceLastPacket(at now: ContinuousClock.Instant) -> Duration {
@@ -489,9 +489,9 @@ extension RTPReceiveStream {
   /// What `acceptInOrder` did with a packet it took: the packets to hand out now (an audio
   /// stream's packet, in the array `recycle` takes back; empty for a buffered stream) and the
   /// stream's next deadline as an offset from its origin (`scheduledDeadlineOffset()`).
-  struct InOrderAcceptance {
-    var packets: [ReceivedRTPPacket]
-    var deadline: Duration
+  package struct InOrderAcceptance {
+    package var packets: [ReceivedRTPPacket]
+    package var deadline: Duration
   }
 
   /// `receive(_:now:sinceOrigin:)` followed by `scheduledDeadlineOffset()` for the common packet
@@ -503,7 +503,7 @@ extension RTPReceiveStream {
   /// The same state and output as the general path, in one function: no `Result`, `Output`,
   /// sequence-number search or instant arithmetic for a buffered stream.
   @inline(__always)
-  mutating func acceptInOrder(_ header: InOrderRTPPacket, sinceOrigin: Duration)
+  package mutating func acceptInOrder(_ header: InOrderRTPPacket, sinceOrigin: Duration)
     -> InOrderAcceptance?
   {
     guard configuration.retransmission == nil, header.ssrc == configuration.ssrc,

@@ -1,3 +1,5 @@
+import WCSCodecs
+
 /// A decoded picture with its timing.
 public struct ReceivedVideoFrame: Sendable, Equatable {
   /// The picture.
@@ -69,6 +71,9 @@ public final class VideoReceiver {
 
 /// Render statistics of a `VideoReceiver`.
 public struct VideoDecodePipelineStatistics: Sendable, Equatable {
+  /// All counters zero (the implicit initializer is internal).
+  package init() {}
+
   /// Frames decoded and handed out.
   public var framesDecoded = 0
   /// Key frames decoded.
@@ -103,40 +108,44 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
 /// decoded as the assembler completes them, from the packet's own bytes or a buffer the
 /// assembler keeps (no array of frames or of bytes per frame in between), and times are kept as
 /// offsets (`PlayoutInstant`), not as resilient `ContinuousClock.Instant`s.
-final class VideoDecodePipeline<Picture> {
+package final class VideoDecodePipeline<Picture> {
   /// A decoded picture with its timing (see `ReceivedVideoFrame`).
-  struct Frame {
-    var picture: Picture
-    var rtpTimestamp: UInt32
-    var isKeyFrame: Bool
+  package struct Frame {
+    package var picture: Picture
+    package var rtpTimestamp: UInt32
+    package var isKeyFrame: Bool
     /// `arrivalTime` as an offset (`PlayoutInstant`): a frame holding no resilient instant is
     /// copied and moved inline, without value witnesses.
-    var arrivalOffset: Duration
+    package var arrivalOffset: Duration
     /// `renderTime` as an offset (`PlayoutInstant`).
-    var renderOffset: Duration
+    package var renderOffset: Duration
 
     /// When the packet that completed the frame arrived.
-    var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
+    package var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
     /// The `now` of the call that decoded it.
-    var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
+    package var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
   }
 
   /// What one call produced.
-  struct Output {
-    var frames: [Frame] = []
-    var needsKeyFrame = false
+  package struct Output {
+    package var frames: [Frame] = []
+    package var needsKeyFrame = false
+
+    /// No frames, no key frame needed (the implicit initializer is internal).
+    package init() {}
   }
 
   /// Decodes one frame's bytes with the decoder (nil: not shown); the bytes are valid during
   /// the call only (the packet's own, or joined in a buffer the assembler keeps: no array per
   /// frame).
-  typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) -> Picture?
+  package typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) ->
+    Picture?
   /// `DecodeBytes` that may write the picture into a spare one handed back by `recycle(_:)`
   /// (taking it), e.g. `VP8Decoder.decodeVideoFrame(_:reusing:)`.
-  typealias DecodeBytesReusing =
+  package typealias DecodeBytesReusing =
     (VP8Decoder, UnsafeBufferPointer<UInt8>, inout Picture?) throws(VP8Error) -> Picture?
 
-  var statistics: VideoDecodePipelineStatistics { state.decoding.statistics }
+  package var statistics: VideoDecodePipelineStatistics { state.decoding.statistics }
 
   private var state: State
 
@@ -153,7 +162,7 @@ final class VideoDecodePipeline<Picture> {
 
   /// See `init(reorderWindow:stallTimeout:decodePicture:)`; `decodeReusing` gets the picture
   /// last handed back by `recycle(_:)` (if any) to decode into.
-  init(
+  package init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
     decodeReusing: @escaping DecodeBytesReusing
   ) throws(VP8Error) {
@@ -166,7 +175,7 @@ final class VideoDecodePipeline<Picture> {
   /// Hands back a picture this pipeline decoded, once it is no longer needed (rendered): the
   /// next picture may be decoded into it (see `DecodeBytesReusing`). One is kept; a
   /// picture still referenced elsewhere is never written (its planes are copied first).
-  func recycle(_ picture: consuming Picture) {
+  package func recycle(_ picture: consuming Picture) {
     state.decoding.spare = picture
   }
 
@@ -183,7 +192,7 @@ final class VideoDecodePipeline<Picture> {
   /// `handle(_:now:)` appending the frames to `output` (and setting its `needsKeyFrame` when
   /// this call needs a key frame), so a caller that keeps an `Output` between calls, emptied,
   /// makes no new array of frames per call.
-  func handle(
+  package func handle(
     _ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant, into output: inout Output
   ) {
     state.handle(packets, now: PlayoutInstant.offset(of: now), into: &output)
@@ -191,7 +200,7 @@ final class VideoDecodePipeline<Picture> {
 
   /// A new source took over the stream: the assembler starts over (`VP8FrameAssembler.restart`)
   /// and the next picture decoded is a key frame of the new source.
-  func restartSource() {
+  package func restartSource() {
     state.assembler.restart()
   }
 

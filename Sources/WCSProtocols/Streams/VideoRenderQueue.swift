@@ -56,7 +56,7 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
   }
 
   /// Whether `releaseNext` would release a frame at `now` (a `PlayoutInstant` offset).
-  func hasDue(at now: Duration, extraDelay: Duration) -> Bool {
+  package func hasDue(at now: Duration, extraDelay: Duration) -> Bool {
     guard let first = decodedAt.first else { return false }
     return first + extraDelay <= now || frames.count > capacity
   }
@@ -65,7 +65,7 @@ public struct VideoRenderQueue<Frame: Sendable>: Sendable {
   /// `PlayoutInstant` offset): `releaseNext`'s release as a frame returned straight, for a
   /// caller that moves it on (a frame bound out of an optional is copied). Only when
   /// `hasDue(at:extraDelay:)` (or `count > 0`): an empty queue has no oldest frame.
-  mutating func takeOldest(at now: Duration, heldFor: inout Duration) -> Frame {
+  package mutating func takeOldest(at now: Duration, heldFor: inout Duration) -> Frame {
     // Usually the only frame held: taken from the end, without the shift of `removeFirst`.
     if frames.count == 1 {
       heldFor = now - decodedAt.removeLast()

@@ -11,13 +11,13 @@ import Glibc
 /// evicted, so the runtime's path ran cold on almost every wake-up: ≈ 15 code lines a packet
 /// (`scripts/play-cache-misses.sh`). The two are checked against each other by
 /// `ContinuousClockReadingTests`.
-enum ContinuousClockReading {
+package enum ContinuousClockReading {
   /// `ContinuousClock.systemEpoch`, kept: made per read, the resilient clock and instant cost
   /// metadata look-ups and value-witness calls.
   private static let epoch = ContinuousClock().systemEpoch
 
   /// Now, in attoseconds since `ContinuousClock.systemEpoch`.
-  static func attosecondsSinceEpoch() -> Int128 {
+  package static func attosecondsSinceEpoch() -> Int128 {
     var time = timespec()
     // Never fails for a valid clock id and address (EINVAL/EFAULT only); the zero time it
     // would leave is not a crash either.
@@ -28,12 +28,12 @@ enum ContinuousClockReading {
   }
 
   /// Now on the continuous clock: the instant `ContinuousClock.now` would give.
-  static func now() -> ContinuousClock.Instant {
+  package static func now() -> ContinuousClock.Instant {
     epoch.advanced(by: Duration(attoseconds: attosecondsSinceEpoch()))
   }
 
   /// `instant` in attoseconds since `ContinuousClock.systemEpoch`.
-  static func attosecondsSinceEpoch(of instant: ContinuousClock.Instant) -> Int128 {
+  package static func attosecondsSinceEpoch(of instant: ContinuousClock.Instant) -> Int128 {
     epoch.duration(to: instant).attoseconds
   }
 }

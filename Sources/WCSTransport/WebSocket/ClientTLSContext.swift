@@ -1,4 +1,5 @@
-import CWebRTCCore
+import COpenSSL
+import CWebSockets
 import Synchronization
 
 /// OpenSSL client contexts (`SSL_CTX`) handed to libwebsockets as `provided_client_ssl_ctx`.

@@ -1,4 +1,4 @@
-import CWebRTCCore
+import CWebSockets
 import Foundation
 
 /// A libwebsockets protocol callback (`lws_callback_function`).

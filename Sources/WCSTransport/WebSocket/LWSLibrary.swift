@@ -1,4 +1,4 @@
-import CWebRTCCore
+import CWebSockets
 import Foundation
 
 /// A libwebsockets context pointer that other threads may hold. `@unchecked Sendable`: they

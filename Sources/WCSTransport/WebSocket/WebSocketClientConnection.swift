@@ -1,4 +1,5 @@
-import CWebRTCCore
+import COpenSSL
+import CWebSockets
 import Foundation
 import Synchronization
 

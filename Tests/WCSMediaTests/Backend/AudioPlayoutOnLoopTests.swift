@@ -2,7 +2,10 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// Played audio reaches `PlayoutAudioSink.play` on the connection's event loop: a sink that
 /// calls back into the connection (statistics, another sink, `close()`) must not deadlock, and

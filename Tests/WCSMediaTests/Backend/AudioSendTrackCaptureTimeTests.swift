@@ -1,7 +1,9 @@
 import Synchronization
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// Each 20 ms frame's capture time (the SR's clock mapping) is its first sample's, from the
 /// chunk it came in, whatever the source's chunk size.

@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// `AudioReceiveTrack.nextTurn` computed on `PlayoutInstant` offsets against the formula on
 /// `ContinuousClock.Instant`s it replaced: the same instant for frames due long before, just

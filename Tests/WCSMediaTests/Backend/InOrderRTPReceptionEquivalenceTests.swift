@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// The play path's flat receive (`PacketReception.receiveInOrder`, taken by `receiveRTP` for
 /// nearly every packet) against the layered one it short-cuts (`admit` → the source's

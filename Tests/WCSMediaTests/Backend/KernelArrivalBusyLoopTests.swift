@@ -1,7 +1,14 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// A play connection whose event loop is held busy 15 ms of every 100 ms (as a picture decoded
 /// on it, or other streams, would): its packets are timed by the kernel's receive time, so the

@@ -2,7 +2,14 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// A value shared between loop/codec threads and the test thread.
 final class BackendTestBox<Value: Sendable>: Sendable {

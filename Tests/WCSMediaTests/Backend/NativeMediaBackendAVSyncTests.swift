@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 
+@testable import WCSDevices
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// Lip sync end to end: the virtual camera and a chirping virtual microphone published and played
 /// through two `NativeMediaConnection`s and a loopback relay on 127.0.0.1, with and without

@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// Real devices in the native engine: a scripted V4L2 camera (`FakeV4L2DeviceIO`) listed,
 /// published, switched and unplugged; missing and busy cameras refused with their reason.

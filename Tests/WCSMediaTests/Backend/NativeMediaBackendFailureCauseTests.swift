@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// How a PeerConnection failure becomes the `MediaConnectionFailure` WCSApi2 sees, and the
 /// state's helpers.

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// Loss on the publisher's link itself, before the receiving side's SRTP (`DroppingUDPProxy`):
 /// what a real network does, so the repair must get through SRTP replay protection too.

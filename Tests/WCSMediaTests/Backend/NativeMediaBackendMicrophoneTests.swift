@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// A PulseAudio microphone feeding a publish connection, against a private server the test
 /// starts: a 1 kHz tone played into a null sink is captured from its monitor

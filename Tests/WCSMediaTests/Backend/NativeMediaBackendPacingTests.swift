@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// The publish path goes through the pacer: pictures still arrive, the pacer runs at 2.5 × the
 /// video target and empties.

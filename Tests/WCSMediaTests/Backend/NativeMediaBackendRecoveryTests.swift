@@ -1,7 +1,12 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSProtocols
 
 /// Loss, late joiners, bandwidth feedback and source switching over the loopback relay.
 final class NativeMediaBackendRecoveryTests: XCTestCase {

@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// An app capturer as on iOS: an `RTCVideoCapturer` subclass adopting `FPWCSVideoCapturer`,
 /// delivering the virtual camera's pictures from frame 5000 on while started.

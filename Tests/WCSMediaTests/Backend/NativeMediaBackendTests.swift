@@ -1,7 +1,12 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 final class NativeMediaBackendTests: XCTestCase {
   private static let width = 320

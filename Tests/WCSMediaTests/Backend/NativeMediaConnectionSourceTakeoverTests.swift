@@ -1,7 +1,13 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSProtocols
 
 /// A relay switching publishers on one played connection, end to end: a real play-mode
 /// `NativeMediaConnection` on loopback, answered by a `LoopbackRelay` whose player side the test

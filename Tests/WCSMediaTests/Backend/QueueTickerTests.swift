@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
 
 /// `QueueTicker`: ticks on the grid `anchor + k × interval` (no drift), on its queue; nothing

@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// A media file that opens but never yields a sample (a truncated download, a header alone):
 /// the publishing connection fails with `captureDeviceLost` and the file's reason, instead of

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// A second answer given to a connected native media connection (a server repeating
 /// `setRemoteSDP`): refused with a typed error, and nothing the refused answer said is taken.

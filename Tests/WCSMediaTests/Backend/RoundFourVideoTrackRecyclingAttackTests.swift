@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSProtocols
 
 /// Attacks on the round-four video track: each picture decoded into the planes of the one
 /// rendered before (`VideoDecodePipeline.recycle`), the pipeline's `Output` kept between calls

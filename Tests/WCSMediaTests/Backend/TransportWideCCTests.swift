@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class TransportWideCCTests: XCTestCase {
   /// A generator's feedback survives RTCP encoding and parsing unchanged, small, large and

@@ -1,6 +1,9 @@
 import Foundation
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The virtual camera encoded with VP8 and packetized (RFC 7741), as a played track receives
 /// it: the RTP packets of each frame (90 kHz timestamps `frameInterval` apart, sequence numbers

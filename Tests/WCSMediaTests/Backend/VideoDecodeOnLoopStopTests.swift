@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSProtocols
 
 /// A played track whose renderer stops it (a renderer closing its connection) or that loses a
 /// packet while decoding on the loop, and many tracks sharing one loop's work budget.

@@ -2,7 +2,12 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSProtocols
 
 /// A played track's video decoded on the event loop (`VideoReceiveTrack` with a loop): the
 /// pictures are the decoder's, in order, on the loop while it is cheap, on the queue when the

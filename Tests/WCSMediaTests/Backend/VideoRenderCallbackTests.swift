@@ -2,7 +2,10 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// A played connection's renderer, called on the event loop or on the track's queue, that calls
 /// back into its connection (getters, statistics, another sink, `close()`): no deadlock, and no

@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSProtocols
 
 /// A new source taking over a played video stream (a relay switching publishers on the same
 /// connection: a new SSRC numbered afresh): after `VideoReceiveTrack.sourceChanged` its pictures

@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSProtocols
 
 /// A played video track decodes each picture into the planes of the one rendered before
 /// (`VideoDecodePipeline.recycle`), unless the renderer kept it: every picture the renderer gets

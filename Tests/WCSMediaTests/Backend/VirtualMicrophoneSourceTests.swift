@@ -1,7 +1,10 @@
 import Synchronization
 import XCTest
 
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// The virtual microphone source: one 20 ms frame per tick at the frame's end, 50 a second,
 /// each stamped with its first sample's capture time, `origin + 20 ms × index`, exactly.

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSDevices
 @testable import WCSMedia
 
 final class AudioChunkerTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSDevices
 @testable import WCSMedia
 
 /// A source that replays a fixed list of samples, counting rewinds.

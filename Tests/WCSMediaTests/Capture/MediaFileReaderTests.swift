@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import WCSDevices
 @testable import WCSMedia
 
 final class MediaFileReaderTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
 
 final class CodecCPUTimeTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
 
 final class I420ConversionTests: XCTestCase {

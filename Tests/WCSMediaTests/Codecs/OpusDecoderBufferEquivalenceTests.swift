@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// `OpusDecoder` decoding into a buffer it keeps (then copying exactly the decoded samples out)
 /// against decoding as it did before (a zero-filled array of the largest frame per call, cut to

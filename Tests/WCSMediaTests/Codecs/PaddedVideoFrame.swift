@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 extension VideoFrame {
   /// A picture of `picture`'s size in a layout the decoder never makes: each luma row

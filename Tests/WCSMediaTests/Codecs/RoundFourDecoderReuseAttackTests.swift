@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// VP8 frames of pictures that change size in the middle of the stream (odd sizes, and sizes so
 /// small that a plane fits inside a `Data` value without storage), for the round-four attacks.

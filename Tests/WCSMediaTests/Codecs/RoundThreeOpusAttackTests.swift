@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
 
 /// Attacks on `OpusDecoder` decoding into the buffer it keeps: one decoder fed, in a seeded

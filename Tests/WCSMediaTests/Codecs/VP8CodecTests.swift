@@ -1,5 +1,7 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
 
 final class VP8CodecTests: XCTestCase {

@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// `VP8Decoder.decodeVideoFrame(_:reusing:)` (the picture written into the planes of one
 /// rendered before) against `decodeVideoFrame(_:)` (new planes every time), on a stream that

@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class VP8PictureLimitTests: XCTestCase {
   func keyFrame() throws -> EncodedVideoFrame {

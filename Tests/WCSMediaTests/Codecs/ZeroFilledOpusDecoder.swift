@@ -1,6 +1,7 @@
 import CWebRTCCore
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
 
 /// The previous `OpusDecoder.run` (3471750), on a decoder of its own, as the reference: libopus

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The transport-feedback generator keeps arrivals in a table indexed by sequence number instead
 /// of a dictionary: driven with the same seeded input (loss, reordering, duplicates, very late

@@ -3,6 +3,7 @@ import Synchronization
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class DTLSCertificateRenewalTests: XCTestCase {
   func testSharedCertificateIsReplacedOneDayBeforeItExpires() throws {

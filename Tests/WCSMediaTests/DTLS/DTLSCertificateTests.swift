@@ -4,6 +4,7 @@ import Synchronization
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class DTLSCertificateTests: XCTestCase {
   func testFingerprintIsUppercaseColonSeparatedSHA256OfTheDER() throws {

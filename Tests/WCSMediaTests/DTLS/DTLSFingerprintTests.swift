@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class DTLSFingerprintTests: XCTestCase {
   /// A real Chrome offer's attribute (aiortc test corpus, `aiortc-chrome-audio-offer.sdp` style).

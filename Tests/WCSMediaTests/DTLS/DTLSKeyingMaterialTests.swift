@@ -2,6 +2,7 @@ import CWebRTCCore
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Checks the exported SRTP keying material against an independent TLS 1.2 PRF (RFC 5246 §5)
 /// computed here with HMAC-SHA256, so a wrong label, context or length would show.

@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// RFC 8122 §5: a peer may signal several `a=fingerprint` lines; its certificate matching any
 /// one of them is accepted.

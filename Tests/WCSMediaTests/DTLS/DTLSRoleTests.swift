@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class DTLSRoleTests: XCTestCase {
   /// RFC 5763 §5 / RFC 8842 §5 and wcs-protocol.md §4.3, row by row.

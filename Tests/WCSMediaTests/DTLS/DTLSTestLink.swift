@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Two DTLS endpoints wired to each other in memory, with a virtual clock and a hook to drop
 /// datagrams in flight.

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSDevices
 @testable import WCSMedia
 
 /// Which ALSA hint names are offered as microphones and speakers.

@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// A played stream's audio on the default sound output, against a private PulseAudio server the
 /// test starts with one null sink (so it is the default): the virtual microphone's 440 Hz tone is

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// coturn (`turnserver`, installed by `scripts/install-deps.sh test`) on 127.0.0.1 for interop
 /// tests: long-term credentials `user`/`secret`, realm `wcs.test`, UDP only, relayed addresses

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class ICEAgentCandidateLimitTests: XCTestCase {
   let credentials = ICECredentials(ufrag: "ufA1", pwd: "passwordA-0123456789abcd")

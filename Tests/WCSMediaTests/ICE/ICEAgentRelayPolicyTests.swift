@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 extension ICEAgentTests {
   /// `ICETransportPolicy.relay`: no host candidate is signalled or paired, raddr hides the

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class ICEAgentTests: XCTestCase {
   let addressA = ICETransportAddress(ip: .v4(0x0A00_0001), port: 5000)

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class STUNMessageTests: XCTestCase {
   /// RFC 5769 §2.1 sample request, written in so the test stands without the corpus.

@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class TURNClientTests: XCTestCase {
   let server = ICETURNServer(

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Our TURN client against coturn on 127.0.0.1 over real UDP sockets.
 final class TURNInteropTests: XCTestCase {

@@ -1,7 +1,12 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// NativeMediaBackend against aiortc with real media on 127.0.0.1: our offer, aiortc's answer
 /// (the WCS shape), VP8 + Opus both ways, and a PLI from aiortc served with a key frame.

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 /// A real recording published from a file source through NativeMediaBackend → ICE-lite relay on
 /// 127.0.0.1 → a play connection; the played pictures are compared with the file's own

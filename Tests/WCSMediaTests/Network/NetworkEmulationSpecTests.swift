@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
 
 /// `NetworkEmulation(spec:)`: what it accepts, what it refuses and with which token.

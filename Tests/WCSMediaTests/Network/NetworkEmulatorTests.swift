@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
 
 /// The Sans-I/O emulator at fixed seeds: each impairment's figures over many datagrams.

@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The decode pipeline as it was (main at 88fef47), as the reference: each call collects the
 /// assembler's frames (a new array of bytes each, from the dictionary-based reference assembler)

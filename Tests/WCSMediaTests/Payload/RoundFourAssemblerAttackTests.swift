@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Attacks on the round-four `VP8FrameAssembler`: a stored packet looks only at its own frame
 /// (`deliverableFrame(containing:)`) before the first delivery of its drain, instead of scanning

@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Attacks on the round-three decode side: `VP8FrameAssembler.insert(_:into:)` joining a frame
 /// of several packets in a buffer it keeps from frame to frame, and `VideoDecodePipeline`

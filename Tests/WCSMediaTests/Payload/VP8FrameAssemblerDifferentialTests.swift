@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The VP8 frame assembler (one-pass `drain` since 4e62df5, packets in a sorted array instead of
 /// a dictionary keyed by sequence number since perfpoll) against the algorithm it replaced (a

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// A new source taking over a played stream (the connection makes a new receive stream for the
 /// new SSRC, but the frames go to the same assembler) numbers its packets from a random point:

@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class VP8PacketizerTests: XCTestCase {
   /// Encoded frames of the virtual camera: frame 0 is a key frame.

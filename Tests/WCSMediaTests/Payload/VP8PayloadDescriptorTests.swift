@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class VP8PayloadDescriptorTests: XCTestCase {
   func testSerializesFifteenBitPictureIDAsRFC7741Describes() {

@@ -1,6 +1,10 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSProtocols
 
 /// `VideoDecodePipeline` (state in one value, frames decoded as the assembler completes them
 /// from bytes in place, times as `PlayoutInstant` offsets) against the pipeline it replaced

@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Camera → VP8 → RFC 7741 packets → lossy, reordering link → assembler → decoder, with key frame
 /// requests going back to the encoder as a PLI would.

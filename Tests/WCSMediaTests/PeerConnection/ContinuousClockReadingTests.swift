@@ -2,7 +2,9 @@ import Dispatch
 import Synchronization
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// `ContinuousClockReading` reads the clock `ContinuousClock.now` reads, giving the same
 /// instants: each direct read lies between the runtime's reads around it (a different clock,

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
 
 /// Adversarial use of the event loop's timer slots and poll-index dispatch: actions that cancel,

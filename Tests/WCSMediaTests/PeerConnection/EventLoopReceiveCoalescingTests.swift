@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Sockets watched with a coalescing window (`EventLoopUDPSocket`'s `coalescing`): what arrives
 /// while a timer is due within the window waits for that timer's wake-up and is read before the

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
 
 /// `EventLoop.reschedule`, `scheduleFiringActionAgain` (the play poll and the audio playout

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
 
 final class EventLoopTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
 
 /// `EventLoopTimers` updates and removes the entries of moved, cancelled and fired timers in

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
 
 /// `EventLoopTimers` while an action runs: the action schedules, cancels and moves timers

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
 
 /// `EventLoopUDPSocket.arrival(kernelTime:now:wallClockNow:)` computes the age in `Int128`

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The kernel's receive time of each datagram (`SO_TIMESTAMPNS`) as `EventLoop.datagramArrival`
 /// while its handler runs: a loop busy when datagrams came does not make them look late.

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// `EventLoopUDPSocket` with a `NetworkEmulation`: the emulator's verdicts applied to real
 /// datagrams on 127.0.0.1, sending before `sendto` and receiving after `recvfrom`.

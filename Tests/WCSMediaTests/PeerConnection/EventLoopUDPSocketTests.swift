@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class EventLoopUDPSocketTests: XCTestCase {
   private var loop = EventLoop(label: "EventLoopUDPSocketTests")

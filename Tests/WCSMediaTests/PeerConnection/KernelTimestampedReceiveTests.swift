@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The edges of the kernel-timestamped receive: the order the clocks are read in, IPv6
 /// senders, oversized datagrams, and sockets whose datagrams carry no time.

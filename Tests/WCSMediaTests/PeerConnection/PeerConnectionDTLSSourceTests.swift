@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// DTLS is accepted only from addresses ICE validated: one datagram from an off-path stranger
 /// must neither fail a stream before its handshake nor draw the handshake's replies.

@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// Our PeerConnection (offerer, full ICE, controlling) against aiortc (answerer) on
 /// 127.0.0.1: SDP over stdin/stdout of `Tests/Interop/aiortc_peer.py` as JSON lines.

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
 
 /// Two PeerConnections on loopback with `loss=10%,delay=20ms` on the offerer's sockets (both
 /// directions of its link), at a fixed seed: ICE and DTLS get through the loss, media flows with

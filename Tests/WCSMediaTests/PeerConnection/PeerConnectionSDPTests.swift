@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// Offer/answer in SDP text between two PeerConnections on 127.0.0.1.
 final class PeerConnectionSDPTests: XCTestCase {

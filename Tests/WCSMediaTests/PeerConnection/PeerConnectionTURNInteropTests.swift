@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 extension PeerConnectionInteropTests {
   /// Our relay-only offerer (`ICETransportPolicy.relay`, coturn on 127.0.0.1) against aiortc:

@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// PeerConnections whose selected pair uses a local relayed candidate (RFC 8656), through coturn
 /// on 127.0.0.1: DTLS and SRTP must go through the TURN server, not straight to the peer.

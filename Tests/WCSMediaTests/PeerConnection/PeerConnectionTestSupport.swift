@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// What the test sees of one PeerConnection: its events and the RTP/RTCP it delivered,
 /// recorded on the loop and read on the test thread.

@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// PeerConnection ↔ PeerConnection over real UDP sockets on 127.0.0.1, one process.
 final class PeerConnectionTests: XCTestCase {

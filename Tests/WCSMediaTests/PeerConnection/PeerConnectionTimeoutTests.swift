@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
 
 /// A connection whose peer never starts ICE, or stops sending checks, releases its sockets.
 final class PeerConnectionTimeoutTests: XCTestCase {

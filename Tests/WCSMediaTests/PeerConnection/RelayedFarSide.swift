@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 extension PeerConnectionConfiguration {
   /// `.loopback` gathering only a relayed candidate from `coturn` (ICE transport policy relay).

@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// Hostile SDP answers given to `PeerConnection.setRemoteDescription(answer:)`: candidates the
 /// agent must not (or cannot) send to, oversized ICE credentials, answers out of turn. Each

@@ -1,7 +1,10 @@
 import Foundation
 import XCTest
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// Attacks on the round-three datagram path: `EventLoopUDPSocket` reading its handler once per
 /// batch and clearing the loop's `datagramArrival` once after it, the `WeakReference` its

@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// `InOrderRTPPacket` (the flat receive path's header read) on hostile bytes: whatever it
 /// takes, `RTPPacket.parse` takes too and gives the same packet and transport-wide number;

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class RFC7983DemultiplexerTests: XCTestCase {
   private func protocolName(_ value: DemultiplexedProtocol) -> String {

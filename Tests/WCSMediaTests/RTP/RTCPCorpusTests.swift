@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The aiortc RTCP packets of ../shared/corpus/rtp-rtcp parse to the values in expected.json.
 final class RTCPCorpusTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// REMB and transport-wide feedback against octets computed by hand from the specifications.
 final class RTCPFeedbackTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class RTCPLenientCompoundTests: XCTestCase {
   let receiverReport = RTCPPacket.receiverReport(RTCPReceiverReport(ssrc: 0x1111_1111))

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Every packet type written, parsed back and compared field by field.
 final class RTCPRoundTripTests: XCTestCase {

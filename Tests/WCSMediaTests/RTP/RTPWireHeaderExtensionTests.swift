@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// A parsed header keeps an extension of up to 16 data octets as its wire octets
 /// (`RTPWireHeaderExtension`) instead of decoding it: these tests hold it to the decoder it

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSRecording
 
 final class WebMRecorderTests: XCTestCase {
   /// Feeds `seconds` of 320x240@30 VP8 and 20 ms Opus packets of a 440 Hz tone, interleaved by

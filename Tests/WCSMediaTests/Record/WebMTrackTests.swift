@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSRecording
 
 final class WebMTrackTests: XCTestCase {
   func testTimelineUnwrapsPast2To32AndStartsAtZero() {

@@ -1,7 +1,9 @@
 import Synchronization
 import XCTest
 
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSMediaSeam
 
 final class FrameStatisticsRendererTests: XCTestCase {
   func testCountsRenderedDroppedFreezesAndFrameRate() {

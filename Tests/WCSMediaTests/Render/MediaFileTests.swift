@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
 
 final class MediaFileTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class SDPAnswerReaderTests: XCTestCase {
   /// A WCS publish answer in the shape of wcs-protocol.md §4.3 (TCP excerpt): Flashphoner

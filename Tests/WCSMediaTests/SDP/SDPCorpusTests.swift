@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Every corpus SDP: parse → write → parse gives an equal model, plus real values per file.
 final class SDPCorpusTests: XCTestCase {

@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
 
 /// The answerer's own `o=` line (RFC 3264 §5, §8; RFC 8829 §5.2.1).
 final class SDPLocalOriginTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class SDPOfferBuilderTests: XCTestCase {
   static let fingerprint = CertificateFingerprint(

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// An offer with nothing to accept is told apart from a codec mismatch (RFC 3264 §6).
 final class SDPOfferErrorTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// A Chrome-style publish offer kept in the test so it means something without the corpus.
 let chromeBrowserOffer = """

@@ -2,6 +2,7 @@ import CWebRTCCore
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Known-answer packets and DTLS-SRTP key splitting against published vectors.
 final class SRTPKnownAnswerTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// `SRTPSession.unprotectRTP(_:length:)` (the buffer form, which `PeerConnection` uses for every
 /// received media packet) has its own body rather than the shared `run`; these runs hold it to

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 final class SRTPSessionTests: XCTestCase {
   private func masterKey(_ profile: SRTPProtectionProfile, seed: UInt8 = 1) -> SRTPMasterKey {

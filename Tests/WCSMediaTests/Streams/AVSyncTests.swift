@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// A/V sync from sender reports: hand-made mappings, and the SRs two real send streams emit.
 final class AVSyncTests: XCTestCase {

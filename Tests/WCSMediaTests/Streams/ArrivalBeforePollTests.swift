@@ -1,6 +1,10 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Packets are timed by the kernel's receive time, polls by the loop's clock: a packet read
 /// after a poll may carry an instant before that poll's. The receive cores must take such

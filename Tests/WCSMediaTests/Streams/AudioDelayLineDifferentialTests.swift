@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// `AudioDelayLine` (attosecond arithmetic and the pass-through path since perfpoll) against
 /// the version it replaced, on seeded random targets (zero most of the time, as without lip

@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// `AudioReceiver`'s ring of held packets (since perfpoll) against the dictionary keyed by
 /// sequence number it replaced, on seeded random Opus streams (real libopus packets with FEC)

@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Opus over a lossy, jittery link: playout every 20 ms with FEC and PLC.
 final class AudioStreamTests: XCTestCase {

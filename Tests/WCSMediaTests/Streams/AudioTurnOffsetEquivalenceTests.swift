@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The audio playout turn in `PlayoutInstant` offsets (audioturn) against the instant
 /// arithmetic it replaced: the next turn's instant, the clock read as an offset, and the lip

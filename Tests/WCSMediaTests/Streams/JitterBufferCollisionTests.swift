@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The released-sequence table is indexed by `sequence & 8191`: sequence numbers 8192 apart
 /// share a slot and go to the overflow set. Extended sequence numbers chosen to collide (jumps

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The jitter buffer keeps its packets in a sorted array instead of dictionaries keyed by
 /// sequence number: driven with the same seeded input (loss, reordering, duplicates, very late

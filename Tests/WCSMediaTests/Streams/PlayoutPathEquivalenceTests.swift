@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The play path's cheaper forms (perfpoll2) against what they replaced: `playoutSeconds`
 /// against `streamSeconds` (bit for bit), `VideoRenderQueue.releaseNext` called until nil

@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSCodecs
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Lip sync decisions on a virtual clock: a sender whose SRs map both RTP clocks to one NTP
 /// clock, and receive paths of known delay that apply the extra delay the synchronizer asks for.

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// `RTPReceiveStream.duration(seconds:)` replaces `Duration.seconds(_:)` where the stream turns
 /// its deadline into an instant; the two must agree to the attosecond.

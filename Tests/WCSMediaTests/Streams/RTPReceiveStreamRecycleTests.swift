@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// A driver that hands each delivered output's packet array back (`recycle`) gets the same
 /// outputs as one that does not: only the array's storage is reused.

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The receive stream converts arrival instants to seconds from the attoseconds instead of
 /// `Duration.components`: the same Double, bit for bit.

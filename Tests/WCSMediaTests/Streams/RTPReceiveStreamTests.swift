@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Receive statistics, receiver reports, NACK and PLI generation of `RTPReceiveStream`, with values
 /// worked out by hand from RFC 3550 §A.3 / §A.8 and RFC 4585 §6.2.1.

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// RTX packet format, history-served retransmission, key frame requests, SR and RTT of
 /// `RTPSendStream`.

@@ -1,6 +1,8 @@
 import XCTest
 
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The play driver keeps its times as offsets from one origin: a receive stream's deadline comes
 /// as an offset from the stream's origin (`scheduledDeadlineOffset()`) and the last packet's

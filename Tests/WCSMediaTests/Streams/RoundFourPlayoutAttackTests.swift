@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Attacks on the round-four audio turn: `AudioDelayLine.process(_:target:)` in place (each
 /// output frame written over its input frame, also while a delay is held), the seconds since

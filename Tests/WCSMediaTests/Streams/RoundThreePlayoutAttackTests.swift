@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Attacks on the round-three playout times: `PlayoutInstant` offsets (instants as `Duration`s
 /// from one origin), `VideoRenderQueue` keeping decode times as offsets (and taking a lone frame

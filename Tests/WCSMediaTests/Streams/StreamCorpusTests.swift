@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// Real RTCP from aiortc (shared corpus) driving a send stream: its NACK is served from history,
 /// its RR is reported.

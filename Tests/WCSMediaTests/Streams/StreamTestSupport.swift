@@ -1,4 +1,5 @@
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// A fixed origin for virtual time: tests add offsets to it and never read the real clock again.
 let streamTestClockOrigin = ContinuousClock.now

@@ -1,6 +1,9 @@
 import XCTest
 
+@testable import WCSCodecs
+@testable import WCSDevices
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// The key test: camera → VP8 → RTP send stream → a link with 10 % loss and 50 ms jitter
 /// each way → receive stream (jitter buffer, NACK back to the sender's history, PLI → key frame)

@@ -1,6 +1,8 @@
 import Foundation
 
+@testable import WCSEventLoop
 @testable import WCSMedia
+@testable import WCSProtocols
 
 /// A UDP forwarder on loopback between a client and one server address that drops chosen SRTP
 /// packets on their way to the server, before the server's SRTP sees them: a lost packet as on

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WCSCodecs
 
 /// A microphone on PulseAudio (`pa_simple` record stream) or ALSA, delivering 20 ms
 /// `PCMAudioFrame`s (48 kHz, S16, mono or stereo) from a capture thread.

@@ -1,5 +1,6 @@
 import CMediaDevices
-import CWebRTCCore
+import CYUV
+import WCSCodecs
 
 /// Decodes Motion-JPEG webcam frames (one baseline JPEG per buffer) to I420 with libturbojpeg:
 /// straight to YUV planes (`tjDecompressToYUVPlanes`), then 4:2:2 and 4:4:4 chroma is reduced to

@@ -1,4 +1,5 @@
 import CMediaDevices
+import WCSCodecs
 
 /// One open PCM stream (48 kHz, S16LE, interleaved) on PulseAudio or ALSA: blocking reads and
 /// writes of whole buffers. Not thread-safe; owners serialise calls.

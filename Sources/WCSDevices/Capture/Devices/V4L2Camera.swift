@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WCSCodecs
 
 /// A V4L2 camera streaming I420 pictures from a capture thread.
 ///

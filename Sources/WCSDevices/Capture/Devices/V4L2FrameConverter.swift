@@ -1,3 +1,5 @@
+import WCSCodecs
+
 /// Turns the bytes of one V4L2 buffer into an I420 picture of the negotiated size: YUYV with libyuv
 /// (`I420Image.fromYUY2`), YU12 by splitting the planes, MJPEG with libturbojpeg (`MJPEGDecoder`),
 /// scaled with libyuv when the JPEG's size differs from the negotiated one.

@@ -1,4 +1,5 @@
 import CFFmpeg
+import WCSRecording
 
 /// One stream's libavcodec decoder: packets in, frames out (send/receive API).
 final class FFmpegStreamDecoder {

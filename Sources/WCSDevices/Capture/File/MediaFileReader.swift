@@ -1,4 +1,5 @@
 import CFFmpeg
+import WCSRecording
 
 /// Reads any file FFmpeg can demux and decode (MP4, MKV, WebM, AVI, Ogg, ...; H.264, VP8, VP9,
 /// AAC, Opus, MP3, ...) and yields its best video stream as I420 pictures and its best audio

@@ -1,3 +1,5 @@
+import WCSRecording
+
 /// Why a `MediaFileReader` could not open or read a file.
 public enum MediaFileReaderError: Error, Equatable, Sendable, CustomStringConvertible {
   /// FFmpeg could not open the file or recognise its format (missing, unreadable, garbage).

@@ -1,4 +1,5 @@
 import CFFmpeg
+import WCSRecording
 
 /// An open container and the decoders of its chosen video and audio streams.
 final class OpenedMediaFile {

@@ -1,4 +1,5 @@
 import CFFmpeg
+import WCSRecording
 
 /// Converts decoded pictures of any pixel format and size to I420 at the output size with
 /// libswscale (bilinear), into tightly packed planes.

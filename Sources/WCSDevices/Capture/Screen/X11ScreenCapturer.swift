@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WCSCodecs
 
 /// Captures the root window of an X11 screen as I420 pictures: xcb `ShmGetImage` into a MIT-SHM
 /// segment (plain `GetImage` when the server has no MIT-SHM or is remote), ZPixmap 32-bit pixels

@@ -1,4 +1,5 @@
 import Foundation
+import WCSCodecs
 
 /// A deterministic synthetic camera: picture `n` depends only on `n` and the size, so a receiver can
 /// regenerate what was sent and compare.

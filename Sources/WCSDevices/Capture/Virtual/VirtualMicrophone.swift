@@ -1,4 +1,5 @@
 import Foundation
+import WCSCodecs
 
 /// A deterministic synthetic microphone producing 20 ms frames of 48 kHz PCM: frame `n` depends only
 /// on `n` and the settings, so a receiver can regenerate what was sent.

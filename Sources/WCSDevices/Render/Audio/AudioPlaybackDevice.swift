@@ -1,4 +1,5 @@
 import Synchronization
+import WCSCodecs
 
 /// A speaker on PulseAudio (`pa_simple` playback stream) or ALSA that plays `PCMAudioFrame`s
 /// (48 kHz S16). Frames with a different channel count than the device are converted (mono is

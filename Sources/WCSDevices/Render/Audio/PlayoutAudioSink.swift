@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import WCSCodecs
+import WCSMediaSeam
 
 /// Where a played stream's decoded audio goes: 20 ms blocks of 48 kHz PCM, in playout order.
 ///

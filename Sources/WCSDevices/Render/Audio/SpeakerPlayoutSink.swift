@@ -1,5 +1,7 @@
 import Dispatch
 import Synchronization
+import WCSCodecs
+import WCSMediaSeam
 
 /// A `PlayoutAudioSink` that plays blocks on a sound output (`AudioPlaybackDevice`: PulseAudio
 /// sink or ALSA PCM). Device writes block (about 60 ms stay queued in the sound server), so they

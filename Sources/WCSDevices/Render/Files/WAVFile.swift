@@ -1,4 +1,5 @@
 import Foundation
+import WCSCodecs
 
 /// Writes 16-bit PCM audio to a WAV (RIFF/WAVE) file: a 44-byte header (`RIFF`, `WAVE`, a 16-byte
 /// `fmt ` chunk with format 1, a `data` chunk) and little-endian interleaved samples. The RIFF and

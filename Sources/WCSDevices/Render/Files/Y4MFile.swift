@@ -1,4 +1,5 @@
 import Foundation
+import WCSCodecs
 
 /// Writes raw I420 video as YUV4MPEG2 (`.y4m`): a header line
 /// `YUV4MPEG2 W<w> H<h> F<num>:<den> Ip A1:1 C420jpeg` and, per picture, `FRAME` and the packed Y, U,
