@@ -43,13 +43,16 @@ let cTargets: [Target] = [
       .linkedLibrary("pulse-simple"), .linkedLibrary("pulse"), .linkedLibrary("asound"),
       .linkedLibrary("xcb"), .linkedLibrary("xcb-shm"), .linkedLibrary("turbojpeg"),
     ]),
-  // FFmpeg (recording to WebM, reading media files) plus macro shims.
+  // FFmpeg containers and codecs (recording to WebM, reading media files) plus macro shims.
   .target(
     name: "CFFmpeg",
     linkerSettings: [
-      .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"),
-      .linkedLibrary("swresample"), .linkedLibrary("avutil"),
+      .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
     ]),
+  // FFmpeg scaling and resampling, for reading media files only.
+  .target(
+    name: "CFFmpegConvert", dependencies: ["CFFmpeg"],
+    linkerSettings: [.linkedLibrary("swscale"), .linkedLibrary("swresample")]),
 ]
 
 // The media layers, bottom up; each imports only the ones listed before it (see README,
@@ -77,7 +80,8 @@ let mediaTargets: [Target] = [
   .target(
     name: "WCSDevices",
     dependencies: [
-      "WCSMediaSeam", "WCSCodecs", "WCSRecording", "CMediaDevices", "CFFmpeg", "CYUV",
+      "WCSMediaSeam", "WCSCodecs", "WCSRecording", "CMediaDevices", "CFFmpeg", "CFFmpegConvert",
+      "CYUV",
     ],
     swiftSettings: strict),
   // One WebRTC peer connection (ICE + DTLS-SRTP) driven on an event loop: what the native

@@ -1,5 +1,6 @@
-// CFFmpeg: the C headers of FFmpeg's libraries (libavformat, libavcodec, libavutil, libswscale,
-// libswresample) plus small C functions for the macros Swift cannot import. No logic lives here.
+// CFFmpeg: the C headers of FFmpeg's container and codec libraries (libavformat, libavcodec,
+// libavutil) plus small C functions for the macros Swift cannot import. No logic lives here.
+// Scaling and resampling are CFFmpegConvert's.
 #ifndef CFFMPEG_H
 #define CFFMPEG_H
 
@@ -15,8 +16,6 @@
 #include <libavutil/mathematics.h>
 #include <libavutil/opt.h>
 #include <libavutil/samplefmt.h>
-#include <libswscale/swscale.h>
-#include <libswresample/swresample.h>
 
 /// `AVERROR(errnum)`: the negative FFmpeg error code for a POSIX errno value.
 int wcs_averror(int errnum);

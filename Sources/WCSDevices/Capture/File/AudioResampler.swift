@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegConvert
 import WCSRecording
 
 /// Converts decoded audio of any sample format, rate and layout to 48 kHz interleaved Int16 mono

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegConvert
 import WCSRecording
 
 /// Converts decoded pictures of any pixel format and size to I420 at the output size with
