@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import WCSCodecs
+import WCSEventLoop
 import WCSMediaSeam
 import WCSProtocols
 

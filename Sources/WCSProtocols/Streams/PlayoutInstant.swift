@@ -9,19 +9,7 @@
 /// differences, order and equality are those of the instants.
 package enum PlayoutInstant {
   /// Any instant serves; this one is read once, at the first use.
-  static let origin = ContinuousClock.now
-  /// `origin` in attoseconds since `ContinuousClock.systemEpoch`, so a clock read
-  /// (`ContinuousClockReading`) becomes an offset with one subtraction.
-  private static let originSinceEpoch = ContinuousClockReading.attosecondsSinceEpoch(of: origin)
-
-  /// Now as an offset from `origin`: `offset(of: ContinuousClockReading.now())`, exactly (the
-  /// instant is the epoch advanced by the reading, the offset that instant less the origin),
-  /// without a resilient instant made and measured against the origin. The audio turn reads
-  /// the clock two or three times through this (`AudioReceiveTrack`, `PlayoutSync`).
-  package static func now() -> Duration {
-    Duration(attoseconds: ContinuousClockReading.attosecondsSinceEpoch() - originSinceEpoch)
-  }
-
+  package static let origin = ContinuousClock.now
   /// `instant` as its offset from `origin`.
   package static func offset(of instant: ContinuousClock.Instant) -> Duration {
     origin.duration(to: instant)

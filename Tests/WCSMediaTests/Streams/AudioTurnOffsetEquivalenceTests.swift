@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import WCSEngine
+@testable import WCSEventLoop
 @testable import WCSMedia
 @testable import WCSProtocols
 
