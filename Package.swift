@@ -212,7 +212,10 @@ let benchmarks: [Target] =
 // MARK: - Tests
 
 let tests: [Target] = [
-  .testTarget(name: "CWebRTCCoreTests", dependencies: ["CWebRTCCore"], swiftSettings: strict),
+  // What several test targets share: seeded randomness, the shared corpus's location.
+  .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+  .testTarget(
+    name: "CWebRTCCoreTests", dependencies: ["CWebRTCCore", "TestSupport"], swiftSettings: strict),
   .testTarget(
     name: "WCSTransportTests", dependencies: ["WCSTransport", "CWebRTCCore"],
     swiftSettings: strict),
@@ -220,14 +223,17 @@ let tests: [Target] = [
   // (Chromium, the `wcs` scenario): depending on them makes building the tests build them.
   .testTarget(
     name: "WCSMediaTests",
-    dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices", "InteropPeer", "wcs-local-server"],
+    dependencies: [
+      "WCSMedia", "CWebRTCCore", "CMediaDevices", "InteropPeer", "wcs-local-server", "TestSupport",
+    ],
     swiftSettings: strict),
   .testTarget(
     name: "WCSApi2Tests",
     dependencies: ["WCSApi2", "WCSTransport", "WCSMedia", "FPWCSApi2Swift", "WCSLocalServer"],
     swiftSettings: strict),
   .testTarget(
-    name: "WCSLocalServerTests", dependencies: ["WCSLocalServer", "WCSTransport", "WCSMedia"],
+    name: "WCSLocalServerTests",
+    dependencies: ["WCSLocalServer", "WCSTransport", "WCSMedia", "TestSupport"],
     swiftSettings: strict),
   // LossBench: KernelLossRecoveryTests run its `--child` mode under real kernel drops.
   .testTarget(

@@ -1,5 +1,6 @@
 import CWebRTCCore
 import Foundation
+import TestSupport
 import XCTest
 
 /// Errors the binding tests raise when a C call reports failure, so the failing call is named.
@@ -52,13 +53,7 @@ func hexString(_ bytes: [UInt8]) -> String {
 enum Corpus {
   /// `../shared/corpus/vectors/<name>` parsed as a JSON object, or nil when the corpus is absent.
   static func vectors(_ name: String) throws -> [String: Any]? {
-    let packageRoot = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent()
-      .deletingLastPathComponent()
-      .deletingLastPathComponent()
-    let file = packageRoot.appendingPathComponent("../shared/corpus/vectors/\(name)")
-      .standardizedFileURL
-    guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+    guard let file = SharedCorpus.url("vectors/\(name)") else { return nil }
     let object = try JSONSerialization.jsonObject(with: Data(contentsOf: file))
     return object as? [String: Any]
   }

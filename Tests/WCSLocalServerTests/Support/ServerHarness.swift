@@ -1,3 +1,4 @@
+import TestSupport
 import WCSLocalServer
 import WCSTransport
 import XCTest
@@ -113,10 +114,4 @@ func assertStatus(
 }
 
 /// `../shared/corpus` next to the package root, when present.
-func corpusURL(_ relativePath: String) -> URL? {
-  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  let url = root.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-    .appendingPathComponent(relativePath)
-  return FileManager.default.fileExists(atPath: url.path) ? url : nil
-}
+func corpusURL(_ relativePath: String) -> URL? { SharedCorpus.url(relativePath) }

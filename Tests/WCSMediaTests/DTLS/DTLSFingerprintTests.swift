@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import WCSMedia
@@ -79,11 +80,9 @@ final class DTLSFingerprintTests: XCTestCase {
   }
 
   func testEveryFingerprintInTheSDPCorpusParses() throws {
-    let corpus = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("shared/corpus/sdp")
-    guard let files = try? FileManager.default.contentsOfDirectory(atPath: corpus.path) else {
+    guard let corpus = SharedCorpus.url("sdp"),
+      let files = try? FileManager.default.contentsOfDirectory(atPath: corpus.path)
+    else {
       throw XCTSkip("no ../shared/corpus/sdp")
     }
     var parsed = 0

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Hex helpers and corpus access for the ICE tests.
 enum STUNTestSupport {
@@ -18,11 +19,5 @@ enum STUNTestSupport {
   }
 
   /// `../shared/corpus` relative to the package root, when it exists.
-  static var corpusDirectory: URL? {
-    let packageRoot = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    let corpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-    return FileManager.default.fileExists(atPath: corpus.path) ? corpus : nil
-  }
+  static var corpusDirectory: URL? { SharedCorpus.root }
 }

@@ -1,3 +1,5 @@
+import TestSupport
+
 extension SplitMix64 {
   /// True with `probability` (one draw in 0..<1).
   mutating func chance(_ probability: Double) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A JSON value decoded without losing 64-bit unsigned integers (the corpus has NTP timestamps
@@ -78,15 +79,7 @@ enum CorpusJSON: Decodable, Equatable {
 
 /// Finds `../shared/corpus` relative to the package root, when that folder exists.
 enum Corpus {
-  static var root: URL? {
-    let packageRoot = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent()  // RTP
-      .deletingLastPathComponent()  // WCSMediaTests
-      .deletingLastPathComponent()  // Tests
-      .deletingLastPathComponent()  // package root
-    let corpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-    return FileManager.default.fileExists(atPath: corpus.path) ? corpus : nil
-  }
+  static var root: URL? { SharedCorpus.root }
 
   /// The corpus file at `path`, or an XCTSkip when the corpus folder is absent.
   static func data(_ path: String) throws -> Data {

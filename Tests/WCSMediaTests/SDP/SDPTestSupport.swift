@@ -1,12 +1,10 @@
 import Foundation
+import TestSupport
 
 /// Locates `../shared/corpus/sdp` relative to the package root, when it exists.
 enum SDPCorpus {
   static var directory: URL? {
-    let root = URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    let dir = root.deletingLastPathComponent().appendingPathComponent("shared/corpus/sdp")
+    guard let dir = SharedCorpus.url("sdp") else { return nil }
     var isDir: ObjCBool = false
     guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDir), isDir.boolValue
     else { return nil }

@@ -1,3 +1,5 @@
+import TestSupport
+
 @testable import WCSMedia
 @testable import WCSProtocols
 

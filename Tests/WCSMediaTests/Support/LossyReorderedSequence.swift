@@ -1,3 +1,5 @@
+import TestSupport
+
 /// The sequence numbers of a seeded lossy, reordering link (RFC 3550 §A.1 numbering, wrapping at
 /// 2^16): on each draw, 10 % of the time an earlier number again (1...`reorderDepth` behind the
 /// next: reordered or duplicate), else the next number, with 5 % of those skipping

@@ -1,12 +1,12 @@
 /// A seeded SplitMix64 generator, so randomized tests (corruption sweeps, lossy links) replay the
 /// same inputs on every run.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
+public struct SplitMix64: RandomNumberGenerator {
+  public var state: UInt64
 
-  init(seed: UInt64) { state = seed }
-  init(state: UInt64) { self.state = state }
+  public init(seed: UInt64) { state = seed }
+  public init(state: UInt64) { self.state = state }
 
-  mutating func next() -> UInt64 {
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
