@@ -3,14 +3,14 @@ import XCTest
 
 @testable import WCSMedia
 
-/// Attacks on the round-three datagram path: `EventLoopUDPSocket` reading its handler once per
+/// Hostile timing on the datagram path: `EventLoopUDPSocket` reading its handler once per
 /// batch and clearing the loop's `datagramArrival` once after it, the `WeakReference` its
 /// watch closure captures (sockets closed or released while datagrams wait in the kernel, or
 /// released by their own handler), and `PeerConnection.Reception`, the copy of the state, the
 /// selected and DTLS peer addresses and the peer's close that each datagram is checked against,
 /// kept in step by the owning properties.
-final class RoundThreeReceptionAttackTests: XCTestCase {
-  private var loop = EventLoop(label: "RoundThreeReceptionAttackTests")
+final class DatagramBatchReceptionTests: XCTestCase {
+  private var loop = EventLoop(label: "DatagramBatchReceptionTests")
 
   override func tearDown() {
     loop.shutdown()
@@ -170,7 +170,7 @@ final class RoundThreeReceptionAttackTests: XCTestCase {
 /// `PeerConnection.Reception` against the properties it copies, at every step of a connection's
 /// life: made, negotiated, connected (selected pair; the DTLS fallback on the lite side),
 /// media exchanged, the peer's DTLS close, closed.
-final class RoundThreeReceptionInStepTests: XCTestCase {
+final class ReceptionInStepTests: XCTestCase {
   /// The differences between `connection.reception` and what its properties say (empty when in
   /// step). On the loop.
   static func mismatches(_ connection: PeerConnection) -> [String] {
@@ -274,7 +274,7 @@ final class RoundThreeReceptionInStepTests: XCTestCase {
   /// no pair ever selected; the copy is in step before and after.
   func testMediaFromTheDTLSPeerBeforeNominationIsTakenThroughTheRelay() throws {
     let farSide = try RelayedFarSide(
-      label: "RoundThreeReceptionFallback",
+      label: "ReceptionDTLSFallback",
       peerCredentials: ICECredentials(ufrag: "r3fs", pwd: "roundthreefarsidepasswd1"))
     defer { farSide.shutdown() }
     let (loop, connection, recorder, peer) = (
