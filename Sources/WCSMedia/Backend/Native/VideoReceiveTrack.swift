@@ -6,8 +6,8 @@ import Synchronization
 /// jitter buffer → VP8 frame assembly and decoding (`VideoReceiver`) → the stream's renderer.
 ///
 /// Runs on its own serial queue, or on the connection's event loop when that is cheaper: a
-/// hand-off to the queue costs the loop ≈ 25 µs and the woken worker as much again on a virtual
-/// machine, more than the SDK's own work on a picture. So a picture decodes on the loop when
+/// hand-off to the queue costs the loop a wake-up of the worker and the worker its own, more than
+/// the SDK's own work on a picture (docs/performance.md). So a picture decodes on the loop when
 /// nothing of this track is queued, its pictures took at most `inlineCostLimit` (4 ms) on average, and
 /// the loop's `workBudget` has room; otherwise on the queue, so a slow decode never holds the
 /// packets and timers of other streams.
