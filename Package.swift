@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // WCSApi2 for Linux: the Flashphoner WCS SDK (FPWCSApi2) API on our own WebRTC stack.
-// Layout and layering: see README.md ("Layout") and ../shared/docs/ARCHITECTURE.md.
+// Layout and layering: see docs/ARCHITECTURE.md and README.md ("Layout").
 import PackageDescription
 
 let strict: [SwiftSetting] = [
