@@ -1,74 +1,8 @@
-/// A decoded picture with its timing.
-public struct ReceivedVideoFrame: Sendable, Equatable {
-  /// The picture.
-  public var image: I420Image
-  /// RTP timestamp of the frame (90 kHz, RFC 7741 §4.1).
-  public var rtpTimestamp: UInt32
-  /// Whether the frame was a key frame.
-  public var isKeyFrame: Bool
-  /// When the packet that completed the frame arrived from the network.
-  public var arrivalTime: ContinuousClock.Instant
-  /// When the frame should be shown: the jitter buffer released it at its playout time, so this
-  /// is the `now` of the call that decoded it.
-  public var renderTime: ContinuousClock.Instant
-}
-
-/// The video receive pipeline after the jitter buffer: RTP packets → VP8 frame assembly (RFC 7741)
-/// → libvpx decoding → pictures, with render statistics.
-///
-/// Not thread-safe: owned by the track's decode queue. Feed it `RTPReceiveStream.Output.packets`;
-/// when an output says `needsKeyFrame`, call `RTPReceiveStream.requestKeyFrame()`.
-public final class VideoReceiver {
-  /// What one call produced.
-  public struct Output: Sendable {
-    /// Decoded frames, in decode order.
-    public var frames: [ReceivedVideoFrame] = []
-    /// The picture is lost (loss the assembler cannot bridge, or a decode error): send a PLI.
-    public var needsKeyFrame = false
-  }
-
-  /// Render statistics (frames decoded, dropped, freezes, fps, decode CPU time).
-  public typealias Statistics = VideoDecodePipelineStatistics
-
+/// Render statistics of a played video track's decode pipeline.
+public struct VideoDecodePipelineStatistics: Sendable, Equatable {
   /// A gap between rendered frames longer than this counts as a freeze (500 ms, as WebRTC stats).
   public static let freezeThreshold: Double = 0.5
 
-  /// Statistics since the receiver was made (counters only grow; `framesPerSecond` is over the
-  /// whole span from the first to the last rendered frame).
-  public var statistics: Statistics { pipeline.statistics }
-
-  private let pipeline: VideoDecodePipeline<I420Image>
-
-  /// Creates a receiver.
-  ///
-  /// - Parameter reorderWindow: packets the assembler waits past a gap before declaring the
-  ///   picture lost; the jitter buffer already orders packets, so this covers late
-  ///   retransmissions (default 64).
-  /// - Parameter stallTimeout: packets keep arriving but no frame decodes for this long (a
-  ///   receiver that joined after the key frame, or loss NACK could not repair): ask for a key
-  ///   frame, and again after each further `stallTimeout` (default 500 ms).
-  /// - Throws: `VP8Error` when libvpx cannot create a decoder.
-  public init(reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500)) throws(VP8Error)
-  {
-    pipeline = try VideoDecodePipeline(
-      reorderWindow: reorderWindow, stallTimeout: stallTimeout
-    ) { decoder, bytes throws(VP8Error) in try decoder.decode(bytes) }
-  }
-
-  /// Takes packets released by the receive stream at `now` and decodes every frame they complete.
-  public func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
-    let decoded = pipeline.handle(packets, now: now)
-    return Output(
-      frames: decoded.frames.map {
-        ReceivedVideoFrame(
-          image: $0.picture, rtpTimestamp: $0.rtpTimestamp, isKeyFrame: $0.isKeyFrame,
-          arrivalTime: $0.arrivalTime, renderTime: $0.renderTime)
-      }, needsKeyFrame: decoded.needsKeyFrame)
-  }
-}
-
-/// Render statistics of a `VideoReceiver`.
-public struct VideoDecodePipelineStatistics: Sendable, Equatable {
   /// Frames decoded and handed out.
   public var framesDecoded = 0
   /// Key frames decoded.
@@ -94,9 +28,14 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
   public var decodeCPUTime: Double = 0
 }
 
-/// `VideoReceiver`'s work with the picture type left open: `VideoReceiver` hands out
-/// `I420Image`s, the native play track decodes straight into the renderer's `VideoFrame`
-/// (one copy out of libvpx, and no picture allocated per frame only to be copied again).
+/// The video receive pipeline after the jitter buffer: RTP packets → VP8 frame assembly
+/// (RFC 7741) → libvpx decoding → pictures, with render statistics. The picture type is left
+/// open: the native play track decodes straight into the renderer's `VideoFrame` (one copy out
+/// of libvpx, and no picture allocated per frame only to be copied again).
+///
+/// Not thread-safe: owned by the track's decoding thread. Feed it
+/// `RTPReceiveStream.Output.packets`; when an output says `needsKeyFrame`, call
+/// `RTPReceiveStream.requestKeyFrame()`.
 ///
 /// Its mutable state is one value (`State`), changed in place by one access per call: each
 /// stored property of a class read or written costs a dynamic exclusivity check. Frames are
@@ -104,7 +43,7 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
 /// assembler keeps (no array of frames or of bytes per frame in between), and times are kept as
 /// offsets (`PlayoutInstant`), not as resilient `ContinuousClock.Instant`s.
 final class VideoDecodePipeline<Picture> {
-  /// A decoded picture with its timing (see `ReceivedVideoFrame`).
+  /// A decoded picture with its RTP timestamp (90 kHz, RFC 7741 §4.1), key flag and times.
   struct Frame {
     var picture: Picture
     var rtpTimestamp: UInt32
@@ -140,8 +79,16 @@ final class VideoDecodePipeline<Picture> {
 
   private var state: State
 
-  /// See `VideoReceiver.init`; `decodePicture` decodes one frame from its bytes in place
+  /// Creates a pipeline; `decodePicture` decodes one frame from its bytes in place
   /// (`VP8Decoder.decodeVideoFrame(_:)` or `decode(_:)` on the buffer).
+  ///
+  /// - Parameter reorderWindow: packets the assembler waits past a gap before declaring the
+  ///   picture lost; the jitter buffer already orders packets, so this covers late
+  ///   retransmissions (default 64).
+  /// - Parameter stallTimeout: packets keep arriving but no frame decodes for this long (a
+  ///   receiver that joined after the key frame, or loss NACK could not repair): ask for a key
+  ///   frame, and again after each further `stallTimeout` (default 500 ms).
+  /// - Throws: `VP8Error` when libvpx cannot create a decoder.
   convenience init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
     decodePicture: @escaping DecodeBytes
@@ -173,7 +120,8 @@ final class VideoDecodePipeline<Picture> {
   /// Whether a picture handed back by `recycle(_:)` waits for the next decode.
   var hasSparePicture: Bool { state.decoding.spare != nil }
 
-  /// See `VideoReceiver.handle`.
+  /// Takes packets released by the receive stream at `now` and decodes every frame they
+  /// complete.
   func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
     var output = Output()
     handle(packets, now: now, into: &output)
@@ -298,7 +246,7 @@ final class VideoDecodePipeline<Picture> {
         if let lastRenderAt {
           let gap = (renderedAt - lastRenderAt).playoutSeconds
           statistics.longestGap = max(statistics.longestGap, gap)
-          if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
+          if gap > VideoDecodePipelineStatistics.freezeThreshold { statistics.freezes += 1 }
         }
         firstRenderAt = firstRenderAt ?? renderedAt
         lastRenderAt = renderedAt

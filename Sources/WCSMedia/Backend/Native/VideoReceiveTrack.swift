@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The decode side of one played video track: RTP packets released by the receive stream's
-/// jitter buffer → VP8 frame assembly and decoding (`VideoReceiver`) → the stream's renderer.
+/// jitter buffer → VP8 frame assembly and decoding (`VideoDecodePipeline`) → the stream's renderer.
 ///
 /// Runs on its own serial queue, or on the connection's event loop when that is cheaper: a
 /// hand-off to the queue costs the loop a wake-up of the worker and the worker its own, more than
@@ -27,7 +27,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   let receiver: VideoDecodePipeline<VideoFrame>
   let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
-  private let stats = Mutex(VideoReceiver.Statistics())
+  private let stats = Mutex(VideoDecodePipelineStatistics())
   /// Whether the track was stopped, and whether a `render` call is in progress: each picture
   /// is handed over only while not stopped, checked under the same lock `stop` sets it with.
   let renderGate = Mutex(RenderGate())
@@ -75,7 +75,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   }
 
   /// Decoder counters.
-  var statistics: VideoReceiver.Statistics { stats.withLock { $0 } }
+  var statistics: VideoDecodePipelineStatistics { stats.withLock { $0 } }
 
   /// How many pictures were decoded on the loop rather than the queue.
   var picturesDecodedOnLoop: Int { decodedOnLoop.load(ordering: .relaxed) }
