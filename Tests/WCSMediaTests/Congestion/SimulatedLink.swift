@@ -1,18 +1,3 @@
-/// SplitMix64 for the congestion simulations: same losses on every run.
-struct CongestionTestRandom: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// A one-way bottleneck in memory: capacity (bps) following a schedule, a drop-tail queue
 /// limited in time at the current capacity, random loss before the queue, and a fixed
 /// propagation delay. Times are microseconds.
@@ -35,7 +20,7 @@ struct SimulatedLink {
   private(set) var randomLosses = 0
   private(set) var queueDrops = 0
   private(set) var delivered = 0
-  private var random: CongestionTestRandom
+  private var random: SplitMix64
   private var waiting: [(sequenceNumber: UInt16, size: Int, enqueued: Int64)] = []
   private var waitingHead = 0
   private var waitingBytes = 0
@@ -45,7 +30,7 @@ struct SimulatedLink {
 
   init(capacitySchedule: [(from: Int64, bitrate: Double)], seed: UInt64) {
     self.capacitySchedule = capacitySchedule
-    random = CongestionTestRandom(seed: seed)
+    random = SplitMix64(seed: seed)
   }
 
   func capacity(at time: Int64) -> Double {

@@ -1,7 +1,7 @@
 /// An in-memory packet link that drops a share of packets and delays the rest by a random number
 /// of slots, which reorders them. Seeded, so every run sees the same losses and order.
 struct LossyPacketLink<Packet> {
-  private var generator: CodecTestRandom
+  private var generator: SplitMix64
   private let lossRate: Double
   private let maxDelay: Int
   private var clock = 0
@@ -11,7 +11,7 @@ struct LossyPacketLink<Packet> {
   private(set) var sent = 0
 
   init(seed: UInt64, lossRate: Double, maxDelay: Int) {
-    generator = CodecTestRandom(seed: seed)
+    generator = SplitMix64(seed: seed)
     self.lossRate = lossRate
     self.maxDelay = maxDelay
   }

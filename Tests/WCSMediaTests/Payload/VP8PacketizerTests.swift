@@ -60,7 +60,7 @@ final class VP8PacketizerTests: XCTestCase {
     for frame in frames {
       all += packets(packetizer.packetize(frame), firstSequence: 65_530 &+ UInt16(all.count))
     }
-    var generator = CodecTestRandom(seed: 7)
+    var generator = SplitMix64(seed: 7)
     // A reorder window wider than the whole burst: any order is reordering, not loss.
     var assembler = VP8FrameAssembler(reorderWindow: all.count + 1)
     var delivered: [VP8FrameAssembler.Frame] = []

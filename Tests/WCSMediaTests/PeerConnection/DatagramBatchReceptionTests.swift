@@ -296,7 +296,7 @@ final class ReceptionInStepTests: XCTestCase {
     let keying = try DTLSSRTPKeyingMaterial(profile: profile, bytes: material)
     let outbound = keying.outbound(for: .client)
     let srtp = try SRTPSession(
-      profile: try XCTUnwrap(SRTPProtectionProfile(rawValue: profile.rawValue)),
+      profile: profile.srtpProfile,
       masterKey: SRTPMasterKey(key: outbound.key, salt: outbound.salt), direction: .outbound)
     let media = TestMedia.packets(ssrc: 0x0F00_BAC4, count: 12, seed: 12)
     for packet in media {
