@@ -103,11 +103,11 @@ let benchmarks: [Target] =
   mediaBenchmarks.map { name in
     .executableTarget(
       name: name,
-      dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"]
+      dependencies: ["BenchSupport", "WCSMedia", "CWebRTCCore", "CMediaDevices"]
         + (name == "PipelineBench" ? ["CColdCode"] : []),
       path: "Benchmarks/\(name)", swiftSettings: strict)
   } + [
-    // Process CPU time for the benchmarks that measure a child process (RelayBench, RoomBench).
+    // Clocks, process CPU time and completion waits shared by the benchmarks.
     .target(name: "BenchSupport", path: "Benchmarks/BenchSupport", swiftSettings: strict),
     // PipelineBench's cold-code calibration (`raw-receive [seconds] [code lines]`).
     .target(name: "CColdCode", path: "Benchmarks/CColdCode"),

@@ -22,6 +22,7 @@
 // Run: `swift run -c release PipelineBench [seconds]` (default 8 s per measurement).
 // `PipelineBench socket-path [seconds]`: the UDP socket path alone, with and without network
 // emulation (SocketPath.swift).
+import BenchSupport
 import Foundation
 import Synchronization
 import WCSMedia
