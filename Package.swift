@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // WCSApi2 for Linux: the Flashphoner WCS SDK (FPWCSApi2) API on our own WebRTC stack.
-// Layout and layering: see README.md ("Layout") and ../shared/docs/ARCHITECTURE.md.
+// Layout and layering: see docs/ARCHITECTURE.md and README.md ("Layout").
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -178,11 +178,11 @@ let benchmarks: [Target] =
   mediaBenchmarks.map { name in
     .executableTarget(
       name: name,
-      dependencies: ["WCSMedia", "CWebRTCCore", "CMediaDevices"]
+      dependencies: ["BenchSupport", "WCSMedia", "CWebRTCCore", "CMediaDevices"]
         + (name == "PipelineBench" ? ["CColdCode"] : []),
       path: "Benchmarks/\(name)", swiftSettings: strict)
   } + [
-    // Process CPU time for the benchmarks that measure a child process (RelayBench, RoomBench).
+    // Clocks, process CPU time and completion waits shared by the benchmarks.
     .target(name: "BenchSupport", path: "Benchmarks/BenchSupport", swiftSettings: strict),
     // PipelineBench's cold-code calibration (`raw-receive [seconds] [code lines]`).
     .target(name: "CColdCode", path: "Benchmarks/CColdCode"),

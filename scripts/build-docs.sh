@@ -4,7 +4,7 @@
 #   1. scripts/check-doc-snippets.sh: the articles' code is the compiled DocSnippets code.
 #   2. Symbol graphs of the public API (`swift package dump-symbol-graph`, which builds first).
 #   3. One archive per documented module: WCSApi2 with the catalog DocC/WCSApi2.docc (articles,
-#      tutorial), WCSMedia, WCSTransport and WCSLocalServer from their doc comments alone; then
+#      tutorial) plus docs/ARCHITECTURE.md as its Architecture article, WCSMedia, WCSTransport and WCSLocalServer from their doc comments alone; then
 #      `docc merge` combines them under one landing page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,15 @@ for module in "${modules[@]}"; do
   mkdir -p "$work/graphs/$module"
   cp "$graphs/$module".symbols.json "$work/graphs/$module/"
   catalog=()
-  [ -d "DocC/$module.docc" ] && catalog=("DocC/$module.docc")
+  if [ -d "DocC/$module.docc" ]; then
+    # The Architecture article is docs/ARCHITECTURE.md itself (one copy), added to a copy of
+    # the catalog.
+    cp -R "DocC/$module.docc" "$work/$module.docc"
+    if [ "$module" = WCSApi2 ]; then
+      cp docs/ARCHITECTURE.md "$work/$module.docc/Articles/Architecture.md"
+    fi
+    catalog=("$work/$module.docc")
+  fi
   "$DOCC" convert "${catalog[@]}" \
     --additional-symbol-graph-dir "$work/graphs/$module" \
     --output-path "$work/$module.doccarchive" \

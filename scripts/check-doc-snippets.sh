@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Keeps the documentation's code honest: every ```swift block of the DocC articles must appear
+# Keeps the documentation's code honest: every ```swift block of the DocC articles (and of
+# docs/ARCHITECTURE.md, the Architecture article) must appear
 # verbatim (up to a common indentation) in a Swift file under Tests/WCSApi2Tests/DocSnippets/,
 # where it is compiled and run by the DocSnippet* tests. The tutorial's code files
 # (DocC/WCSApi2.docc/Resources/*.swift) are checked against the compiled tutorial program
@@ -34,7 +35,7 @@ for path in snippet_files:
 failures = 0
 blocks = 0
 fence = re.compile(r"^```swift[^\n]*\n(.*?)^```", re.S | re.M)
-for path in sorted(glob.glob(f"{catalog}/**/*.md", recursive=True)):
+for path in sorted(glob.glob(f"{catalog}/**/*.md", recursive=True)) + ["docs/ARCHITECTURE.md"]:
     with open(path, encoding="utf-8") as f:
         text = f.read()
     for match in fence.finditer(text):

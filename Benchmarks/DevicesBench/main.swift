@@ -2,15 +2,12 @@
 // send it, and 4:2:0) through libturbojpeg + libyuv, and YUYV through libyuv; plus an X11 grab of
 // the screen at $DISPLAY when one is set. Budget at 30 fps: 33 ms per frame, all stages together.
 // Reports thread CPU time (best of 5 runs): on a shared machine the fairer figure.
+import BenchSupport
 import CMediaDevices
 import Foundation
 import WCSMedia
 
-func cpuSeconds() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
+func cpuSeconds() -> Double { clockSeconds(CLOCK_THREAD_CPUTIME_ID) }
 
 /// Best-of-5 milliseconds per call of `body` over `count` calls.
 func measure(_ name: String, count: Int, _ body: () throws -> Void) rethrows {

@@ -2,6 +2,7 @@
 // camera and microphone: time to the first rendered picture, delivered frame rate, PSNR of the
 // rendered pictures against the source, bitrate and process CPU per second of media.
 // Run: `swift run -c release NativeBackendBench [width height seconds]`.
+import BenchSupport
 import Foundation
 import Synchronization
 import WCSMedia
@@ -34,24 +35,7 @@ final class Relay: @unchecked Sendable {
   }
 }
 
-func wait<T: Sendable>(_ body: (@escaping @Sendable (T) -> Void) -> Void) -> T {
-  let box = Mutex<T?>(nil)
-  let done = DispatchSemaphore(value: 0)
-  body { value in
-    box.withLock { $0 = value }
-    done.signal()
-  }
-  done.wait()
-  guard let value = box.withLock({ $0 }) else { fatalError("completion without a value") }
-  return value
-}
-
-func cpuSeconds() -> Double {
-  var usage = rusage()
-  getrusage(RUSAGE_SELF.rawValue, &usage)
-  return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-    + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-}
+func cpuSeconds() -> Double { clockSeconds(CLOCK_PROCESS_CPUTIME_ID) }
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let width = arguments.count > 0 ? arguments[0] : 640

@@ -1,13 +1,10 @@
+import BenchSupport
 import Foundation
 import Synchronization
 import WCSMedia
 
-/// Process CPU time (all threads), seconds: `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`.
-func processCPUSeconds() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
+/// Process CPU time (all threads), seconds.
+func processCPUSeconds() -> Double { clockSeconds(CLOCK_PROCESS_CPUTIME_ID) }
 
 /// Voluntary context switches of all the process's threads (`voluntary_ctxt_switches` in
 /// `/proc/self/task/*/status`). A thread switches out voluntarily when it goes to sleep (poll,
@@ -71,19 +68,6 @@ func residentBytes() -> Int {
   let fields = text.split(separator: " ")
   guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
   return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
-/// Waits for a completion-handler API.
-func wait<T: Sendable>(_ body: (@escaping @Sendable (T) -> Void) -> Void) -> T {
-  let box = Mutex<T?>(nil)
-  let done = DispatchSemaphore(value: 0)
-  body { value in
-    box.withLock { $0 = value }
-    done.signal()
-  }
-  done.wait()
-  guard let value = box.withLock({ $0 }) else { fatalError("completion without a value") }
-  return value
 }
 
 /// One SDP per line, base64 (SDP has CRLF line ends), over a child's stdin/stdout.

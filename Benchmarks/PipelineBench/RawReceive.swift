@@ -1,3 +1,4 @@
+import BenchSupport
 import CColdCode
 import CWebRTCCore
 import Foundation
@@ -269,11 +270,7 @@ final class RawUDPSocket {
 
 /// CPU time of the calling thread, seconds (`CLOCK_THREAD_CPUTIME_ID`, as the SDK times its
 /// codec calls).
-func threadCPUSeconds() -> Double {
-  var time = timespec()
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
+func threadCPUSeconds() -> Double { clockSeconds(CLOCK_THREAD_CPUTIME_ID) }
 
 /// libvpx's VP8 decoder called directly: the picture stays in libvpx's buffer (no copy out).
 final class RawVP8Decoder {

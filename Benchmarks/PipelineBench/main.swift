@@ -22,6 +22,7 @@
 // Run: `swift run -c release PipelineBench [seconds]` (default 8 s per measurement).
 // `PipelineBench socket-path [seconds]`: the UDP socket path alone, with and without network
 // emulation (SocketPath.swift).
+import BenchSupport
 import Foundation
 import Synchronization
 import WCSMedia
@@ -417,7 +418,7 @@ let perStream = Double(residentTen - residentOne) / 9
 let decoderBuffers = Double(residentDecoders - residentTen) / 9
 let pictureBytes = Double(PipelineSettings.width * PipelineSettings.height * 3 / 2)
 // libvpx's VP8 decoder keeps 4 frame buffers (last, golden, altref, new) with 32-pixel
-// borders; our VideoReceiver adds one I420 output picture.
+// borders; our decode pipeline adds one output picture.
 let borderedBytes = Double(
   (PipelineSettings.width + 64) * (PipelineSettings.height + 64) * 3 / 2)
 let decoderEstimate = 4 * borderedBytes + pictureBytes

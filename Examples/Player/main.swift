@@ -44,13 +44,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
     log.plain("\(error)\n\n\(usage)")
     return 64
   }
-  var streamName = arguments.string("stream")
-  if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
-    streamName = streamName ?? String(url.path.dropFirst())
-    let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
-    arguments =
-      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
-  }
+  let streamName = arguments.streamNameFromURLPath(of: argv)
   var summary = ExampleSummary()
   guard let (server, out) = ExampleServer.start("Player", arguments: arguments, log: log)
   else { return 1 }

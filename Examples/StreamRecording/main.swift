@@ -43,15 +43,8 @@ func runStreamRecording(_ argv: [String]) -> Int32 {
     return 64
   }
   // As in the iOS example: scheme://host:port from the URL, the path is the stream name.
-  var streamName = arguments.string("stream")
-  if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
-    streamName =
-      streamName
-      ?? (url.path as NSString).deletingPathExtension.replacingOccurrences(
-        of: "/", with: "")
-    let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
-    arguments =
-      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
+  let streamName = arguments.streamNameFromURLPath(of: argv) { path in
+    (path as NSString).deletingPathExtension.replacingOccurrences(of: "/", with: "")
   }
   let name = streamName ?? "record-\(UInt16.random(in: 0...UInt16.max))"
   let file = arguments.string("file")

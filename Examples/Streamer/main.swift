@@ -42,13 +42,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
     return 64
   }
   // The iOS Streamer takes the stream name from the URL path: ws://host:8080/name.
-  var streamName = arguments.string("stream")
-  if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
-    streamName = streamName ?? String(url.path.dropFirst())
-    let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
-    arguments =
-      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
-  }
+  let streamName = arguments.streamNameFromURLPath(of: argv)
   let name = streamName ?? "stream-\(UInt16.random(in: 0...UInt16.max))"
   let file = arguments.string("file")
   var summary = ExampleSummary()

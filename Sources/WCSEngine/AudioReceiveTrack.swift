@@ -10,9 +10,9 @@ import WCSProtocols
 /// The owner inserts the packets its receive stream releases (`handle`) and runs a turn
 /// (`playDue`) at `nextTurn(after:)`, which follows the receiver's 20 ms frame schedule; a turn
 /// decodes and plays every frame due. It runs on the loop rather than on a queue of its own: a
-/// turn's Opus decoding (~40 µs for 20 ms of mono) costs less than the thread hop it would need
-/// (a wake-up is 45–50 µs of CPU on a virtual machine, `PipelineBench idle-loop`), and the loop
-/// schedules turns with a leeway so they share the wake-ups of the packets arriving every 20 ms.
+/// turn's Opus decoding costs less than the thread wake-up a hop to a queue would need
+/// (docs/performance.md, `PipelineBench idle-loop`), and the loop schedules turns with a leeway
+/// so they share the wake-ups of the packets arriving every 20 ms.
 final class AudioReceiveTrack: @unchecked Sendable {
   // @unchecked Sendable: everything but `stats` (behind a mutex) is used on the owner's event
   // loop only.

@@ -8,8 +8,8 @@ import WCSProtocols
 /// That is nearly every packet of a stream (see `InOrderRTPReceptionEquivalenceTests`).
 ///
 /// Why: between two packets the decoder and the kernel evict the caches, so every packet runs
-/// its path cold and the code lines it touches cost more than its instructions (about 1 % of
-/// the play path's CPU per 100 lines a packet). The layered path (`PacketReception.admit` →
+/// its path cold and the code lines it touches cost more than the work done on them
+/// (docs/performance.md, `PipelineBench raw-receive 10 400`). The layered path (`PacketReception.admit` →
 /// `RTPPacket.parse` → `Admission` → `RTPReceiveStream.receive` → `accept` → `Result`/`Output`
 /// → `deliver`, with instant arithmetic on the way) touched ~216 lines a packet; this one reads
 /// each header field once and goes from the bytes to the jitter buffer slot or the audio track
@@ -17,8 +17,8 @@ import WCSProtocols
 ///
 /// Its pieces (`receiveInOrder`, `InOrderRTPPacket`, `acceptInOrder` and the statistics' and
 /// jitter buffer's in-order steps) are `@inline(__always)`: one function instead of ten, each
-/// with its own prologue, epilogue and partly used code lines (measured: `receiveRTP` 2,718 →
-/// 2,408 instructions a packet, its code lines a little fewer).
+/// with its own prologue, epilogue and partly used code lines (docs/performance.md,
+/// `scripts/play-instructions.sh`).
 ///
 /// Any other packet, or a connection that is closed or not playing, is left untouched (nil) to
 /// `receiveLayered`, which handles every case as before. The state after either is the same:

@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Why not a `DispatchSourceTimer`: on Linux libdispatch services timers on its manager thread
 /// (epoll + timerfd) and then wakes a worker thread for the queue, two wake-ups per tick, and a
-/// wake-up costs 45–50 µs of CPU on a virtual machine (`PipelineBench idle-loop`), more than
-/// the capture work of most ticks. Here one thread wakes once per tick: `clock_nanosleep` to an
+/// wake-up costs more CPU than the capture work of most ticks (docs/performance.md,
+/// `PipelineBench idle-loop`). Here one thread wakes once per tick: `clock_nanosleep` to an
 /// absolute `CLOCK_MONOTONIC` deadline (deadlines are `anchor + k × interval`, so the ticks
 /// do not drift), then the tick runs in `queue.sync`, which libdispatch runs inline on the
 /// calling thread when the serial queue is idle: serialized with the queue's other work, at no

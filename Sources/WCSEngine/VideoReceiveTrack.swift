@@ -7,11 +7,11 @@ import WCSMediaSeam
 import WCSProtocols
 
 /// The decode side of one played video track: RTP packets released by the receive stream's
-/// jitter buffer → VP8 frame assembly and decoding (`VideoReceiver`) → the stream's renderer.
+/// jitter buffer → VP8 frame assembly and decoding (`VideoDecodePipeline`) → the stream's renderer.
 ///
 /// Runs on its own serial queue, or on the connection's event loop when that is cheaper: a
-/// hand-off to the queue costs the loop ≈ 25 µs and the woken worker as much again on a virtual
-/// machine, more than the SDK's own work on a picture. So a picture decodes on the loop when
+/// hand-off to the queue costs the loop a wake-up of the worker and the worker its own, more than
+/// the SDK's own work on a picture (docs/performance.md). So a picture decodes on the loop when
 /// nothing of this track is queued, its pictures took at most `inlineCostLimit` (4 ms) on average, and
 /// the loop's `workBudget` has room; otherwise on the queue, so a slow decode never holds the
 /// packets and timers of other streams.
@@ -31,7 +31,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   let receiver: VideoDecodePipeline<VideoFrame>
   let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
-  private let stats = Mutex(VideoReceiver.Statistics())
+  private let stats = Mutex(VideoDecodePipelineStatistics())
   /// Whether the track was stopped, and whether a `render` call is in progress: each picture
   /// is handed over only while not stopped, checked under the same lock `stop` sets it with.
   let renderGate = Mutex(RenderGate())
@@ -79,7 +79,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   }
 
   /// Decoder counters.
-  var statistics: VideoReceiver.Statistics { stats.withLock { $0 } }
+  var statistics: VideoDecodePipelineStatistics { stats.withLock { $0 } }
 
   /// How many pictures were decoded on the loop rather than the queue.
   var picturesDecodedOnLoop: Int { decodedOnLoop.load(ordering: .relaxed) }

@@ -217,10 +217,7 @@ extension PeerConnection {
   /// Keys SRTP from the exporter output (RFC 5764 §4.2), split by our DTLS role.
   private func installSRTP(profile: DTLSSRTPProfile, keyingMaterial: [UInt8]) {
     guard let role = dtls?.role else { return }
-    guard let srtpProfile = SRTPProtectionProfile(rawValue: profile.rawValue) else {
-      fail(.srtp(.invalidKeyingMaterialLength(expected: 0, actual: keyingMaterial.count)))
-      return
-    }
+    let srtpProfile = profile.srtpProfile
     do {
       let material = try DTLSSRTPKeyingMaterial(profile: profile, bytes: keyingMaterial)
       let outbound = material.outbound(for: role)

@@ -56,14 +56,14 @@ public struct PeerConnectionConfiguration: Sendable {
   /// How long a datagram may wait on our sockets to be read at the wake-up of one of the loop's
   /// timers due by then, instead of waking the loop itself (`EventLoopUDPSocket`'s `coalescing`). A
   /// played stream's audio turn runs every 20 ms, so with the default 25 ms (longer than a turn's
-  /// period) the video packets in between are read at the turns: 50 wake-ups a second instead of 80
-  /// for 30 fps video and 20 ms audio, at 45–50 µs of CPU each on a virtual machine. The cost is up
+  /// period) the video packets in between are read at the turns, so the loop wakes for the
+  /// turns alone rather than for every video packet as well (docs/performance.md). The cost is up
   /// to that much latency for what arrives while such a timer is pending (none for the audio, read
   /// just before the turn that plays it); arrival times stay the kernel's, so jitter,
   /// transport-wide feedback and RTT are unchanged. While no timer is due that soon (no media
   /// running) datagrams are read as they arrive, and a connection's sockets coalesce only from its
   /// first connect on (the ICE checks, paced every Ta, and the DTLS handshake would wait for the
-  /// pacing timer: ≈ 50 ms more to connect). A backlog larger than a socket's read budget is read
+  /// pacing timer and delay the connect). A backlog larger than a socket's read budget is read
   /// on the next turns, not one budget per window. Zero reads every datagram at once.
   public var receiveCoalescing: Duration
   /// A network to emulate on every datagram of this connection's sockets (ICE, DTLS, SRTP and

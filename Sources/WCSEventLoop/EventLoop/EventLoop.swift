@@ -19,8 +19,8 @@ import WCSProtocols
 /// leeway may fire up to that much later still: it fires on the first turn at or after its
 /// deadline, and the loop sleeps no longer than its deadline plus the leeway, so timers that
 /// tolerate it share the wake-ups of datagrams and of each other (the kernel's timer slack,
-/// in the loop). A wake-up costs 45–50 µs of CPU on a virtual machine
-/// (`PipelineBench idle-loop`), more than the media work of most of them. For the same reason a
+/// in the loop). A wake-up costs more CPU than the media work of most of them
+/// (docs/performance.md, `PipelineBench idle-loop`). For the same reason a
 /// socket may be watched with a coalescing window (`EventLoopUDPSocket`'s `coalescing`): what
 /// arrives on it while a timer is due within that window waits for the timer's wake-up (and is
 /// read before the timer runs) instead of waking the loop. Handlers run on the loop; they must
@@ -322,8 +322,7 @@ public final class EventLoop: @unchecked Sendable {
   ///     it is readable). While a timer is due within the smallest such window, the loop sleeps
   ///     until that timer without polling these descriptors, then reads them before it runs the
   ///     timers. A periodic media timer (an audio turn every 20 ms) then wakes the loop for the
-  ///     packets that arrived in between too, which would each have cost a wake-up
-  ///     (45–50 µs of CPU on a virtual machine).
+  ///     packets that arrived in between too, which would each have cost a wake-up.
   ///   - handler: called on the loop when `descriptor` is readable.
   func watch(_ descriptor: Int32, coalescing: Duration = .zero, _ handler: @escaping () -> Void) {
     assertInEventLoop()

@@ -1,8 +1,8 @@
 import Foundation
 
 /// How much of an event loop's time work taken over from a worker queue may use: a played
-/// track's video decoding runs on the loop (sparing the hand-off to its queue, ≈ 25 µs, and
-/// the worker's wake-up, as much again on a virtual machine) only while such work stays under
+/// track's video decoding runs on the loop (sparing the hand-off to its queue and the worker's
+/// wake-up, see docs/performance.md) only while such work stays under
 /// `share` of the loop's wall-clock time, so the loop keeps room for packets and timers.
 ///
 /// The load is an exponentially decaying sum of the time spent (time constant `window`), so a

@@ -1,7 +1,8 @@
 /// A DTLS-SRTP protection profile negotiated by the `use_srtp` extension (RFC 5764 §4.1.2,
 /// RFC 7714 §14.2), with the key and salt lengths that size the exported keying material.
 ///
-/// Named apart from the SRTP module's own profile type on purpose; they describe the same ids.
+/// The DTLS side of the registry `SRTPProtectionProfile` keys SRTP with: the same ids
+/// (`srtpProfile`), plus what the handshake needs (OpenSSL names, exporter length).
 public enum DTLSSRTPProfile: UInt16, Sendable, CaseIterable, CustomStringConvertible {
   /// `SRTP_AES128_CM_HMAC_SHA1_80`, id 0x0001: 16-byte key, 14-byte salt.
   case aes128CMHMACSHA1_80 = 0x0001
@@ -24,26 +25,26 @@ public enum DTLSSRTPProfile: UInt16, Sendable, CaseIterable, CustomStringConvert
   /// The two-byte protection profile id from the `use_srtp` extension.
   public var id: UInt16 { rawValue }
 
-  /// SRTP master key length in bytes.
-  public var keyLength: Int {
+  /// The SRTP profile of the same id, which keys the SRTP sessions.
+  public var srtpProfile: SRTPProtectionProfile {
     switch self {
-    case .aes128CMHMACSHA1_80, .aes128CMHMACSHA1_32, .aeadAES128GCM: return 16
-    case .aeadAES256GCM: return 32
+    case .aes128CMHMACSHA1_80: return .aes128CMHMACSHA1_80
+    case .aes128CMHMACSHA1_32: return .aes128CMHMACSHA1_32
+    case .aeadAES128GCM: return .aeadAES128GCM
+    case .aeadAES256GCM: return .aeadAES256GCM
     }
   }
 
+  /// SRTP master key length in bytes.
+  public var keyLength: Int { srtpProfile.keyLength }
+
   /// SRTP master salt length in bytes.
-  public var saltLength: Int {
-    switch self {
-    case .aes128CMHMACSHA1_80, .aes128CMHMACSHA1_32: return 14
-    case .aeadAES128GCM, .aeadAES256GCM: return 12
-    }
-  }
+  public var saltLength: Int { srtpProfile.saltLength }
 
   /// Bytes taken from the `EXTRACTOR-dtls_srtp` exporter: client key, server key, client salt,
   /// server salt (RFC 5764 §4.2), i.e. `2 * (keyLength + saltLength)` — 60 for AES-CM, 56 for
   /// AEAD-AES-128-GCM.
-  public var keyingMaterialLength: Int { 2 * (keyLength + saltLength) }
+  public var keyingMaterialLength: Int { srtpProfile.keyingMaterialLength }
 
   /// The profile name OpenSSL's `SSL_CTX_set_tlsext_use_srtp` understands.
   public var openSSLName: String {

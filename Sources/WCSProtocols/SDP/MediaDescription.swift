@@ -27,7 +27,7 @@ public struct MediaDescription: Hashable, Sendable {
 
   /// Creates an `m=` section.
   // Not inlined: inlined, the optimizer built the value in a temporary and then copied it
-  // (retaining and releasing every field), which cost the parser ~1 µs (SDPBench).
+  // (retaining and releasing every field) for every section parsed (docs/performance.md).
   @inline(never)
   public init(
     media: String, port: Int, portCount: Int? = nil, proto: String, formats: [String],

@@ -42,7 +42,7 @@ public struct SessionDescription: Hashable, Sendable {
 
   /// Creates a description; every argument has the value an empty SDP would have.
   // Not inlined: inlined, the optimizer built the value in a temporary and then copied it
-  // (retaining and releasing every field), which cost the parser ~1 µs (SDPBench).
+  // (retaining and releasing every field) for every section parsed (docs/performance.md).
   @inline(never)
   public init(
     version: Int = 0, origin: SDPOrigin = .placeholder, sessionName: String = "-",

@@ -84,8 +84,8 @@ public struct AVSync: Sendable {
 
 extension Duration {
   /// `streamSeconds`, the same `Double`, without `components`: that getter divides by 10^18
-  /// through the runtime's generic 128-bit multiplies (≈ 180 instructions), and the play path
-  /// converts a few durations per frame (render statistics, lip sync, the loop's work budget).
+  /// through the runtime's generic 128-bit multiplies, and the play path converts a few
+  /// durations per frame (render statistics, lip sync, the loop's work budget).
   /// Whole seconds and the attoseconds left are the same truncating division, done by one
   /// 128-by-64-bit division of the magnitude (quotient and remainder take the dividend's sign,
   /// as `components` gives them); durations beyond ±2^63 s take `streamSeconds` itself.

@@ -1,6 +1,7 @@
 import FPWCSApi2Swift
 
-// Code of the "Architecture" article, verbatim (see scripts/check-doc-snippets.sh).
+// Code of docs/ARCHITECTURE.md (the "Architecture" article), verbatim (see
+// scripts/check-doc-snippets.sh).
 
 /// Points every new session at `transport` and the process at `backend`, e.g. a scripted
 /// `MockTransport` and a fake media engine in tests; `WCSApi2Environment.reset()` undoes it.

@@ -50,7 +50,7 @@ final class VP8PictureLimitTests: XCTestCase {
 
   func testReceiverCountsTheRefusalAndAsksForAKeyFrame() throws {
     let key = try keyFrame()
-    let receiver = try VideoReceiver()
+    let receiver = try VideoDecodePipeline.decodingI420()
     var packetizer = VP8Packetizer()
     let bad = EncodedVideoFrame(
       data: forged(key.data, width: 16383, height: 16383), isKeyFrame: true, timestamp: 0)
@@ -75,6 +75,6 @@ final class VP8PictureLimitTests: XCTestCase {
     XCTAssertEqual(receiver.statistics.decodeErrors, 1)
     let good = EncodedVideoFrame(data: key.data, isKeyFrame: true, timestamp: 3000)
     let output = receiver.handle(packets(good), now: start + .milliseconds(33))
-    XCTAssertEqual(output.frames.map(\.image.width), [320])
+    XCTAssertEqual(output.frames.map(\.picture.width), [320])
   }
 }

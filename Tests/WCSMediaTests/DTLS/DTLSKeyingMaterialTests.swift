@@ -7,6 +7,21 @@ import XCTest
 /// Checks the exported SRTP keying material against an independent TLS 1.2 PRF (RFC 5246 §5)
 /// computed here with HMAC-SHA256, so a wrong label, context or length would show.
 final class DTLSKeyingMaterialTests: XCTestCase {
+  /// RFC 5764 §4.1.2 and RFC 7714 §14.2 name one registry: each DTLS profile keys the SRTP
+  /// profile of its id, with the lengths of RFC 3711 and RFC 7714 §12.
+  func testEachProfileKeysTheSRTPProfileOfItsID() {
+    let lengths: [DTLSSRTPProfile: (key: Int, salt: Int, exported: Int)] = [
+      .aes128CMHMACSHA1_80: (16, 14, 60), .aes128CMHMACSHA1_32: (16, 14, 60),
+      .aeadAES128GCM: (16, 12, 56), .aeadAES256GCM: (32, 12, 88),
+    ]
+    for profile in DTLSSRTPProfile.allCases {
+      XCTAssertEqual(profile.srtpProfile.rawValue, profile.rawValue, "\(profile)")
+      XCTAssertEqual(profile.keyLength, lengths[profile]?.key, "\(profile)")
+      XCTAssertEqual(profile.saltLength, lengths[profile]?.salt, "\(profile)")
+      XCTAssertEqual(profile.keyingMaterialLength, lengths[profile]?.exported, "\(profile)")
+    }
+  }
+
   func testPRFMatchesThePublishedTLS12Vector() {
     // IETF TLS WG PRF(SHA-256) vector (corpus vectors/dtls-srtp-rfc5764.json).
     let output = prf(

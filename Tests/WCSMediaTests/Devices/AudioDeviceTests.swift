@@ -51,7 +51,7 @@ final class AudioDeviceTests: XCTestCase {
       "capture timestamps advance 960 per 20 ms frame")
     let samples = loud.suffix(10).flatMap(\.samples).map(Double.init)
     XCTAssertEqual(samples.count, 9600)
-    let peak = dominantFrequency(samples, sampleRate: 48_000, maxHz: 4000, stepHz: 10)
+    let peak = ToneAnalysis.dominantFrequency(samples, from: 10, to: 4000, stepHz: 10)
     XCTAssertEqual(peak, 1000, accuracy: 10, "dominant frequency of what the monitor recorded")
   }
 
@@ -112,26 +112,5 @@ final class AudioDeviceTests: XCTestCase {
         XCTAssertTrue(reason.contains("ALSA"), reason)
       }
     }
-  }
-
-  /// Frequency (Hz) with the largest DFT magnitude between `stepHz` and `maxHz`.
-  private func dominantFrequency(
-    _ samples: [Double], sampleRate: Double, maxHz: Double, stepHz: Double
-  ) -> Double {
-    var best = (frequency: 0.0, power: -1.0)
-    var frequency = stepHz
-    while frequency <= maxHz {
-      let w = 2 * Double.pi * frequency / sampleRate
-      var re = 0.0
-      var im = 0.0
-      for (n, s) in samples.enumerated() {
-        re += s * cos(w * Double(n))
-        im -= s * sin(w * Double(n))
-      }
-      let power = re * re + im * im
-      if power > best.power { best = (frequency, power) }
-      frequency += stepHz
-    }
-    return best.frequency
   }
 }

@@ -75,8 +75,9 @@ final class AudioPlaybackSpeakerTests: XCTestCase {
       loud.count, 25, "the default output carried the played audio", file: file, line: line)
     let samples = loud.suffix(20).flatMap(\.samples).map(Double.init)
     guard samples.count == 20 * 960 else { return }
+    let peak = ToneAnalysis.dominantFrequency(samples, from: 300, to: 600, stepHz: 1)
     XCTAssertEqual(
-      Self.dominantFrequency(samples, from: 300, to: 600, stepHz: 1), Self.toneHz, accuracy: 3,
+      peak, Self.toneHz, accuracy: 3,
       "dominant frequency of what the sink played", file: file, line: line)
     let rms = (samples.reduce(0) { $0 + $1 * $1 } / Double(samples.count)).squareRoot()
     // The microphone's sine has amplitude 8000 (RMS 5657); Opus keeps it within a few dB.
@@ -211,26 +212,5 @@ final class AudioPlaybackSpeakerTests: XCTestCase {
     speaker.play(AudioFrame(sampleRate: 48_000, channels: 1, samples: tone.frame(0).samples))
     usleep(100_000)
     XCTAssertEqual(speaker.writtenFrames, written, "nothing is written after close")
-  }
-
-  /// Frequency (Hz) with the largest DFT magnitude between `from` and `to`.
-  private static func dominantFrequency(
-    _ samples: [Double], from: Double, to: Double, stepHz: Double
-  ) -> Double {
-    var best = (frequency: 0.0, power: -1.0)
-    var frequency = from
-    while frequency <= to {
-      let w = 2 * Double.pi * frequency / Double(PCMAudioFrame.sampleRate)
-      var re = 0.0
-      var im = 0.0
-      for (n, s) in samples.enumerated() {
-        re += s * cos(w * Double(n))
-        im -= s * sin(w * Double(n))
-      }
-      let power = re * re + im * im
-      if power > best.power { best = (frequency, power) }
-      frequency += stepHz
-    }
-    return best.frequency
   }
 }

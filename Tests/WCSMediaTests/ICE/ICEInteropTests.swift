@@ -135,20 +135,5 @@ final class ICEInteropTests: XCTestCase {
     XCTAssertEqual(try peer.readLine(timeout: 5)?["event"] as? String, "closed")
   }
 
-  private func skipUnlessAioiceIsInstalled() throws {
-    let check = Process()
-    check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    check.arguments = ["python3", "-c", "import aioice"]
-    check.standardOutput = FileHandle.nullDevice
-    check.standardError = FileHandle.nullDevice
-    do {
-      try check.run()
-      check.waitUntilExit()
-    } catch {
-      throw XCTSkip("python3 not runnable: \(error)")
-    }
-    if check.terminationStatus != 0 {
-      throw XCTSkip("aioice is not installed (python3 -m pip install aiortc)")
-    }
-  }
+  private func skipUnlessAioiceIsInstalled() throws { try skipUnlessPythonImports("aioice") }
 }

@@ -23,22 +23,7 @@ final class AiortcMediaPeer {
   }
 
   /// Skips the test when `import aiortc` fails (or python3 cannot run).
-  static func skipUnlessInstalled() throws {
-    let check = Process()
-    check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    check.arguments = ["python3", "-c", "import aiortc, numpy"]
-    check.standardOutput = FileHandle.nullDevice
-    check.standardError = FileHandle.nullDevice
-    do {
-      try check.run()
-      check.waitUntilExit()
-    } catch {
-      throw XCTSkip("python3 is not runnable: \(error)")
-    }
-    if check.terminationStatus != 0 {
-      throw XCTSkip("aiortc is not installed (python3 -m pip install aiortc)")
-    }
-  }
+  static func skipUnlessInstalled() throws { try skipUnlessPythonImports("aiortc", "numpy") }
 
   /// Sends our offer and returns aiortc's answer (at most 20 s).
   func answer(_ offer: String) throws -> String {

@@ -5,7 +5,7 @@ import XCTest
 
 /// `NetworkEmulation(spec:)`: what it accepts, what it refuses and with which token.
 final class NetworkEmulationSpecTests: XCTestCase {
-  func testTheIssueExampleSetsBothDirections() throws {
+  func testSpecWithoutDirectionSetsBothDirections() throws {
     let emulation = try NetworkEmulation(spec: "loss=5%,delay=40ms,jitter=15ms,rate=1.5mbit")
     let expected = NetworkConditions(
       loss: .random(rate: 0.05), delay: .milliseconds(40), jitter: .milliseconds(15),

@@ -95,7 +95,7 @@ final class ReferenceVideoDecodePipeline<Picture> {
       if let lastRenderAt {
         let gap = (renderedAt - lastRenderAt).playoutSeconds
         statistics.longestGap = max(statistics.longestGap, gap)
-        if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
+        if gap > VideoDecodePipelineStatistics.freezeThreshold { statistics.freezes += 1 }
       }
       firstRenderAt = firstRenderAt ?? renderedAt
       lastRenderAt = renderedAt
@@ -121,15 +121,6 @@ extension ReferenceVideoDecodePipeline.Frame {
   init(_ frame: VideoDecodePipeline<Picture>.Frame) {
     self.init(
       picture: frame.picture, rtpTimestamp: frame.rtpTimestamp, isKeyFrame: frame.isKeyFrame,
-      arrivalTime: frame.arrivalTime, renderTime: frame.renderTime)
-  }
-}
-
-extension ReferenceVideoDecodePipeline.Frame where Picture == I420Image {
-  /// The reference's view of a frame from `VideoReceiver`.
-  init(_ frame: ReceivedVideoFrame) {
-    self.init(
-      picture: frame.image, rtpTimestamp: frame.rtpTimestamp, isKeyFrame: frame.isKeyFrame,
       arrivalTime: frame.arrivalTime, renderTime: frame.renderTime)
   }
 }
@@ -178,15 +169,15 @@ extension ReferenceVideoDecodePipeline where Picture: Equatable {
   }
 }
 
-extension ReferenceVideoDecodePipeline where Picture == I420Image {
-  /// `assertSame` for an output of `VideoReceiver`.
-  func assertSame(
-    _ output: VideoReceiver.Output, as expected: Output, context: String,
-    file: StaticString = #filePath, line: UInt = #line
-  ) {
-    assertSame(
-      output.frames.map { Frame($0) }, needsKeyFrame: output.needsKeyFrame, as: expected,
-      context: context, file: file, line: line)
+extension VideoDecodePipeline where Picture == I420Image {
+  /// A pipeline that hands out `I420Image`s (`VP8Decoder.decode(_:)`), for tests that read the
+  /// pictures' planes.
+  static func decodingI420(
+    reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500)
+  ) throws(VP8Error) -> VideoDecodePipeline<I420Image> {
+    try VideoDecodePipeline(reorderWindow: reorderWindow, stallTimeout: stallTimeout) {
+      decoder, bytes throws(VP8Error) in try decoder.decode(bytes)
+    }
   }
 }
 

@@ -82,8 +82,9 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
         try decoder.decodeVideoFrame(bytes, reusing: &spare)
       }
       var kept: [(picture: VideoFrame, expected: VideoFrame)] = []
-      // I420 pictures through the public receiver too.
-      let receiver = try VideoReceiver(reorderWindow: window, stallTimeout: stall)
+      // I420 pictures too (`VP8Decoder.decode`).
+      let receiver = try VideoDecodePipeline.decodingI420(
+        reorderWindow: window, stallTimeout: stall)
       let receiverReference = try ReferenceVideoDecodePipeline<I420Image>(
         reorderWindow: window, stallTimeout: stall
       ) { decoder, data throws(VP8Error) in try decoder.decode(data) }

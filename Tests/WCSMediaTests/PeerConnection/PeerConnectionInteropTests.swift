@@ -187,20 +187,5 @@ final class PeerConnectionInteropTests: XCTestCase {
     bytes.map { String(format: "%02x", $0) }.joined()
   }
 
-  func skipUnlessAiortcIsInstalled() throws {
-    let check = Process()
-    check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    check.arguments = ["python3", "-c", "import aiortc"]
-    check.standardOutput = FileHandle.nullDevice
-    check.standardError = FileHandle.nullDevice
-    do {
-      try check.run()
-      check.waitUntilExit()
-    } catch {
-      throw XCTSkip("python3 is not runnable: \(error)")
-    }
-    if check.terminationStatus != 0 {
-      throw XCTSkip("aiortc is not installed (python3 -m pip install aiortc)")
-    }
-  }
+  func skipUnlessAiortcIsInstalled() throws { try skipUnlessPythonImports("aiortc") }
 }

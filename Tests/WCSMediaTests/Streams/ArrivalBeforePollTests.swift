@@ -155,7 +155,7 @@ final class ArrivalBeforePollTests: XCTestCase {
       }
     }
     XCTAssertEqual(frames.count, 3)
-    let receiver = try VideoReceiver()
+    let receiver = try VideoDecodePipeline.decodingI420()
     var decoded = 0
     for (frame, seconds) in zip(frames, [1.000, 0.980, 1.490]) {
       decoded += receiver.handle(frame, now: virtualTime(seconds)).frames.count

@@ -424,7 +424,7 @@ final class RTPReceiveStreamTests: XCTestCase {
   }
 
   func testGarbageVideoPayloadsAreCountedNotDecoded() throws {
-    let video = try VideoReceiver()
+    let video = try VideoDecodePipeline.decodingI420()
     var generator = SplitMix64(seed: 99)
     var packets: [ReceivedRTPPacket] = []
     for sequence in 0..<300 {

@@ -20,7 +20,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
     var rendered: Set<Int> = []
     var worstPSNR = Double.infinity
     var wrongNumbers = 0
-    var statistics = VideoReceiver.Statistics()
+    var statistics = VideoDecodePipelineStatistics()
     var sender: RTPSendStream.Counters
     var receiver: RTPReceiveStream.Counters
     var nack: NACKGenerator
@@ -50,7 +50,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
         ssrc: mediaSSRC, localSSRC: receiverSSRC, payloadType: 96, clockRate: 90_000,
         retransmission: rtx),
       now: virtualTime(0))
-    let video = try VideoReceiver()
+    let video = try VideoDecodePipeline.decodingI420()
     var forward = StreamTestLink<Datagram>(
       seed: seed, lossRate: 0.10, baseDelay: 0.020, jitter: 0.050)
     var backward = StreamTestLink<[UInt8]>(
@@ -61,11 +61,11 @@ final class VideoStreamEndToEndTests: XCTestCase {
       playoutDelay: 0)
     let timestampOffset = sender.timestampOffset
 
-    func render(_ output: VideoReceiver.Output, now: Double) {
+    func render(_ output: VideoDecodePipeline<I420Image>.Output, now: Double) {
       if output.needsKeyFrame { receiver.requestKeyFrame() }
       for frame in output.frames {
         XCTAssertLessThanOrEqual(frame.arrivalTime, frame.renderTime)
-        guard let number = VirtualCamera.decodeFrameNumber(from: frame.image) else {
+        guard let number = VirtualCamera.decodeFrameNumber(from: frame.picture) else {
           result.wrongNumbers += 1
           continue
         }
@@ -77,7 +77,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
         result.rendered.insert(index)
         result.firstRenderAt = result.firstRenderAt ?? now
         result.worstPSNR = min(
-          result.worstPSNR, frame.image.psnr(to: camera.frame(index)) ?? 0)
+          result.worstPSNR, frame.picture.psnr(to: camera.frame(index)) ?? 0)
       }
     }
 

@@ -17,12 +17,6 @@ public final class AudioCaptureDevice: Sendable {
     case failed(AudioDeviceError)
   }
 
-  private struct State: Sendable {
-    var stopRequested = false
-    var running = false
-    var threadID: pthread_t?
-  }
-
   /// The sound system the device was opened on.
   public let backend: AudioBackend
   /// The source name (PulseAudio) or PCM name (ALSA); nil for the default device.
@@ -33,9 +27,8 @@ public final class AudioCaptureDevice: Sendable {
   /// The stream is touched only by whoever holds this lock: the capture thread while running,
   /// `readFrame` callers otherwise.
   private let stream: Mutex<any PCMDeviceStream>
-  private let state = Mutex(State())
   private let nextTimestamp = Mutex<UInt32>(0)
-  private let finished = DispatchSemaphore(value: 0)
+  private let captureThread = CaptureThread()
 
   /// Opens a microphone.
   /// - Parameters:
@@ -77,16 +70,9 @@ public final class AudioCaptureDevice: Sendable {
   /// Starts the capture thread; `onEvent` is called on it every 20 ms. Does nothing if running.
   /// The thread keeps the device alive until `stop()` is called or capture fails.
   public func start(onEvent: @escaping @Sendable (Event) -> Void) {
-    let alreadyRunning = state.withLock { s in
-      if s.running { return true }
-      s.running = true
-      s.stopRequested = false
-      return false
-    }
-    if alreadyRunning { return }
-    let thread = Thread { [self] in
-      state.withLock { $0.threadID = pthread_self() }
-      while !state.withLock({ $0.stopRequested }) {
+    guard captureThread.claim() else { return }
+    captureThread.run(name: "AudioCaptureDevice") { [self] in
+      while !captureThread.stopRequested {
         do throws(AudioDeviceError) {
           onEvent(.frame(try readFrame()))
         } catch {
@@ -94,24 +80,11 @@ public final class AudioCaptureDevice: Sendable {
           break
         }
       }
-      state.withLock {
-        $0.running = false
-        $0.threadID = nil
-      }
-      finished.signal()
     }
-    thread.name = "AudioCaptureDevice"
-    thread.start()
   }
 
   /// Stops the capture thread, waiting up to 2 s for it (not at all when called from `onEvent`).
   public func stop() {
-    let (running, onCaptureThread) = state.withLock { s in
-      s.stopRequested = true
-      let onThread = s.threadID.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-      return (s.running, onThread)
-    }
-    guard running, !onCaptureThread else { return }
-    _ = finished.wait(timeout: .now() + 2)
+    captureThread.stop()
   }
 }

@@ -23,12 +23,6 @@ public final class V4L2Camera: Sendable {
     case failed(V4L2Error)
   }
 
-  private struct State: Sendable {
-    var stopRequested = false
-    var running = false
-    var threadID: pthread_t?
-  }
-
   /// The device node, e.g. `/dev/video0`.
   public let path: String
   /// What `VIDIOC_QUERYCAP` reported.
@@ -40,8 +34,7 @@ public final class V4L2Camera: Sendable {
 
   private let io: any V4L2DeviceIO
   private let handle: Int32
-  private let state = Mutex(State())
-  private let finished = DispatchSemaphore(value: 0)
+  private let captureThread = CaptureThread()
 
   /// Opens a camera and sets the supported mode closest to `width` x `height` at
   /// `framesPerSecond`.
@@ -99,7 +92,7 @@ public final class V4L2Camera: Sendable {
   }
 
   /// Whether the capture thread is running.
-  public var isRunning: Bool { state.withLock { $0.running } }
+  public var isRunning: Bool { captureThread.isRunning }
 
   /// Starts streaming and the capture thread; `onEvent` is called on that thread. The thread keeps
   /// the camera alive until `stop()` is called or capture ends, so call `stop()` when done.
@@ -111,46 +104,26 @@ public final class V4L2Camera: Sendable {
   public func start(bufferCount: Int = 4, onEvent: @escaping @Sendable (Event) -> Void)
     throws(V4L2Error)
   {
-    let alreadyRunning = state.withLock { s in
-      if s.running { return true }
-      s.running = true
-      s.stopRequested = false
-      return false
-    }
-    if alreadyRunning { return }
+    guard captureThread.claim() else { return }
     do throws(V4L2Error) {
       _ = try io.startStreaming(handle, bufferCount: min(32, max(2, bufferCount)))
     } catch {
-      state.withLock { $0.running = false }
+      captureThread.abandon()
       throw error
     }
-    let thread = Thread { [self] in
-      state.withLock { $0.threadID = pthread_self() }
+    captureThread.run(name: "V4L2Camera \(path)") { [self] in
       captureLoop(onEvent)
       io.stopStreaming(handle)
-      state.withLock {
-        $0.running = false
-        $0.threadID = nil
-      }
-      finished.signal()
     }
-    thread.name = "V4L2Camera \(path)"
-    thread.start()
   }
 
   /// Stops the capture thread and streaming; waits up to 2 s for the thread to end (not at all
   /// when called from `onEvent`). Safe to call when stopped.
   public func stop() {
-    let (running, onCaptureThread) = state.withLock { s in
-      s.stopRequested = true
-      let onThread = s.threadID.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-      return (s.running, onThread)
-    }
-    guard running, !onCaptureThread else { return }
-    _ = finished.wait(timeout: .now() + 2)
+    captureThread.stop()
   }
 
-  private var stopRequested: Bool { state.withLock { $0.stopRequested } }
+  private var stopRequested: Bool { captureThread.stopRequested }
 
   private func captureLoop(_ onEvent: @Sendable (Event) -> Void) {
     let converter = V4L2FrameConverter(format: format)

@@ -18,12 +18,6 @@ public final class X11ScreenCapturer: Sendable {
     case failed(X11CaptureError)
   }
 
-  private struct State: Sendable {
-    var stopRequested = false
-    var running = false
-    var threadID: pthread_t?
-  }
-
   /// Screen width in pixels.
   public let width: Int
   /// Screen height in pixels.
@@ -33,8 +27,7 @@ public final class X11ScreenCapturer: Sendable {
 
   /// The connection is used by one thread at a time through this lock.
   private let connection: Mutex<X11Connection>
-  private let state = Mutex(State())
-  private let finished = DispatchSemaphore(value: 0)
+  private let captureThread = CaptureThread()
 
   /// Connects to an X server.
   /// - Parameters:
@@ -67,18 +60,11 @@ public final class X11ScreenCapturer: Sendable {
   /// on it. Does nothing if running. The thread keeps the capturer alive until `stop()` is called
   /// or capture fails.
   public func start(framesPerSecond: Double, onEvent: @escaping @Sendable (Event) -> Void) {
-    let alreadyRunning = state.withLock { s in
-      if s.running { return true }
-      s.running = true
-      s.stopRequested = false
-      return false
-    }
-    if alreadyRunning { return }
+    guard captureThread.claim() else { return }
     let period = UInt64(1_000_000_000 / min(120, max(1, framesPerSecond)))
-    let thread = Thread { [self] in
-      state.withLock { $0.threadID = pthread_self() }
+    captureThread.run(name: "X11ScreenCapturer") { [self] in
       var deadline = DispatchTime.now().uptimeNanoseconds
-      while !state.withLock({ $0.stopRequested }) {
+      while !captureThread.stopRequested {
         do throws(X11CaptureError) {
           let image = try captureFrame()
           let micros = Int64(DispatchTime.now().uptimeNanoseconds / 1000)
@@ -93,24 +79,11 @@ public final class X11ScreenCapturer: Sendable {
         if deadline < now { deadline = now }
         usleep(UInt32(min(1_000_000, (deadline - now) / 1000)))
       }
-      state.withLock {
-        $0.running = false
-        $0.threadID = nil
-      }
-      finished.signal()
     }
-    thread.name = "X11ScreenCapturer"
-    thread.start()
   }
 
   /// Stops the capture thread, waiting up to 2 s (not at all when called from `onEvent`).
   public func stop() {
-    let (running, onCaptureThread) = state.withLock { s in
-      s.stopRequested = true
-      let onThread = s.threadID.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-      return (s.running, onThread)
-    }
-    guard running, !onCaptureThread else { return }
-    _ = finished.wait(timeout: .now() + 2)
+    captureThread.stop()
   }
 }

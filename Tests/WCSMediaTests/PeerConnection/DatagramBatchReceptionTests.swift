@@ -6,14 +6,14 @@ import XCTest
 @testable import WCSPeerConnection
 @testable import WCSProtocols
 
-/// Attacks on the round-three datagram path: `EventLoopUDPSocket` reading its handler once per
+/// Hostile timing on the datagram path: `EventLoopUDPSocket` reading its handler once per
 /// batch and clearing the loop's `datagramArrival` once after it, the `WeakReference` its
 /// watch closure captures (sockets closed or released while datagrams wait in the kernel, or
 /// released by their own handler), and `PeerConnection.Reception`, the copy of the state, the
 /// selected and DTLS peer addresses and the peer's close that each datagram is checked against,
 /// kept in step by the owning properties.
-final class RoundThreeReceptionAttackTests: XCTestCase {
-  private var loop = EventLoop(label: "RoundThreeReceptionAttackTests")
+final class DatagramBatchReceptionTests: XCTestCase {
+  private var loop = EventLoop(label: "DatagramBatchReceptionTests")
 
   override func tearDown() {
     loop.shutdown()
@@ -173,7 +173,7 @@ final class RoundThreeReceptionAttackTests: XCTestCase {
 /// `PeerConnection.Reception` against the properties it copies, at every step of a connection's
 /// life: made, negotiated, connected (selected pair; the DTLS fallback on the lite side),
 /// media exchanged, the peer's DTLS close, closed.
-final class RoundThreeReceptionInStepTests: XCTestCase {
+final class ReceptionInStepTests: XCTestCase {
   /// The differences between `connection.reception` and what its properties say (empty when in
   /// step). On the loop.
   static func mismatches(_ connection: PeerConnection) -> [String] {
@@ -277,7 +277,7 @@ final class RoundThreeReceptionInStepTests: XCTestCase {
   /// no pair ever selected; the copy is in step before and after.
   func testMediaFromTheDTLSPeerBeforeNominationIsTakenThroughTheRelay() throws {
     let farSide = try RelayedFarSide(
-      label: "RoundThreeReceptionFallback",
+      label: "ReceptionDTLSFallback",
       peerCredentials: ICECredentials(ufrag: "r3fs", pwd: "roundthreefarsidepasswd1"))
     defer { farSide.shutdown() }
     let (loop, connection, recorder, peer) = (
@@ -299,7 +299,7 @@ final class RoundThreeReceptionInStepTests: XCTestCase {
     let keying = try DTLSSRTPKeyingMaterial(profile: profile, bytes: material)
     let outbound = keying.outbound(for: .client)
     let srtp = try SRTPSession(
-      profile: try XCTUnwrap(SRTPProtectionProfile(rawValue: profile.rawValue)),
+      profile: profile.srtpProfile,
       masterKey: SRTPMasterKey(key: outbound.key, salt: outbound.salt), direction: .outbound)
     let media = TestMedia.packets(ssrc: 0x0F00_BAC4, count: 12, seed: 12)
     for packet in media {

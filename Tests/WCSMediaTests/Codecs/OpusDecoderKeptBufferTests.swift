@@ -11,7 +11,7 @@ import XCTest
 /// FEC of every clamped length, and empty packets. Each result is compared with a decoder that
 /// writes into a new zero-filled array per call (the previous implementation): a sample of an
 /// earlier, longer frame left in the kept buffer, or a count off by a channel, would differ.
-final class RoundThreeOpusAttackTests: XCTestCase {
+final class OpusDecoderKeptBufferTests: XCTestCase {
   /// A code 3 packet (RFC 6716 §3.2.5) of `frames` CBR CELT frames of 2.5 ms, each of
   /// `frameBytes` random bytes; stereo when `stereo`.
   private static func celtPacket(

@@ -9,7 +9,7 @@ import XCTest
 /// Hostile SDP answers given to `PeerConnection.setRemoteDescription(answer:)`: candidates the
 /// agent must not (or cannot) send to, oversized ICE credentials, answers out of turn. Each
 /// must be a typed error or a skipped input, and the connection must still carry media.
-final class Review12AnswerAttackTests: XCTestCase {
+final class HostileAnswerTests: XCTestCase {
   static let audio = SDPOfferParameters.Audio(
     direction: .sendrecv, ssrc: 0x0A0B_0C0D, trackId: "audio0")
 
@@ -146,7 +146,7 @@ final class Review12AnswerAttackTests: XCTestCase {
 /// still running: STUN Binding requests with the right USERNAME, USE-CANDIDATE and a
 /// MESSAGE-INTEGRITY that does not verify (RFC 8489 §9.2.4: drop or 401, never a pair), and
 /// random bytes in each RFC 7983 range. The real pair must be the one selected.
-final class Review12ConnectingAttackTests: XCTestCase {
+final class ConnectingHijackTests: XCTestCase {
   static func ufrag(in sdp: String) -> String? {
     sdp.split(separator: "\r\n").first { $0.hasPrefix("a=ice-ufrag:") }.map {
       String($0.dropFirst("a=ice-ufrag:".count))
@@ -191,7 +191,7 @@ final class Review12ConnectingAttackTests: XCTestCase {
     }
     try peers.loop.submit {
       let offer = try peers.offerer.createOffer(
-        audio: Review12AnswerAttackTests.audio, video: nil)
+        audio: HostileAnswerTests.audio, video: nil)
       try peers.answerer.setRemoteDescription(offer: offer)
       let answer = try peers.answerer.createAnswer()
       try peers.offerer.setRemoteDescription(answer: answer)
@@ -233,6 +233,6 @@ final class Review12ConnectingAttackTests: XCTestCase {
     XCTAssertNotEqual(answererPair.remote.address, strangerAddress)
     XCTAssertTrue(
       peers.loop.submit { peers.answerer.localAddresses }.contains(offererPair.remote.address))
-    try Review12AnswerAttackTests.assertMediaFlows(peers, seed: 9)
+    try HostileAnswerTests.assertMediaFlows(peers, seed: 9)
   }
 }

@@ -9,10 +9,10 @@ import XCTest
 /// A media file that opens but never yields a sample (a truncated download, a header alone):
 /// the publishing connection fails with `captureDeviceLost` and the file's reason, instead of
 /// staying connected and sending nothing for as long as the app waits.
-final class Review12FileSourceFailureTests: XCTestCase {
+final class EmptyMediaFileSourceTests: XCTestCase {
   func testATruncatedFileFailsThePublisherWithItsReason() throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "review12-truncated-\(UUID().uuidString).y4m")
+      "truncated-file-\(UUID().uuidString).y4m")
     defer { try? FileManager.default.removeItem(at: url) }
     let camera = VirtualCamera(width: 320, height: 240, frameRate: 30)
     let writer = try Y4MWriter(url: url, width: 320, height: 240, frameRate: 30)

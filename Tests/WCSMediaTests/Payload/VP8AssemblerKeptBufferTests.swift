@@ -6,7 +6,7 @@ import XCTest
 @testable import WCSMedia
 @testable import WCSProtocols
 
-/// Attacks on the round-three decode side: `VP8FrameAssembler.insert(_:into:)` joining a frame
+/// Hostile streams for the decode side: `VP8FrameAssembler.insert(_:into:)` joining a frame
 /// of several packets in a buffer it keeps from frame to frame, and `VideoDecodePipeline`
 /// decoding each frame from those bytes in place with times kept as `PlayoutInstant` offsets.
 /// Frames carry random bytes (so a stale byte of an earlier, longer frame left in the kept
@@ -15,7 +15,7 @@ import XCTest
 /// and backwards), and some packets are malformed. Every insert and every call is compared with
 /// the references the test target keeps (`ReferenceVP8FrameAssembler`,
 /// `ReferenceVideoDecodePipeline`: a new array of bytes per frame, instants kept as instants).
-final class RoundThreeAssemblerAttackTests: XCTestCase {
+final class VP8AssemblerKeptBufferTests: XCTestCase {
   /// Random bytes of a VP8 stream, frames of very different sizes, as a hostile link delivers
   /// them.
   private struct HostileStream {

@@ -9,7 +9,7 @@ import XCTest
 @testable import WCSMediaSeam
 @testable import WCSProtocols
 
-/// Attacks on the round-four video track: each picture decoded into the planes of the one
+/// Hostile renderers of the video track: each picture decoded into the planes of the one
 /// rendered before (`VideoDecodePipeline.recycle`), the pipeline's `Output` kept between calls
 /// and frames moved out of it, and the lip sync's `VideoRenderQueue` releasing through
 /// `hasDue`/`takeOldest`. A stream whose picture size changes in the middle (161x121, 96x64,
@@ -21,7 +21,7 @@ import XCTest
 /// leaving by the capacity, the oldest taken from the front). Every picture rendered is the reference pipeline's
 /// (`ReferenceVideoDecodePipeline`, fresh planes per picture) with its capture time, in order,
 /// and nothing a renderer kept ever changes.
-final class RoundFourVideoTrackRecyclingAttackTests: XCTestCase {
+final class RecycledPictureRendererTests: XCTestCase {
   enum Policy: CaseIterable {
     case keepAll, keepEveryThird, keepPlanes, changeOwnCopy, keepNothing
   }
@@ -103,7 +103,7 @@ final class RoundFourVideoTrackRecyclingAttackTests: XCTestCase {
     batches: [[ReceivedRTPPacket]], expected: [(picture: VideoFrame, rtpTimestamp: UInt32)],
     now: ContinuousClock.Instant, decodeErrors: Int
   ) {
-    let encoded = try RoundFourVideoSource.encode(
+    let encoded = try SizeChangingVP8Source.encode(
       [(161, 121, 16), (96, 64, 8), (161, 121, 12), (160, 120, 8), (161, 121, 8)],
       seed: 0x7EAC_4E05)
     var packetizer = VP8Packetizer(maxPayloadSize: 300, initialPictureID: 0x7FF8)

@@ -4,11 +4,11 @@ import XCTest
 @testable import WCSMedia
 @testable import WCSProtocols
 
-/// Attacks on the round-three playout times: `PlayoutInstant` offsets (instants as `Duration`s
+/// Hostile instants for the playout times: `PlayoutInstant` offsets (instants as `Duration`s
 /// from one origin), `VideoRenderQueue` keeping decode times as offsets (and taking a lone frame
 /// from the end), and `AudioReceiver`'s `PlayoutState` with its next playout time as an offset,
 /// at instants long before the origin, a few attoseconds around it and thousands of years after.
-final class RoundThreePlayoutAttackTests: XCTestCase {
+final class PlayoutOffsetTests: XCTestCase {
   /// Instants around `PlayoutInstant.origin`: far before, close, far after, attoseconds apart.
   private static func instant(_ random: inout SplitMix64) -> ContinuousClock.Instant {
     let span: Int128

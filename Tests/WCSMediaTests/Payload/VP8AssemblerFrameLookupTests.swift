@@ -4,7 +4,7 @@ import XCTest
 @testable import WCSMedia
 @testable import WCSProtocols
 
-/// Attacks on the round-four `VP8FrameAssembler`: a stored packet looks only at its own frame
+/// Hostile streams for `VP8FrameAssembler`: a stored packet looks only at its own frame
 /// (`deliverableFrame(containing:)`) before the first delivery of its drain, instead of scanning
 /// the whole buffer. Hand-made streams where that matters most — a key frame awaited with the
 /// buffer full (`maxBufferedPackets`), a frame completed by a late middle or first packet while
@@ -14,7 +14,7 @@ import XCTest
 /// each `insert` compared with `ReferenceVP8FrameAssembler` (the dictionary version that
 /// rescans every frame start after every delivery): the same frames, key frame requests,
 /// dropped packets and counters.
-final class RoundFourAssemblerAttackTests: XCTestCase {
+final class VP8AssemblerFrameLookupTests: XCTestCase {
   /// A packet of a synthetic VP8 stream: the descriptor (S bit for a frame start, a 15-bit
   /// PictureID when given), then a payload header with the P bit (key or delta) for a start.
   private static func packet(
@@ -319,7 +319,7 @@ final class RoundFourAssemblerAttackTests: XCTestCase {
       totals.chains += differential.chains
       totals.completedLate += differential.completedLate
     }
-    print("round four assembler attack: \(totals)")
+    print("assembler frame lookup: \(totals)")
     XCTAssertGreaterThan(totals.delivered, 1_200)
     XCTAssertGreaterThan(totals.chains, 150)
     XCTAssertGreaterThan(totals.completedLate, 400)

@@ -7,7 +7,7 @@ import XCTest
 
 /// A second answer given to a connected native media connection (a server repeating
 /// `setRemoteSDP`): refused with a typed error, and nothing the refused answer said is taken.
-final class Review12RepeatedAnswerTests: XCTestCase {
+final class RepeatedAnswerTests: XCTestCase {
   func testARefusedSecondAnswerLeavesTheNegotiatedTransportWideCCAlone() throws {
     let call = try LoopbackCall(
       publish: MediaConnectionRequest(

@@ -6,7 +6,7 @@ import XCTest
 
 /// Server messages FailureTests does not send: JSON nested deeper than any WCS message,
 /// statuses for a stream that already ended, a huge text frame, repeated answers.
-final class Review12ServerMessageAttackTests: XCTestCase {
+final class HostileServerMessageTests: XCTestCase {
   /// 100,000 nested arrays (a recursive decoder would overflow the stack and kill the
   /// process) and a 4 MB string: skipped, and the session still answers `ping`.
   func testDeeplyNestedAndHugeFramesAreSkipped() throws {
@@ -95,7 +95,7 @@ final class Review12ServerMessageAttackTests: XCTestCase {
 /// shape and extreme numbers, aimed at a publishing and a playing stream (seeded, so the run
 /// is the same each time): no crash, and the session still answers `ping` and takes a real
 /// status afterwards.
-final class Review12ServerMessageFuzzTests: XCTestCase {
+final class RandomServerMessageTests: XCTestCase {
   /// xorshift64*: a fixed sequence, unlike the system generator.
   struct Seeded: RandomNumberGenerator {
     var state: UInt64

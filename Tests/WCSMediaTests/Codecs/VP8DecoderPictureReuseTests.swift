@@ -8,8 +8,8 @@ import XCTest
 @testable import WCSMediaSeam
 
 /// VP8 frames of pictures that change size in the middle of the stream (odd sizes, and sizes so
-/// small that a plane fits inside a `Data` value without storage), for the round-four attacks.
-enum RoundFourVideoSource {
+/// small that a plane fits inside a `Data` value without storage), for the picture reuse tests.
+enum SizeChangingVP8Source {
   /// The encoded frames of `segments` (a new encoder each, so each begins with a key frame),
   /// 90 kHz timestamps 3000 apart across the segments. Sizes below the virtual camera's
   /// (64x32) get seeded noise pictures.
@@ -56,7 +56,7 @@ enum RoundFourVideoSource {
 /// another struct, one plane's `Data`, a slice of one, that plane bridged to `NSData`, and its
 /// own copy that it changes (kept or dropped). Every picture equals the fresh one, every error
 /// the fresh one's; nothing kept ever changes.
-final class RoundFourDecoderReuseAttackTests: XCTestCase {
+final class VP8DecoderPictureReuseTests: XCTestCase {
   private struct Holder {
     var frame: VideoFrame
     var note = 0
@@ -107,7 +107,7 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
   }
 
   func testKeptPicturesAndPlanesNeverChangeThroughSizeChangesCorruptionAndForeignSpares() throws {
-    let frames = try RoundFourVideoSource.encode(
+    let frames = try SizeChangingVP8Source.encode(
       [
         (161, 121, 14), (160, 120, 6), (7, 3, 8), (161, 121, 10), (2, 2, 6), (161, 121, 4),
         (96, 64, 8),
@@ -281,7 +281,7 @@ final class RoundFourDecoderReuseAttackTests: XCTestCase {
       }
       totals.kept += kept.count
     }
-    print("round four decoder reuse attack: \(totals)")
+    print("decoder picture reuse: \(totals)")
     XCTAssertGreaterThan(totals.pictures, 100)
     XCTAssertGreaterThan(totals.errors, 3)
     XCTAssertGreaterThan(totals.inPlace, 20)

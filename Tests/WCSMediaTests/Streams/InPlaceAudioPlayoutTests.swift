@@ -6,7 +6,7 @@ import XCTest
 @testable import WCSMedia
 @testable import WCSProtocols
 
-/// Attacks on the round-four audio turn: `AudioDelayLine.process(_:target:)` in place (each
+/// Hostile targets for the audio turn: `AudioDelayLine.process(_:target:)` in place (each
 /// output frame written over its input frame, also while a delay is held), the seconds since
 /// the origin that `PlayoutSynchronizer` now takes from `PlayoutInstant` offsets, and
 /// `AudioReceiveTrack.nextTurn` on offsets — on targets at the hysteresis edges to the
@@ -14,7 +14,7 @@ import XCTest
 /// changes (mono, stereo, empty), origins thousands of years from the offsets' origin and frames
 /// due years away; against `ReferenceAudioDelayLine`, `AVSync`'s instant API and
 /// `AudioTurnScheduleTests.reference`.
-final class RoundFourPlayoutAttackTests: XCTestCase {
+final class InPlaceAudioPlayoutTests: XCTestCase {
   /// Targets where the line's decisions change: each side of the hysteresis around 0, 1 and
   /// 2 steps, to the attosecond; negative; huge.
   private static let edgeTargets: [Duration] = {
@@ -103,7 +103,7 @@ final class RoundFourPlayoutAttackTests: XCTestCase {
         }
       }
     }
-    print("round four delay line attack: \(totals)")
+    print("in-place delay line: \(totals)")
     XCTAssertGreaterThan(totals.grown, 500)
     XCTAssertGreaterThan(totals.shrunk, 500)
     XCTAssertGreaterThan(totals.passedThrough, 500)
@@ -204,7 +204,7 @@ final class RoundFourPlayoutAttackTests: XCTestCase {
         }
       }
     }
-    print("round four synchronizer attack: \(totals)")
+    print("synchronizer far from the origin: \(totals)")
     XCTAssertGreaterThan(totals.measured, 10_000)
     XCTAssertGreaterThan(totals.updates, 5_000)
   }

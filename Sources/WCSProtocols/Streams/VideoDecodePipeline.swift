@@ -1,78 +1,9 @@
 import WCSCodecs
 
-/// A decoded picture with its timing.
-public struct ReceivedVideoFrame: Sendable, Equatable {
-  /// The picture.
-  public var image: I420Image
-  /// RTP timestamp of the frame (90 kHz, RFC 7741 §4.1).
-  public var rtpTimestamp: UInt32
-  /// Whether the frame was a key frame.
-  public var isKeyFrame: Bool
-  /// When the packet that completed the frame arrived from the network.
-  public var arrivalTime: ContinuousClock.Instant
-  /// When the frame should be shown: the jitter buffer released it at its playout time, so this
-  /// is the `now` of the call that decoded it.
-  public var renderTime: ContinuousClock.Instant
-}
-
-/// The video receive pipeline after the jitter buffer: RTP packets → VP8 frame assembly (RFC 7741)
-/// → libvpx decoding → pictures, with render statistics.
-///
-/// Not thread-safe: owned by the track's decode queue. Feed it `RTPReceiveStream.Output.packets`;
-/// when an output says `needsKeyFrame`, call `RTPReceiveStream.requestKeyFrame()`.
-public final class VideoReceiver {
-  /// What one call produced.
-  public struct Output: Sendable {
-    /// Decoded frames, in decode order.
-    public var frames: [ReceivedVideoFrame] = []
-    /// The picture is lost (loss the assembler cannot bridge, or a decode error): send a PLI.
-    public var needsKeyFrame = false
-  }
-
-  /// Render statistics (frames decoded, dropped, freezes, fps, decode CPU time).
-  public typealias Statistics = VideoDecodePipelineStatistics
-
+/// Render statistics of a played video track's decode pipeline.
+public struct VideoDecodePipelineStatistics: Sendable, Equatable {
   /// A gap between rendered frames longer than this counts as a freeze (500 ms, as WebRTC stats).
   public static let freezeThreshold: Double = 0.5
-
-  /// Statistics since the receiver was made (counters only grow; `framesPerSecond` is over the
-  /// whole span from the first to the last rendered frame).
-  public var statistics: Statistics { pipeline.statistics }
-
-  private let pipeline: VideoDecodePipeline<I420Image>
-
-  /// Creates a receiver.
-  ///
-  /// - Parameter reorderWindow: packets the assembler waits past a gap before declaring the
-  ///   picture lost; the jitter buffer already orders packets, so this covers late
-  ///   retransmissions (default 64).
-  /// - Parameter stallTimeout: packets keep arriving but no frame decodes for this long (a
-  ///   receiver that joined after the key frame, or loss NACK could not repair): ask for a key
-  ///   frame, and again after each further `stallTimeout` (default 500 ms).
-  /// - Throws: `VP8Error` when libvpx cannot create a decoder.
-  public init(reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500)) throws(VP8Error)
-  {
-    pipeline = try VideoDecodePipeline(
-      reorderWindow: reorderWindow, stallTimeout: stallTimeout
-    ) { decoder, bytes throws(VP8Error) in try decoder.decode(bytes) }
-  }
-
-  /// Takes packets released by the receive stream at `now` and decodes every frame they complete.
-  public func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
-    let decoded = pipeline.handle(packets, now: now)
-    return Output(
-      frames: decoded.frames.map {
-        ReceivedVideoFrame(
-          image: $0.picture, rtpTimestamp: $0.rtpTimestamp, isKeyFrame: $0.isKeyFrame,
-          arrivalTime: $0.arrivalTime, renderTime: $0.renderTime)
-      }, needsKeyFrame: decoded.needsKeyFrame)
-  }
-}
-
-/// Render statistics of a `VideoReceiver`.
-public struct VideoDecodePipelineStatistics: Sendable, Equatable {
-  /// All counters zero (the implicit initializer is internal).
-  package init() {}
 
   /// Frames decoded and handed out.
   public var framesDecoded = 0
@@ -99,58 +30,67 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
   public var decodeCPUTime: Double = 0
 }
 
-/// `VideoReceiver`'s work with the picture type left open: `VideoReceiver` hands out
-/// `I420Image`s, the native play track decodes straight into the renderer's `VideoFrame`
-/// (one copy out of libvpx, and no picture allocated per frame only to be copied again).
+/// The video receive pipeline after the jitter buffer: RTP packets → VP8 frame assembly
+/// (RFC 7741) → libvpx decoding → pictures, with render statistics. The picture type is left
+/// open: the native play track decodes straight into the renderer's `VideoFrame` (one copy out
+/// of libvpx, and no picture allocated per frame only to be copied again).
+///
+/// Not thread-safe: owned by the track's decoding thread. Feed it
+/// `RTPReceiveStream.Output.packets`; when an output says `needsKeyFrame`, call
+/// `RTPReceiveStream.requestKeyFrame()`.
 ///
 /// Its mutable state is one value (`State`), changed in place by one access per call: each
 /// stored property of a class read or written costs a dynamic exclusivity check. Frames are
 /// decoded as the assembler completes them, from the packet's own bytes or a buffer the
 /// assembler keeps (no array of frames or of bytes per frame in between), and times are kept as
 /// offsets (`PlayoutInstant`), not as resilient `ContinuousClock.Instant`s.
-package final class VideoDecodePipeline<Picture> {
-  /// A decoded picture with its timing (see `ReceivedVideoFrame`).
-  package struct Frame {
-    package var picture: Picture
-    package var rtpTimestamp: UInt32
-    package var isKeyFrame: Bool
+final class VideoDecodePipeline<Picture> {
+  /// A decoded picture with its RTP timestamp (90 kHz, RFC 7741 §4.1), key flag and times.
+  struct Frame {
+    var picture: Picture
+    var rtpTimestamp: UInt32
+    var isKeyFrame: Bool
     /// `arrivalTime` as an offset (`PlayoutInstant`): a frame holding no resilient instant is
     /// copied and moved inline, without value witnesses.
-    package var arrivalOffset: Duration
+    var arrivalOffset: Duration
     /// `renderTime` as an offset (`PlayoutInstant`).
-    package var renderOffset: Duration
+    var renderOffset: Duration
 
     /// When the packet that completed the frame arrived.
-    package var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
+    var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
     /// The `now` of the call that decoded it.
-    package var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
+    var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
   }
 
   /// What one call produced.
-  package struct Output {
-    package var frames: [Frame] = []
-    package var needsKeyFrame = false
-
-    /// No frames, no key frame needed (the implicit initializer is internal).
-    package init() {}
+  struct Output {
+    var frames: [Frame] = []
+    var needsKeyFrame = false
   }
 
   /// Decodes one frame's bytes with the decoder (nil: not shown); the bytes are valid during
   /// the call only (the packet's own, or joined in a buffer the assembler keeps: no array per
   /// frame).
-  package typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) ->
-    Picture?
+  typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) -> Picture?
   /// `DecodeBytes` that may write the picture into a spare one handed back by `recycle(_:)`
   /// (taking it), e.g. `VP8Decoder.decodeVideoFrame(_:reusing:)`.
-  package typealias DecodeBytesReusing =
+  typealias DecodeBytesReusing =
     (VP8Decoder, UnsafeBufferPointer<UInt8>, inout Picture?) throws(VP8Error) -> Picture?
 
-  package var statistics: VideoDecodePipelineStatistics { state.decoding.statistics }
+  var statistics: VideoDecodePipelineStatistics { state.decoding.statistics }
 
   private var state: State
 
-  /// See `VideoReceiver.init`; `decodePicture` decodes one frame from its bytes in place
+  /// Creates a pipeline; `decodePicture` decodes one frame from its bytes in place
   /// (`VP8Decoder.decodeVideoFrame(_:)` or `decode(_:)` on the buffer).
+  ///
+  /// - Parameter reorderWindow: packets the assembler waits past a gap before declaring the
+  ///   picture lost; the jitter buffer already orders packets, so this covers late
+  ///   retransmissions (default 64).
+  /// - Parameter stallTimeout: packets keep arriving but no frame decodes for this long (a
+  ///   receiver that joined after the key frame, or loss NACK could not repair): ask for a key
+  ///   frame, and again after each further `stallTimeout` (default 500 ms).
+  /// - Throws: `VP8Error` when libvpx cannot create a decoder.
   convenience init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
     decodePicture: @escaping DecodeBytes
@@ -162,7 +102,7 @@ package final class VideoDecodePipeline<Picture> {
 
   /// See `init(reorderWindow:stallTimeout:decodePicture:)`; `decodeReusing` gets the picture
   /// last handed back by `recycle(_:)` (if any) to decode into.
-  package init(
+  init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
     decodeReusing: @escaping DecodeBytesReusing
   ) throws(VP8Error) {
@@ -175,14 +115,15 @@ package final class VideoDecodePipeline<Picture> {
   /// Hands back a picture this pipeline decoded, once it is no longer needed (rendered): the
   /// next picture may be decoded into it (see `DecodeBytesReusing`). One is kept; a
   /// picture still referenced elsewhere is never written (its planes are copied first).
-  package func recycle(_ picture: consuming Picture) {
+  func recycle(_ picture: consuming Picture) {
     state.decoding.spare = picture
   }
 
   /// Whether a picture handed back by `recycle(_:)` waits for the next decode.
   var hasSparePicture: Bool { state.decoding.spare != nil }
 
-  /// See `VideoReceiver.handle`.
+  /// Takes packets released by the receive stream at `now` and decodes every frame they
+  /// complete.
   func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
     var output = Output()
     handle(packets, now: now, into: &output)
@@ -192,7 +133,7 @@ package final class VideoDecodePipeline<Picture> {
   /// `handle(_:now:)` appending the frames to `output` (and setting its `needsKeyFrame` when
   /// this call needs a key frame), so a caller that keeps an `Output` between calls, emptied,
   /// makes no new array of frames per call.
-  package func handle(
+  func handle(
     _ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant, into output: inout Output
   ) {
     state.handle(packets, now: PlayoutInstant.offset(of: now), into: &output)
@@ -200,7 +141,7 @@ package final class VideoDecodePipeline<Picture> {
 
   /// A new source took over the stream: the assembler starts over (`VP8FrameAssembler.restart`)
   /// and the next picture decoded is a key frame of the new source.
-  package func restartSource() {
+  func restartSource() {
     state.assembler.restart()
   }
 
@@ -307,7 +248,7 @@ package final class VideoDecodePipeline<Picture> {
         if let lastRenderAt {
           let gap = (renderedAt - lastRenderAt).playoutSeconds
           statistics.longestGap = max(statistics.longestGap, gap)
-          if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
+          if gap > VideoDecodePipelineStatistics.freezeThreshold { statistics.freezes += 1 }
         }
         firstRenderAt = firstRenderAt ?? renderedAt
         lastRenderAt = renderedAt

@@ -4,7 +4,7 @@ import XCTest
 
 /// Command lines a new user could type by mistake: each is refused at once with a one-line
 /// reason and a non-zero status, before any server or media starts.
-final class Review12ExampleInputTests: XCTestCase {
+final class ExampleUsageErrorTests: XCTestCase {
   /// `nan` and `inf` parse as `Double`s; as a duration or ratio they are a usage error (the
   /// demo used to trap converting `(nan + 2) * fps` to an `Int`).
   func testNonFiniteNumbersAreUsageErrors() throws {
@@ -24,7 +24,7 @@ final class Review12ExampleInputTests: XCTestCase {
   /// frame rate end with status 64 and the reason, not a crash (signal) or a run that fails
   /// later with unrelated reasons.
   func testDemoRefusesImpossibleDurationsAndSizes() throws {
-    let out = try ExampleRunner.temporaryDirectory("review12-demo")
+    let out = try ExampleRunner.temporaryDirectory("usage-error-demo")
     let cases: [([String], String)] = [
       (["--duration", "nan"], "--duration wants a number, got nan"),
       (["--duration", "inf"], "--duration wants a number, got inf"),
@@ -46,7 +46,7 @@ final class Review12ExampleInputTests: XCTestCase {
   /// A `--file` that is missing or not media is refused before streaming starts (it used to
   /// be listed as a camera, fail only when switched to, and the run ended `Result: OK`).
   func testTwoWayStreamingAndMediaDevicesRefuseAnUnusableFile() throws {
-    let out = try ExampleRunner.temporaryDirectory("review12-file")
+    let out = try ExampleRunner.temporaryDirectory("usage-error-file")
     for example in ["TwoWayStreaming", "MediaDevices"] {
       for file in ["/nonexistent/clip.mp4", "/etc/passwd"] {
         let result = try ExampleRunner.run(
@@ -63,7 +63,7 @@ final class Review12ExampleInputTests: XCTestCase {
   /// A play constraint the SDK refuses (`--play-width -5`) fails the run with the SDK's reason
   /// (it was swallowed by `try?`, and the summary said only "no frame was played").
   func testMediaDevicesSaysWhyPlayingWasRefused() throws {
-    let out = try ExampleRunner.temporaryDirectory("review12-play-width")
+    let out = try ExampleRunner.temporaryDirectory("usage-error-play-width")
     let result = try ExampleRunner.run(
       "MediaDevices", ["--play-width", "-5", "--duration", "1", "--out", out], timeout: 40)
     XCTAssertEqual(result.status, 1, result.output)
@@ -101,7 +101,7 @@ final class Review12ExampleInputTests: XCTestCase {
   /// SDK's reason (it was swallowed by `try?`; the run waited 20 s for PLAYING and said only
   /// "did not reach play PLAYING").
   func testPlayerSaysWhyItsTestStreamWasRefused() throws {
-    let out = try ExampleRunner.temporaryDirectory("review12-player-name")
+    let out = try ExampleRunner.temporaryDirectory("usage-error-player-name")
     let result = try ExampleRunner.run(
       "Player", ["--stream", "", "--duration", "1", "--out", out], timeout: 15)
     XCTAssertEqual(result.status, 1, result.output)
@@ -113,7 +113,7 @@ final class Review12ExampleInputTests: XCTestCase {
   /// connect").
   func testEveryExampleSaysWhyTheURLWasRefused() throws {
     for example in ["Player", "StreamRecording", "Streamer", "TwoWayStreaming", "MediaDevices"] {
-      let out = try ExampleRunner.temporaryDirectory("review12-url")
+      let out = try ExampleRunner.temporaryDirectory("usage-error-url")
       var arguments = ["--url", "http://127.0.0.1:1/name", "--duration", "1"]
       if example != "Streamer" { arguments += ["--out", out] }
       let result = try ExampleRunner.run(example, arguments, timeout: 15)
