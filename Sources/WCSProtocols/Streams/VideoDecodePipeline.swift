@@ -28,6 +28,9 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
   /// CPU seconds spent decoding (inside libvpx, and copying its picture out), on the decoding
   /// thread (`CLOCK_THREAD_CPUTIME_ID`).
   public var decodeCPUTime: Double = 0
+
+  /// All counters zero (the implicit initializer is internal).
+  package init() {}
 }
 
 /// The video receive pipeline after the jitter buffer: RTP packets → VP8 frame assembly
@@ -44,40 +47,43 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
 /// decoded as the assembler completes them, from the packet's own bytes or a buffer the
 /// assembler keeps (no array of frames or of bytes per frame in between), and times are kept as
 /// offsets (`PlayoutInstant`), not as resilient `ContinuousClock.Instant`s.
-final class VideoDecodePipeline<Picture> {
+package final class VideoDecodePipeline<Picture> {
   /// A decoded picture with its RTP timestamp (90 kHz, RFC 7741 §4.1), key flag and times.
-  struct Frame {
-    var picture: Picture
-    var rtpTimestamp: UInt32
-    var isKeyFrame: Bool
+  package struct Frame {
+    package var picture: Picture
+    package var rtpTimestamp: UInt32
+    package var isKeyFrame: Bool
     /// `arrivalTime` as an offset (`PlayoutInstant`): a frame holding no resilient instant is
     /// copied and moved inline, without value witnesses.
-    var arrivalOffset: Duration
+    package var arrivalOffset: Duration
     /// `renderTime` as an offset (`PlayoutInstant`).
-    var renderOffset: Duration
+    package var renderOffset: Duration
 
     /// When the packet that completed the frame arrived.
-    var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
+    package var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
     /// The `now` of the call that decoded it.
-    var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
+    package var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
   }
 
   /// What one call produced.
-  struct Output {
-    var frames: [Frame] = []
-    var needsKeyFrame = false
+  package struct Output {
+    package var frames: [Frame] = []
+    package var needsKeyFrame = false
+
+    /// No frames, no key frame needed (the implicit initializer is internal).
+    package init() {}
   }
 
   /// Decodes one frame's bytes with the decoder (nil: not shown); the bytes are valid during
   /// the call only (the packet's own, or joined in a buffer the assembler keeps: no array per
   /// frame).
-  typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) -> Picture?
+  package typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) -> Picture?
   /// `DecodeBytes` that may write the picture into a spare one handed back by `recycle(_:)`
   /// (taking it), e.g. `VP8Decoder.decodeVideoFrame(_:reusing:)`.
-  typealias DecodeBytesReusing =
+  package typealias DecodeBytesReusing =
     (VP8Decoder, UnsafeBufferPointer<UInt8>, inout Picture?) throws(VP8Error) -> Picture?
 
-  var statistics: VideoDecodePipelineStatistics { state.decoding.statistics }
+  package var statistics: VideoDecodePipelineStatistics { state.decoding.statistics }
 
   private var state: State
 
@@ -91,7 +97,7 @@ final class VideoDecodePipeline<Picture> {
   ///   receiver that joined after the key frame, or loss NACK could not repair): ask for a key
   ///   frame, and again after each further `stallTimeout` (default 500 ms).
   /// - Throws: `VP8Error` when libvpx cannot create a decoder.
-  convenience init(
+  package convenience init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
     decodePicture: @escaping DecodeBytes
   ) throws(VP8Error) {
@@ -102,7 +108,7 @@ final class VideoDecodePipeline<Picture> {
 
   /// See `init(reorderWindow:stallTimeout:decodePicture:)`; `decodeReusing` gets the picture
   /// last handed back by `recycle(_:)` (if any) to decode into.
-  init(
+  package init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
     decodeReusing: @escaping DecodeBytesReusing
   ) throws(VP8Error) {
@@ -115,16 +121,16 @@ final class VideoDecodePipeline<Picture> {
   /// Hands back a picture this pipeline decoded, once it is no longer needed (rendered): the
   /// next picture may be decoded into it (see `DecodeBytesReusing`). One is kept; a
   /// picture still referenced elsewhere is never written (its planes are copied first).
-  func recycle(_ picture: consuming Picture) {
+  package func recycle(_ picture: consuming Picture) {
     state.decoding.spare = picture
   }
 
   /// Whether a picture handed back by `recycle(_:)` waits for the next decode.
-  var hasSparePicture: Bool { state.decoding.spare != nil }
+  package var hasSparePicture: Bool { state.decoding.spare != nil }
 
   /// Takes packets released by the receive stream at `now` and decodes every frame they
   /// complete.
-  func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
+  package func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
     var output = Output()
     handle(packets, now: now, into: &output)
     return output
@@ -133,7 +139,7 @@ final class VideoDecodePipeline<Picture> {
   /// `handle(_:now:)` appending the frames to `output` (and setting its `needsKeyFrame` when
   /// this call needs a key frame), so a caller that keeps an `Output` between calls, emptied,
   /// makes no new array of frames per call.
-  func handle(
+  package func handle(
     _ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant, into output: inout Output
   ) {
     state.handle(packets, now: PlayoutInstant.offset(of: now), into: &output)
@@ -141,7 +147,7 @@ final class VideoDecodePipeline<Picture> {
 
   /// A new source took over the stream: the assembler starts over (`VP8FrameAssembler.restart`)
   /// and the next picture decoded is a key frame of the new source.
-  func restartSource() {
+  package func restartSource() {
     state.assembler.restart()
   }
 
