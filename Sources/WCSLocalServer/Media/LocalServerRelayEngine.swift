@@ -241,7 +241,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         try connection.createAnswer(),
         ssrcs: ["audio": ssrcs[.audio] ?? 1, "video": ssrcs[.video] ?? 2],
         retransmissionSSRCs: ["audio": rtxSSRCs[.audio] ?? 3, "video": rtxSSRCs[.video] ?? 4],
-        cname: "wcs-\(request.streamName)")
+        cname: Self.cname(streamName: request.streamName))
       let player = RelayPlayer(
         mediaSessionId: id, sourceMediaSessionId: request.sourceMediaSessionId,
         streamName: request.streamName, peerConnection: connection, codecs: codecs,
