@@ -84,6 +84,12 @@ public final class WCSLocalServer: @unchecked Sendable {
     let parts = try LocalServerListeners.open(configuration)
     var signaling = configuration.signaling
     signaling.serverAddress = parts.serverAddress
+    if signaling.hooks.recordNameTaken == nil {
+      let directory = configuration.recordsDirectory
+      signaling.hooks.recordNameTaken = { name in
+        FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(name))
+      }
+    }
     let engine = configuration.mediaEngine ?? defaultEngine(configuration)
     let server = WCSLocalServer(
       parts: parts, core: WCSServerCore(configuration: signaling),

@@ -30,6 +30,10 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   /// with `fail` `Bad request: payload ...` and reaches no player.
   public var maxStreamEventPayloadBytes = 16_384
 
+  /// Access control and record naming asked of the application (`WCSServerHooks`); none by
+  /// default.
+  public var hooks = WCSServerHooks()
+
   /// All defaults.
   public init() {}
 }

@@ -23,6 +23,9 @@ public final class WCSServerCore {
   var actions: [WCSServerAction] = []
   /// `roomApp` rooms and memberships (WCSServerCore+Rooms.swift).
   var rooms = RoomDirectory()
+  /// Record names given to publishers whose file the engine has not reported finished, by
+  /// `mediaSessionId`: taken for the next records (`RecordNaming.uniqueFileName`).
+  var unfinishedRecordNames: [String: String] = [:]
 
   /// Creates a core with no sessions.
   public init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
@@ -126,6 +129,7 @@ public final class WCSServerCore {
     case .connected(let id, let codecs): handleConnected(id, codecs: codecs)
     case .failed(let id, let reason): handleMediaFailure(id, reason: reason, now: now)
     case .recordingFinished(let id, let recordName):
+      unfinishedRecordNames[id] = nil
       log("stream \(id) recording finished: \(recordName)")
     }
     return flush()
