@@ -29,24 +29,27 @@ extension FuzzTarget {
   }
 }
 
-/// libFuzzer's own driver (`FuzzerDriver.cpp`), linked in by `-sanitize=fuzzer`.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func llvmFuzzerRunDriver(
-  _ argc: UnsafeMutablePointer<Int32>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
-extension FuzzTarget {
-  /// The fuzz executables' `main` when built with `-DFUZZING`. SwiftPM links an executable's
-  /// entry as `<Module>_main` and defines `main` as that symbol, so libFuzzer's `main` is never
-  /// linked in: this hands the arguments to libFuzzer's driver instead.
-  public static func runLibFuzzer(
-    _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+// Only with libFuzzer linked in (scripts/fuzz.sh passes -DFUZZING to every module).
+#if FUZZING
+  /// libFuzzer's own driver (`FuzzerDriver.cpp`), linked in by `-sanitize=fuzzer`.
+  @_silgen_name("LLVMFuzzerRunDriver")
+  private func llvmFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-  ) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return llvmFuzzerRunDriver(&count, &arguments, callback)
+  ) -> Int32
+
+  extension FuzzTarget {
+    /// The fuzz executables' `main` when built with `-DFUZZING`. SwiftPM links an executable's
+    /// entry as `<Module>_main` and defines `main` as that symbol, so libFuzzer's `main` is never
+    /// linked in: this hands the arguments to libFuzzer's driver instead.
+    public static func runLibFuzzer(
+      _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+      _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32 {
+      var count = argc
+      var arguments = argv
+      return llvmFuzzerRunDriver(&count, &arguments, callback)
+    }
   }
-}
+#endif

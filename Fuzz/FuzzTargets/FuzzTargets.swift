@@ -61,7 +61,18 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     guard let second = try? SDPParser.parse(written).description else {
       throw Violation(description: "our own SDP does not parse:\n\(written)")
     }
-    try check(SDPWriter.write(second) == written, "write(parse(write(x))) != write(x)")
+    let again = SDPWriter.write(second)
+    guard again == written else {
+      let lines = (written.split(separator: "\r\n"), again.split(separator: "\r\n"))
+      let index =
+        Array(zip(lines.0, lines.1)).firstIndex { $0 != $1 } ?? min(lines.0.count, lines.1.count)
+      let first = index < lines.0.count ? String(lines.0[index]) : "(end)"
+      let second = index < lines.1.count ? String(lines.1[index]) : "(end)"
+      throw Violation(
+        description: "write(parse(write(x))) != write(x) at line \(index + 1): \(first) → \(second)"
+          + (ProcessInfo.processInfo.environment["FUZZ_VERBOSE"] != nil
+            ? "\n--- first\n\(written)\n--- second\n\(again)" : ""))
+    }
     return true
   }
 

@@ -81,6 +81,9 @@ private struct State {
   var inMedia = false
   var sawOrigin = false
   var sawSessionName = false
+  /// The type letter of the line before (0 after a line that has none): `r=` belongs to the
+  /// `t=` (or `r=`) right before it (RFC 8866 §5.10).
+  var previousType: UInt8 = 0
   /// Long `a=ssrc` values already made into strings, by their byte range: browsers repeat the
   /// same cname/msid/label for the RTX SSRC, and sharing the string saves an allocation and a
   /// UTF-8 validation each. Allocated only when the first such value is seen.
@@ -134,10 +137,12 @@ private struct State {
 
   mutating func line(_ line: ByteSlice, _ n: Int) throws(SDPParseError) {
     guard line.count >= 2, line.byte(1) == UInt8(ascii: "=") else {
+      previousType = 0
       keepUnknown(line, n, "not a <type>=<value> line")
       return
     }
     let type = line.byte(0)
+    defer { previousType = type }
     let value = line.dropFirst(2)
     if type == UInt8(ascii: "a") {
       attribute(value, n)
@@ -268,7 +273,10 @@ private struct State {
       else { return keepUnknown(line, n, "malformed t= line") }
       session.timing.append(SDPTiming(start: start, stop: stop))
     case UInt8(ascii: "r"):
-      guard !session.timing.isEmpty else { return keepUnknown(line, n, "r= without t=") }
+      // Elsewhere it would join whichever t= comes before it once written back.
+      guard !session.timing.isEmpty,
+        previousType == UInt8(ascii: "t") || previousType == UInt8(ascii: "r")
+      else { return keepUnknown(line, n, "r= not after t=") }
       session.timing[session.timing.count - 1].repeats.append(value.string)
     case UInt8(ascii: "z"): session.timeZones = value.string
     case UInt8(ascii: "k"): session.encryptionKey = value.string
