@@ -242,6 +242,29 @@ let tests: [Target] = [
     swiftSettings: strict),
 ]
 
+// MARK: - Fuzzing
+
+// libFuzzer targets, one per parser family (`scripts/fuzz.sh TARGET SECONDS` builds them with
+// -sanitize=fuzzer,address -DFUZZING); a plain build makes them replay programs
+// (`swift run FuzzSDP FILE...`). FuzzCorpusTests replays the committed crash-regression corpus.
+let fuzzNames = [
+  "SDP", "STUN", "TURN", "RTP", "RTCP", "VP8", "WCSClient", "WCSServer", "WebSocket",
+]
+let fuzzing: [Target] =
+  [
+    .target(
+      name: "FuzzTargets", dependencies: ["WCSMedia", "WCSTransport", "WCSApi2", "WCSLocalServer"],
+      path: "Fuzz/FuzzTargets", swiftSettings: strict),
+    .testTarget(
+      name: "FuzzCorpusTests", dependencies: ["FuzzTargets"], exclude: ["FuzzCorpus"],
+      swiftSettings: strict),
+  ]
+  + fuzzNames.map { name in
+    .executableTarget(
+      name: "Fuzz\(name)", dependencies: ["FuzzTargets"], path: "Fuzz/Fuzz\(name)",
+      swiftSettings: strict)
+  }
+
 let package = Package(
   name: "WCSApi2",
   platforms: [.macOS(.v13)],
@@ -252,4 +275,5 @@ let package = Package(
     .executable(name: "wcs-demo", targets: ["wcs-demo"]),
   ],
   targets: cTargets + mediaTargets + swiftTargets + programs + examples + benchmarks + tests
+    + fuzzing
 )

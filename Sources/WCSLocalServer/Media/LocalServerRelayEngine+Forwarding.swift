@@ -136,18 +136,21 @@ extension LocalServerRelayEngine {
     }
   }
 
+  /// Sends `packets` as one compound, with an SDES CNAME `cname` after the leading report.
   func sendRTCP(
-    _ packets: [RTCPPacket], on connection: PeerConnection, failures: inout Int
+    _ packets: [RTCPPacket], cname: String, on connection: PeerConnection, failures: inout Int
   ) {
     do {
-      try connection.sendRTCP(try RTCPPacket.serializeCompound(packets))
+      try connection.sendRTCP(
+        try RTCPPacket.serializeCompound(Self.withSourceDescription(packets, cname: cname)))
     } catch {
       failures += 1
     }
   }
 
   func publisherRTCP(_ publisher: RelayPublisher, _ raw: UnsafeRawBufferPointer) {
-    guard let packets = try? RTCPPacket.parseCompound(raw) else { return }
+    // Lenient: one malformed sub-packet must not hide the sender report next to it.
+    let packets = RTCPPacket.parseCompoundLeniently(raw).packets
     let now = nowMillis()
     for packet in packets {
       if case .senderReport(let report) = packet {

@@ -41,7 +41,8 @@ extension LocalServerRelayEngine {
         .receiverReport(RTCPReceiverReport(ssrc: publisher.rtcpSSRC)),
         .pictureLossIndication(
           RTCPPictureLossIndication(senderSSRC: publisher.rtcpSSRC, mediaSSRC: video)),
-      ], on: publisher.peerConnection, failures: &publisher.statistics.sendFailures)
+      ], cname: publisher.cname, on: publisher.peerConnection,
+      failures: &publisher.statistics.sendFailures)
   }
 
   func cancelTimers(_ publisher: RelayPublisher) {

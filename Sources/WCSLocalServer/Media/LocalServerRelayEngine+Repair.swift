@@ -71,15 +71,16 @@ extension LocalServerRelayEngine {
     if !feedback.isEmpty {
       sendRTCP(
         [.receiverReport(RTCPReceiverReport(ssrc: publisher.rtcpSSRC))] + feedback,
-        on: publisher.peerConnection, failures: &publisher.statistics.sendFailures)
+        cname: publisher.cname, on: publisher.peerConnection,
+        failures: &publisher.statistics.sendFailures)
     }
     if let next { scheduleNACKs(publisher, at: Int64((next * 1000).rounded(.up))) }
   }
 
   func playerRTCP(_ player: RelayPlayer, _ raw: UnsafeRawBufferPointer) {
-    guard let packets = try? RTCPPacket.parseCompound(raw),
-      let publisher = publishers[player.sourceMediaSessionId]
-    else { return }
+    guard let publisher = publishers[player.sourceMediaSessionId] else { return }
+    // Lenient: one malformed sub-packet must not hide the PLI or NACK next to it.
+    let packets = RTCPPacket.parseCompoundLeniently(raw).packets
     let now = nowMillis()
     for packet in packets {
       switch packet {

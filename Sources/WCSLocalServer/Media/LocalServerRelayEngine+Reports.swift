@@ -62,7 +62,8 @@ extension LocalServerRelayEngine {
       let report = RTCPPacket.receiverReport(
         RTCPReceiverReport(ssrc: publisher.rtcpSSRC, reports: Array(blocks.prefix(31))))
       sendRTCP(
-        [report], on: publisher.peerConnection, failures: &publisher.statistics.sendFailures)
+        [report], cname: publisher.cname, on: publisher.peerConnection,
+        failures: &publisher.statistics.sendFailures)
     }
     for player in players.values where player.connected {
       for (source, rewriter) in player.rewriters {
@@ -73,7 +74,7 @@ extension LocalServerRelayEngine {
           ssrc: rewriter.ssrc, ntpTimestamp: ntp, rtpTimestamp: last &+ elapsed,
           packetCount: rewriter.packetCount, octetCount: rewriter.octetCount)
         sendRTCP(
-          [.senderReport(report)], on: player.peerConnection,
+          [.senderReport(report)], cname: player.cname, on: player.peerConnection,
           failures: &player.statistics.sendFailures)
       }
     }

@@ -243,7 +243,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         try connection.createAnswer(),
         ssrcs: ["audio": ssrcs[.audio] ?? 1, "video": ssrcs[.video] ?? 2],
         retransmissionSSRCs: ["audio": rtxSSRCs[.audio] ?? 3, "video": rtxSSRCs[.video] ?? 4],
-        cname: "wcs-\(request.streamName)")
+        cname: Self.cname(streamName: request.streamName))
       let player = RelayPlayer(
         mediaSessionId: id, sourceMediaSessionId: request.sourceMediaSessionId,
         streamName: request.streamName, peerConnection: connection, codecs: codecs,
@@ -283,11 +283,13 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       publisher.peerConnection.close()
       if let recording = publisher.recording {
         if let recordName,
-          recording.finish(
-            renamingTo: (configuration.recordsDirectory as NSString).appendingPathComponent(
-              recordName))
+          let stored = recording.finish(
+            directory: configuration.recordsDirectory, name: recordName)
         {
-          emit(.recordingFinished(mediaSessionId: id, recordName: recordName))
+          if stored != recordName {
+            configuration.log("media \(id): \(recordName) exists, recorded as \(stored)")
+          }
+          emit(.recordingFinished(mediaSessionId: id, recordName: stored))
         } else {
           configuration.log(
             "media \(id): recording not kept: \(recording.lastError ?? "no record name")")
@@ -322,13 +324,15 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
 
   // MARK: - Names
 
+  /// A hidden (never served over HTTP) work file for the recording of `id`: the readable part
+  /// of the id maps `a.b` and `a_b` alike, so a random part keeps two live recordings apart.
   func temporaryRecordingPath(_ id: String) -> String {
     let safe = String(
       id.unicodeScalars.map {
         CharacterSet.alphanumerics.contains($0) || $0 == "-" ? Character($0) : "_"
       })
     return (configuration.recordsDirectory as NSString).appendingPathComponent(
-      ".recording-\(safe.prefix(64)).webm")
+      ".recording-\(safe.prefix(64))-\(UUID().uuidString.lowercased()).webm")
   }
 
   static func codecNames(_ codecs: [UInt8: RelayCodec]) -> LocalServerMediaCodecs {

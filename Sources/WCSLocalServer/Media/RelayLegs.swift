@@ -11,6 +11,8 @@ final class RelayPublisher {
   let codecs: [UInt8: RelayCodec]
   /// Our SSRC as the sender of this leg's RTCP (RR, PLI).
   let rtcpSSRC: UInt32
+  /// The CNAME of our RTCP on this leg (`LocalServerRelayEngine.cname(streamName:)`).
+  let cname: String
   var connected = false
   var caches: [UInt32: RelayPacketCache] = [:]
   var reception: [UInt32: RelayReceptionStatistics] = [:]
@@ -44,6 +46,7 @@ final class RelayPublisher {
     self.peerConnection = peerConnection
     self.codecs = codecs
     self.rtcpSSRC = rtcpSSRC
+    cname = LocalServerRelayEngine.cname(streamName: streamName)
     self.keyFrameRequests = keyFrameRequests
     statistics = RelayLegStatistics(role: .publisher, streamName: streamName)
   }
@@ -75,6 +78,8 @@ final class RelayPlayer {
   let codecs: [UInt8: RelayCodec]
   /// The SSRC we send each kind from (signalled in the answer).
   let ssrcs: [RelayCodec.Kind: UInt32]
+  /// The CNAME of the answer's `a=ssrc` lines and of our RTCP on this leg.
+  let cname: String
   var connected = false
   /// Per publisher SSRC: the rewriter and the stream's clock rate (for SR timestamps).
   var rewriters: [UInt32: RelayRTPRewriter] = [:]
@@ -101,6 +106,7 @@ final class RelayPlayer {
     self.peerConnection = peerConnection
     self.codecs = codecs
     self.ssrcs = ssrcs
+    cname = LocalServerRelayEngine.cname(streamName: streamName)
     self.retransmissionSSRCs = retransmissionSSRCs
     self.retransmissionSequenceNumbers = retransmissionSequenceNumbers
     self.resends = resends

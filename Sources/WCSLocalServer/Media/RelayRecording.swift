@@ -6,7 +6,7 @@ import WCSRecording
 /// back into frames (RFC 7741) and Opus packets are written as they come (RFC 7587).
 ///
 /// The file is written under a temporary name in the records directory and renamed to the
-/// record name the signalling core chose when the stream ends (`finish(renamingTo:)`). With
+/// record name the signalling core chose when the stream ends (`finish(directory:name:)`). With
 /// video, the WebM file is created at the first key frame (its header carries the picture
 /// size); audio that arrives before is held, up to `maxHeldAudioPackets`.
 final class RelayRecording {
@@ -75,26 +75,42 @@ final class RelayRecording {
     write(audio: packet, timestamp: timestamp)
   }
 
-  /// Finishes the file and renames it to `path`. Returns `false` (and leaves no file) when
-  /// nothing was recorded or writing failed; `lastError` says why.
-  func finish(renamingTo path: String) -> Bool {
+  /// Finishes the file and stores it as `name` in `directory`, or, when a file of that name
+  /// exists, as the first free suffixed name (`RecordNaming.uniqueFileName`): an existing file
+  /// is never replaced. Returns the name used, `nil` (leaving no file) when nothing was
+  /// recorded or writing failed; `lastError` says why.
+  func finish(directory: String, name: String) -> String? {
     guard let recorder else {
       lastError = lastError ?? "no media recorded"
-      return false
+      return nil
     }
     self.recorder = nil
+    defer { try? FileManager.default.removeItem(atPath: temporaryPath) }
     do {
       try recorder.finish()
-      if FileManager.default.fileExists(atPath: path) {
-        try FileManager.default.removeItem(atPath: path)
-      }
-      try FileManager.default.moveItem(atPath: temporaryPath, toPath: path)
-      return true
     } catch {
       lastError = "\(error)"
-      try? FileManager.default.removeItem(atPath: temporaryPath)
-      return false
+      return nil
     }
+    // link(2) fails with EEXIST rather than replace: no window between a check and the move.
+    var failure: Int32 = 0
+    let stored = RecordNaming.uniqueFileName(name) { candidate in
+      let path = (directory as NSString).appendingPathComponent(candidate)
+      guard link(temporaryPath, path) != 0 else {
+        failure = 0
+        return false
+      }
+      failure = errno
+      return failure == EEXIST
+    }
+    guard failure == 0 || failure == EEXIST,
+      FileManager.default.fileExists(
+        atPath: (directory as NSString).appendingPathComponent(stored))
+    else {
+      lastError = "cannot store \(name): \(String(cString: strerror(failure)))"
+      return nil
+    }
+    return stored
   }
 
   /// Stops without keeping a file.

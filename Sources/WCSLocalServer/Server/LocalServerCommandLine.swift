@@ -21,7 +21,7 @@ public enum LocalServerCommandLine {
     usage: wcs-local-server [--bind 127.0.0.1] [--ws-port 8080]
                             [--wss-port 8443 --cert CERT.pem --key KEY.pem]
                             [--http-port 8081] [--legacy-http-port 9091] [--records DIR]
-                            [--stats SECONDS] [--network SPEC]
+                            [--stats SECONDS] [--network SPEC] [--token-file PATH]
 
     A WCS-compatible signalling and media server for examples and tests.
       --bind ADDRESS          address every port listens on (default 127.0.0.1)
@@ -38,6 +38,10 @@ public enum LocalServerCommandLine {
       --network SPEC          emulate a bad network on every media connection of the relay
                               (publishers and players, both directions; send: is what the
                               server sends), e.g. "loss=5%,delay=40ms,jitter=15ms,rate=1.5mbit"
+      --token-file PATH       shared-secret mode: clients must send the file's text as
+                              custom.token of their connection, record downloads as
+                              ?token=... (without it, anyone who can reach the ports may
+                              publish, play and download every record)
       --help                  this text
 
     \(NetworkEmulation.specSyntax)
@@ -95,6 +99,9 @@ public enum LocalServerCommandLine {
         } catch {
           throw UsageError(description: "--network \(error)")
         }
+      case "--token-file":
+        configuration.signaling.hooks = .sharedSecret(
+          try WCSServerHooks.token(fromFile: try value(flag)))
       default: throw UsageError(description: "unknown argument '\(flag)'")
       }
       index += 1

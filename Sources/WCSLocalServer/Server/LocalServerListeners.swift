@@ -22,6 +22,27 @@ struct LocalServerListeners {
 
   static let recordsMountPoint = "/client/records"
 
+  /// The HTTP check asking `hook` about each record download: the token from `?token=` or
+  /// `Authorization: Bearer`, the file name after the mount point.
+  static func recordAccess(
+    _ hook: @escaping @Sendable (WCSAccessRequest) -> WCSAccessDecision
+  ) -> WebSocketServer.FileAccessCheck {
+    WebSocketServer.FileAccessCheck { request in
+      var token = request.queryValue("token")
+      if token == nil, let authorization = request.authorization,
+        authorization.lowercased().hasPrefix("bearer ")
+      {
+        token = String(authorization.dropFirst("bearer ".count))
+      }
+      let name = request.path.hasPrefix(recordsMountPoint + "/")
+        ? String(request.path.dropFirst(recordsMountPoint.count + 1)) : request.path
+      return hook(
+        WCSAccessRequest(
+          action: .recordDownload, remoteAddress: request.remoteAddress, token: token,
+          fields: ["name": .string(name)])) == .allow
+    }
+  }
+
   /// Opens ws (+ records HTTP), then wss and the legacy HTTP port when configured; on any
   /// failure stops what was opened and throws.
   static func open(
@@ -57,7 +78,8 @@ struct LocalServerListeners {
     }
     let records = WebSocketServer.FileMount(
       mountPoint: recordsMountPoint, directory: configuration.recordsDirectory,
-      port: configuration.httpPort)
+      port: configuration.httpPort,
+      access: configuration.signaling.hooks.authorizeRecordDownload.map(recordAccess))
     let ws = try startOne(
       "ws",
       .init(

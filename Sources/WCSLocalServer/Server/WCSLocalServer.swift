@@ -84,6 +84,12 @@ public final class WCSLocalServer: @unchecked Sendable {
     let parts = try LocalServerListeners.open(configuration)
     var signaling = configuration.signaling
     signaling.serverAddress = parts.serverAddress
+    if signaling.hooks.recordNameTaken == nil {
+      let directory = configuration.recordsDirectory
+      signaling.hooks.recordNameTaken = { name in
+        FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(name))
+      }
+    }
     let engine = configuration.mediaEngine ?? defaultEngine(configuration)
     let server = WCSLocalServer(
       parts: parts, core: WCSServerCore(configuration: signaling),
@@ -103,12 +109,14 @@ public final class WCSLocalServer: @unchecked Sendable {
     timer.resume()
     server.timer = timer
     parts.queue.activate()
+    let warning = exposureWarning(configuration)
     server.queue.async {
       var line = "wcs-local-server listening on \(server.wsURL)"
       if let wss = server.wssURL { line += " and \(wss)" }
       line += ", records at \(server.httpBaseURL)/client/records/"
       if let legacy = server.legacyHTTPBaseURL { line += " and \(legacy)/client/records/" }
       server.logSink(line)
+      if let warning { server.logSink(warning) }
     }
     return server
   }
@@ -154,6 +162,17 @@ public final class WCSLocalServer: @unchecked Sendable {
   public var roomCount: Int { queue.sync { core.roomCount } }
   /// Logins of a room's members in join order (empty when there is no such room).
   public func roomMembers(_ room: String) -> [String] { queue.sync { core.roomMembers(room) } }
+
+  /// A warning when the server listens beyond loopback with no access control: anyone who
+  /// can reach the ports may then publish, play and download every record.
+  static func exposureWarning(_ configuration: Configuration) -> String? {
+    let address = configuration.bindAddress
+    let loopback = address.hasPrefix("127.") || address == "::1" || address == "localhost"
+    guard !loopback, configuration.signaling.hooks.authorize == nil else { return nil }
+    return "warning: listening on \(address) without access control: anyone who can reach it "
+      + "may publish, play and download every record (use --token-file or "
+      + "WCSServerHooks.authorize)"
+  }
 
   /// The relay engine on `bindAddress`, recording into `recordsDirectory`, logging to the
   /// server's log sink.
@@ -234,11 +253,28 @@ public final class WCSLocalServer: @unchecked Sendable {
         case .media(let request):
           engine.perform(request)
           engineTouched = true
+        case .authorize(let check): authorize(check)
         }
       }
       pending = engineTouched ? mediaActions() : []
     }
     reschedule()
+  }
+
+  /// Runs the access hook off the queue and feeds its answer back on it.
+  private func authorize(_ check: WCSAccessCheck) {
+    guard let hook = core.configuration.hooks.authorize else {
+      execute(core.accessDecided(check.id, .allow, now: clock()))
+      return
+    }
+    Task { [weak self] in
+      let decision = await hook(check.request)
+      guard let self else { return }
+      self.queue.async {
+        guard !self.stopped else { return }
+        self.execute(self.core.accessDecided(check.id, decision, now: self.clock()))
+      }
+    }
   }
 
   private func mediaActions() -> [WCSServerAction] {

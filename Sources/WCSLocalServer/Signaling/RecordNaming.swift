@@ -107,6 +107,33 @@ public enum RecordNaming {
     return base + suffix
   }
 
+  /// `name` when `isTaken` says it is free, else the first free `<stem>-<n>.<extension>`
+  /// (n = 1, 2, …; the stem cut on a character boundary so the name stays within
+  /// `maxFileNameBytes`), so a record never replaces another. After `maxSuffix` taken names, a
+  /// random suffix.
+  public static func uniqueFileName(
+    _ name: String, maxSuffix: Int = 9999, isTaken: (String) -> Bool
+  ) -> String {
+    guard isTaken(name) else { return name }
+    var stem = Substring(name)
+    var fileExtension = ""
+    if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+      stem = name[..<dot]
+      fileExtension = String(name[dot...])
+    }
+    func candidate(_ suffix: String) -> String {
+      var base = String(stem)
+      let budget = max(1, maxFileNameBytes - suffix.utf8.count - fileExtension.utf8.count)
+      while base.utf8.count > budget { base.removeLast() }
+      return base + suffix + fileExtension
+    }
+    for n in 1...max(1, maxSuffix) {
+      let name = candidate("-\(n)")
+      if !isTaken(name) { return name }
+    }
+    return candidate("-" + UUID().uuidString.lowercased())
+  }
+
   /// `yyyy-MM-dd-HH-mm-ss` in UTC (proleptic Gregorian calendar).
   static func utcStamp(_ millis: Int64) -> String {
     let seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000

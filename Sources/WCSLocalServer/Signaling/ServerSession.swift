@@ -11,6 +11,8 @@ struct ServerSession {
   var login = ""
   /// `appKey` of `connection`; `roomApp` sessions send room commands (WCSServerCore+Rooms).
   var appKey = ""
+  /// `custom.token` of `connection`, for the access hook's questions about later messages.
+  var accessToken: String?
   /// When `tick` next has work for this session (ms since the Unix epoch): the next `ping`, or
   /// before `connection` the handshake deadline.
   var nextPingAt: Int64?

@@ -9,6 +9,9 @@ public enum WCSServerAction: Sendable, Equatable {
   case media(LocalServerMediaRequest)
   /// One log line for a session or stream event (no trailing newline).
   case log(String)
+  /// Ask `WCSServerHooks.authorize` about `check.request` and answer with
+  /// `WCSServerCore.accessDecided(check.id, decision, now:)`; the message waits until then.
+  case authorize(WCSAccessCheck)
 }
 
 /// WebSocket close codes the core uses (RFC 6455 §7.4.1).
@@ -17,4 +20,6 @@ public enum WCSCloseCode {
   public static let keepAliveTimeout = 1001
   /// 1008 "policy violation": no `connection` within `handshakeTimeoutMillis` (§1.2).
   public static let handshakeTimeout = 1008
+  /// 1008 "policy violation": the access hook refused the `connection`.
+  public static let accessRefused = 1008
 }

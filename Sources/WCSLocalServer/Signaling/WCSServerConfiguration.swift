@@ -24,6 +24,15 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   public var maxStreams: Int = 1000
   /// Bounds of the `roomApp` room application (wcs-rooms-and-calls.md §A.7).
   public var rooms = WCSRoomLimits()
+  /// Largest `sendStreamEvent` `payload`, in bytes of its JSON encoding (default 16 KiB). The
+  /// server copies the payload to every player of the stream, so one message would otherwise
+  /// cost up to the WebSocket message limit (1 MiB) times the players; a larger one is refused
+  /// with `fail` `Bad request: payload ...` and reaches no player.
+  public var maxStreamEventPayloadBytes = 16_384
+
+  /// Access control and record naming asked of the application (`WCSServerHooks`); none by
+  /// default.
+  public var hooks = WCSServerHooks()
 
   /// All defaults.
   public init() {}

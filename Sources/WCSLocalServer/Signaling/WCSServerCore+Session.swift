@@ -1,3 +1,4 @@
+import Foundation
 import WCSTransport
 
 /// `sendStreamEvent`, `sendData`, `availableStream`, `snapshot` (wcs-protocol.md §3.1–3.2,
@@ -18,6 +19,8 @@ extension WCSServerCore {
       }
       mediaSessionId = found
       type = try StreamRequest.requiredString("type", in: object)
+      try checkName(type, field: "type", maxUTF8Bytes: WCSStreamRequestLimits.maxNameUTF8Bytes)
+      try checkEventPayload(object["payload"])
     } catch {
       reject(id, error)
       return
@@ -43,6 +46,20 @@ extension WCSServerCore {
       send(owner, ServerMessages.streamEvent(mediaSessionId: player, type: type, payload: payload))
     }
     log("stream \(mediaSessionId) event \(type) relayed to \(players.count) player(s)")
+  }
+
+  /// Refuses a `sendStreamEvent` payload over `maxStreamEventPayloadBytes` of JSON.
+  private func checkEventPayload(_ payload: JSONValue?) throws(WCSRequestError) {
+    guard let payload, !payload.isNull else { return }
+    let limit = configuration.maxStreamEventPayloadBytes
+    // A payload that cannot be encoded could not be relayed either: it counts as over the limit.
+    let bytes = (try? JSONEncoder().encode(payload).count) ?? Int.max
+    guard bytes <= limit else {
+      throw .invalidValue(
+        field: "payload",
+        reason:
+          "must be at most \(limit) bytes of JSON, got \(bytes == Int.max ? "more" : "\(bytes)")")
+    }
   }
 
   /// `sendData {operationId, payload}` → `DataStatusEvent {operationId, status:"ACCEPTED"}`;

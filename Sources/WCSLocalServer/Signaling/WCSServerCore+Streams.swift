@@ -144,13 +144,14 @@ extension WCSServerCore {
       publishersByName[stream.request.name] = nil
       roomStreamEnded(stream, status: status)
       if stream.request.record {
-        stream.recordName = RecordNaming.fileName(
+        let name = RecordNaming.fileName(
           template: configuration.recordTemplate, fileExtension: configuration.recordExtension,
           context: RecordNaming.Context(
             streamName: stream.request.name, mediaSessionId: mediaSessionId,
             login: stream.ownerLogin, sessionId: stream.ownerSessionId,
             startMillis: stream.createDate, endMillis: now,
             audioCodec: stream.codecs.audioCodec ?? "", videoCodec: stream.codecs.videoCodec ?? ""))
+        stream.recordName = uniqueRecordName(name, for: mediaSessionId)
       }
       sendStatus(stream, status: status, info: info)
       actions.append(
@@ -173,6 +174,21 @@ extension WCSServerCore {
       actions.append(.media(.releaseMedia(mediaSessionId: mediaSessionId, recordName: nil)))
       log("stream \(mediaSessionId) name=\(stream.request.name) \(status.rawValue): \(info)")
     }
+  }
+
+  /// `name`, or a suffixed name when an unfinished record of this core or a file
+  /// (`WCSServerHooks.recordNameTaken`) has it: a record never replaces another.
+  func uniqueRecordName(_ name: String, for mediaSessionId: String) -> String {
+    // A recording the engine dropped (nothing recorded) never reports back: past this many,
+    // forget the oldest guesses rather than grow; the engine still refuses to overwrite.
+    if unfinishedRecordNames.count >= 4096 { unfinishedRecordNames.removeAll() }
+    let unfinished = Set(unfinishedRecordNames.values)
+    let taken = configuration.hooks.recordNameTaken
+    let unique = RecordNaming.uniqueFileName(name) {
+      unfinished.contains($0) || taken?($0) == true
+    }
+    unfinishedRecordNames[mediaSessionId] = unique
+    return unique
   }
 
   /// `notifyStreamStatusEvent` with the full stream object to the stream's owner.

@@ -23,6 +23,14 @@ public final class WCSServerCore {
   var actions: [WCSServerAction] = []
   /// `roomApp` rooms and memberships (WCSServerCore+Rooms.swift).
   var rooms = RoomDirectory()
+  /// Record names given to publishers whose file the engine has not reported finished, by
+  /// `mediaSessionId`: taken for the next records (`RecordNaming.uniqueFileName`).
+  var unfinishedRecordNames: [String: String] = [:]
+  /// Access checks waiting for `accessDecided`, by check id (WCSServerCore+Access.swift).
+  var pendingAccessChecks: [Int: PendingAccessCheck] = [:]
+  var nextAccessCheckId = 1
+  /// Messages of sessions with an open access check, in arrival order.
+  var heldMessages: [WCSConnectionID: [WCSMessage]] = [:]
 
   /// Creates a core with no sessions.
   public init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
@@ -97,7 +105,7 @@ public final class WCSServerCore {
   public func textReceived(_ id: WCSConnectionID, _ text: String, now: Int64)
     -> [WCSServerAction]
   {
-    guard let session = sessions[id] else { return flush() }
+    guard sessions[id] != nil else { return flush() }
     let message: WCSMessage
     do {
       message = try WCSMessageCodec.decode(text)
@@ -105,6 +113,13 @@ public final class WCSServerCore {
       reject(id, .malformedFrame(error.description))
       return flush()
     }
+    receive(id, message, now: now)
+    return flush()
+  }
+
+  /// Serves one message (after access control, WCSServerCore+Access.swift).
+  func process(_ id: WCSConnectionID, _ message: WCSMessage, now: Int64) {
+    guard let session = sessions[id] else { return }
     if message.name == "connection" {
       handleConnection(id, message, now: now)
     } else if !session.isEstablished {
@@ -113,7 +128,6 @@ public final class WCSServerCore {
     } else {
       dispatch(id, message, now: now)
     }
-    return flush()
   }
 
   // MARK: - Media engine inputs
@@ -126,6 +140,7 @@ public final class WCSServerCore {
     case .connected(let id, let codecs): handleConnected(id, codecs: codecs)
     case .failed(let id, let reason): handleMediaFailure(id, reason: reason, now: now)
     case .recordingFinished(let id, let recordName):
+      unfinishedRecordNames[id] = nil
       log("stream \(id) recording finished: \(recordName)")
     }
     return flush()
@@ -180,6 +195,7 @@ public final class WCSServerCore {
 
   /// Forgets the session and ends every stream it owned. Sends nothing to it.
   func endSession(_ id: WCSConnectionID, now: Int64) {
+    accessSessionEnded(id)
     guard let session = sessions.removeValue(forKey: id) else { return }
     for streamId in session.streamIds {
       guard let stream = streams[streamId] else { continue }

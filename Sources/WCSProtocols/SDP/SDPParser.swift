@@ -81,6 +81,10 @@ private struct State {
   var inMedia = false
   var sawOrigin = false
   var sawSessionName = false
+  /// The line before was a `t=` or `r=` taken into the timing: an `r=` belongs to the `t=` right
+  /// before it (RFC 8866 §5.10). `timingTaken` is the same for the current line.
+  var afterTiming = false
+  var timingTaken = false
   /// Long `a=ssrc` values already made into strings, by their byte range: browsers repeat the
   /// same cname/msid/label for the RTX SSRC, and sharing the string saves an allocation and a
   /// UTF-8 validation each. Allocated only when the first such value is seen.
@@ -133,6 +137,8 @@ private struct State {
   }
 
   mutating func line(_ line: ByteSlice, _ n: Int) throws(SDPParseError) {
+    afterTiming = timingTaken
+    timingTaken = false
     guard line.count >= 2, line.byte(1) == UInt8(ascii: "=") else {
       keepUnknown(line, n, "not a <type>=<value> line")
       return
@@ -267,9 +273,14 @@ private struct State {
         c.nextField() == nil
       else { return keepUnknown(line, n, "malformed t= line") }
       session.timing.append(SDPTiming(start: start, stop: stop))
+      timingTaken = true
     case UInt8(ascii: "r"):
-      guard !session.timing.isEmpty else { return keepUnknown(line, n, "r= without t=") }
+      // Elsewhere it would join whichever t= comes before it once written back.
+      guard !session.timing.isEmpty, afterTiming else {
+        return keepUnknown(line, n, "r= not after t=")
+      }
       session.timing[session.timing.count - 1].repeats.append(value.string)
+      timingTaken = true
     case UInt8(ascii: "z"): session.timeZones = value.string
     case UInt8(ascii: "k"): session.encryptionKey = value.string
     default: keepUnknown(line, n, "unknown line type")

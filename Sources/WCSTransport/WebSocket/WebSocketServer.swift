@@ -419,10 +419,21 @@ func webSocketServerCallback(
   return server.handle(wsi, reason, user, input, length)
 }
 
-/// The file vhost's protocol callback: libwebsockets' own HTTP handling serves the mount.
+/// The file vhost's protocol callback: libwebsockets' own HTTP handling serves the mount, after
+/// `filterFileRequest` let the request through.
 func webSocketServerHTTPCallback(
   _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
   _ input: UnsafeMutableRawPointer?, _ length: Int
 ) -> Int32 {
-  lws_callback_http_dummy(wsi, reason, user, input, length)
+  if reason == LWS_CALLBACK_FILTER_HTTP_CONNECTION, let wsi, let context = lws_get_context(wsi),
+    let owner = lws_context_user(context)
+  {
+    let server = Unmanaged<WebSocketServer>.fromOpaque(owner).takeUnretainedValue()
+    let uri =
+      input.map {
+        String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self)
+      } ?? "/"
+    return server.filterFileRequest(wsi, uri: uri)
+  }
+  return lws_callback_http_dummy(wsi, reason, user, input, length)
 }

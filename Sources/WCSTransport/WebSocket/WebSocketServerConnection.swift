@@ -130,7 +130,8 @@ extension WebSocketServer {
   }
 
   /// A directory served over HTTP: `GET http://address:httpPort<mountPoint>/<name>` returns the
-  /// file `<directory>/<name>`, 404 when there is none.
+  /// file `<directory>/<name>`, 404 when there is none or its name starts with `.`, 403 when
+  /// `access` refuses the request.
   public struct FileMount: Sendable, Equatable {
     /// URL path prefix, e.g. `/client/records`.
     public var mountPoint: String
@@ -138,12 +139,18 @@ extension WebSocketServer {
     public var directory: String
     /// HTTP port; 0 picks a free one, read it from `WebSocketServer.httpPort`.
     public var port: Int
+    /// Which requests are answered (`nil`: every one). Hidden files (a path component starting
+    /// with `.`) are never served, whatever it says: 404.
+    public var access: FileAccessCheck?
 
     /// Creates a mount of `directory` at `mountPoint` on `port`.
-    public init(mountPoint: String, directory: String, port: Int = 0) {
+    public init(
+      mountPoint: String, directory: String, port: Int = 0, access: FileAccessCheck? = nil
+    ) {
       self.mountPoint = mountPoint
       self.directory = directory
       self.port = port
+      self.access = access
     }
   }
 }

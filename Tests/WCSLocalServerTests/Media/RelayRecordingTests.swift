@@ -49,7 +49,11 @@ final class RelayRecordingTests: XCTestCase {
       }
     }
     XCTAssertFalse(askedForKeyFrame, "nothing was lost for good")
-    XCTAssertTrue(recording.finish(renamingTo: final), recording.lastError ?? "")
+    XCTAssertEqual(
+      recording.finish(
+        directory: (final as NSString).deletingLastPathComponent,
+        name: (final as NSString).lastPathComponent), (final as NSString).lastPathComponent,
+      recording.lastError ?? "")
     let reader = try MediaFileReader(path: final)
     var frames = 0
     while let sample = try reader.nextSample() {
@@ -115,7 +119,11 @@ final class RelayRecordingTests: XCTestCase {
           try opus.encode(silence), timestamp: 1000 + UInt32((index / 3 + 1) * 4800))
       }
     }
-    XCTAssertTrue(recording.finish(renamingTo: final), recording.lastError ?? "")
+    XCTAssertEqual(
+      recording.finish(
+        directory: (final as NSString).deletingLastPathComponent,
+        name: (final as NSString).lastPathComponent), (final as NSString).lastPathComponent,
+      recording.lastError ?? "")
     XCTAssertFalse(FileManager.default.fileExists(atPath: temporary))
     let bytes = try Data(contentsOf: URL(fileURLWithPath: final))
     XCTAssertEqual(Array(bytes.prefix(4)), [0x1A, 0x45, 0xDF, 0xA3], "EBML magic")
@@ -145,7 +153,10 @@ final class RelayRecordingTests: XCTestCase {
     recording.addAudio([0xFC, 0xFF, 0xFE], timestamp: 0)
     recording.addVideo(sequenceNumber: 1, timestamp: 0, marker: true, payload: [0x10, 0x01])
     let final = directory.appendingPathComponent("x.webm").path
-    XCTAssertFalse(recording.finish(renamingTo: final))
+    XCTAssertNil(
+      recording.finish(
+        directory: (final as NSString).deletingLastPathComponent,
+        name: (final as NSString).lastPathComponent))
     XCTAssertEqual(recording.lastError, "no media recorded")
     XCTAssertFalse(FileManager.default.fileExists(atPath: final))
   }

@@ -12,6 +12,8 @@ final class ServerHarness {
   private(set) var inbox: [WCSConnectionID: [WCSMessage]] = [:]
   private(set) var closes: [(WCSConnectionID, Int, String)] = []
   private(set) var logs: [String] = []
+  /// Access checks asked for and not yet answered with `decide`.
+  var checks: [WCSAccessCheck] = []
 
   init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
     core = WCSServerCore(configuration: configuration)
@@ -28,6 +30,7 @@ final class ServerHarness {
         }
       case .close(let id, let code, let reason): closes.append((id, code, reason))
       case .log(let line): logs.append(line)
+      case .authorize(let check): checks.append(check)
       case .media(let request):
         engine.perform(request)
         for event in engine.takeEvents() { run(core.mediaEvent(event, now: now)) }
@@ -48,6 +51,15 @@ final class ServerHarness {
   }
 
   func close(_ id: WCSConnectionID) { run(core.connectionClosed(id, now: now)) }
+
+  /// Answers the oldest open access check with `decision`; returns what it asked.
+  @discardableResult
+  func decide(_ decision: WCSAccessDecision) -> WCSAccessRequest? {
+    guard !checks.isEmpty else { return nil }
+    let check = checks.removeFirst()
+    run(core.accessDecided(check.id, decision, now: now))
+    return check.request
+  }
 
   func advance(to time: Int64) {
     now = time
