@@ -2,7 +2,9 @@ import Foundation
 import WCSLocalServer
 
 @testable import WCSApi2
+@testable import WCSCodecs
 @testable import WCSMedia
+@testable import WCSProtocols
 @testable import WCSTransport
 
 /// The parsers and state machines fed by the network, one entry per fuzz target: the

@@ -1,4 +1,4 @@
-import WCSMedia
+import WCSProtocols
 
 // SDES CNAME in every compound the relay sends (RFC 3550 §6.1, §6.5.1).
 extension LocalServerRelayEngine {

@@ -1,4 +1,4 @@
-import CWebRTCCore
+import CWebSockets
 
 extension WebSocketServer {
   /// Decides which HTTP requests for files of a `FileMount` are answered. Called on the
