@@ -65,9 +65,9 @@ public final class EventLoop: @unchecked Sendable {
   /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`), datagram
   /// arrivals as offsets from it.
   let origin: ContinuousClock.Instant
-  /// `origin` in attoseconds since `ContinuousClock.systemEpoch`: the loop's own clock reads
-  /// (`ContinuousClockReading`) become attoseconds from `origin` with one subtraction.
-  private let originSinceEpoch: Int128
+  /// `origin` on the media clock: the loop's clock reads (`MediaInstant.now()`) become offsets
+  /// from `origin` with one subtraction.
+  let mediaOrigin: MediaInstant
   /// A readable-handler, the number of its `watch` call, and how long its descriptor may wait
   /// for a timer's wake-up (attoseconds; 0: never, see `watch`).
   private struct Watcher {
@@ -97,12 +97,13 @@ public final class EventLoop: @unchecked Sendable {
   private var readableLeftOver = false
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
-  var datagramArrival: ContinuousClock.Instant? {
-    get { datagramArrivalOffset.map { origin + $0 } }
-    set { datagramArrivalOffset = newValue.map { $0 - origin } }
+  var datagramArrival: MediaInstant? {
+    datagramArrivalOffset.map {
+      mediaOrigin + .nanoseconds(Int64(truncatingIfNeeded: $0.attoseconds / 1_000_000_000))
+    }
   }
-  /// `datagramArrival` as an offset from `origin`: stored and read per datagram without a
-  /// resilient `ContinuousClock.Instant` optional (its copies go through the runtime).
+  /// `datagramArrival` as an offset from `origin`, as the sockets and the network emulation
+  /// keep it.
   var datagramArrivalOffset: Duration?
 
   /// The largest UDP payload over IPv4 (65,535 − 8 − 20), the size of the receive buffer.
@@ -115,8 +116,8 @@ public final class EventLoop: @unchecked Sendable {
   public init(label: String = "WCSMedia.EventLoop") {
     self.label = label
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
-    origin = clock.now
-    originSinceEpoch = ContinuousClockReading.attosecondsSinceEpoch(of: origin)
+    mediaOrigin = MediaInstant.now()
+    origin = mediaOrigin.continuousInstant
     wake = EventLoopWakePipe()
     let reference = EventLoopReference(self)
     let wake = wake
@@ -149,16 +150,21 @@ public final class EventLoop: @unchecked Sendable {
     assert(inEventLoop, "must run on event loop \(label)", file: file, line: line)
   }
 
-  /// Now on the loop's monotonic clock (`clock.now`, read without the runtime's path to it:
-  /// `ContinuousClockReading`).
+  /// Now on the loop's monotonic clock (`clock.now`).
   public func now() -> ContinuousClock.Instant {
-    origin.advanced(by: Duration(attoseconds: attosecondsNow()))
+    MediaInstant.now().continuousInstant
+  }
+
+  /// Now on the media clock, for the Sans-I/O cores the loop's handlers drive: a datagram's
+  /// handler takes `datagramArrival` instead (when it arrived, not when it was read).
+  public func mediaNow() -> MediaInstant {
+    MediaInstant.now()
   }
 
   /// Now as attoseconds from `origin`: what `attoseconds(now())` gives, without an instant.
   /// Call on the loop's thread or any other (a clock read).
   func attosecondsNow() -> Int128 {
-    ContinuousClockReading.attosecondsSinceEpoch() - originSinceEpoch
+    Int128(MediaInstant.now().nanoseconds &- mediaOrigin.nanoseconds) * 1_000_000_000
   }
 
   /// Runs `work` on the loop soon, after what is already queued. Callable from any thread.

@@ -7,10 +7,10 @@ public struct ReceivedVideoFrame: Sendable, Equatable {
   /// Whether the frame was a key frame.
   public var isKeyFrame: Bool
   /// When the packet that completed the frame arrived from the network.
-  public var arrivalTime: ContinuousClock.Instant
+  public var arrivalTime: MediaInstant
   /// When the frame should be shown: the jitter buffer released it at its playout time, so this
   /// is the `now` of the call that decoded it.
-  public var renderTime: ContinuousClock.Instant
+  public var renderTime: MediaInstant
 }
 
 /// The video receive pipeline after the jitter buffer: RTP packets → VP8 frame assembly (RFC 7741)
@@ -56,7 +56,7 @@ public final class VideoReceiver {
   }
 
   /// Takes packets released by the receive stream at `now` and decodes every frame they complete.
-  public func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
+  public func handle(_ packets: [ReceivedRTPPacket], now: MediaInstant) -> Output {
     let decoded = pipeline.handle(packets, now: now)
     return Output(
       frames: decoded.frames.map {
@@ -101,24 +101,17 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
 /// Its mutable state is one value (`State`), changed in place by one access per call: each
 /// stored property of a class read or written costs a dynamic exclusivity check. Frames are
 /// decoded as the assembler completes them, from the packet's own bytes or a buffer the
-/// assembler keeps (no array of frames or of bytes per frame in between), and times are kept as
-/// offsets (`PlayoutInstant`), not as resilient `ContinuousClock.Instant`s.
+/// assembler keeps (no array of frames or of bytes per frame in between).
 final class VideoDecodePipeline<Picture> {
   /// A decoded picture with its timing (see `ReceivedVideoFrame`).
   struct Frame {
     var picture: Picture
     var rtpTimestamp: UInt32
     var isKeyFrame: Bool
-    /// `arrivalTime` as an offset (`PlayoutInstant`): a frame holding no resilient instant is
-    /// copied and moved inline, without value witnesses.
-    var arrivalOffset: Duration
-    /// `renderTime` as an offset (`PlayoutInstant`).
-    var renderOffset: Duration
-
     /// When the packet that completed the frame arrived.
-    var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
+    var arrivalTime: MediaInstant
     /// The `now` of the call that decoded it.
-    var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
+    var renderTime: MediaInstant
   }
 
   /// What one call produced.
@@ -174,7 +167,7 @@ final class VideoDecodePipeline<Picture> {
   var hasSparePicture: Bool { state.decoding.spare != nil }
 
   /// See `VideoReceiver.handle`.
-  func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
+  func handle(_ packets: [ReceivedRTPPacket], now: MediaInstant) -> Output {
     var output = Output()
     handle(packets, now: now, into: &output)
     return output
@@ -184,9 +177,9 @@ final class VideoDecodePipeline<Picture> {
   /// this call needs a key frame), so a caller that keeps an `Output` between calls, emptied,
   /// makes no new array of frames per call.
   func handle(
-    _ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant, into output: inout Output
+    _ packets: [ReceivedRTPPacket], now: MediaInstant, into output: inout Output
   ) {
-    state.handle(packets, now: PlayoutInstant.offset(of: now), into: &output)
+    state.handle(packets, now: now, into: &output)
   }
 
   /// A new source took over the stream: the assembler starts over (`VP8FrameAssembler.restart`)
@@ -200,7 +193,7 @@ final class VideoDecodePipeline<Picture> {
     var decoding: Decoding
 
     mutating func handle(
-      _ packets: [ReceivedRTPPacket], now: Duration, into output: inout Output
+      _ packets: [ReceivedRTPPacket], now: MediaInstant, into output: inout Output
     ) {
       let framesBefore = output.frames.count
       // The decoding side appends to `output` as frames complete: lent to it for the call.
@@ -209,7 +202,7 @@ final class VideoDecodePipeline<Picture> {
       // By index: a `for received in packets` loop copies each packet (its header with the
       // extensions, and the payload) and destroys the copy after.
       for index in packets.indices {
-        decoding.arrival = PlayoutInstant.offset(of: packets[index].arrival)
+        decoding.arrival = packets[index].arrival
         let dropsBefore = assembler.discardedFrames
         let status = assembler.insert(
           VP8FrameAssembler.Packet(
@@ -231,17 +224,17 @@ final class VideoDecodePipeline<Picture> {
   private struct Decoding: VP8FrameSink {
     let decoder: VP8Decoder
     let decodeBytes: DecodeBytesReusing
-    let stallTimeout: Duration
+    let stallTimeout: MediaDuration
     var statistics = VideoDecodePipelineStatistics()
     var waitingForKeyFrame = false
-    var firstRenderAt: Duration?
-    var lastRenderAt: Duration?
-    var lastProgressAt: Duration?
+    var firstRenderAt: MediaInstant?
+    var lastRenderAt: MediaInstant?
+    var lastProgressAt: MediaInstant?
     /// The running call's output (`State.handle` lends it), `now` and the arrival of the
     /// packet being inserted.
     var output = Output()
-    var now: Duration = .zero
-    var arrival: Duration = .zero
+    var now = MediaInstant(nanoseconds: 0)
+    var arrival = MediaInstant(nanoseconds: 0)
     /// Set by `noteProgress`: no frame decoded for `stallTimeout` while packets came.
     var stalled = false
     /// A picture handed back (`recycle`) for the next decode to write into.
@@ -250,7 +243,7 @@ final class VideoDecodePipeline<Picture> {
     init(decoder: VP8Decoder, decodeBytes: @escaping DecodeBytesReusing, stallTimeout: Duration) {
       self.decoder = decoder
       self.decodeBytes = decodeBytes
-      self.stallTimeout = stallTimeout
+      self.stallTimeout = MediaDuration(stallTimeout)
     }
 
     mutating func noteProgress(decoded: Bool, packets: Int) {
@@ -296,20 +289,20 @@ final class VideoDecodePipeline<Picture> {
         // count the difference twice.
         let renderedAt = max(now, lastRenderAt ?? now)
         if let lastRenderAt {
-          let gap = (renderedAt - lastRenderAt).playoutSeconds
+          let gap = (renderedAt - lastRenderAt).seconds
           statistics.longestGap = max(statistics.longestGap, gap)
           if gap > VideoReceiver.freezeThreshold { statistics.freezes += 1 }
         }
         firstRenderAt = firstRenderAt ?? renderedAt
         lastRenderAt = renderedAt
         if let firstRenderAt, statistics.framesDecoded > 1 {
-          let span = (renderedAt - firstRenderAt).playoutSeconds
+          let span = (renderedAt - firstRenderAt).seconds
           if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
         }
         output.frames.append(
           Frame(
             picture: consume picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
-            arrivalOffset: arrival, renderOffset: now))
+            arrivalTime: arrival, renderTime: now))
       } catch {
         // The reference chain is broken: later delta frames would decode to garbage.
         statistics.decodeErrors += 1

@@ -55,7 +55,7 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
       calls: 0, frames: 0, keyRequests: 0, errors: 0, malformed: 0, dropped: 0, freezes: 0,
       multiPacketFrames: 0, kept: 0
     )
-    let origin = ContinuousClock.now
+    let origin = MediaInstant.now()
     // Which recycled pictures are kept, apart: the link's draws stay those of `random`.
     var keeping = SplitMix64(seed: 0x4EC7_C1ED)
     for run in 0..<16 {
