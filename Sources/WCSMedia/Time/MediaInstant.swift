@@ -27,7 +27,7 @@ public struct MediaInstant: Sendable, Hashable, Comparable, CustomStringConverti
 
   /// This point as a `ContinuousClock` instant, exactly.
   public var continuousInstant: ContinuousClock.Instant {
-    Self.epoch.advanced(by: .nanoseconds(nanoseconds))
+    Self.epoch.advanced(by: MediaDuration(nanoseconds: nanoseconds).duration)
   }
 
   /// `ContinuousClock`'s epoch, kept: made per use, the resilient clock costs metadata look-ups.
@@ -124,8 +124,9 @@ public struct MediaDuration: Sendable, Hashable, Comparable, CustomStringConvert
     self.nanoseconds = Int64(clamping: nanoseconds)
   }
 
-  /// This duration as a `Duration`, exactly.
-  public var duration: Duration { .nanoseconds(nanoseconds) }
+  /// This duration as a `Duration`, exactly (made from attoseconds: `Duration.nanoseconds(_:)`
+  /// is generic).
+  public var duration: Duration { Duration(attoseconds: Int128(nanoseconds) * 1_000_000_000) }
 
   /// Zero.
   public static let zero = MediaDuration(nanoseconds: 0)
