@@ -27,18 +27,16 @@ final class AudioReceiveTrack: @unchecked Sendable {
   // A/V sync (VideoReceiveTrack+Sync.swift).
   let playoutSync: PlayoutSync?
   var delayLine = AudioDelayLine()
-  var syncTarget: Duration = .zero
+  var syncTarget = MediaDuration.zero
 
   /// One Opus frame (the receiver plays 20 ms frames).
-  static let frameInterval: Duration = .milliseconds(20)
+  static let frameInterval = AudioReceiver.frameDuration
   /// How early a turn may hand a frame to the sinks. With the owner's leeway of twice this, a
   /// turn runs anywhere from this much before a frame is due to this much after: a 20 ms
   /// window, so it always finds the wake-up of a packet arriving (every 20 ms) instead of
   /// waking the loop with a timer of its own; the frame's play-out instant moves by at most
   /// this much, and the lip sync sees the instant it really went.
-  static let playoutAdvance = Duration(attoseconds: playoutAdvanceAttoseconds)
-  /// `playoutAdvance` in attoseconds, a literal (folded, no lazy initialization per turn).
-  static let playoutAdvanceAttoseconds: Int128 = 10_000_000_000_000_000
+  static let playoutAdvance = MediaDuration.milliseconds(10)
 
   /// The sinks a turn plays to, in order: the process sink (or the app's) and the sound
   /// output. Two optionals rather than an array: no array made for every turn.
@@ -79,44 +77,22 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// When the next turn may run, seen at `now`: `playoutAdvance` before the receiver's next
   /// frame, or the first 20 ms slot of its schedule after `now` when that is past; `now + 20 ms`
   /// while playout has not begun (to pick up the first packets).
-  func nextTurn(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-    Self.nextTurn(frameDue: receiver.nextDeadlineOffset, after: now)
+  func nextTurn(after now: MediaInstant) -> MediaInstant {
+    Self.nextTurn(frameDue: receiver.nextDeadline, after: now)
   }
 
-  /// `nextTurn(after:)` for a receiver whose next frame is due at `frameDue` (a
-  /// `PlayoutInstant` offset; nil: playout has not begun).
-  static func nextTurn(frameDue: Duration?, after now: ContinuousClock.Instant)
-    -> ContinuousClock.Instant
-  {
+  /// `nextTurn(after:)` for a receiver whose next frame is due at `frameDue` (nil: playout has
+  /// not begun).
+  static func nextTurn(frameDue: MediaInstant?, after now: MediaInstant) -> MediaInstant {
     guard let frameDue else { return now + Self.frameInterval }
-    return PlayoutInstant.instant(
-      at: nextTurn(frameDue: frameDue, at: PlayoutInstant.offset(of: now)))
-  }
-
-  /// `nextTurn(after:)` with `now` and the result as `PlayoutInstant` offsets: the turn's
-  /// owner reads the clock as an offset (`PlayoutInstant.now()`) and makes one instant, for
-  /// the loop, instead of three resilient instant operations.
-  func nextTurn(at now: Duration) -> Duration {
-    Self.nextTurn(frameDue: receiver.nextDeadlineOffset, at: now)
-  }
-
-  /// `nextTurn(frameDue:after:)` in `PlayoutInstant` offsets (`Duration`s, handled inline), not
-  /// resilient instants: the same differences, order and quotient, so the same instant.
-  static func nextTurn(frameDue: Duration?, at now: Duration) -> Duration {
-    guard let frameDue else {
-      return Duration(attoseconds: now.attoseconds + AudioReceiver.frameAttoseconds)
-    }
-    // The usual case (the next frame ahead) in attoseconds, inline: `Duration`'s `-` and `<=`
-    // are calls into the standard library. The same exact values.
-    let dueAttoseconds = frameDue.attoseconds - Self.playoutAdvanceAttoseconds
-    guard dueAttoseconds <= now.attoseconds else { return Duration(attoseconds: dueAttoseconds) }
-    let due = Duration(attoseconds: dueAttoseconds)
-    let slots = Int((now - due) / Self.frameInterval) + 1
+    let due = frameDue - Self.playoutAdvance
+    guard due <= now else { return due }
+    let slots = (now - due) / Self.frameInterval + 1
     return due + Self.frameInterval * slots
   }
 
-  /// Plays every frame due within `playoutAdvance` from now. On the loop.
-  func playDue() {
+  /// Plays every frame due within `playoutAdvance` from `now`. On the loop.
+  func playDue(now: MediaInstant) {
     guard running else { return }
     // Taken out of the property for the turn: one access, and the array stays unique for the
     // next turn to empty in place.
@@ -125,11 +101,8 @@ final class AudioReceiveTrack: @unchecked Sendable {
     // Last turn's frames (usually one), from the end: no shift, and none of the generic
     // `replaceSubrange` that `removeAll(keepingCapacity:)` goes through.
     while due.popLast() != nil {}
-    // `ContinuousClock.now`, read straight from the kernel as a `PlayoutInstant` offset.
-    receiver.pull(
-      at: Duration(attoseconds: PlayoutInstant.now().attoseconds + Self.playoutAdvanceAttoseconds),
-      into: &due)
-    synchronize(&due)
+    receiver.pull(now: now + Self.playoutAdvance, into: &due)
+    synchronize(&due, now: now)
     let frames = due
     pulled = due
     stats.withLock { $0 = receiver.statistics }

@@ -26,42 +26,35 @@ import WCSProtocols
 extension NativeMediaConnection.PacketReception {
   /// A packet `receiveInOrder` took: its source, the packets to hand to the audio track now
   /// (empty for video: the jitter buffer holds it) and the earliest of the source's and the
-  /// transport feedback's deadlines, as an offset from the connection's clock origin.
+  /// transport feedback's deadlines.
   struct InOrderReception {
     let entry: NativeMediaConnection.ReceiveEntry
     var packets: [ReceivedRTPPacket]
-    let deadline: Duration
+    let deadline: MediaInstant
   }
 
-  /// Takes the RTP packet in `raw` (SSRC `ssrc`, arrived `sinceOrigin` after the connection's
-  /// clock origin) when it is the common case above, with the same effects as `admit` and the
-  /// source's `receive` would have; nil, with nothing changed, otherwise.
+  /// Takes the RTP packet in `raw` (SSRC `ssrc`, arrived at `now`) when it is the common case
+  /// above, with the same effects as `admit` and the source's `receive` would have; nil, with
+  /// nothing changed, otherwise.
   @inline(__always)
   mutating func receiveInOrder(
-    _ raw: UnsafeRawBufferPointer, ssrc: UInt32, sinceOrigin: Duration
+    _ raw: UnsafeRawBufferPointer, ssrc: UInt32, now: MediaInstant, clockOrigin: MediaInstant
   ) -> InOrderReception? {
     guard !closed,
       let header = InOrderRTPPacket(raw, ssrc: ssrc, transportWideCCID: transportWideCCID),
       rtxPayloadType != header.payloadType, let entry = route(ssrc),
-      let accepted = entry.stream.acceptInOrder(
-        header,
-        sinceOrigin: Duration(attoseconds: sinceOrigin.attoseconds - entry.originOffset.attoseconds)
-      )
+      let accepted = entry.stream.acceptInOrder(header, now: now)
     else { return nil }
     counters.packetsReceived += 1
     counters.bytesReceived += UInt64(raw.count)
-    var deadline = entry.originOffset.attoseconds + accepted.deadline.attoseconds
-    if let sequenceNumber = header.transportSequenceNumber {
-      // As `admit` records it: microseconds from the attoseconds, the deadline likewise.
-      let arrival = Int64(truncatingIfNeeded: sinceOrigin.attoseconds / 1_000_000_000_000)
-      if let due = transportFeedbackGenerator.recordArrivalInOrder(
-        transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
-      {
-        deadline = min(deadline, Int128(due) * 1_000_000_000_000)
-      }
+    var deadline = accepted.deadline
+    if let sequenceNumber = header.transportSequenceNumber,
+      let due = transportFeedbackGenerator.recordArrivalInOrder(
+        transportSequenceNumber: sequenceNumber, arrivalTime: (now - clockOrigin).microseconds)
+    {
+      deadline = min(deadline, clockOrigin + .microseconds(Int(due)))
     }
     if entry.isVideo { videoBytes += UInt64(raw.count) }
-    return InOrderReception(
-      entry: entry, packets: accepted.packets, deadline: Duration(attoseconds: deadline))
+    return InOrderReception(entry: entry, packets: accepted.packets, deadline: deadline)
   }
 }

@@ -8,15 +8,12 @@ extension NativeMediaConnection {
 
   func receiveRTP(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer) {
     guard raw.count >= 12 else { return }
-    // When it arrived, though the loop may have been busy since (as offsets: an instant is
-    // built only where one is needed).
-    let sinceLoopOrigin = loop.datagramArrivalOffset ?? (loop.now() - loop.origin)
+    // When it arrived, though the loop may have been busy since.
+    let now = loop.datagramArrival ?? loop.mediaNow()
     // Nearly every packet: flat (InOrderRTPReception.swift).
     if request.direction == .play,
       var taken = reception.receiveInOrder(
-        raw, ssrc: ssrc,
-        sinceOrigin: Duration(
-          attoseconds: sinceLoopOrigin.attoseconds - clockOriginOffset.attoseconds))
+        raw, ssrc: ssrc, now: now, clockOrigin: mediaClockOrigin)
     {
       if !taken.packets.isEmpty {
         audioReceiveTrack?.handle(taken.packets)
@@ -28,28 +25,24 @@ extension NativeMediaConnection {
       pollNoLaterThan(taken.deadline)
       return
     }
-    receiveLayered(ssrc, raw, sinceLoopOrigin: sinceLoopOrigin)
+    receiveLayered(ssrc, raw, now: now)
   }
 
   /// `receiveRTP` for every packet `PacketReception.receiveInOrder` does not take: parsed,
   /// counted, routed (RTX unwrapped, a new source made) and given to its stream layer by layer.
   /// Not inlined into `receiveRTP`: its code stays off the common packet's cache lines.
   @inline(never)
-  func receiveLayered(
-    _ ssrc: UInt32, _ raw: UnsafeRawBufferPointer, sinceLoopOrigin: Duration
-  ) {
-    let now = loop.origin + sinceLoopOrigin
-    let sinceOrigin = sinceLoopOrigin - clockOriginOffset
+  func receiveLayered(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer, now: MediaInstant) {
     let play = request.direction == .play
     // Play: the transport feedback's deadline, armed together with the stream's once the packet
     // was handled (one look at the armed poll instead of two); on a return before that, alone.
     var packet: RTPPacket
-    let feedbackDue: Duration?
+    let feedbackDue: MediaInstant?
     let entry: ReceiveEntry
     // Restored from RTX by `route`: the media SSRC replaced the RTX one.
     var restored = false
     // One access of the connection for the counters, the feedback and the route.
-    switch reception.admit(raw, ssrc: ssrc, sinceOrigin: sinceOrigin, play: play) {
+    switch reception.admit(raw, ssrc: ssrc, now: now, clockOrigin: mediaClockOrigin, play: play) {
     case .closed:
       return
     case .malformed:
@@ -72,8 +65,7 @@ extension NativeMediaConnection {
     // In place through the entry: a copy of the stream would share the storage of its jitter
     // buffer, NACK generator and statistics, and mutating it would copy all of that.
     let (result, deadline) = Self.receive(
-      consume packet, now: now, sinceOrigin: sinceOrigin - entry.originOffset, restored: restored,
-      in: &entry.stream, deadline: play)
+      consume packet, now: now, restored: restored, in: &entry.stream, deadline: play)
     if case .success(let output) = consume result {
       deliver(output, isVideo: entry.isVideo, now: now)
       if !entry.isVideo {
@@ -83,8 +75,7 @@ extension NativeMediaConnection {
       }
     }
     if play {
-      let streamDue = entry.originOffset + deadline
-      pollNoLaterThan(feedbackDue.map { min($0, streamDue) } ?? streamDue)
+      pollNoLaterThan(feedbackDue.map { min($0, deadline) } ?? deadline)
     }
   }
 
@@ -92,7 +83,7 @@ extension NativeMediaConnection {
   /// its media packet, or a new source; nil (counted malformed, the feedback's deadline armed)
   /// when there is none.
   private func route(
-    _ packet: inout RTPPacket, ssrc: UInt32, now: ContinuousClock.Instant, feedbackDue: Duration?
+    _ packet: inout RTPPacket, ssrc: UInt32, now: MediaInstant, feedbackDue: MediaInstant?
   ) -> ReceiveEntry? {
     var mediaSSRC = ssrc
     if let rtx = rtxPayloadType, packet.header.payloadType == rtx {
@@ -129,18 +120,18 @@ extension NativeMediaConnection {
     return made
   }
 
-  /// The stream's `receive` (`sinceOrigin`: `now` less the stream's origin) and then its next
-  /// deadline as an offset from the stream's origin (when `deadline`, else zero), in one access to the entry's stream (a mutating read:
-  /// `entry.stream.nextDeadline` would copy the whole stream).
+  /// The stream's `receive` and then its next deadline (when `deadline`, else `now`), in one
+  /// access to the entry's stream (`entry.stream.nextDeadline` after it would copy the whole
+  /// stream).
   static func receive(
-    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
-    restored: Bool = false, in stream: inout RTPReceiveStream, deadline: Bool
-  ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, Duration) {
-    let result = stream.receive(packet, now: now, sinceOrigin: sinceOrigin, restored: restored)
-    return (result, deadline ? stream.scheduledDeadlineOffset() : .zero)
+    _ packet: consuming RTPPacket, now: MediaInstant, restored: Bool = false,
+    in stream: inout RTPReceiveStream, deadline: Bool
+  ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, MediaInstant) {
+    let result = stream.receive(packet, now: now, restored: restored)
+    return (result, deadline ? stream.nextDeadline : now)
   }
 
-  func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: ContinuousClock.Instant)
+  func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: MediaInstant)
     -> ReceiveEntry?
   {
     let isVideo: Bool
@@ -163,11 +154,11 @@ extension NativeMediaConnection {
       clockRate: isVideo ? 90_000 : 48_000, nackEnabled: isVideo, buffersPackets: isVideo)
     return ReceiveEntry(
       stream: RTPReceiveStream(configuration: configuration, now: now), ssrc: ssrc,
-      isVideo: isVideo, originOffset: now - clockOrigin)
+      isVideo: isVideo)
   }
 
   func deliver(
-    _ output: RTPReceiveStream.Output, isVideo: Bool, now: ContinuousClock.Instant
+    _ output: RTPReceiveStream.Output, isVideo: Bool, now: MediaInstant
   ) {
     // Both tracks and `sendRTCP` do nothing with nothing (most packets wait in the buffer).
     guard !output.packets.isEmpty || !output.rtcp.isEmpty else { return }
@@ -182,7 +173,7 @@ extension NativeMediaConnection {
   func requestKeyFrameFromSender() {
     for entry in receivers.values where entry.isVideo {
       entry.stream.requestKeyFrame()
-      if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline - clockOrigin) }
+      if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
     }
   }
 }
@@ -195,34 +186,32 @@ extension NativeMediaConnection.PacketReception {
     /// It does not parse (counted received).
     case malformed
     /// Parsed and counted: the packet, its source when routed by its SSRC (nil for RTX and
-    /// for a source not seen yet), and (play) the transport feedback's deadline as an offset
-    /// from the connection's clock origin.
-    case admitted(RTPPacket, NativeMediaConnection.ReceiveEntry?, feedbackDue: Duration?)
+    /// for a source not seen yet), and (play) the transport feedback's deadline.
+    case admitted(RTPPacket, NativeMediaConnection.ReceiveEntry?, feedbackDue: MediaInstant?)
   }
 
-  /// Counts a received RTP datagram of `raw.count` octets that arrived `sinceOrigin` after the
-  /// connection's clock origin, parses it, records its transport-wide sequence number and
+  /// Counts a received RTP datagram of `raw.count` octets that arrived at `now`, parses it,
+  /// records its transport-wide sequence number (in microseconds since `clockOrigin`) and
   /// finds its source by SSRC (counting a video source's bytes).
   mutating func admit(
-    _ raw: UnsafeRawBufferPointer, ssrc: UInt32, sinceOrigin: Duration, play: Bool
+    _ raw: UnsafeRawBufferPointer, ssrc: UInt32, now: MediaInstant, clockOrigin: MediaInstant,
+    play: Bool
   ) -> Admission {
     guard !closed else { return .closed }
     counters.packetsReceived += 1
     counters.bytesReceived += UInt64(raw.count)
     guard let packet = try? RTPPacket.parse(raw) else { return .malformed }
-    var feedbackDue: Duration?
+    var feedbackDue: MediaInstant?
     if let id = transportWideCCID,
       let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
     {
-      // `micros(now)` from the attoseconds (no `components` division of 128-bit values).
-      let arrival = Int64(truncatingIfNeeded: sinceOrigin.attoseconds / 1_000_000_000_000)
       let due = transportFeedbackGenerator.recordArrival(
-        transportSequenceNumber: sequenceNumber, arrivalTime: arrival)
+        transportSequenceNumber: sequenceNumber, arrivalTime: (now - clockOrigin).microseconds)
       if play, let due {
         // Microsecond `due` itself: it stays put from one packet to the next (`now + (due -
         // arrival)` moved by the sub-microsecond part of `now` and re-armed the poll on most
         // packets), and is at most 1 µs earlier than that was.
-        feedbackDue = Duration(attoseconds: Int128(due) * 1_000_000_000_000)
+        feedbackDue = clockOrigin + .microseconds(Int(due))
       }
     }
     if let rtx = rtxPayloadType, packet.header.payloadType == rtx {

@@ -111,7 +111,8 @@ extension NativeMediaConnection {
     extra.malformedRTCPPackets += compound.skipped.count + (compound.stoppedBy == nil ? 0 : 1)
     let packets = compound.packets
     // When it arrived, though the loop may have been busy since.
-    let now = loop.datagramArrival ?? loop.now()
+    let arrival = loop.datagramArrival ?? loop.mediaNow()
+    let now = arrival.continuousInstant
     for packet in packets {
       if case .transportWideFeedback(let feedback) = packet, let estimator {
         extra.transportFeedbackReceived += 1
@@ -119,7 +120,7 @@ extension NativeMediaConnection {
           TransportWideCC.description(of: feedback).packetFeedbacks(), now: micros(now))
       }
       if case .senderReport(let report) = packet {
-        for entry in receivers.values { entry.stream.handleSenderReport(report, now: now) }
+        for entry in receivers.values { entry.stream.handleSenderReport(report, now: arrival) }
         feedPlayoutSync(senderReportOf: report.ssrc)
       }
       // In place, as in `sendMedia`.
@@ -154,7 +155,6 @@ extension NativeMediaConnection {
 
   /// Microseconds since the connection was made: the congestion controller's clock.
   func micros(_ instant: ContinuousClock.Instant) -> Int64 {
-    let (seconds, attoseconds) = (instant - clockOrigin).components
-    return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    (MediaInstant(instant) - mediaClockOrigin).microseconds
   }
 }

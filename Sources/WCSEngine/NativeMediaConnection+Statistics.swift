@@ -1,4 +1,5 @@
 import Foundation
+import WCSProtocols
 
 /// The periodic RTCP/jitter-buffer poll and the counters.
 extension NativeMediaConnection {
@@ -16,11 +17,11 @@ extension NativeMediaConnection {
   func schedulePoll(fromPoll: Bool = false) {
     // A renderer called on the loop may have closed the connection during the poll.
     guard !closed else { return }
-    let now = loop.now() - clockOrigin
+    let now = loop.mediaNow()
     let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
     let deadline = max(nextPollDeadline(now: now), now + Self.minimumPollInterval)
     if fromPoll, pollTimer == nil,
-      let again = loop.scheduleFiringActionAgain(at: clockOrigin + deadline, leeway: leeway)
+      let again = loop.scheduleFiringActionAgain(at: deadline.continuousInstant, leeway: leeway)
     {
       pollDeadline = deadline
       pollTimer = again
@@ -29,17 +30,16 @@ extension NativeMediaConnection {
     armPoll(at: deadline, leeway: leeway)
   }
 
-  /// Play: re-arms the poll when `deadline` (an offset from `clockOrigin`) comes before the
-  /// armed one. Call on the loop.
-  func pollNoLaterThan(_ deadline: Duration) {
+  /// Play: re-arms the poll when `deadline` comes before the armed one. Call on the loop.
+  func pollNoLaterThan(_ deadline: MediaInstant) {
     guard let pollDeadline, deadline < pollDeadline else { return }
     armPoll(at: deadline, leeway: Self.playPollLeeway)
   }
 
-  /// Arms the poll at `deadline`, an offset from `clockOrigin`.
-  private func armPoll(at deadline: Duration, leeway: Duration = .zero) {
+  /// Arms the poll at `deadline`.
+  private func armPoll(at deadline: MediaInstant, leeway: Duration = .zero) {
     pollDeadline = deadline
-    let instant = clockOrigin + deadline
+    let instant = deadline.continuousInstant
     // Moved rather than cancelled and made anew: no closure to allocate (play re-arms the
     // poll for most packets).
     if let pollTimer, let moved = loop.reschedule(pollTimer, at: instant, leeway: leeway) {
@@ -58,24 +58,20 @@ extension NativeMediaConnection {
   /// The earliest deadline of the receive streams, the send streams' SRs and (play) the
   /// transport-feedback generator, capped so the bitrate window and anything without a deadline
   /// of its own still advance. The generator is only polled on play, so publish leaves it out
-  /// (a stale deadline there would make the publish poll spin). Times are offsets from
-  /// `clockOrigin` (`now` too).
-  private func nextPollDeadline(now: Duration) -> Duration {
+  /// (a stale deadline there would make the publish poll spin).
+  private func nextPollDeadline(now: MediaInstant) -> MediaInstant {
     var next = now + Self.maximumPollInterval
     for entry in reception.routes {
-      next = min(next, entry.originOffset + entry.stream.scheduledDeadlineOffset())
+      next = min(next, entry.stream.nextDeadline)
     }
     if request.direction == .publish {
       // Only publish has send streams (see `poll`).
-      if let due = videoSend?.nextDeadline { next = min(next, due - clockOrigin) }
-      if let due = audioSend?.nextDeadline { next = min(next, due - clockOrigin) }
+      if let due = videoSend?.nextDeadline { next = min(next, MediaInstant(due)) }
+      if let due = audioSend?.nextDeadline { next = min(next, MediaInstant(due)) }
     } else if transportWideCCID != nil,
       let due = reception.transportFeedbackGenerator.nextDeadline
     {
-      // `micros(now)` and `.microseconds(_:)` in attoseconds: the same values without
-      // `components` or a generic 128-bit multiply.
-      let micros = Int64(truncatingIfNeeded: now.attoseconds / 1_000_000_000_000)
-      next = min(next, now + Duration(attoseconds: Int128(due - micros) * 1_000_000_000_000))
+      next = min(next, mediaClockOrigin + .microseconds(Int(due)))
     }
     return next
   }
@@ -89,23 +85,18 @@ extension NativeMediaConnection {
   /// RFC 3550 §6.2 spreads report intervals by ±50 %).
   static let publishPollLeeway: Duration = .milliseconds(50)
   /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
-  static let minimumPollInterval: Duration = .milliseconds(2)
+  static let minimumPollInterval = MediaDuration.milliseconds(2)
   /// The span `currentVideoBitrate` is measured over, at least.
-  static let bitrateWindow: Duration = .seconds(1)
+  static let bitrateWindow = MediaDuration.seconds(1)
   /// Ceiling between polls.
-  static let maximumPollInterval: Duration = .milliseconds(100)
+  static let maximumPollInterval = MediaDuration.milliseconds(100)
 
   func poll() {
-    let now = loop.now()
-    // `now` as an offset from `clockOrigin`, once: each stream's time since its origin, the
-    // feedback generator's microseconds and the bitrate window come from it with inline
-    // integer arithmetic (no resilient instant per stream, no `Duration.components`).
-    let sinceOrigin = now - clockOrigin
+    let mediaNow = loop.mediaNow()
+    let now = mediaNow.continuousInstant
     for entry in reception.routes {
-      let output = entry.stream.poll(
-        sinceOrigin: Duration(
-          attoseconds: sinceOrigin.attoseconds - entry.originOffset.attoseconds))
-      deliver(output, isVideo: entry.isVideo, now: now)
+      let output = entry.stream.poll(now: mediaNow)
+      deliver(output, isVideo: entry.isVideo, now: mediaNow)
       // The released packets' array serves the next release (decoded on the loop, the track
       // has let go of it).
       if output.packets.capacity > 0 { entry.stream.recycleReleased((consume output).packets) }
@@ -122,8 +113,7 @@ extension NativeMediaConnection {
       }
     }
     if !publish, transportWideCCID != nil {
-      // `micros(now)`: the same value from the attoseconds (`now` is past `clockOrigin`).
-      let micros = Int64(truncatingIfNeeded: sinceOrigin.attoseconds / 1_000_000_000_000)
+      let micros = (mediaNow - mediaClockOrigin).microseconds
       for description in reception.transportFeedbackGenerator.poll(now: micros) {
         extra.transportFeedbackSent += 1
         sendRTCP([
@@ -133,7 +123,7 @@ extension NativeMediaConnection {
         ])
       }
     }
-    updateBitrate(now: sinceOrigin)
+    updateBitrate(now: mediaNow)
   }
 
   /// The lowest SSRC received from (`receivers.keys.min()`, from the route list: no walk of
@@ -146,9 +136,8 @@ extension NativeMediaConnection {
     return lowest ?? 0
   }
 
-  /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`; `now` is an
-  /// offset from `clockOrigin`.
-  func updateBitrate(now: Duration) {
+  /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`.
+  func updateBitrate(now: MediaInstant) {
     let bytes = videoBytes
     guard let window = rateWindow else {
       rateWindow = (now, bytes)
@@ -156,9 +145,7 @@ extension NativeMediaConnection {
     }
     let elapsed = now - window.start
     guard elapsed >= Self.bitrateWindow else { return }
-    let seconds =
-      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-    counters.currentVideoBitrate = Int(Double(bytes - window.bytes) * 8 / seconds)
+    counters.currentVideoBitrate = Int(Double(bytes - window.bytes) * 8 / elapsed.seconds)
     rateWindow = (now, bytes)
   }
 

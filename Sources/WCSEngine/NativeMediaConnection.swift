@@ -29,30 +29,26 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// When the source's last packet arrived is the stream's (`RTPReceiveStream.lastPacketAt`,
   /// recorded in the access that takes the packet), not a second stored property written per
   /// packet.
-  final class ReceiveEntry {
+  package final class ReceiveEntry {
     var stream: RTPReceiveStream
     let ssrc: UInt32
     let isVideo: Bool
-    /// The stream's clock origin as an offset from the connection's `clockOrigin`: its
-    /// deadlines become offsets on that clock with one addition (no resilient `Instant`).
-    let originOffset: Duration
 
-    init(stream: RTPReceiveStream, ssrc: UInt32, isVideo: Bool, originOffset: Duration) {
+    package init(stream: RTPReceiveStream, ssrc: UInt32, isVideo: Bool) {
       self.stream = stream
       self.ssrc = ssrc
       self.isVideo = isVideo
-      self.originOffset = originOffset
     }
 
     /// When the last packet routed to this source arrived (or when it was made).
-    var lastPacketAt: ContinuousClock.Instant { stream.lastPacketAt }
+    var lastPacketAt: MediaInstant { stream.lastPacketAt }
   }
 
   /// What the play path reads and writes for every received RTP packet, in one value: one
   /// exclusivity access of the connection per packet instead of one per property (each costs
   /// a runtime check). Plain values, the small route list and the feedback generator; the
   /// properties of the same names forward to it.
-  struct PacketReception {
+  package struct PacketReception {
     var closed = false
     var counters = MediaConnectionStats()
     var videoBytes: UInt64 = 0
@@ -72,7 +68,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
 
   /// A second source of the same kind replaces the current one only after the current one was
   /// silent this long (a sender restart), so stray packets cannot hijack the decoder.
-  static let sourceTakeoverSilence: Duration = .seconds(2)
+  static let sourceTakeoverSilence = MediaDuration.seconds(2)
 
   /// The request this connection serves.
   public let request: MediaConnectionRequest
@@ -120,18 +116,16 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var receivers: [UInt32: ReceiveEntry] = [:] {
     didSet { reception.routes = Array(receivers.values) }
   }
-  var rtxSource: (ssrc: UInt32, lastPacketAt: ContinuousClock.Instant)?
+  var rtxSource: (ssrc: UInt32, lastPacketAt: MediaInstant)?
   var videoReceiveTrack: VideoReceiveTrack?
   var audioReceiveTrack: AudioReceiveTrack?
   /// Lip sync of the played audio and video (play with both, `synchronizesPlayout`).
   var playoutSync: PlayoutSync?
   var pollTimer: EventLoopTimer?
-  /// When `pollTimer` fires (play: a packet whose stream falls due earlier re-arms it), as an
-  /// offset from `clockOrigin`: compared per packet, inline (a `ContinuousClock.Instant` is
-  /// resilient: copies and comparisons go through the runtime).
-  var pollDeadline: Duration?
+  /// When `pollTimer` fires (play: a packet whose stream falls due earlier re-arms it).
+  var pollDeadline: MediaInstant?
   /// `pollDeadline` as an instant.
-  var pollAt: ContinuousClock.Instant? { pollDeadline.map { clockOrigin + $0 } }
+  var pollAt: ContinuousClock.Instant? { pollDeadline?.continuousInstant }
   /// Drives the audio receive track's playout turns.
   var audioPlayoutTimer: EventLoopTimer?
   var counters: MediaConnectionStats {
@@ -139,8 +133,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     set { reception.counters = newValue }
   }
   var extra = DetailedStatistics()
-  /// The bitrate window's start (an offset from `clockOrigin`) and `videoBytes` then.
-  var rateWindow: (start: Duration, bytes: UInt64)?
+  /// The bitrate window's start and `videoBytes` then.
+  var rateWindow: (start: MediaInstant, bytes: UInt64)?
   /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
   var videoBytes: UInt64 {
     get { reception.videoBytes }
@@ -157,9 +151,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var nextTransportSequenceNumber: UInt16 = 0
   /// Origin of the microsecond clock the congestion controller and TWCC use.
   let clockOrigin: ContinuousClock.Instant
-  /// `clockOrigin` as an offset from the loop's origin (`EventLoop.origin`): a datagram's
-  /// arrival offset on the loop becomes one on this clock with a subtraction.
-  let clockOriginOffset: Duration
+  /// `clockOrigin` on the media clock.
+  let mediaClockOrigin: MediaInstant
   let mediaClock = NativeMediaClock()
 
   init(
@@ -171,9 +164,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     self.backend = backend
     self.onStateChange = onStateChange
     loop = configuration.loop
-    let clockOrigin = ContinuousClock.now
-    self.clockOrigin = clockOrigin
-    clockOriginOffset = clockOrigin - configuration.loop.origin
+    mediaClockOrigin = MediaInstant.now()
+    clockOrigin = mediaClockOrigin.continuousInstant
     parameters = NativeEncodingParameters(request: request)
     var generator = SystemRandomNumberGenerator()
     var ssrcs: Set<UInt32> = []
@@ -330,7 +322,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     audioSource?.start()
     if let track = audioReceiveTrack {
       track.start()
-      scheduleAudioPlayout(at: loop.now())
+      scheduleAudioPlayout(at: loop.mediaNow())
     }
     videoTrack?.requestKeyFrame()
   }
@@ -339,7 +331,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// wake-up of the loop: a 20 ms window (`playoutAdvance` early to as much late) always holds
   /// the arrival of a packet (every 20 ms). The turn reports the instant it really played to the
   /// lip sync, so video follows.
-  static let audioPlayoutLeeway: Duration = AudioReceiveTrack.playoutAdvance * 2
+  static let audioPlayoutLeeway: Duration = (AudioReceiveTrack.playoutAdvance * 2).duration
 
   /// The turn's leeway while the connection's sockets coalesce over at least a turn's period
   /// (`receiveCoalescing` ≥ 20 ms): then the packets wait for the turn rather than the turn for
@@ -351,23 +343,25 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// `audioPlayoutLeeway`, or `coalescedAudioPlayoutLeeway` when the sockets coalesce over a
   /// turn's period.
   var audioTurnLeeway: Duration {
-    configuration.peerConnection.receiveCoalescing >= AudioReceiver.frameDuration
+    configuration.peerConnection.receiveCoalescing >= AudioReceiver.frameDuration.duration
       ? Self.coalescedAudioPlayoutLeeway : Self.audioPlayoutLeeway
   }
 
   /// Runs a playout turn of the audio receive track at `deadline` and at each turn it asks
   /// for next. Call on the loop.
-  func scheduleAudioPlayout(at deadline: ContinuousClock.Instant) {
-    audioPlayoutTimer = loop.schedule(at: deadline, leeway: audioTurnLeeway) {
+  func scheduleAudioPlayout(at deadline: MediaInstant) {
+    audioPlayoutTimer = loop.schedule(at: deadline.continuousInstant, leeway: audioTurnLeeway) {
       [weak self] in
       guard let self, !self.closed, let track = self.audioReceiveTrack else { return }
-      track.playDue()
+      let now = self.loop.mediaNow()
+      track.playDue(now: now)
       // A sink may have closed the connection or stopped the media from `play`, on the loop.
       guard !self.closed, track.isRunning else { return }
-      // Read as a `PlayoutInstant` offset: the instant `loop.now()` gives, made once.
-      let next = PlayoutInstant.instant(at: track.nextTurn(at: PlayoutInstant.now()))
+      let next = track.nextTurn(after: now)
       // This closure again, rather than a new one each turn.
-      if let again = self.loop.scheduleFiringActionAgain(at: next, leeway: self.audioTurnLeeway) {
+      if let again = self.loop.scheduleFiringActionAgain(
+        at: next.continuousInstant, leeway: self.audioTurnLeeway)
+      {
         self.audioPlayoutTimer = again
       } else {
         self.scheduleAudioPlayout(at: next)

@@ -12,7 +12,7 @@ final class PlayoutSync: Sendable {
   static let opusEncoderDelay: UInt32 = 312
 
   init(configuration: PlayoutSynchronizer.Configuration = .init()) {
-    state = Mutex(PlayoutSynchronizer(configuration: configuration, now: ContinuousClock.now))
+    state = Mutex(PlayoutSynchronizer(configuration: configuration))
   }
 
   /// Takes a receive stream's SR (on the loop).
@@ -27,35 +27,37 @@ final class PlayoutSync: Sendable {
     }
   }
 
-  /// Audio frames of `output` were handed to the sink now; returns the extra delay audio
+  /// Audio frames of `output` were handed to the sink at `now`; returns the extra delay audio
   /// should have from now on.
-  func audioPlayed(_ output: AudioDelayLine.Output, appliedExtraDelay: Duration) -> Duration {
-    audioPlayed(timestamp: output.playedTimestamp, appliedExtraDelay: appliedExtraDelay)
+  func audioPlayed(
+    _ output: AudioDelayLine.Output, appliedExtraDelay: MediaDuration, at now: MediaInstant
+  ) -> MediaDuration {
+    audioPlayed(timestamp: output.playedTimestamp, appliedExtraDelay: appliedExtraDelay, at: now)
   }
 
-  /// `audioPlayed(_:appliedExtraDelay:)` with the output's `playedTimestamp`.
-  func audioPlayed(timestamp playedTimestamp: UInt32?, appliedExtraDelay: Duration) -> Duration {
-    let now = PlayoutInstant.now()
-    return state.withLock {
+  /// `audioPlayed(_:appliedExtraDelay:at:)` with the output's `playedTimestamp`.
+  func audioPlayed(
+    timestamp playedTimestamp: UInt32?, appliedExtraDelay: MediaDuration, at now: MediaInstant
+  ) -> MediaDuration {
+    state.withLock {
       if let timestamp = playedTimestamp {
         $0.audioPlayed(
           rtpTimestamp: timestamp &- Self.opusEncoderDelay, appliedExtraDelay: appliedExtraDelay,
-          atOffset: now)
+          at: now)
       }
       return $0.audioExtraDelay
     }
   }
 
-  /// A frame with `rtpTimestamp` was rendered now after being held `heldFor`.
-  func videoRendered(rtpTimestamp: UInt32, heldFor: Duration) {
-    let now = PlayoutInstant.now()
+  /// A frame with `rtpTimestamp` was rendered at `now` after being held `heldFor`.
+  func videoRendered(rtpTimestamp: UInt32, heldFor: MediaDuration, at now: MediaInstant) {
     state.withLock {
-      $0.videoRendered(rtpTimestamp: rtpTimestamp, appliedExtraDelay: heldFor, atOffset: now)
+      $0.videoRendered(rtpTimestamp: rtpTimestamp, appliedExtraDelay: heldFor, at: now)
     }
   }
 
   /// The extra delay video should have now.
-  var videoExtraDelay: Duration { state.withLock { $0.videoExtraDelay } }
+  var videoExtraDelay: MediaDuration { state.withLock { $0.videoExtraDelay } }
 
   /// The synchronizer's state (for statistics and tests).
   var snapshot: PlayoutSynchronizer { state.withLock { $0 } }

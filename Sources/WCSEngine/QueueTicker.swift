@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import WCSProtocols
 
 /// A repeating tick on a serial queue (a track's queue, so ticks never race the encoder),
 /// driven by a thread of its own that sleeps to each absolute deadline.
@@ -101,11 +102,11 @@ private final class QueueTickerRun: Sendable {
     self.queue = queue
     self.tick = tick
     self.name = name
-    self.interval = Self.nanoseconds(interval)
+    self.interval = MediaDuration(interval).nanoseconds
     // `ContinuousClock` and `CLOCK_MONOTONIC` run at the same rate; their offset is taken
     // once. Reading the monotonic clock second makes the offset err late, so a deadline is
     // never met before its instant (a microphone tick must find its frame complete).
-    let offset = Self.nanoseconds(anchor - ContinuousClock.now)
+    let offset = MediaDuration(anchor - ContinuousClock.now).nanoseconds
     self.anchor = Self.monotonicNow() + offset
   }
 
@@ -157,8 +158,4 @@ private final class QueueTickerRun: Sendable {
     return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
   }
 
-  static func nanoseconds(_ duration: Duration) -> Int64 {
-    let (seconds, attoseconds) = duration.components
-    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-  }
 }

@@ -24,7 +24,7 @@ extension VideoReceiveTrack {
       while !frames.isEmpty { render(frames.removeLast(), to: renderer) }
       return
     }
-    let now = ContinuousClockReading.now()
+    let now = MediaInstant.now()
     while !frames.isEmpty { renderQueue.push(frames.removeLast(), decodedAt: now) }
     releaseDueFrames()
   }
@@ -42,19 +42,18 @@ extension VideoReceiveTrack {
   func releaseDueFrames() {
     guard let renderer, let playoutSync, !isStopped else { return }
     let extraDelay = playoutSync.videoExtraDelay
-    let now = ContinuousClockReading.now()
-    let nowOffset = PlayoutInstant.offset(of: now)
+    let now = MediaInstant.now()
     // One at a time: no array of the due frames per release, and each frame moved from the
     // queue into `render` (`releaseNext`'s optional would be copied out of). A frame left in
     // the queue when the renderer stops the track is never rendered (nothing releases after
     // `stop`).
-    while renderQueue.hasDue(at: nowOffset, extraDelay: extraDelay) {
+    while renderQueue.hasDue(at: now, extraDelay: extraDelay) {
       // The renderer may have stopped the track (closed its connection) at the previous one.
       guard !isStopped else { return }
-      var heldFor = Duration.zero
-      let rtpTimestamp = render(
-        renderQueue.takeOldest(at: nowOffset, heldFor: &heldFor), to: renderer)
-      playoutSync.videoRendered(rtpTimestamp: rtpTimestamp, heldFor: heldFor)
+      var heldFor = MediaDuration.zero
+      let rtpTimestamp = render(renderQueue.takeOldest(at: now, heldFor: &heldFor), to: renderer)
+      playoutSync.videoRendered(
+        rtpTimestamp: rtpTimestamp, heldFor: heldFor, at: MediaInstant.now())
     }
     guard !isStopped, !releaseScheduled, let next = renderQueue.nextDeadline(extraDelay: extraDelay)
     else {
@@ -63,7 +62,7 @@ extension VideoReceiveTrack {
     releaseScheduled = true
     let wait = max(next - now, .milliseconds(1))
     if let loop {
-      let deadline = now + wait
+      let deadline = (now + wait).continuousInstant
       if loop.inEventLoop {
         loop.schedule(at: deadline) { [weak self] in self?.releaseOnLoop() }
       } else {
@@ -73,11 +72,8 @@ extension VideoReceiveTrack {
       }
       return
     }
-    let nanoseconds =
-      Int(wait.components.seconds) * 1_000_000_000
-      + Int(wait.components.attoseconds / 1_000_000_000)
     queuedJobs.add(1, ordering: .relaxed)
-    queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait.nanoseconds))) { [weak self] in
       guard let self else { return }
       self.releaseScheduled = false
       self.releaseDueFrames()
@@ -97,7 +93,7 @@ extension VideoReceiveTrack {
     // acquiring load sees what the last finished job left (it decrements releasing).
     if queuedJobs.load(ordering: .acquiring) == 0,
       averageReleaseCost.map({
-        $0 <= inlineCostLimit && loop.workBudget.allows($0, at: ContinuousClockReading.now())
+        $0 <= inlineCostLimit && loop.workBudget.allows($0, at: loop.mediaNow())
       }) ?? true
     {
       releaseScheduled = false
@@ -117,10 +113,10 @@ extension VideoReceiveTrack {
   /// cost, as `averageCost`). Returns the time it took and when it ended. One thread at a time
   /// (see the type's comment).
   @discardableResult
-  private func timedRelease() -> (spent: Duration, end: ContinuousClock.Instant) {
-    let start = ContinuousClockReading.now()
+  private func timedRelease() -> (spent: MediaDuration, end: MediaInstant) {
+    let start = MediaInstant.now()
     releaseDueFrames()
-    let end = ContinuousClockReading.now()
+    let end = MediaInstant.now()
     let spent = end - start
     averageReleaseCost = Self.averaged(averageReleaseCost, with: spent)
     return (spent, end)
@@ -150,17 +146,18 @@ extension VideoReceiveTrack {
 extension AudioReceiveTrack {
   /// Passes pulled frames through the sync delay line and reports the played one. On the
   /// connection's event loop.
-  func synchronized(_ frames: [PCMAudioFrame]) -> [PCMAudioFrame] {
+  func synchronized(_ frames: [PCMAudioFrame], now: MediaInstant) -> [PCMAudioFrame] {
     var frames = frames
-    synchronize(&frames)
+    synchronize(&frames, now: now)
     return frames
   }
 
-  /// `synchronized(_:)` in place: `frames` becomes what to play (unchanged, not copied, while
-  /// no delay is held or grown).
-  func synchronize(_ frames: inout [PCMAudioFrame]) {
+  /// `synchronized(_:now:)` in place: `frames` becomes what to play (unchanged, not copied,
+  /// while no delay is held or grown).
+  func synchronize(_ frames: inout [PCMAudioFrame], now: MediaInstant) {
     guard let playoutSync, !frames.isEmpty else { return }
     let played = delayLine.process(&frames, target: syncTarget)
-    syncTarget = playoutSync.audioPlayed(timestamp: played, appliedExtraDelay: delayLine.delay)
+    syncTarget = playoutSync.audioPlayed(
+      timestamp: played, appliedExtraDelay: delayLine.delay, at: now)
   }
 }

@@ -37,11 +37,11 @@ final class VideoReceiveTrack: @unchecked Sendable {
   let renderGate = Mutex(RenderGate())
   /// The loop `handle` is called on, when pictures may be decoded on it.
   let loop: EventLoop?
-  let inlineCostLimit: Duration
+  let inlineCostLimit: MediaDuration
   /// Jobs on `queue` not finished yet (decodes, and the lip-sync hold's next release).
   let queuedJobs = Atomic<Int>(0)
   /// Moving average of the wall time one `decodeAndPresent` took (nil before the first).
-  private var averageCost: Duration?
+  private var averageCost: MediaDuration?
   /// Pictures decoded on the loop.
   private let decodedOnLoop = Atomic<Int>(0)
   /// The pipeline's output, kept between calls (taken out for the call and emptied), so a
@@ -53,7 +53,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
   var releaseScheduled = false
   /// Moving average of the wall time one lip-sync release (`releaseDueFrames` from its timer,
   /// mostly a held picture's rendering) took (nil before the first).
-  var averageReleaseCost: Duration?
+  var averageReleaseCost: MediaDuration?
 
   /// - Parameters:
   ///   - loop: the loop `handle` is called on, when pictures may be decoded on it (nil: always
@@ -74,7 +74,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
     self.renderer = renderer
     self.playoutSync = playoutSync
     self.loop = loop
-    self.inlineCostLimit = inlineCostLimit
+    self.inlineCostLimit = MediaDuration(inlineCostLimit)
     self.onKeyFrameNeeded = onKeyFrameNeeded
   }
 
@@ -114,7 +114,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
 
   /// Decodes packets released at `now`: on the loop when it is cheaper and allowed (see the
   /// type's comment), else queued. Call on the loop given at `init` (any thread without one).
-  func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) {
+  func handle(_ packets: [ReceivedRTPPacket], now: MediaInstant) {
     guard !packets.isEmpty else { return }
     if let loop, mayDecodeInline(on: loop, now: now) {
       if let work = decodeAndPresent(packets, now: now) {
@@ -147,7 +147,7 @@ final class VideoReceiveTrack: @unchecked Sendable {
     }
   }
 
-  private func mayDecodeInline(on loop: EventLoop, now: ContinuousClock.Instant) -> Bool {
+  private func mayDecodeInline(on loop: EventLoop, now: MediaInstant) -> Bool {
     guard queuedJobs.load(ordering: .acquiring) == 0, let averageCost,
       averageCost <= inlineCostLimit, loop.inEventLoop
     else { return false }
@@ -156,11 +156,11 @@ final class VideoReceiveTrack: @unchecked Sendable {
 
   /// Assembles, decodes and renders; one thread at a time (see the type's comment). Returns
   /// the wall time it took and when it ended (nil when stopped: nothing ran).
-  private func decodeAndPresent(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant)
-    -> (spent: Duration, end: ContinuousClock.Instant)?
+  private func decodeAndPresent(_ packets: [ReceivedRTPPacket], now: MediaInstant)
+    -> (spent: MediaDuration, end: MediaInstant)?
   {
     guard !isStopped else { return nil }
-    let start = ContinuousClockReading.now()
+    let start = MediaInstant.now()
     var output = VideoDecodePipeline<VideoFrame>.Output()
     swap(&output, &self.output)
     receiver.handle(packets, now: now, into: &output)
@@ -169,20 +169,16 @@ final class VideoReceiveTrack: @unchecked Sendable {
     output.needsKeyFrame = false
     present(&output.frames)
     swap(&output, &self.output)
-    let end = ContinuousClockReading.now()
+    let end = MediaInstant.now()
     let spent = end - start
     averageCost = Self.averaged(averageCost, with: spent)
     return (spent, end)
   }
 
   /// A moving average of costs, `average` moved an eighth of the way to `cost` (`cost` itself
-  /// when there is none yet): a key frame (2–3 times a delta frame's) moves it little. In
-  /// attoseconds: `Duration / Int` is a generic 128-bit division; the same truncating division
-  /// of the same value.
-  static func averaged(_ average: Duration?, with cost: Duration) -> Duration {
-    average.map {
-      Duration(attoseconds: $0.attoseconds + (cost.attoseconds - $0.attoseconds) / 8)
-    } ?? cost
+  /// when there is none yet): a key frame (2–3 times a delta frame's) moves it little.
+  static func averaged(_ average: MediaDuration?, with cost: MediaDuration) -> MediaDuration {
+    average.map { $0 + (cost - $0) / 8 } ?? cost
   }
 }
 

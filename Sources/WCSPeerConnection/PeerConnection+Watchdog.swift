@@ -27,8 +27,4 @@ extension PeerConnection {
     }
   }
 
-  static func seconds(_ duration: Duration) -> Double {
-    let (seconds, attoseconds) = duration.components
-    return Double(seconds) + Double(attoseconds) * 1e-18
-  }
 }

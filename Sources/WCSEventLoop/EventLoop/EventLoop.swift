@@ -19,8 +19,8 @@ import WCSProtocols
 /// leeway may fire up to that much later still: it fires on the first turn at or after its
 /// deadline, and the loop sleeps no longer than its deadline plus the leeway, so timers that
 /// tolerate it share the wake-ups of datagrams and of each other (the kernel's timer slack,
-/// in the loop). A wake-up costs more CPU than the media work of most of them
-/// (docs/performance.md, `PipelineBench idle-loop`). For the same reason a
+/// in the loop). A wake-up costs 45–50 µs of CPU on a virtual machine
+/// (`PipelineBench idle-loop`), more than the media work of most of them. For the same reason a
 /// socket may be watched with a coalescing window (`EventLoopUDPSocket`'s `coalescing`): what
 /// arrives on it while a timer is due within that window waits for the timer's wake-up (and is
 /// read before the timer runs) instead of waking the loop. Handlers run on the loop; they must
@@ -66,9 +66,9 @@ public final class EventLoop: @unchecked Sendable {
   /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`), datagram
   /// arrivals as offsets from it.
   package let origin: ContinuousClock.Instant
-  /// `origin` in attoseconds since `ContinuousClock.systemEpoch`: the loop's own clock reads
-  /// (`ContinuousClockReading`) become attoseconds from `origin` with one subtraction.
-  private let originSinceEpoch: Int128
+  /// `origin` on the media clock: the loop's clock reads (`MediaInstant.now()`) become offsets
+  /// from `origin` with one subtraction.
+  let mediaOrigin: MediaInstant
   /// A readable-handler, the number of its `watch` call, and how long its descriptor may wait
   /// for a timer's wake-up (attoseconds; 0: never, see `watch`).
   private struct Watcher {
@@ -98,12 +98,13 @@ public final class EventLoop: @unchecked Sendable {
   private var readableLeftOver = false
   /// While a socket's datagram handler runs: when that datagram arrived (see
   /// `EventLoopUDPSocket`), else nil.
-  package var datagramArrival: ContinuousClock.Instant? {
-    get { datagramArrivalOffset.map { origin + $0 } }
-    set { datagramArrivalOffset = newValue.map { $0 - origin } }
+  package var datagramArrival: MediaInstant? {
+    datagramArrivalOffset.map {
+      mediaOrigin + .nanoseconds(Int64(truncatingIfNeeded: $0.attoseconds / 1_000_000_000))
+    }
   }
-  /// `datagramArrival` as an offset from `origin`: stored and read per datagram without a
-  /// resilient `ContinuousClock.Instant` optional (its copies go through the runtime).
+  /// `datagramArrival` as an offset from `origin`, as the sockets and the network emulation
+  /// keep it.
   package var datagramArrivalOffset: Duration?
 
   /// The largest UDP payload over IPv4 (65,535 − 8 − 20), the size of the receive buffer.
@@ -116,8 +117,8 @@ public final class EventLoop: @unchecked Sendable {
   public init(label: String = "WCSMedia.EventLoop") {
     self.label = label
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
-    origin = clock.now
-    originSinceEpoch = ContinuousClockReading.attosecondsSinceEpoch(of: origin)
+    mediaOrigin = MediaInstant.now()
+    origin = mediaOrigin.continuousInstant
     wake = EventLoopWakePipe()
     let reference = EventLoopReference(self)
     let wake = wake
@@ -150,16 +151,21 @@ public final class EventLoop: @unchecked Sendable {
     assert(inEventLoop, "must run on event loop \(label)", file: file, line: line)
   }
 
-  /// Now on the loop's monotonic clock (`clock.now`, read without the runtime's path to it:
-  /// `ContinuousClockReading`).
+  /// Now on the loop's monotonic clock (`clock.now`).
   public func now() -> ContinuousClock.Instant {
-    origin.advanced(by: Duration(attoseconds: attosecondsNow()))
+    MediaInstant.now().continuousInstant
+  }
+
+  /// Now on the media clock, for the Sans-I/O cores the loop's handlers drive: a datagram's
+  /// handler takes `datagramArrival` instead (when it arrived, not when it was read).
+  public func mediaNow() -> MediaInstant {
+    MediaInstant.now()
   }
 
   /// Now as attoseconds from `origin`: what `attoseconds(now())` gives, without an instant.
   /// Call on the loop's thread or any other (a clock read).
   func attosecondsNow() -> Int128 {
-    ContinuousClockReading.attosecondsSinceEpoch() - originSinceEpoch
+    Int128(MediaInstant.now().nanoseconds &- mediaOrigin.nanoseconds) * 1_000_000_000
   }
 
   /// Runs `work` on the loop soon, after what is already queued. Callable from any thread.
@@ -322,7 +328,8 @@ public final class EventLoop: @unchecked Sendable {
   ///     it is readable). While a timer is due within the smallest such window, the loop sleeps
   ///     until that timer without polling these descriptors, then reads them before it runs the
   ///     timers. A periodic media timer (an audio turn every 20 ms) then wakes the loop for the
-  ///     packets that arrived in between too, which would each have cost a wake-up.
+  ///     packets that arrived in between too, which would each have cost a wake-up
+  ///     (45–50 µs of CPU on a virtual machine).
   ///   - handler: called on the loop when `descriptor` is readable.
   func watch(_ descriptor: Int32, coalescing: Duration = .zero, _ handler: @escaping () -> Void) {
     assertInEventLoop()

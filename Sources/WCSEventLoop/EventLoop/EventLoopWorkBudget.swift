@@ -1,8 +1,9 @@
 import Foundation
+import WCSProtocols
 
 /// How much of an event loop's time work taken over from a worker queue may use: a played
-/// track's video decoding runs on the loop (sparing the hand-off to its queue and the worker's
-/// wake-up, see docs/performance.md) only while such work stays under
+/// track's video decoding runs on the loop (sparing the hand-off to its queue, ≈ 25 µs, and
+/// the worker's wake-up, as much again on a virtual machine) only while such work stays under
 /// `share` of the loop's wall-clock time, so the loop keeps room for packets and timers.
 ///
 /// The load is an exponentially decaying sum of the time spent (time constant `window`), so a
@@ -14,12 +15,12 @@ package final class EventLoopWorkBudget: @unchecked Sendable {
   let share: Double
   /// Time constant of the decaying load.
   let window: Duration
-  /// `window` in seconds, converted once (the conversion divides 128-bit integers).
+  /// `window` in seconds, converted once.
   private let windowSeconds: Double
 
   /// Seconds of work, decayed to `updatedAt`.
   private var load: Double = 0
-  private var updatedAt: ContinuousClock.Instant?
+  private var updatedAt: MediaInstant?
 
   /// - Parameters:
   ///   - share: the largest share of the loop's time (0…1) such work may take; default 0.25.
@@ -32,30 +33,30 @@ package final class EventLoopWorkBudget: @unchecked Sendable {
 
   /// The decayed load at `now` as a share of the loop's time (0 when idle; about the busy
   /// fraction under steady work).
-  func utilization(at now: ContinuousClock.Instant) -> Double {
+  func utilization(at now: MediaInstant) -> Double {
     decay(to: now)
     return load / windowSeconds
   }
 
   /// Whether work expected to take `cost` may run on the loop at `now`.
-  package func allows(_ cost: Duration, at now: ContinuousClock.Instant) -> Bool {
-    utilization(at: now) + cost.playoutSeconds / windowSeconds <= share
+  package func allows(_ cost: MediaDuration, at now: MediaInstant) -> Bool {
+    utilization(at: now) + cost.seconds / windowSeconds <= share
   }
 
   /// Records work that took `spent` and ended at `now`.
-  package func record(_ spent: Duration, endingAt now: ContinuousClock.Instant) {
+  package func record(_ spent: MediaDuration, endingAt now: MediaInstant) {
     decay(to: now)
-    load += max(0, spent.playoutSeconds)
+    load += max(0, spent.seconds)
   }
 
   /// Decays the load to `now`; an instant before the last one changes nothing.
-  private func decay(to now: ContinuousClock.Instant) {
+  private func decay(to now: MediaInstant) {
     guard let last = updatedAt else {
       updatedAt = now
       return
     }
     guard now > last else { return }
-    load *= exp(-(now - last).playoutSeconds / windowSeconds)
+    load *= exp(-(now - last).seconds / windowSeconds)
     updatedAt = now
   }
 }

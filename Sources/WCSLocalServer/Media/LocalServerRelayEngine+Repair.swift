@@ -15,7 +15,7 @@ extension LocalServerRelayEngine {
     let highest = tracker.sequence.highest
     let extended = tracker.sequence.extend(sequenceNumber)
     let recoveredBefore = tracker.generator.recoveredAfterRequest
-    tracker.generator.packetArrived(Int64(extended), now: Double(now) / 1000)
+    tracker.generator.packetArrived(Int64(extended), now: .milliseconds(now))
     // A NACKed packet arriving: its resend (a merely reordered one was never asked for).
     if tracker.generator.recoveredAfterRequest > recoveredBefore {
       publisher.statistics.retransmissions += 1
@@ -26,7 +26,7 @@ extension LocalServerRelayEngine {
     let deadline = gap > 0 ? tracker.generator.nextDeadline(roundTripTime: nil) : nil
     publisher.losses[ssrc] = tracker
     if wantsKeyFrame { _ = requestKeyFrame(publisher) }
-    if let deadline { scheduleNACKs(publisher, at: Int64((deadline * 1000).rounded(.up))) }
+    if let deadline { scheduleNACKs(publisher, at: deadline.millisecondsRoundingUp) }
   }
 
   func scheduleNACKs(_ publisher: RelayPublisher, at deadline: Int64) {
@@ -48,13 +48,12 @@ extension LocalServerRelayEngine {
   func sendNACKs(_ publisher: RelayPublisher) {
     guard publishers[publisher.mediaSessionId] === publisher else { return }
     let now = nowMillis()
-    let seconds = Double(now) / 1000
     var feedback: [RTCPPacket] = []
-    var next: Double?
+    var next: MediaInstant?
     for ssrc in publisher.losses.keys.sorted() {
       guard var tracker = publisher.losses[ssrc] else { continue }
       let givenUpBefore = tracker.generator.givenUp
-      let due = tracker.generator.due(now: seconds, roundTripTime: nil)
+      let due = tracker.generator.due(now: .milliseconds(now), roundTripTime: nil)
       publisher.statistics.packetsGivenUp += tracker.generator.givenUp - givenUpBefore
       if let deadline = tracker.generator.nextDeadline(roundTripTime: nil) {
         next = min(next ?? deadline, deadline)
@@ -74,7 +73,7 @@ extension LocalServerRelayEngine {
         cname: publisher.cname, on: publisher.peerConnection,
         failures: &publisher.statistics.sendFailures)
     }
-    if let next { scheduleNACKs(publisher, at: Int64((next * 1000).rounded(.up))) }
+    if let next { scheduleNACKs(publisher, at: next.millisecondsRoundingUp) }
   }
 
   func playerRTCP(_ player: RelayPlayer, _ raw: UnsafeRawBufferPointer) {
@@ -115,7 +114,7 @@ extension LocalServerRelayEngine {
         $0.value.ssrc == nack.mediaSSRC
       })
     else { return }
-    let rtt = player.peerConnection.stats.roundTripTime.map { Self.millis($0) } ?? 50
+    let rtt = player.peerConnection.stats.roundTripTime.map { MediaDuration($0).milliseconds } ?? 50
     let minimumInterval = max(5, rtt * 8 / 10)
     let kind = player.ssrcs.first { $0.value == nack.mediaSSRC }?.key
     for lost in nack.lostSequenceNumbers {

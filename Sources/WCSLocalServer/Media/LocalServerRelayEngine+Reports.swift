@@ -10,11 +10,6 @@ extension LocalServerRelayEngine {
     return statistics
   }
 
-  static func millis(_ duration: Duration) -> Int64 {
-    duration.components.seconds * 1000 + duration.components.attoseconds
-      / 1_000_000_000_000_000
-  }
-
   // MARK: - Statistics
 
   func scheduleStatistics() {

@@ -50,30 +50,3 @@ public struct REMBUpdate: Sendable, Equatable {
   /// Creates a REMB input; `bitrate` in bits per second.
   public init(bitrate: Int) { self.bitrate = bitrate }
 }
-
-/// Turns a wrapping 16-bit transport sequence number into a monotonically comparable 64-bit one,
-/// picking the unwrapped value closest to the previous one (so reordering across the wrap works).
-public struct TransportSequenceUnwrapper: Sendable {
-  private var last: Int64?
-
-  /// Creates an unwrapper with no history; the first number maps to itself.
-  public init() {}
-
-  /// Returns the 64-bit value for `sequenceNumber`; forward jumps of up to 2^15 count as forward.
-  public mutating func unwrap(_ sequenceNumber: UInt16) -> Int64 {
-    guard let last else {
-      self.last = Int64(sequenceNumber)
-      return Int64(sequenceNumber)
-    }
-    let delta = Int64(Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: last)))
-    let value = last + delta
-    self.last = value
-    return value
-  }
-
-  /// Returns the 64-bit value closest to the last unwrapped one without moving the history.
-  public func peek(_ sequenceNumber: UInt16) -> Int64 {
-    guard let last else { return Int64(sequenceNumber) }
-    return last + Int64(Int16(bitPattern: sequenceNumber &- UInt16(truncatingIfNeeded: last)))
-  }
-}

@@ -20,7 +20,7 @@ public final class SendSideBandwidthEstimator {
 
   private var minBitrate: Int
   private var maxBitrate: Int
-  private var unwrapper = TransportSequenceUnwrapper()
+  private var unwrapper = RTPExtendedSequenceNumber()
   private var history: [Int64: SentRecord] = [:]
   private var oldestInHistory: Int64?
   private var newestSent: Int64?
@@ -92,7 +92,7 @@ public final class SendSideBandwidthEstimator {
 
   /// Records a packet the pacer sent (must be called in send order).
   public func onPacketSent(_ packet: PacketSent) {
-    let sequence = unwrapper.unwrap(packet.transportSequenceNumber)
+    let sequence = unwrapper.extend(packet.transportSequenceNumber)
     history[sequence] = SentRecord(
       sendTime: packet.sendTime, size: packet.size, probeClusterID: packet.probeClusterID)
     if oldestInHistory == nil { oldestInHistory = sequence }
@@ -126,7 +126,7 @@ public final class SendSideBandwidthEstimator {
       {
         continue
       }
-      let sequence = unwrapper.peek(entry.transportSequenceNumber)
+      let sequence = unwrapper.extended(entry.transportSequenceNumber)
       guard var record = history[sequence], !record.acknowledged else { continue }
       let firstReport = !record.reported
       record.reported = true

@@ -14,7 +14,7 @@ public struct TransportFeedbackGenerator: Sendable {
   /// How long arrivals are kept for re-reporting, microseconds.
   public let historyDuration: Int64
 
-  private var unwrapper = TransportSequenceUnwrapper()
+  private var unwrapper = RTPExtendedSequenceNumber()
   private var arrivals = SequenceArrivals()
   private var lowestKept: Int64?
   private var windowStart: Int64?
@@ -46,7 +46,7 @@ public struct TransportFeedbackGenerator: Sendable {
   /// Records that the packet with transport sequence number `transportSequenceNumber` arrived at
   /// `arrivalTime` (microseconds, receiver clock). Duplicates keep their first arrival time.
   public mutating func onPacketReceived(transportSequenceNumber: UInt16, arrivalTime: Int64) {
-    let sequence = unwrapper.unwrap(transportSequenceNumber)
+    let sequence = unwrapper.extend(transportSequenceNumber)
     // A jump this far is a restarted sender (or garbage): start over rather than report
     // thousands of losses.
     if let highestReceived, sequence - highestReceived > Self.maximumGap {
@@ -88,14 +88,14 @@ public struct TransportFeedbackGenerator: Sendable {
       return recordArrival(
         transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
     }
-    let sequence = unwrapper.peek(transportSequenceNumber)
+    let sequence = unwrapper.extended(transportSequenceNumber)
     guard sequence == highest + 1, sequence >= lowest,
       arrivals.insertIntoFreeSlot(sequence, arrival: arrivalTime)
     else {
       return recordArrival(
         transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
     }
-    _ = unwrapper.unwrap(transportSequenceNumber)
+    _ = unwrapper.extend(transportSequenceNumber)
     latestArrival = max(latest, arrivalTime)
     highestReceived = sequence
     if sequence < start { windowStart = sequence }
@@ -108,7 +108,7 @@ public struct TransportFeedbackGenerator: Sendable {
   var recordedState: [Int64?] {
     var state: [Int64?] = [
       lowestKept, windowStart, highestReceived, latestArrival, nextSendTime,
-      Int64(feedbackCount), unwrapper.peek(0),
+      Int64(feedbackCount), unwrapper.extended(0),
     ]
     if let lowest = lowestKept, let highest = highestReceived, lowest <= highest {
       for sequence in lowest...highest { state.append(arrivals[sequence]) }

@@ -515,9 +515,7 @@ public final class DTLSEndpoint {
   }
 
   static func microseconds(_ duration: Duration) -> UInt32 {
-    let (seconds, attoseconds) = duration.components
-    let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-    return UInt32(clamping: max(1, min(micros, 60_000_000)))
+    UInt32(clamping: max(1, min(MediaDuration(duration).microseconds, 60_000_000)))
   }
 }
 

@@ -85,7 +85,9 @@ public struct VP8FrameAssembler: Sendable {
   /// packets arrive in order (the jitter buffer releases them so), so inserting is appending,
   /// a frame's packets are neighbours, and delivering drops a prefix, with no hashing.
   private var packets: [Stored] = []
-  private var highest: Int64?
+  /// The sequence numbers, extended; `highest` is that of the newest packet taken.
+  private var sequenceNumbers = RTPExtendedSequenceNumber()
+  private var highest: Int64? { sequenceNumbers.highest }
   private var lastDelivered: Int64?
   private var lastPictureID: UInt16?
   private var requestedAt: Int64?
@@ -147,7 +149,7 @@ public struct VP8FrameAssembler: Sendable {
       status.dropped = error
       return nil
     }
-    let sequence = extend(packet.sequenceNumber)
+    let sequence = sequenceNumbers.extended(packet.sequenceNumber)
     if let lastDelivered, sequence <= lastDelivered {
       if lastDelivered - sequence > Int64(maxBufferedPackets) {
         // Two packets in a row, one after the other, this far behind: a new source took over
@@ -190,7 +192,7 @@ public struct VP8FrameAssembler: Sendable {
           startsFrame: startsFrame, pictureID: pictureID, pictureIDModulus: pictureIDModulus,
           data: (consume parsed).data), at: index)
     }
-    if highest.map({ sequence > $0 }) ?? true { highest = sequence }
+    sequenceNumbers.record(sequence)
     let trimmed = trimBuffer()
     // Where the packet is now, unless the trim took it.
     if index >= trimmed { drain(from: index - trimmed, into: &sink) }
@@ -209,17 +211,6 @@ public struct VP8FrameAssembler: Sendable {
       if packets[middle].sequence < sequence { low = middle + 1 } else { high = middle }
     }
     return low
-  }
-
-  private mutating func extend(_ sequence: UInt16) -> Int64 {
-    guard let highest else { return Int64(sequence) + 0x1_0000 }
-    var candidate = (highest & ~0xFFFF) | Int64(sequence)
-    if candidate - highest > 0x8000 {
-      candidate -= 0x1_0000
-    } else if highest - candidate > 0x8000 {
-      candidate += 0x1_0000
-    }
-    return candidate
   }
 
   /// The index of the last packet of the complete frame whose first packet is at `start`, if
@@ -410,7 +401,7 @@ public struct VP8FrameAssembler: Sendable {
 
   private mutating func restartNumbering() {
     packets.removeAll()
-    highest = nil
+    sequenceNumbers.reset()
     lastDelivered = nil
     lastPictureID = nil
     requestedAt = nil

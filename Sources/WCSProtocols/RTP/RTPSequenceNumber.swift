@@ -11,32 +11,59 @@ public enum RTPSequenceNumber {
   }
 }
 
-/// Extends 16-bit sequence numbers to 32 bits by counting wraps (RFC 3550 §A.1 "cycles";
-/// the SRTP rollover counter of RFC 3711 §3.3.1).
+/// A 16-bit sequence number (RTP, RFC 3550 §A.1; transport-wide, RFC 8888's draft) extended to
+/// 64 bits: each number is placed on the side of the highest one so far that is nearer round
+/// the 16-bit circle (RFC 1982, as `RTPSequenceNumber.distance`), so a wrap counts a cycle
+/// (§A.1's `cycles`) and a packet reordered across it keeps the previous cycle.
+///
+/// The first number is placed one cycle up (`n + 65 536`): a packet reordered before it is
+/// still positive, and older. Every receive-side core that orders packets extends through
+/// this type (receive streams, the audio playout, the VP8 frame assembler, transport-wide
+/// feedback and the bandwidth estimator, the relay's NACK tracker).
 public struct RTPExtendedSequenceNumber: Equatable, Sendable {
-  /// The highest extended sequence number seen, or nil before the first packet.
-  public private(set) var highest: UInt32?
+  /// Where the first number goes: `n + firstCycle`.
+  public static let firstCycle: Int64 = 0x1_0000
 
-  /// Creates a tracker that has seen no packet.
+  /// The highest extended sequence number seen, or nil before the first number.
+  public private(set) var highest: Int64?
+
+  /// Creates a tracker that has seen no number.
   public init() {}
 
-  /// Wraps of the 16-bit number so far (the high 16 bits of `highest`).
-  public var rolloverCount: UInt16 { UInt16(truncatingIfNeeded: (highest ?? 0) >> 16) }
+  /// Wraps of the 16-bit number since the first one's cycle.
+  public var rolloverCount: Int64 { ((highest ?? Self.firstCycle) >> 16) - 1 }
 
-  /// Returns the 32-bit extended form of `sequenceNumber` and advances `highest` when it is newer.
-  ///
-  /// A packet from just before a wrap (reordered) gets the previous rollover count.
-  public mutating func extend(_ sequenceNumber: UInt16) -> UInt32 {
-    guard let highest else {
-      self.highest = UInt32(sequenceNumber)
-      return UInt32(sequenceNumber)
-    }
-    let delta = RTPSequenceNumber.distance(
-      from: UInt16(truncatingIfNeeded: highest), to: sequenceNumber)
-    let extended = Int64(highest) + Int64(delta)
-    guard extended >= 0 else { return UInt32(sequenceNumber) }
-    guard extended <= Int64(UInt32.max) else { return UInt32(truncatingIfNeeded: extended) }
-    if extended > Int64(highest) { self.highest = UInt32(extended) }
-    return UInt32(extended)
+  /// The extended form `extend` would give `sequenceNumber`, without recording it.
+  @inline(__always)
+  public func extended(_ sequenceNumber: UInt16) -> Int64 {
+    guard let highest else { return Int64(sequenceNumber) + Self.firstCycle }
+    return highest
+      + Int64(
+        RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: highest), to: sequenceNumber))
+  }
+
+  /// Returns the extended form of `sequenceNumber` and makes it `highest` when it is newer.
+  @inline(__always)
+  public mutating func extend(_ sequenceNumber: UInt16) -> Int64 {
+    let value = extended(sequenceNumber)
+    record(value)
+    return value
+  }
+
+  /// Makes `extended` (a value `extended(_:)` gave) `highest` when it is newer: for a caller
+  /// that accepts a number only after looking at it.
+  @inline(__always)
+  public mutating func record(_ extended: Int64) {
+    if highest.map({ extended > $0 }) ?? true { highest = extended }
+  }
+
+  /// Makes `extended` the highest number seen (the numbering starts over from it).
+  public mutating func restart(at extended: Int64) {
+    highest = extended
+  }
+
+  /// Forgets every number seen: the next one is placed as a first one.
+  public mutating func reset() {
+    highest = nil
   }
 }

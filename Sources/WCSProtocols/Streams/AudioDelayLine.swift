@@ -22,14 +22,9 @@ public struct AudioDelayLine: Sendable {
   }
 
   /// One step of the delay: a 20 ms frame.
-  public static let step: Duration = .milliseconds(20)
+  public static let step = MediaDuration.milliseconds(20)
   /// How far the target must be from the held delay before it moves (12 ms).
-  public static let hysteresis: Duration = .milliseconds(12)
-
-  // The same in attoseconds: `Duration`'s own `*` and `+` go through 128-bit arithmetic calls
-  // of the runtime for every frame played (`Int128` is inline), with the same exact values.
-  private static let stepAttoseconds = step.attoseconds
-  private static let hysteresisAttoseconds = hysteresis.attoseconds
+  public static let hysteresis = MediaDuration.milliseconds(12)
 
   private var held: [PCMAudioFrame] = []
   private var lastPlayed: PCMAudioFrame?
@@ -38,18 +33,15 @@ public struct AudioDelayLine: Sendable {
   public init() {}
 
   /// The delay now: frames held × 20 ms.
-  public var delay: Duration {
-    Duration(attoseconds: Self.stepAttoseconds * Int128(held.count))
-  }
+  public var delay: MediaDuration { Self.step * held.count }
 
   /// `process(_:target:)` in place: `frames` becomes the frames to play; returns the output's
   /// `playedTimestamp`. Each frame in gives one frame out, so each is replaced where it is: no
   /// `Output` and no new array (the caller's stays unique for it to empty and refill); with
   /// no delay held and none to grow (no lip-sync delay) the frames stay as they are.
-  package mutating func process(_ frames: inout [PCMAudioFrame], target: Duration) -> UInt32? {
-    let target = target.attoseconds
+  package mutating func process(_ frames: inout [PCMAudioFrame], target: MediaDuration) -> UInt32? {
     var playedTimestamp: UInt32?
-    if held.isEmpty, target <= Self.hysteresisAttoseconds {
+    if held.isEmpty, target <= Self.hysteresis {
       for index in frames.indices where frames[index].timestamp != 0 {
         playedTimestamp = frames[index].timestamp
       }
@@ -59,8 +51,8 @@ public struct AudioDelayLine: Sendable {
     // `process(_:target:)`'s loop, the output frame written over the input one.
     for index in frames.indices {
       held.append(frames[index])
-      let current = Self.stepAttoseconds * Int128(held.count - 1)
-      if target > current + Self.hysteresisAttoseconds {
+      let current = Self.step * (held.count - 1)
+      if target > current + Self.hysteresis {
         let channels = frames[index].channels
         let count = frames[index].samples.count
         let repeated =
@@ -70,7 +62,7 @@ public struct AudioDelayLine: Sendable {
         frames[index] = PCMAudioFrame(samples: repeated, channels: channels, timestamp: 0)
         continue
       }
-      if target < current - Self.hysteresisAttoseconds, held.count >= 2 {
+      if target < current - Self.hysteresis, held.count >= 2 {
         held.removeFirst()
       }
       let played = held.removeFirst()
@@ -83,10 +75,9 @@ public struct AudioDelayLine: Sendable {
 
   /// Takes the frames pulled from the receiver and returns what to play, moving the delay one
   /// step towards `target` per frame when it is more than `hysteresis` away.
-  public mutating func process(_ input: [PCMAudioFrame], target: Duration) -> Output {
+  public mutating func process(_ input: [PCMAudioFrame], target: MediaDuration) -> Output {
     var output = Output()
-    let target = target.attoseconds
-    if held.isEmpty, target <= Self.hysteresisAttoseconds {
+    if held.isEmpty, target <= Self.hysteresis {
       // No delay held and none to grow: each frame would be held and played at once (the loop
       // below), so the input goes out as it is, without touching `held` or copying the array.
       for frame in input where frame.timestamp != 0 { output.playedTimestamp = frame.timestamp }
@@ -96,8 +87,8 @@ public struct AudioDelayLine: Sendable {
     }
     for frame in input {
       held.append(frame)
-      let current = Self.stepAttoseconds * Int128(held.count - 1)
-      if target > current + Self.hysteresisAttoseconds {
+      let current = Self.step * (held.count - 1)
+      if target > current + Self.hysteresis {
         // Keep every frame held and play the last frame again: the delay grows a step.
         let repeated =
           lastPlayed.flatMap {
@@ -108,7 +99,7 @@ public struct AudioDelayLine: Sendable {
           PCMAudioFrame(samples: repeated, channels: frame.channels, timestamp: 0))
         continue
       }
-      if target < current - Self.hysteresisAttoseconds, held.count >= 2 {
+      if target < current - Self.hysteresis, held.count >= 2 {
         held.removeFirst()
       }
       let played = held.removeFirst()

@@ -43,11 +43,8 @@ public final class AudioReceiver {
   /// Playout stops after this many frames in a row with no packet (the sender paused); the next
   /// packet starts playout afresh.
   public static let maxConcealedRun = 50
-  /// One frame, 20 ms, in attoseconds, written as a literal: a constant the compiler folds,
-  /// with no lazy initialization to check on every turn.
-  package static let frameAttoseconds: Int128 = 20_000_000_000_000_000
   /// One frame: 20 ms.
-  package static let frameDuration = Duration(attoseconds: frameAttoseconds)
+  package static let frameDuration = MediaDuration(nanoseconds: 20_000_000)
 
   /// Counts since this receiver was made: frames decoded, rebuilt from FEC (RFC 7587 §3.2),
   /// concealed, late packets, decode errors, playout restarts, and the CPU seconds spent in
@@ -76,10 +73,10 @@ public final class AudioReceiver {
   }
 
   /// Takes one packet released by the receive stream at `now`.
-  public func insert(_ packet: RTPPacket, now: ContinuousClock.Instant) {
+  public func insert(_ packet: RTPPacket, now: MediaInstant) {
     state.insert(
       sequenceNumber: packet.header.sequenceNumber, timestamp: packet.header.timestamp,
-      payload: packet.payload, now: PlayoutInstant.offset(of: now), playoutDelay: playoutDelay)
+      payload: packet.payload, now: now, playoutDelay: MediaDuration(playoutDelay))
   }
 
   /// Takes one packet from `RTPReceiveStream.Output.packets`, at its arrival time.
@@ -90,11 +87,11 @@ public final class AudioReceiver {
   /// `insert(_:)` for each of `packets`, in order, in one access of the receiver (and no copy
   /// of each packet with its arrival: read in place by index).
   package func insert(contentsOf packets: [ReceivedRTPPacket]) {
-    state.insert(contentsOf: packets, playoutDelay: playoutDelay)
+    state.insert(contentsOf: packets, playoutDelay: MediaDuration(playoutDelay))
   }
 
   /// Plays every frame due at or before `now`, in order.
-  public func pull(now: ContinuousClock.Instant) -> [PCMAudioFrame] {
+  public func pull(now: MediaInstant) -> [PCMAudioFrame] {
     var out: [PCMAudioFrame] = []
     pull(now: now, into: &out)
     return out
@@ -102,22 +99,12 @@ public final class AudioReceiver {
 
   /// `pull(now:)` appending to `out`, so a caller that keeps its array between turns makes
   /// no new one per turn.
-  package func pull(now: ContinuousClock.Instant, into out: inout [PCMAudioFrame]) {
-    pull(at: PlayoutInstant.offset(of: now), into: &out)
-  }
-
-  /// `pull(now:into:)` with `now` as a `PlayoutInstant` offset (no resilient instant).
-  package func pull(at now: Duration, into out: inout [PCMAudioFrame]) {
+  package func pull(now: MediaInstant, into out: inout [PCMAudioFrame]) {
     state.pull(now: now, decoder: decoder, into: &out)
   }
 
   /// When the next frame is due, or nil when playout is stopped.
-  public var nextDeadline: ContinuousClock.Instant? {
-    state.nextPlayoutAt.map(PlayoutInstant.instant(at:))
-  }
-
-  /// `nextDeadline` as a `PlayoutInstant` offset (no resilient instant made).
-  package var nextDeadlineOffset: Duration? { state.nextPlayoutAt }
+  public var nextDeadline: MediaInstant? { state.nextPlayoutAt }
 
   /// Whether an Opus packet carries LBRR (FEC) data for the frame before it: SILK or hybrid mode
   /// (TOC config < 16) and the LBRR flag of the first SILK frame set. The flag is the bit after the
@@ -149,8 +136,6 @@ public final class AudioReceiver {
 }
 
 /// `AudioReceiver`'s playout: what is held, what plays next and when, and the statistics.
-/// Times are offsets (`PlayoutInstant`): `ContinuousClock.Instant` is resilient, so an optional
-/// one and its comparisons went through runtime calls on every frame.
 private struct PlayoutState {
   var statistics = AudioReceiver.Statistics()
   /// The packets held for playout, each at `sequence & 63`. Every held sequence number
@@ -159,27 +144,27 @@ private struct PlayoutState {
   /// so 64 slots never hold two live packets at once. A ring rather than a dictionary keyed by
   /// sequence number: no hashing per packet inserted, looked up and dropped.
   var held = HeldPackets()
-  var highest: Int64?
+  var sequenceNumbers = RTPExtendedSequenceNumber()
   var nextSequence: Int64?
-  var nextPlayoutAt: Duration?
+  var nextPlayoutAt: MediaInstant?
   var concealedRun = 0
 
-  mutating func insert(contentsOf packets: [ReceivedRTPPacket], playoutDelay: Duration) {
+  package mutating func insert(contentsOf packets: [ReceivedRTPPacket], playoutDelay: MediaDuration) {
     // The fields read in place: `packets[index].packet` would be a copy of the whole packet.
     for index in packets.indices {
       insert(
         sequenceNumber: packets[index].packet.header.sequenceNumber,
         timestamp: packets[index].packet.header.timestamp,
         payload: packets[index].packet.payload,
-        now: PlayoutInstant.offset(of: packets[index].arrival), playoutDelay: playoutDelay)
+        now: packets[index].arrival, playoutDelay: playoutDelay)
     }
   }
 
-  mutating func insert(
-    sequenceNumber: UInt16, timestamp: UInt32, payload: [UInt8], now: Duration,
-    playoutDelay: Duration
+  package mutating func insert(
+    sequenceNumber: UInt16, timestamp: UInt32, payload: [UInt8], now: MediaInstant,
+    playoutDelay: MediaDuration
   ) {
-    let sequence = extend(sequenceNumber)
+    let sequence = sequenceNumbers.extend(sequenceNumber)
     if let nextSequence, sequence < nextSequence {
       // Behind playout: late, unless playout stopped (a new sender after a pause, e.g. a
       // source taking over with numbering of its own) or it is further behind than any late
@@ -211,21 +196,18 @@ private struct PlayoutState {
     nextPlayoutAt = nil
     nextSequence = nil
     concealedRun = 0
-    highest = sequence
+    sequenceNumbers.restart(at: sequence)
   }
 
-  mutating func pull(now: Duration, decoder: OpusDecoder, into out: inout [PCMAudioFrame]) {
-    // Compared and advanced as attoseconds (`Int128`, inline): `Duration`'s `<=` and `+` are
-    // calls into the standard library, cold on every turn. The same exact values.
-    let now = now.attoseconds
-    while let due = nextPlayoutAt, due.attoseconds <= now, let sequence = nextSequence {
+  package mutating func pull(now: MediaInstant, decoder: OpusDecoder, into out: inout [PCMAudioFrame]) {
+    while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
       var cpu = 0.0
       out.append(CodecCPUTime.measure(into: &cpu) { play(sequence, decoder: decoder) })
       statistics.decodeCPUTime += cpu
       // `insert` keeps nothing below `nextSequence`, so this is the only packet to drop.
       held.drop(sequence)
       nextSequence = sequence + 1
-      nextPlayoutAt = Duration(attoseconds: due.attoseconds + AudioReceiver.frameAttoseconds)
+      nextPlayoutAt = due + AudioReceiver.frameDuration
       if concealedRun >= AudioReceiver.maxConcealedRun && held.count == 0 {
         // The sender went quiet: stop until a packet restarts playout.
         nextPlayoutAt = nil
@@ -263,19 +245,6 @@ private struct PlayoutState {
     return PCMAudioFrame(
       samples: Array(repeating: 0, count: frameSamples * decoder.channels),
       channels: decoder.channels)
-  }
-
-  private mutating func extend(_ sequenceNumber: UInt16) -> Int64 {
-    guard let highest else {
-      highest = Int64(sequenceNumber) + 0x1_0000
-      return Int64(sequenceNumber) + 0x1_0000
-    }
-    let value =
-      highest
-      + Int64(
-        RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: highest), to: sequenceNumber))
-    if value > highest { self.highest = value }
-    return value
   }
 }
 

@@ -56,18 +56,14 @@ public struct JitterBuffer: Sendable {
   /// Packets that arrived after a later packet had been released.
   public private(set) var latePackets = 0
 
-  /// Rise of the minimum-transit estimate per packet, seconds.
-  static let transitDrift = 0.000_1
+  /// Rise of the minimum-transit estimate per packet.
+  static let transitDrift = MediaDuration.microseconds(100)
 
   /// A held packet with what its playout time needs.
   private struct Held: Sendable {
     var sequence: Int64
     var playoutTimestamp: Int64
-    var arrival: Double
-    /// When it arrived on the driver's clock, as an offset from `arrivalOrigin`: a `Duration`
-    /// keeps these elements of fixed layout (`ContinuousClock.Instant` is resilient, and every
-    /// copy of a value holding one goes through its runtime value witnesses).
-    var arrivalOffset: Duration
+    var arrival: MediaInstant
     /// nil once released (moved out).
     var packet: RTPPacket?
   }
@@ -79,30 +75,26 @@ public struct JitterBuffer: Sendable {
   private var heldStart = 0
   private var lastReleased: Int64?
   private var released = ReleasedSequences()
-  /// `arrivalOrigin` as an offset from the inserting receive stream's origin, when the stream
-  /// gave it (`insert(_:arrivedAt:sinceOrigin:...)`): `appendInOrder` then finds a packet's
-  /// `Held.arrivalOffset` by one subtraction of offsets, without a resilient instant.
-  private var arrivalOriginSinceOrigin: Duration?
-  private var minimumTransit: Double?
+  /// The smallest arrival less media time seen (`updateMinimumTransit`).
+  private var minimumTransit: MediaDuration?
   private var outliers = 0
   /// Consecutive outlying transits that move the minimum.
   static let outlierRun = 10
   private var lastTimestamp: Int64?
-  /// `configuration`'s durations in seconds, converted once (`Duration` arithmetic is 128-bit).
-  private let minDelaySeconds: Double
-  private let maxDelaySeconds: Double
-  /// The first buffered packet's arrival instant, origin of `Held.arrivalOffset`. Last: it is
-  /// resilient (of a size known at run time), and the properties before it keep offsets fixed
-  /// at compile time.
-  private var arrivalOrigin: ContinuousClock.Instant?
+  /// `configuration`'s durations, converted once.
+  private let minDelay: MediaDuration
+  private let maxDelay: MediaDuration
+  /// `delay`, as the playout arithmetic adds it.
+  private var delayDuration: MediaDuration
 
   /// Creates an empty buffer for a source with RTP clock `clockRate` Hz.
   public init(clockRate: Int, configuration: Configuration = Configuration()) {
     self.clockRate = max(1, clockRate)
     self.configuration = configuration
-    minDelaySeconds = configuration.minDelay.streamSeconds
-    maxDelaySeconds = configuration.maxDelay.streamSeconds
-    delay = minDelaySeconds
+    minDelay = MediaDuration(configuration.minDelay)
+    maxDelay = MediaDuration(configuration.maxDelay)
+    delay = minDelay.seconds
+    delayDuration = minDelay
   }
 
   /// Packets held now.
@@ -111,34 +103,28 @@ public struct JitterBuffer: Sendable {
   /// Moves the delay a tenth of the way to `jitterFactor × jitterSeconds + extraDelay`, clamped.
   public mutating func updateTargetDelay(jitterSeconds: Double, extraDelay: Double) {
     let target = min(
-      max(
-        configuration.jitterFactor * jitterSeconds + extraDelay, minDelaySeconds), maxDelaySeconds)
+      max(configuration.jitterFactor * jitterSeconds + extraDelay, minDelay.seconds),
+      maxDelay.seconds)
     delay += (target - delay) * 0.1
+    delayDuration = .seconds(delay)
   }
 
-  /// Offers `packet` (extended sequence number `sequence`) that arrived at `arrival` seconds.
-  public mutating func insert(_ packet: ReceivedRTPPacket, sequence: Int64, arrival: Double)
-    -> InsertResult
-  {
+  /// Offers `packet` (extended sequence number `sequence`, arrived at `packet.arrival`).
+  public mutating func insert(_ packet: ReceivedRTPPacket, sequence: Int64) -> InsertResult {
     var late: [ReceivedRTPPacket] = []
     return insert(
-      packet.packet, arrivedAt: packet.arrival, sequence: sequence, arrival: arrival,
-      releasingAtOnce: false, into: &late)
+      packet.packet, arrival: packet.arrival, sequence: sequence, releasingAtOnce: false,
+      into: &late)
   }
 
-  /// `insert(_:sequence:arrival:)` taking the packet over (`instant`: its arrival on the
-  /// driver's clock): a late packet is appended to `out` (the receive stream hands it out at
-  /// once) instead of being copied by the caller first.
+  /// `insert(_:sequence:)` taking the packet over: a late packet is appended to `out` (the
+  /// receive stream hands it out at once) instead of being copied by the caller first.
   ///
   /// `releasingAtOnce` is for a caller that follows a `.buffered` result with
-  /// `release(now: .infinity)`: when nothing else is held, the packet goes straight to `out`
-  /// (as that release would put it there) without being stored.
-  ///
-  /// `sinceOrigin`: `instant` as an offset from the caller's own origin (a receive stream's),
-  /// when it has one; kept with the first buffered packet's instant for `appendInOrder`.
+  /// `release(now: .distantFuture)`: when nothing else is held, the packet goes straight to
+  /// `out` (as that release would put it there) without being stored.
   mutating func insert(
-    _ packet: consuming RTPPacket, arrivedAt instant: ContinuousClock.Instant,
-    sinceOrigin: Duration? = nil, sequence: Int64, arrival: Double, releasingAtOnce: Bool,
+    _ packet: consuming RTPPacket, arrival: MediaInstant, sequence: Int64, releasingAtOnce: Bool,
     into out: inout [ReceivedRTPPacket]
   ) -> InsertResult {
     let position = insertionIndex(of: sequence)
@@ -154,27 +140,18 @@ public struct JitterBuffer: Sendable {
     if let lastReleased, sequence < lastReleased {
       latePackets += 1
       markReleased(sequence)
-      out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
+      out.append(ReceivedRTPPacket(packet: packet, arrival: arrival))
       return .late
     }
     updateMinimumTransit(timestamp: timestamp, arrival: arrival)
     if releasingAtOnce, heldStart == held.count {
       markReleased(sequence)
       lastReleased = max(lastReleased ?? sequence, sequence)
-      out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
+      out.append(ReceivedRTPPacket(packet: packet, arrival: arrival))
       return .buffered
     }
-    let offset: Duration
-    if let origin = arrivalOrigin {
-      offset = instant - origin
-    } else {
-      arrivalOrigin = instant
-      arrivalOriginSinceOrigin = sinceOrigin
-      offset = .zero
-    }
     let entry = Held(
-      sequence: sequence, playoutTimestamp: timestamp, arrival: arrival, arrivalOffset: offset,
-      packet: packet)
+      sequence: sequence, playoutTimestamp: timestamp, arrival: arrival, packet: packet)
     if position == held.count {
       held.append(entry)
     } else {
@@ -184,29 +161,22 @@ public struct JitterBuffer: Sendable {
   }
 
   /// Whether `insert` would append the packet `sequence` at the end of the held ones (neither a
-  /// duplicate nor late: above every held and released sequence number), and `appendInOrder`
-  /// can do it (the first buffered packet's offset is known).
+  /// duplicate nor late: above every held and released sequence number).
   @inline(__always)
   func appendsInOrder(_ sequence: Int64) -> Bool {
     if let lastReleased, sequence <= lastReleased { return false }
-    return arrivalOriginSinceOrigin != nil
-      && (heldStart == held.count || sequence > held[held.count - 1].sequence)
+    return heldStart == held.count || sequence > held[held.count - 1].sequence
   }
 
-  /// `insert(..., releasingAtOnce: false, ...)` of a packet for which `appendsInOrder` holds
-  /// (`sinceOrigin`: its arrival as an offset from the same origin as the first buffered
-  /// packet's): the same state, reached without the searches and instants of the general case.
+  /// `insert(..., releasingAtOnce: false, ...)` of a packet for which `appendsInOrder` holds:
+  /// the same state, reached without the searches of the general case.
   mutating func appendInOrder(
-    _ packet: consuming RTPPacket, sinceOrigin: Duration, sequence: Int64, arrival: Double
+    _ packet: consuming RTPPacket, arrival: MediaInstant, sequence: Int64
   ) {
     let timestamp = unwrap(packet.header.timestamp)
     updateMinimumTransit(timestamp: timestamp, arrival: arrival)
-    let base = arrivalOriginSinceOrigin ?? sinceOrigin
     held.append(
-      Held(
-        sequence: sequence, playoutTimestamp: timestamp, arrival: arrival,
-        arrivalOffset: Duration(attoseconds: sinceOrigin.attoseconds - base.attoseconds),
-        packet: packet))
+      Held(sequence: sequence, playoutTimestamp: timestamp, arrival: arrival, packet: packet))
   }
 
   /// Whether `insert(..., releasingAtOnce: true, ...)` would hand the packet `sequence` straight
@@ -217,16 +187,16 @@ public struct JitterBuffer: Sendable {
   }
 
   /// `insert(..., releasingAtOnce: true, into: &out)` of a packet for which
-  /// `passesThroughInOrder` holds: the packet goes to `out` with its arrival `instant`.
+  /// `passesThroughInOrder` holds: the packet goes to `out` with its `arrival`.
   mutating func passThroughInOrder(
-    _ packet: consuming RTPPacket, arrivedAt instant: ContinuousClock.Instant, sequence: Int64,
-    arrival: Double, into out: inout [ReceivedRTPPacket]
+    _ packet: consuming RTPPacket, arrival: MediaInstant, sequence: Int64,
+    into out: inout [ReceivedRTPPacket]
   ) {
     let timestamp = unwrap(packet.header.timestamp)
     updateMinimumTransit(timestamp: timestamp, arrival: arrival)
     markReleased(sequence)
     lastReleased = sequence
-    out.append(ReceivedRTPPacket(packet: packet, arrival: instant))
+    out.append(ReceivedRTPPacket(packet: packet, arrival: arrival))
   }
 
   /// The index in `held` of the first held packet whose sequence number is not below `sequence`.
@@ -245,21 +215,28 @@ public struct JitterBuffer: Sendable {
   }
 
   /// Records the transit of a packet with unwrapped RTP `timestamp` that arrived at `arrival`
-  /// seconds (inserted, appended or passed through alike).
+  /// (inserted, appended or passed through alike).
   @inline(__always)
-  private mutating func updateMinimumTransit(timestamp: Int64, arrival: Double) {
-    updateMinimumTransit(arrival - Double(timestamp) / Double(clockRate))
+  private mutating func updateMinimumTransit(timestamp: Int64, arrival: MediaInstant) {
+    updateMinimumTransit(
+      MediaDuration(nanoseconds: arrival.nanoseconds) - mediaTime(timestamp).duration)
+  }
+
+  /// The unwrapped RTP `timestamp` as time on the source's clock.
+  @inline(__always)
+  private func mediaTime(_ timestamp: Int64) -> MediaTime {
+    MediaTime(ticks: timestamp, clockRate: clockRate)
   }
 
   /// A transit (arrival less the RTP timestamp in seconds) more than `maxDelay` below the
   /// minimum is an outlier (a bogus timestamp) unless `outlierRun` packets in a row say so (the
   /// sender's timestamps jumped): then it is the new minimum.
-  private mutating func updateMinimumTransit(_ transit: Double) {
+  private mutating func updateMinimumTransit(_ transit: MediaDuration) {
     guard let current = minimumTransit else {
       minimumTransit = transit
       return
     }
-    if transit < current - maxDelaySeconds {
+    if transit < current - maxDelay {
       outliers += 1
       if outliers >= Self.outlierRun {
         minimumTransit = transit
@@ -271,25 +248,26 @@ public struct JitterBuffer: Sendable {
     minimumTransit = min(current + Self.transitDrift, transit)
   }
 
-  /// The playout time in seconds of the held packet at `index`.
-  private func playoutTime(at index: Int) -> Double {
+  /// The playout time of the held packet at `index`.
+  private func playoutTime(at index: Int) -> MediaInstant {
     let scheduled =
-      Double(held[index].playoutTimestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
-    return min(scheduled, held[index].arrival + maxDelaySeconds)
+      MediaInstant(nanoseconds: 0) + mediaTime(held[index].playoutTimestamp).duration
+      + (minimumTransit ?? .zero) + delayDuration
+    return min(scheduled, held[index].arrival + maxDelay)
   }
 
   /// Releases, in sequence order, the packets whose playout time is at or before `now` (and the
   /// oldest ones beyond `maxPackets`). A gap does not hold back later packets that are due.
-  public mutating func release(now: Double) -> [ReceivedRTPPacket] {
+  public mutating func release(now: MediaInstant) -> [ReceivedRTPPacket] {
     var out: [ReceivedRTPPacket] = []
     release(now: now, into: &out)
     return out
   }
 
   /// `release(now:)` appending to `out` (no array of its own per call).
-  mutating func release(now: Double, into out: inout [ReceivedRTPPacket]) {
+  mutating func release(now: MediaInstant, into out: inout [ReceivedRTPPacket]) {
     let overflow = count - configuration.maxPackets
-    guard heldStart < held.count, let origin = arrivalOrigin else { return }
+    guard heldStart < held.count else { return }
     var index = heldStart
     while index < held.count {
       guard index - heldStart < overflow || playoutTime(at: index) <= now else { break }
@@ -300,7 +278,7 @@ public struct JitterBuffer: Sendable {
       markReleased(sequence)
       lastReleased = max(lastReleased ?? sequence, sequence)
       if let packet = held[index].packet.take() {
-        out.append(ReceivedRTPPacket(packet: packet, arrival: origin + held[index].arrivalOffset))
+        out.append(ReceivedRTPPacket(packet: packet, arrival: held[index].arrival))
       }
       index += 1
     }
@@ -315,8 +293,8 @@ public struct JitterBuffer: Sendable {
     }
   }
 
-  /// When the oldest held packet becomes due, in seconds, or nil when empty.
-  public var nextDeadline: Double? {
+  /// When the oldest held packet becomes due, or nil when empty.
+  public var nextDeadline: MediaInstant? {
     guard heldStart < held.count else { return nil }
     return playoutTime(at: heldStart)
   }
@@ -343,10 +321,10 @@ public struct ReceivedRTPPacket: Sendable, Equatable {
   /// The packet (RTX already unwrapped).
   public var packet: RTPPacket
   /// When it arrived, on the driver's clock.
-  public var arrival: ContinuousClock.Instant
+  public var arrival: MediaInstant
 
   /// Pairs a packet with its arrival time.
-  public init(packet: RTPPacket, arrival: ContinuousClock.Instant) {
+  public init(packet: RTPPacket, arrival: MediaInstant) {
     self.packet = packet
     self.arrival = arrival
   }

@@ -37,8 +37,8 @@ public struct NACKGenerator: Sendable {
   }
 
   struct Missing: Sendable {
-    var detectedAt: Double
-    var lastRequestedAt: Double?
+    var detectedAt: MediaInstant
+    var lastRequestedAt: MediaInstant?
     var requests: Int
   }
 
@@ -59,17 +59,17 @@ public struct NACKGenerator: Sendable {
 
   private var missing: [Int64: Missing] = [:]
   private var highest: Int64?
-  /// `configuration`'s durations in seconds, converted once (`Duration` arithmetic is 128-bit).
-  private let reorderToleranceSeconds: Double
-  private let maxAgeSeconds: Double
-  private let minRetryIntervalSeconds: Double
+  /// `configuration`'s durations, converted once.
+  private let reorderTolerance: MediaDuration
+  private let maxAge: MediaDuration
+  private let minRetryInterval: MediaDuration
 
   /// Creates a generator that has seen no packet.
   public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
-    reorderToleranceSeconds = configuration.reorderTolerance.streamSeconds
-    maxAgeSeconds = configuration.maxAge.streamSeconds
-    minRetryIntervalSeconds = configuration.minRetryInterval.streamSeconds
+    reorderTolerance = MediaDuration(configuration.reorderTolerance)
+    maxAge = MediaDuration(configuration.maxAge)
+    minRetryInterval = MediaDuration(configuration.minRetryInterval)
   }
 
   /// Whether `sequence` (extended) already arrived, as far as this generator knows: at or below
@@ -82,8 +82,8 @@ public struct NACKGenerator: Sendable {
   /// Sequence numbers (extended) currently missing, oldest first.
   public var missingSequenceNumbers: [Int64] { missing.keys.sorted() }
 
-  /// Records the arrival of the packet with extended sequence number `sequence` at `now` seconds.
-  public mutating func packetArrived(_ sequence: Int64, now: Double) {
+  /// Records the arrival of the packet with extended sequence number `sequence` at `now`.
+  public mutating func packetArrived(_ sequence: Int64, now: MediaInstant) {
     guard let highest else {
       highest = sequence
       return
@@ -111,17 +111,17 @@ public struct NACKGenerator: Sendable {
     return needsKeyFrame
   }
 
-  /// The interval between requests for the same packet: the RTT, or `minRetryInterval`.
-  public func retryInterval(roundTripTime: Double?) -> Double {
-    max(minRetryIntervalSeconds, roundTripTime ?? 0.1)
+  /// The interval between requests for the same packet: the RTT (`roundTripTime`, seconds;
+  /// 100 ms when unknown), at least `minRetryInterval`.
+  public func retryInterval(roundTripTime: Double?) -> MediaDuration {
+    max(minRetryInterval, .seconds(roundTripTime ?? 0.1))
   }
 
-  /// The missing sequence numbers due for a (re)request at `now` seconds, oldest first; marks them
-  /// requested and gives up those past `maxAge` or `maxRetries`.
-  public mutating func due(now: Double, roundTripTime: Double?) -> [Int64] {
+  /// The missing sequence numbers due for a (re)request at `now`, oldest first; marks them
+  /// requested and gives up those past `maxAge` or `maxRetries`. `roundTripTime` in seconds.
+  public mutating func due(now: MediaInstant, roundTripTime: Double?) -> [Int64] {
     guard !missing.isEmpty else { return [] }
-    let tolerance = reorderToleranceSeconds
-    let maxAge = maxAgeSeconds
+    let tolerance = reorderTolerance
     let interval = retryInterval(roundTripTime: roundTripTime)
     var out: [Int64] = []
     for sequence in missing.keys.sorted() {
@@ -147,16 +147,14 @@ public struct NACKGenerator: Sendable {
     return out
   }
 
-  /// The earliest time in seconds at which `due` has something to do, or nil when nothing is
-  /// missing.
-  public func nextDeadline(roundTripTime: Double?) -> Double? {
+  /// The earliest time at which `due` has something to do, or nil when nothing is missing.
+  public func nextDeadline(roundTripTime: Double?) -> MediaInstant? {
     guard !missing.isEmpty else { return nil }
-    let tolerance = reorderToleranceSeconds
-    let maxAge = maxAgeSeconds
+    let tolerance = reorderTolerance
     let interval = retryInterval(roundTripTime: roundTripTime)
-    var earliest: Double?
+    var earliest: MediaInstant?
     for entry in missing.values {
-      let next: Double
+      let next: MediaInstant
       if let last = entry.lastRequestedAt {
         next = min(last + interval, entry.detectedAt + maxAge)
       } else {

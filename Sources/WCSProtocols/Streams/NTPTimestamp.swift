@@ -37,16 +37,8 @@ public struct NTPTimestamp: Equatable, Hashable, Sendable {
   }
 }
 
-extension Duration {
-  /// This duration in seconds as a `Double`.
-  package var streamSeconds: Double {
-    let parts = components
-    return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-  }
-}
-
 /// Converts between `ContinuousClock` instants and seconds since a stream's origin, so the
-/// arithmetic inside a stream core is on plain numbers.
+/// arithmetic inside a send stream is on plain numbers.
 struct StreamClock: Sendable {
   let origin: ContinuousClock.Instant
 

@@ -60,43 +60,28 @@ public struct PlayoutSynchronizer: Sendable {
   /// The configuration in use.
   public let configuration: Configuration
   /// Extra playout delay the audio should get now (zero when audio is not ahead).
-  public private(set) var audioExtraDelay: Duration = .zero
+  public private(set) var audioExtraDelay: MediaDuration = .zero
   /// Extra playout delay the video should get now (zero when video is not ahead).
-  public private(set) var videoExtraDelay: Duration = .zero
+  public private(set) var videoExtraDelay: MediaDuration = .zero
   /// The streams' own delay difference, seconds, averaged: how much later video comes out than
   /// audio without any extra delay (negative: video first). nil until both streams have an SR
   /// and a played frame.
   public private(set) var relativeDelay: Double?
 
-  private var sync: AVSync
-  private let clock: StreamClock
+  private var sync = AVSync()
   private var audioApplied = 0.0
   private var videoApplied = 0.0
   private var lastUpdate: Double?
   private var aligned = false
   private var audioReports = 0
   private var videoReports = 0
-  /// `configuration.updateInterval` in seconds, converted once: `update` runs for every frame
-  /// played and the conversion divides 128-bit integers.
+  /// `configuration.updateInterval` in seconds, converted once.
   private let updateIntervalSeconds: Double
-  /// The origin (`clock`'s and `sync`'s) as a `PlayoutInstant` offset: the seconds since it
-  /// of an instant are the same exact `Duration` taken from the instant's offset, without a
-  /// copy of the resilient `StreamClock` per frame.
-  private let originOffset: Duration
 
-  /// Creates a synchronizer; `now` is the origin of its local times.
-  public init(configuration: Configuration = Configuration(), now: ContinuousClock.Instant) {
+  /// Creates a synchronizer.
+  public init(configuration: Configuration = Configuration()) {
     self.configuration = configuration
-    updateIntervalSeconds = configuration.updateInterval.streamSeconds
-    sync = AVSync(now: now)
-    clock = StreamClock(origin: now)
-    originOffset = PlayoutInstant.offset(of: now)
-  }
-
-  /// `(now - origin).playoutSeconds`, exactly (differences of offsets from one origin are the
-  /// differences of the instants).
-  private func seconds(at now: ContinuousClock.Instant) -> Double {
-    (PlayoutInstant.offset(of: now) - originOffset).playoutSeconds
+    updateIntervalSeconds = MediaDuration(configuration.updateInterval).seconds
   }
 
   /// How much later video is shown than audio captured at the same instant, as played now
@@ -121,53 +106,29 @@ public struct PlayoutSynchronizer: Sendable {
   /// The audio frame with RTP timestamp `rtpTimestamp` (48 kHz) was played at `now`, after
   /// `appliedExtraDelay` of the extra delay.
   public mutating func audioPlayed(
-    rtpTimestamp: UInt32, appliedExtraDelay: Duration, at now: ContinuousClock.Instant
+    rtpTimestamp: UInt32, appliedExtraDelay: MediaDuration, at now: MediaInstant
   ) {
-    audioPlayed(
-      rtpTimestamp: rtpTimestamp, appliedExtraDelay: appliedExtraDelay,
-      atOffset: PlayoutInstant.offset(of: now))
-  }
-
-  /// `audioPlayed(rtpTimestamp:appliedExtraDelay:at:)` with `now` as a `PlayoutInstant`
-  /// offset: the same seconds, without a resilient instant.
-  package mutating func audioPlayed(
-    rtpTimestamp: UInt32, appliedExtraDelay: Duration, atOffset now: Duration
-  ) {
-    // The seconds since the origin once, for `sync` (made with the same origin) and `update`.
-    // In attoseconds: `Duration`'s `-` is a call into the standard library.
-    let seconds = Duration(attoseconds: now.attoseconds - originOffset.attoseconds).playoutSeconds
-    sync.audioPlayed(rtpTimestamp: rtpTimestamp, atSeconds: seconds)
-    audioApplied = appliedExtraDelay.playoutSeconds
-    update(seconds: seconds)
+    sync.audioPlayed(rtpTimestamp: rtpTimestamp, at: now)
+    audioApplied = appliedExtraDelay.seconds
+    update(seconds: now.seconds)
   }
 
   /// The video frame with RTP timestamp `rtpTimestamp` (90 kHz) was rendered at `now`, after
   /// being held `appliedExtraDelay`.
   public mutating func videoRendered(
-    rtpTimestamp: UInt32, appliedExtraDelay: Duration, at now: ContinuousClock.Instant
+    rtpTimestamp: UInt32, appliedExtraDelay: MediaDuration, at now: MediaInstant
   ) {
-    videoRendered(
-      rtpTimestamp: rtpTimestamp, appliedExtraDelay: appliedExtraDelay,
-      atOffset: PlayoutInstant.offset(of: now))
-  }
-
-  /// `videoRendered(rtpTimestamp:appliedExtraDelay:at:)` with `now` as a `PlayoutInstant`
-  /// offset.
-  package mutating func videoRendered(
-    rtpTimestamp: UInt32, appliedExtraDelay: Duration, atOffset now: Duration
-  ) {
-    let seconds = Duration(attoseconds: now.attoseconds - originOffset.attoseconds).playoutSeconds
-    sync.videoRendered(rtpTimestamp: rtpTimestamp, atSeconds: seconds)
-    videoApplied = appliedExtraDelay.playoutSeconds
-    update(seconds: seconds)
+    sync.videoRendered(rtpTimestamp: rtpTimestamp, at: now)
+    videoApplied = appliedExtraDelay.seconds
+    update(seconds: now.seconds)
   }
 
   /// Recomputes the extra delays when `updateInterval` has passed since the last time.
-  public mutating func update(now: ContinuousClock.Instant) {
-    update(seconds: seconds(at: now))
+  public mutating func update(now: MediaInstant) {
+    update(seconds: now.seconds)
   }
 
-  /// `update(now:)` with `now` as seconds since the origin.
+  /// `update(now:)` with `now` as `MediaInstant.seconds`.
   private mutating func update(seconds: Double) {
     let elapsed = lastUpdate.map { seconds - $0 }
     if let elapsed, elapsed < updateIntervalSeconds { return }
@@ -189,9 +150,9 @@ public struct PlayoutSynchronizer: Sendable {
     } else {
       let step = configuration.maxChangePerSecond.streamSeconds * min(elapsed ?? 0, 1)
       audioExtraDelay = .seconds(
-        Self.move(audioExtraDelay.streamSeconds, to: audioTarget, by: step))
+        Self.move(audioExtraDelay.seconds, to: audioTarget, by: step))
       videoExtraDelay = .seconds(
-        Self.move(videoExtraDelay.streamSeconds, to: videoTarget, by: step))
+        Self.move(videoExtraDelay.seconds, to: videoTarget, by: step))
     }
     aligned = true
   }

@@ -128,41 +128,33 @@ public struct RTPReceiveStream: Sendable {
   /// The source's last SR as (NTP, RTP timestamp): the wall-clock mapping for A/V sync.
   public private(set) var lastSenderReport: (ntp: NTPTimestamp, rtpTimestamp: UInt32)?
 
-  private var highestSequence: Int64?
-  private var nextReportAt: Double
+  /// The media SSRC's sequence numbers, extended (RFC 3550 §A.1).
+  private var sequenceNumbers = RTPExtendedSequenceNumber()
+  private var nextReportAt: MediaInstant
   private var keyFrameRequested = false
-  private var lastKeyFrameRequestAt: Double?
-  /// `configuration`'s intervals in seconds, converted once (`Duration` arithmetic is 128-bit).
-  private let reportIntervalSeconds: Double
-  private let keyFrameRequestIntervalSeconds: Double
-  /// The last deadline `scheduledDeadlineOffset()` converted (NaN: none yet), and that deadline
-  /// as an offset from the stream's origin: it often stays put from one packet to the next
-  /// (audio: the next report).
-  private var lastDeadlineSeconds = Double.nan
-  private var lastDeadlineOffset = Duration.zero
-  /// When the last packet given to `receive` arrived, as an offset from the stream's origin
-  /// (zero until then: the stream was made for a packet).
-  private var lastPacketOffset = Duration.zero
+  private var lastKeyFrameRequestAt: MediaInstant?
+  /// `configuration`'s intervals, converted once.
+  private let reportInterval: MediaDuration
+  private let keyFrameRequestInterval: MediaDuration
+  /// When the last packet given to `receive` arrived (`now` at `init` until then: the stream
+  /// was made for a packet).
+  package private(set) var lastPacketAt: MediaInstant
   /// Empty, with the storage `recycle` handed back.
   private var spareOutputPackets: [ReceivedRTPPacket] = []
-  // Last, the two properties that hold a `ContinuousClock.Instant` (resilient: of a size known
-  // only at run time): every property before them sits at an offset fixed at compile time, and
-  // the per-packet code reaches it without the type's metadata.
   /// The jitter buffer (its delay, duplicate and late counts).
   public private(set) var jitterBuffer: JitterBuffer
-  private let clock: StreamClock
 
-  /// Creates the stream at `now` (its clock origin).
-  public init(configuration: Configuration, now: ContinuousClock.Instant) {
+  /// Creates the stream at `now` (its first report is due one `reportInterval` later).
+  public init(configuration: Configuration, now: MediaInstant) {
     self.configuration = configuration
-    clock = StreamClock(origin: now)
     statistics = RTPReceiveStatistics(ssrc: configuration.ssrc, clockRate: configuration.clockRate)
     jitterBuffer = JitterBuffer(
       clockRate: configuration.clockRate, configuration: configuration.jitterBuffer)
     nackGenerator = NACKGenerator(configuration: configuration.nack)
-    reportIntervalSeconds = configuration.reportInterval.streamSeconds
-    keyFrameRequestIntervalSeconds = configuration.keyFrameRequestInterval.streamSeconds
-    nextReportAt = reportIntervalSeconds
+    reportInterval = MediaDuration(configuration.reportInterval)
+    keyFrameRequestInterval = MediaDuration(configuration.keyFrameRequestInterval)
+    nextReportAt = now + reportInterval
+    lastPacketAt = now
   }
 
   /// Takes one RTP packet (media or RTX) that arrived at `now`.
@@ -171,7 +163,7 @@ public struct RTPReceiveStream: Sendable {
   /// truncated RTX packet is counted in `counters.malformedPackets` and dropped, and the error is
   /// returned in `Result` form for logging.
   @discardableResult
-  public mutating func receive(_ bytes: [UInt8], now: ContinuousClock.Instant) -> Result<
+  public mutating func receive(_ bytes: [UInt8], now: MediaInstant) -> Result<
     Output, RTPStreamError
   > {
     let packet: RTPPacket
@@ -188,23 +180,12 @@ public struct RTPReceiveStream: Sendable {
   }
 
   /// Takes one parsed RTP packet (media or RTX) that arrived at `now`; see `receive(_:now:)`.
-  public mutating func receive(_ packet: consuming RTPPacket, now: ContinuousClock.Instant)
-    -> Result<
-      Output, RTPStreamError
-    >
-  {
-    receive(packet, now: now, sinceOrigin: now - clock.origin)
-  }
-
-  /// `receive(_:now:)` for a driver that already has `now` less the stream's origin at hand
-  /// (`sinceOrigin`, exact): no resilient `ContinuousClock.Instant` arithmetic per packet.
   /// `restored`: the driver already restored this media packet from RTX (RFC 4588), so it
   /// counts as a retransmission, as one unwrapped here does.
-  package mutating func receive(
-    _ packet: consuming RTPPacket, now: ContinuousClock.Instant, sinceOrigin: Duration,
-    restored: Bool = false
+  public mutating func receive(
+    _ packet: consuming RTPPacket, now: MediaInstant, restored: Bool = false
   ) -> Result<Output, RTPStreamError> {
-    lastPacketOffset = sinceOrigin
+    lastPacketAt = now
     if let rtx = configuration.retransmission, packet.header.ssrc == rtx.ssrc {
       guard packet.header.payloadType == rtx.payloadType else {
         counters.malformedPackets += 1
@@ -216,7 +197,7 @@ public struct RTPReceiveStream: Sendable {
             packet, ssrc: configuration.ssrc,
             payloadType: configuration.payloadType ?? packet.header.payloadType)
         else { return .success(Output()) }
-        return accept(restored, isRetransmission: true, now: now, sinceOrigin: sinceOrigin)
+        return accept(restored, isRetransmission: true, now: now)
       } catch {
         counters.malformedPackets += 1
         return .failure(error)
@@ -229,21 +210,20 @@ public struct RTPReceiveStream: Sendable {
       counters.malformedPackets += 1
       return .failure(.unexpectedPayloadType(packet.header.payloadType))
     }
-    return accept(packet, isRetransmission: restored, now: now, sinceOrigin: sinceOrigin)
+    return accept(packet, isRetransmission: restored, now: now)
   }
 
   /// Takes a media packet of this source (restored from RTX when `isRetransmission`); the packet
-  /// is passed on as it is, without a working copy. `sinceOrigin`: `now - clock.origin`.
+  /// is passed on as it is, without a working copy.
   private mutating func accept(
-    _ media: consuming RTPPacket, isRetransmission: Bool, now: ContinuousClock.Instant,
-    sinceOrigin: Duration
+    _ media: consuming RTPPacket, isRetransmission: Bool, now: MediaInstant
   ) -> Result<Output, RTPStreamError> {
-    let arrival = Self.seconds(of: sinceOrigin)
+    let arrival = now.seconds
     // A retransmission of a packet that arrived after all (the late original crossed its NACK)
     // is a duplicate SRTP's replay window cannot see (RTX has its own SSRC and index): counted
     // received, it would push the cumulative loss below zero. Not received twice, nothing else.
-    if isRetransmission, configuration.nackEnabled, let highestSequence,
-      nackGenerator.hasArrived(Self.extended(media.header.sequenceNumber, around: highestSequence))
+    if isRetransmission, configuration.nackEnabled, sequenceNumbers.highest != nil,
+      nackGenerator.hasArrived(sequenceNumbers.extended(media.header.sequenceNumber))
     {
       counters.duplicateRetransmissions += 1
       return .success(Output())
@@ -259,14 +239,14 @@ public struct RTPReceiveStream: Sendable {
     }
     if statistics.restarts != restartsBefore {
       // The source renumbered: sequence state from before means nothing now.
-      highestSequence = nil
+      sequenceNumbers.reset()
       jitterBuffer = JitterBuffer(
         clockRate: configuration.clockRate, configuration: configuration.jitterBuffer)
       nackGenerator = NACKGenerator(configuration: configuration.nack)
     }
     if isRetransmission { counters.retransmittedPackets += 1 } else { counters.packets += 1 }
-    let sequence = extend(media.header.sequenceNumber)
-    if configuration.nackEnabled { nackGenerator.packetArrived(sequence, now: arrival) }
+    let sequence = sequenceNumbers.extend(media.header.sequenceNumber)
+    if configuration.nackEnabled { nackGenerator.packetArrived(sequence, now: now) }
 
     var output = Output()
     if configuration.buffersPackets {
@@ -276,40 +256,17 @@ public struct RTPReceiveStream: Sendable {
           ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
       // The buffer takes the packet over and puts a late one in the output.
       _ = jitterBuffer.insert(
-        media, arrivedAt: now, sinceOrigin: sinceOrigin, sequence: sequence, arrival: arrival,
-        releasingAtOnce: false, into: &output.packets)
+        media, arrival: now, sequence: sequence, releasingAtOnce: false, into: &output.packets)
     } else {
       // The storage of the last output the driver handed back (`recycle`), not a new array for
       // every packet.
       swap(&output.packets, &spareOutputPackets)
       // Reordered packets go out as they come: the consumer orders them.
       let result = jitterBuffer.insert(
-        media, arrivedAt: now, sinceOrigin: sinceOrigin, sequence: sequence, arrival: arrival,
-        releasingAtOnce: true, into: &output.packets)
-      if result == .buffered { jitterBuffer.release(now: .infinity, into: &output.packets) }
+        media, arrival: now, sequence: sequence, releasingAtOnce: true, into: &output.packets)
+      if result == .buffered { jitterBuffer.release(now: .distantFuture, into: &output.packets) }
     }
     return .success(output)
-  }
-
-  /// Extends to 64 bits around the highest so far; starting one cycle up keeps a packet reordered
-  /// before the first one positive and older.
-  private mutating func extend(_ sequenceNumber: UInt16) -> Int64 {
-    guard let highestSequence else {
-      highestSequence = Int64(sequenceNumber) + 0x1_0000
-      return Int64(sequenceNumber) + 0x1_0000
-    }
-    let value = Self.extended(sequenceNumber, around: highestSequence)
-    if value > highestSequence { self.highestSequence = value }
-    return value
-  }
-
-  /// `sequenceNumber` extended to 64 bits by its distance from `highest` (the nearer way round
-  /// the 16-bit circle).
-  @inline(__always)
-  private static func extended(_ sequenceNumber: UInt16, around highest: Int64) -> Int64 {
-    highest
-      + Int64(
-        RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: highest), to: sequenceNumber))
   }
 
   /// Takes back the packet array of an output the driver has delivered: emptied, its storage
@@ -332,11 +289,10 @@ public struct RTPReceiveStream: Sendable {
   }
 
   /// Records an SR from the source: LSR/DLSR for our reports, the NTP↔RTP mapping for A/V sync.
-  public mutating func handleSenderReport(_ report: RTCPSenderReport, now: ContinuousClock.Instant)
-  {
+  public mutating func handleSenderReport(_ report: RTCPSenderReport, now: MediaInstant) {
     guard report.ssrc == configuration.ssrc else { return }
     let ntp = NTPTimestamp(value: report.ntpTimestamp)
-    statistics.recordSenderReport(ntp, arrival: clock.seconds(now))
+    statistics.recordSenderReport(ntp, arrival: now.seconds)
     lastSenderReport = (ntp, report.rtpTimestamp)
   }
 
@@ -347,24 +303,17 @@ public struct RTPReceiveStream: Sendable {
   }
 
   /// Releases due packets and emits due feedback and reports.
-  public mutating func poll(now: ContinuousClock.Instant) -> Output {
-    poll(sinceOrigin: now - clock.origin)
-  }
-
-  /// `poll(now:)` for a driver that has `now` less the stream's origin at hand (`sinceOrigin`,
-  /// exact): no copy of the stream's clock or resilient instant arithmetic per poll.
-  package mutating func poll(sinceOrigin: Duration) -> Output {
-    let seconds = Self.seconds(of: sinceOrigin)
+  public mutating func poll(now: MediaInstant) -> Output {
     var output = Output()
     if configuration.buffersPackets {
       // The storage of the last output handed back (`recycleReleased`), when there is one.
       swap(&output.packets, &spareOutputPackets)
-      jitterBuffer.release(now: seconds, into: &output.packets)
+      jitterBuffer.release(now: now, into: &output.packets)
     }
     if configuration.nackEnabled {
       if nackGenerator.takeKeyFrameRequest() { keyFrameRequested = true }
       let givenUpBefore = nackGenerator.givenUp
-      let due = nackGenerator.due(now: seconds, roundTripTime: roundTripTime)
+      let due = nackGenerator.due(now: now, roundTripTime: roundTripTime)
       // A packet given up leaves its frame undecodable: ask for a key frame now rather than
       // wait for the assembler to notice the gap a frame later.
       if nackGenerator.givenUp > givenUpBefore { keyFrameRequested = true }
@@ -378,169 +327,105 @@ public struct RTPReceiveStream: Sendable {
       }
     }
     if keyFrameRequested,
-      lastKeyFrameRequestAt.map({
-        seconds - $0 >= keyFrameRequestIntervalSeconds
-      }) ?? true
+      lastKeyFrameRequestAt.map({ now - $0 >= keyFrameRequestInterval }) ?? true
     {
       keyFrameRequested = false
-      lastKeyFrameRequestAt = seconds
+      lastKeyFrameRequestAt = now
       counters.plisSent += 1
       output.rtcp.append(
         .pictureLossIndication(
           RTCPPictureLossIndication(
             senderSSRC: configuration.localSSRC, mediaSSRC: configuration.ssrc)))
     }
-    if configuration.sendsReceiverReports, seconds >= nextReportAt {
-      nextReportAt = seconds + reportIntervalSeconds
+    if configuration.sendsReceiverReports, now >= nextReportAt {
+      nextReportAt = now + reportInterval
       if statistics.packetsReceived > 0 {
         counters.receiverReportsSent += 1
         output.rtcp.insert(
           .receiverReport(
             RTCPReceiverReport(
               ssrc: configuration.localSSRC,
-              reports: [statistics.makeReportBlock(now: seconds)])), at: 0)
+              reports: [statistics.makeReportBlock(now: now.seconds)])), at: 0)
       }
     }
     return output
   }
 
   /// The report block on this source for our own SR (starts a new reporting interval).
-  public mutating func makeReportBlock(now: ContinuousClock.Instant) -> RTCPReportBlock? {
+  public mutating func makeReportBlock(now: MediaInstant) -> RTCPReportBlock? {
     guard statistics.packetsReceived > 0 else { return nil }
-    return statistics.makeReportBlock(now: clock.seconds(now))
+    return statistics.makeReportBlock(now: now.seconds)
   }
 
   /// When `poll` must run next.
-  public var nextDeadline: ContinuousClock.Instant { clock.instant(nextDeadlineSeconds) }
-
-  /// `duration.streamSeconds` (what `clock.seconds` gives) from the attoseconds: the same
-  /// value (`components` truncates as `/` and `%` do), without the runtime's `components`.
-  static func seconds(of duration: Duration) -> Double {
-    let attoseconds = duration.attoseconds
-    let seconds = Int64(truncatingIfNeeded: attoseconds / 1_000_000_000_000_000_000)
-    let fraction = Int64(truncatingIfNeeded: attoseconds % 1_000_000_000_000_000_000)
-    return Double(seconds) + Double(fraction) * 1e-18
-  }
-
-  /// `nextDeadline` for a driver that holds the stream in place (a mutating call reads it
-  /// without copying the stream, and the conversion to an instant is skipped when the deadline
-  /// did not move since the last call).
-  mutating func scheduledDeadline() -> ContinuousClock.Instant {
-    clock.origin + scheduledDeadlineOffset()
-  }
-
-  /// `scheduledDeadline()` as an offset from the stream's origin (the instant it was made at):
-  /// a driver that keeps its times as offsets from one origin of its own adds the stream's
-  /// origin to it, without an instant.
-  package mutating func scheduledDeadlineOffset() -> Duration {
-    scheduledDeadlineOffset(seconds: nextDeadlineSeconds)
-  }
-
-  /// `scheduledDeadlineOffset()` for a caller that has `nextDeadlineSeconds` at hand.
-  private mutating func scheduledDeadlineOffset(seconds: Double) -> Duration {
-    if seconds == lastDeadlineSeconds { return lastDeadlineOffset }
-    // `.seconds(seconds)` without `Duration.seconds(_:)`'s generic path.
-    lastDeadlineOffset = Self.duration(seconds: seconds)
-    lastDeadlineSeconds = seconds
-    return lastDeadlineOffset
-  }
-
-  /// When the last packet given to `receive` arrived (media or RTX, taken or dropped), or when
-  /// the stream was made before any.
-  package var lastPacketAt: ContinuousClock.Instant { clock.origin + lastPacketOffset }
-
-  /// How long before `now` the last packet given to `receive` arrived (see `lastPacketAt`).
-  func timeSinceLastPacket(at now: ContinuousClock.Instant) -> Duration {
-    (now - clock.origin) - lastPacketOffset
-  }
-
-  /// `Duration.seconds(seconds)`, bit for bit: the whole seconds in attoseconds plus the
-  /// fraction's attoseconds rounded to nearest, as the runtime converts, without its generic
-  /// 128-bit arithmetic (a video packet usually moves the deadline). `seconds` must be finite
-  /// (a deadline always is).
-  static func duration(seconds: Double) -> Duration {
-    let whole = seconds.rounded(.towardZero)
-    // Through `Int64` (one instruction each; `Int128(Double)` is a generic conversion): the
-    // fraction's attoseconds always fit, the whole seconds below ~292 years.
-    guard abs(whole) < 9e18 else { return .seconds(seconds) }
-    let fraction = Int64(((seconds - whole) * 1e18).rounded())
-    return Duration(
-      attoseconds: Int128(Int64(whole)) * 1_000_000_000_000_000_000 + Int128(fraction))
-  }
-
-  /// `nextDeadline` in seconds on the stream's clock.
-  private var nextDeadlineSeconds: Double {
-    var next = configuration.sendsReceiverReports ? nextReportAt : Double.infinity
+  public var nextDeadline: MediaInstant {
+    var next = configuration.sendsReceiverReports ? nextReportAt : MediaInstant.distantFuture
     if configuration.buffersPackets, let due = jitterBuffer.nextDeadline { next = min(next, due) }
     if configuration.nackEnabled, let due = nackGenerator.nextDeadline(roundTripTime: roundTripTime)
     {
       next = min(next, due)
     }
     if keyFrameRequested {
-      let allowed = (lastKeyFrameRequestAt ?? -Double.infinity) + keyFrameRequestIntervalSeconds
-      next = min(next, max(allowed, 0))
+      next = min(next, (lastKeyFrameRequestAt ?? .distantPast) + keyFrameRequestInterval)
     }
-    if !next.isFinite { next = nextReportAt }
+    if next == .distantFuture { next = nextReportAt }
     return next
+  }
+
+  /// How long before `now` the last packet given to `receive` arrived (see `lastPacketAt`).
+  func timeSinceLastPacket(at now: MediaInstant) -> MediaDuration {
+    now - lastPacketAt
   }
 }
 
 extension RTPReceiveStream {
   /// What `acceptInOrder` did with a packet it took: the packets to hand out now (an audio
   /// stream's packet, in the array `recycle` takes back; empty for a buffered stream) and the
-  /// stream's next deadline as an offset from its origin (`scheduledDeadlineOffset()`).
+  /// stream's next deadline.
   package struct InOrderAcceptance {
     package var packets: [ReceivedRTPPacket]
-    package var deadline: Duration
+    package var deadline: MediaInstant
   }
 
-  /// `receive(_:now:sinceOrigin:)` followed by `scheduledDeadlineOffset()` for the common packet
+  /// `receive(_:now:restored:)` followed by `nextDeadline` for the common packet
   /// (`InOrderRTPReception`): media of this SSRC and payload type, the next sequence number or a
   /// few ahead (RFC 3550 §A.1's in-order case), which a buffered stream's jitter buffer appends
   /// and an unbuffered one's hands straight out. nil, with nothing changed, for any other packet
   /// (the caller takes the general path).
   ///
   /// The same state and output as the general path, in one function: no `Result`, `Output`,
-  /// sequence-number search or instant arithmetic for a buffered stream.
+  /// sequence-number search for a buffered stream.
   @inline(__always)
-  package mutating func acceptInOrder(_ header: InOrderRTPPacket, sinceOrigin: Duration)
+  package mutating func acceptInOrder(_ header: InOrderRTPPacket, now: MediaInstant)
     -> InOrderAcceptance?
   {
     guard configuration.retransmission == nil, header.ssrc == configuration.ssrc,
       configuration.payloadType == nil || configuration.payloadType == header.payloadType,
-      let highestSequence, statistics.continuesInOrder(header.sequenceNumber)
+      let highest = sequenceNumbers.highest, statistics.continuesInOrder(header.sequenceNumber)
     else { return nil }
-    let sequence = Self.extended(header.sequenceNumber, around: highestSequence)
-    guard sequence > highestSequence,
+    let extended = sequenceNumbers.extended(header.sequenceNumber)
+    guard extended > highest,
       configuration.buffersPackets
-        ? jitterBuffer.appendsInOrder(sequence) : jitterBuffer.passesThroughInOrder(sequence)
+        ? jitterBuffer.appendsInOrder(extended) : jitterBuffer.passesThroughInOrder(extended)
     else { return nil }
-    lastPacketOffset = sinceOrigin
-    let arrival = Self.seconds(of: sinceOrigin)
+    lastPacketAt = now
     statistics.recordInOrder(
-      sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
+      sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: now.seconds)
     counters.packets += 1
-    self.highestSequence = sequence
-    if configuration.nackEnabled { nackGenerator.packetArrived(sequence, now: arrival) }
+    sequenceNumbers.record(extended)
+    if configuration.nackEnabled { nackGenerator.packetArrived(extended, now: now) }
     var packets: [ReceivedRTPPacket] = []
     if configuration.buffersPackets {
       jitterBuffer.updateTargetDelay(
         jitterSeconds: statistics.jitter / Double(configuration.clockRate),
         extraDelay: configuration.nackEnabled
           ? configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1) : 0)
-      jitterBuffer.appendInOrder(
-        header.packet(), sinceOrigin: sinceOrigin, sequence: sequence, arrival: arrival)
+      jitterBuffer.appendInOrder(header.packet(), arrival: now, sequence: extended)
     } else {
       swap(&packets, &spareOutputPackets)
       jitterBuffer.passThroughInOrder(
-        header.packet(), arrivedAt: clock.origin + sinceOrigin, sequence: sequence,
-        arrival: arrival, into: &packets)
+        header.packet(), arrival: now, sequence: extended, into: &packets)
     }
-    // Without a jitter buffer, NACK or a key frame request, `nextDeadlineSeconds` is the next
-    // report, whatever `sendsReceiverReports` says (an audio stream: 40 % of the packets).
-    let deadline =
-      configuration.buffersPackets || configuration.nackEnabled || keyFrameRequested
-      ? scheduledDeadlineOffset() : scheduledDeadlineOffset(seconds: nextReportAt)
-    return InOrderAcceptance(packets: packets, deadline: deadline)
+    return InOrderAcceptance(packets: packets, deadline: nextDeadline)
   }
 }

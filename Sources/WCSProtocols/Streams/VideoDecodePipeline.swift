@@ -45,24 +45,17 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
 /// Its mutable state is one value (`State`), changed in place by one access per call: each
 /// stored property of a class read or written costs a dynamic exclusivity check. Frames are
 /// decoded as the assembler completes them, from the packet's own bytes or a buffer the
-/// assembler keeps (no array of frames or of bytes per frame in between), and times are kept as
-/// offsets (`PlayoutInstant`), not as resilient `ContinuousClock.Instant`s.
+/// assembler keeps (no array of frames or of bytes per frame in between).
 package final class VideoDecodePipeline<Picture> {
   /// A decoded picture with its RTP timestamp (90 kHz, RFC 7741 §4.1), key flag and times.
   package struct Frame {
     package var picture: Picture
     package var rtpTimestamp: UInt32
     package var isKeyFrame: Bool
-    /// `arrivalTime` as an offset (`PlayoutInstant`): a frame holding no resilient instant is
-    /// copied and moved inline, without value witnesses.
-    package var arrivalOffset: Duration
-    /// `renderTime` as an offset (`PlayoutInstant`).
-    package var renderOffset: Duration
-
     /// When the packet that completed the frame arrived.
-    package var arrivalTime: ContinuousClock.Instant { PlayoutInstant.instant(at: arrivalOffset) }
+    package var arrivalTime: MediaInstant
     /// The `now` of the call that decoded it.
-    package var renderTime: ContinuousClock.Instant { PlayoutInstant.instant(at: renderOffset) }
+    package var renderTime: MediaInstant
   }
 
   /// What one call produced.
@@ -130,7 +123,7 @@ package final class VideoDecodePipeline<Picture> {
 
   /// Takes packets released by the receive stream at `now` and decodes every frame they
   /// complete.
-  package func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
+  package func handle(_ packets: [ReceivedRTPPacket], now: MediaInstant) -> Output {
     var output = Output()
     handle(packets, now: now, into: &output)
     return output
@@ -140,9 +133,9 @@ package final class VideoDecodePipeline<Picture> {
   /// this call needs a key frame), so a caller that keeps an `Output` between calls, emptied,
   /// makes no new array of frames per call.
   package func handle(
-    _ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant, into output: inout Output
+    _ packets: [ReceivedRTPPacket], now: MediaInstant, into output: inout Output
   ) {
-    state.handle(packets, now: PlayoutInstant.offset(of: now), into: &output)
+    state.handle(packets, now: now, into: &output)
   }
 
   /// A new source took over the stream: the assembler starts over (`VP8FrameAssembler.restart`)
@@ -156,7 +149,7 @@ package final class VideoDecodePipeline<Picture> {
     var decoding: Decoding
 
     mutating func handle(
-      _ packets: [ReceivedRTPPacket], now: Duration, into output: inout Output
+      _ packets: [ReceivedRTPPacket], now: MediaInstant, into output: inout Output
     ) {
       let framesBefore = output.frames.count
       // The decoding side appends to `output` as frames complete: lent to it for the call.
@@ -165,7 +158,7 @@ package final class VideoDecodePipeline<Picture> {
       // By index: a `for received in packets` loop copies each packet (its header with the
       // extensions, and the payload) and destroys the copy after.
       for index in packets.indices {
-        decoding.arrival = PlayoutInstant.offset(of: packets[index].arrival)
+        decoding.arrival = packets[index].arrival
         let dropsBefore = assembler.discardedFrames
         let status = assembler.insert(
           VP8FrameAssembler.Packet(
@@ -187,26 +180,26 @@ package final class VideoDecodePipeline<Picture> {
   private struct Decoding: VP8FrameSink {
     let decoder: VP8Decoder
     let decodeBytes: DecodeBytesReusing
-    let stallTimeout: Duration
+    let stallTimeout: MediaDuration
     var statistics = VideoDecodePipelineStatistics()
     var waitingForKeyFrame = false
-    var firstRenderAt: Duration?
-    var lastRenderAt: Duration?
-    var lastProgressAt: Duration?
+    var firstRenderAt: MediaInstant?
+    var lastRenderAt: MediaInstant?
+    var lastProgressAt: MediaInstant?
     /// The running call's output (`State.handle` lends it), `now` and the arrival of the
     /// packet being inserted.
     var output = Output()
-    var now: Duration = .zero
-    var arrival: Duration = .zero
+    var now = MediaInstant(nanoseconds: 0)
+    var arrival = MediaInstant(nanoseconds: 0)
     /// Set by `noteProgress`: no frame decoded for `stallTimeout` while packets came.
     var stalled = false
     /// A picture handed back (`recycle`) for the next decode to write into.
     var spare: Picture?
 
-    init(decoder: VP8Decoder, decodeBytes: @escaping DecodeBytesReusing, stallTimeout: Duration) {
+    package init(decoder: VP8Decoder, decodeBytes: @escaping DecodeBytesReusing, stallTimeout: Duration) {
       self.decoder = decoder
       self.decodeBytes = decodeBytes
-      self.stallTimeout = stallTimeout
+      self.stallTimeout = MediaDuration(stallTimeout)
     }
 
     mutating func noteProgress(decoded: Bool, packets: Int) {
@@ -252,20 +245,20 @@ package final class VideoDecodePipeline<Picture> {
         // count the difference twice.
         let renderedAt = max(now, lastRenderAt ?? now)
         if let lastRenderAt {
-          let gap = (renderedAt - lastRenderAt).playoutSeconds
+          let gap = (renderedAt - lastRenderAt).seconds
           statistics.longestGap = max(statistics.longestGap, gap)
           if gap > VideoDecodePipelineStatistics.freezeThreshold { statistics.freezes += 1 }
         }
         firstRenderAt = firstRenderAt ?? renderedAt
         lastRenderAt = renderedAt
         if let firstRenderAt, statistics.framesDecoded > 1 {
-          let span = (renderedAt - firstRenderAt).playoutSeconds
+          let span = (renderedAt - firstRenderAt).seconds
           if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
         }
         output.frames.append(
           Frame(
             picture: consume picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,
-            arrivalOffset: arrival, renderOffset: now))
+            arrivalTime: arrival, renderTime: now))
       } catch {
         // The reference chain is broken: later delta frames would decode to garbage.
         statistics.decodeErrors += 1

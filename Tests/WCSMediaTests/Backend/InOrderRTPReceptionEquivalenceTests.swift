@@ -28,40 +28,37 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
   private static let rtxPayloadType: UInt8 = 97
   /// The loop's origin and the connection's clock origin (an odd offset: no rounding hides).
   private static let loopOrigin = virtualTime(0)
-  private static let clockOriginOffset = Duration(attoseconds: 1_234_567_890_123_456_789)
+  private static let clockOrigin = loopOrigin + .nanoseconds(1_234_567_891)
 
   /// What one path did with one packet.
   private enum Outcome: Equatable {
     case skipped
     case closed
     case malformed
-    case unrouted(feedbackDue: Duration?)
-    case received(packets: [ReceivedRTPPacket], rtcp: [RTCPPacket], deadline: Duration)
+    case unrouted(feedbackDue: MediaInstant?)
+    case received(packets: [ReceivedRTPPacket], rtcp: [RTCPPacket], deadline: MediaInstant)
   }
 
-  /// The source `NativeMediaConnection.makeReceiver` makes for `ssrc` at `sinceLoopOrigin`.
-  private static func entry(ssrc: UInt32, isVideo: Bool, sinceLoopOrigin: Duration)
+  /// The source `NativeMediaConnection.makeReceiver` makes for `ssrc` at `now`.
+  private static func entry(ssrc: UInt32, isVideo: Bool, at now: MediaInstant)
     -> NativeMediaConnection.ReceiveEntry
   {
-    let now = loopOrigin + sinceLoopOrigin
     let configuration = RTPReceiveStream.Configuration(
       ssrc: ssrc, localSSRC: 1, payloadType: isVideo ? videoPayloadType : audioPayloadType,
       clockRate: isVideo ? 90_000 : 48_000, nackEnabled: isVideo, buffersPackets: isVideo)
     return NativeMediaConnection.ReceiveEntry(
       stream: RTPReceiveStream(configuration: configuration, now: now), ssrc: ssrc,
-      isVideo: isVideo, originOffset: now - (loopOrigin + clockOriginOffset))
+      isVideo: isVideo)
   }
 
   /// `receiveLayered` without the connection around it: RTX unwrapped to the video source
   /// (as `route` does), unknown sources dropped, the output delivered and recycled.
   private static func layered(
     _ reception: inout NativeMediaConnection.PacketReception, _ raw: UnsafeRawBufferPointer,
-    ssrc: UInt32, sinceLoopOrigin: Duration
+    ssrc: UInt32, at now: MediaInstant
   ) -> Outcome {
     guard raw.count >= 12 else { return .skipped }
-    let now = loopOrigin + sinceLoopOrigin
-    let sinceOrigin = sinceLoopOrigin - clockOriginOffset
-    switch reception.admit(raw, ssrc: ssrc, sinceOrigin: sinceOrigin, play: true) {
+    switch reception.admit(raw, ssrc: ssrc, now: now, clockOrigin: clockOrigin, play: true) {
     case .closed: return .closed
     case .malformed: return .malformed
     case .admitted(var packet, let routed, let feedbackDue):
@@ -77,8 +74,7 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       }
       guard let entry else { return .unrouted(feedbackDue: feedbackDue) }
       let (result, deadline) = NativeMediaConnection.receive(
-        packet, now: now, sinceOrigin: sinceOrigin - entry.originOffset, in: &entry.stream,
-        deadline: true)
+        packet, now: now, in: &entry.stream, deadline: true)
       var packets: [ReceivedRTPPacket] = []
       var rtcp: [RTCPPacket] = []
       if case .success(let output) = result {
@@ -86,22 +82,18 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
         rtcp = output.rtcp
         if !entry.isVideo { entry.stream.recycle(output.packets) }
       }
-      let streamDue = entry.originOffset + deadline
       return .received(
-        packets: packets, rtcp: rtcp, deadline: feedbackDue.map { min($0, streamDue) } ?? streamDue)
+        packets: packets, rtcp: rtcp, deadline: feedbackDue.map { min($0, deadline) } ?? deadline)
     }
   }
 
   /// `receiveRTP`: the flat path when it takes the packet, else the layered one.
   private static func flat(
     _ reception: inout NativeMediaConnection.PacketReception, _ raw: UnsafeRawBufferPointer,
-    ssrc: UInt32, sinceLoopOrigin: Duration, taken: inout (video: Int, audio: Int)
+    ssrc: UInt32, at now: MediaInstant, taken: inout (video: Int, audio: Int)
   ) -> Outcome {
     guard raw.count >= 12 else { return .skipped }
-    if var accepted = reception.receiveInOrder(
-      raw, ssrc: ssrc,
-      sinceOrigin: Duration(
-        attoseconds: sinceLoopOrigin.attoseconds - clockOriginOffset.attoseconds))
+    if var accepted = reception.receiveInOrder(raw, ssrc: ssrc, now: now, clockOrigin: clockOrigin)
     {
       if accepted.entry.isVideo { taken.video += 1 } else { taken.audio += 1 }
       let packets = Array(accepted.packets)
@@ -112,7 +104,7 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       }
       return .received(packets: packets, rtcp: [], deadline: accepted.deadline)
     }
-    return layered(&reception, raw, ssrc: ssrc, sinceLoopOrigin: sinceLoopOrigin)
+    return layered(&reception, raw, ssrc: ssrc, at: now)
   }
 
   // MARK: - Packets
@@ -318,7 +310,7 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
     seed: UInt64, steps: Int, transportWideCCID: UInt8?, rtx: Bool, hostile: Bool = false
   ) {
     var generator = SplitMix64(seed: seed)
-    var start = Duration.milliseconds(5)
+    var start = Self.loopOrigin + .milliseconds(5)
     var flat = NativeMediaConnection.PacketReception()
     var reference = NativeMediaConnection.PacketReception()
     for reception in [0, 1] {
@@ -326,8 +318,8 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       value.transportWideCCID = transportWideCCID
       value.rtxPayloadType = rtx ? Self.rtxPayloadType : nil
       value.routes = [
-        Self.entry(ssrc: Self.videoSSRC, isVideo: true, sinceLoopOrigin: start),
-        Self.entry(ssrc: Self.audioSSRC, isVideo: false, sinceLoopOrigin: start),
+        Self.entry(ssrc: Self.videoSSRC, isVideo: true, at: start),
+        Self.entry(ssrc: Self.audioSSRC, isVideo: false, at: start),
       ]
       if reception == 0 { flat = value } else { reference = value }
     }
@@ -341,21 +333,19 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
     var taken = (video: 0, audio: 0)
     var received = 0
     for step in 0..<steps {
-      // 0...25 ms between packets (any attosecond), now and then a silence of up to 3 s.
+      // 0...25 ms between packets (any nanosecond), now and then a silence of up to 3 s.
       let gapNanoseconds =
         hostile && Double.random(in: 0..<1, using: &generator) < 0.1
         ? 0
         : Double.random(in: 0..<1, using: &generator) < 0.01
           ? Int64.random(in: 25_000_000...3_000_000_000, using: &generator)
           : Int64.random(in: 0...25_000_000, using: &generator)
-      start += Duration(
-        attoseconds: Int128(gapNanoseconds) * 1_000_000_000
-          + Int128(Int64.random(in: 0..<1_000_000_000, using: &generator)))
+      start += .nanoseconds(gapNanoseconds)
       let now = start
       let roll = Double.random(in: 0..<1, using: &generator)
       if roll < 0.06 {
         // Polls: the streams' releases and feedback, the transport feedback.
-        let instant = Self.loopOrigin + now
+        let instant = now
         for (x, y) in zip(flat.routes, reference.routes) {
           let output = x.stream.poll(now: instant)
           let expected = y.stream.poll(now: instant)
@@ -365,7 +355,7 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
             y.stream.recycleReleased(expected.packets)
           }
         }
-        let micros = Int64((now - Self.clockOriginOffset) / .microseconds(1))
+        let micros = (now - Self.clockOrigin).microseconds
         XCTAssertEqual(
           flat.transportFeedbackGenerator.poll(now: micros),
           reference.transportFeedbackGenerator.poll(now: micros), "feedback, step \(step)")
@@ -377,8 +367,8 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
         audioSSRC &+= 1
         audio = Numbering(
           next: UInt16.random(in: 0...UInt16.max, using: &generator), dropoutEdges: hostile)
-        flat.routes[1] = Self.entry(ssrc: audioSSRC, isVideo: false, sinceLoopOrigin: now)
-        reference.routes[1] = Self.entry(ssrc: audioSSRC, isVideo: false, sinceLoopOrigin: now)
+        flat.routes[1] = Self.entry(ssrc: audioSSRC, isVideo: false, at: now)
+        reference.routes[1] = Self.entry(ssrc: audioSSRC, isVideo: false, at: now)
         continue
       }
       if step == steps - 20 {
@@ -476,14 +466,13 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       let outcomes = bytes.withUnsafeBytes { raw -> (Outcome, Outcome) in
         // What `PeerConnection.receiveSRTP` hands over: the SSRC read from the bytes.
         let seen = PeerConnection.ssrc(ofRTP: raw)
-        let a = Self.flat(&flat, raw, ssrc: seen, sinceLoopOrigin: now, taken: &taken)
-        let b = Self.layered(&reference, raw, ssrc: seen, sinceLoopOrigin: now)
+        let a = Self.flat(&flat, raw, ssrc: seen, at: now, taken: &taken)
+        let b = Self.layered(&reference, raw, ssrc: seen, at: now)
         return (a, b)
       }
       received += 1
       XCTAssertEqual(outcomes.0, outcomes.1, "step \(step)")
-      Self.assertSame(
-        flat, reference, now: (now - Self.clockOriginOffset) / .seconds(1), "step \(step)")
+      Self.assertSame(flat, reference, now: now.seconds, "step \(step)")
       if step % 50 == 0 { Self.assertSameHeld(flat, reference, "step \(step)") }
     }
     Self.assertSameHeld(flat, reference, "end")
@@ -524,13 +513,11 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       var taken = 0
       for step in 0..<4_000 {
         seconds += Double.random(in: 0...0.02, using: &generator)
-        let sinceOrigin = Duration(
-          attoseconds: Int128(seconds * 1e9) * 1_000_000_000
-            + Int128(Int64.random(in: 0..<1_000_000_000, using: &generator)))
+        let instant = origin + .seconds(seconds)
         if !releasingAtOnce, Double.random(in: 0..<1, using: &generator) < 0.15 {
           var released: [ReceivedRTPPacket] = []
           var expected: [ReceivedRTPPacket] = []
-          let now = RTPReceiveStream.seconds(of: sinceOrigin)
+          let now = instant
           flat.release(now: now, into: &released)
           reference.release(now: now, into: &expected)
           XCTAssertEqual(released, expected, "release, step \(step)")
@@ -550,40 +537,34 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
             payloadType: 96, sequenceNumber: UInt16(truncatingIfNeeded: sequence),
             timestamp: UInt32(truncatingIfNeeded: sequence / 3 * 3_000), ssrc: 7),
           payload: [UInt8(truncatingIfNeeded: sequence)])
-        let instant = origin + sinceOrigin
-        let arrival = RTPReceiveStream.seconds(of: sinceOrigin)
         var out: [ReceivedRTPPacket] = []
         var expected: [ReceivedRTPPacket] = []
         if releasingAtOnce {
           if flat.passesThroughInOrder(sequence) {
             taken += 1
-            flat.passThroughInOrder(
-              packet, arrivedAt: instant, sequence: sequence, arrival: arrival, into: &out)
+            flat.passThroughInOrder(packet, arrival: instant, sequence: sequence, into: &out)
           } else if flat.insert(
-            packet, arrivedAt: instant, sinceOrigin: sinceOrigin, sequence: sequence,
-            arrival: arrival, releasingAtOnce: true, into: &out) == .buffered
+            packet, arrival: instant, sequence: sequence, releasingAtOnce: true, into: &out)
+            == .buffered
           {
-            flat.release(now: .infinity, into: &out)
+            flat.release(now: .distantFuture, into: &out)
           }
           if reference.insert(
-            packet, arrivedAt: instant, sinceOrigin: sinceOrigin, sequence: sequence,
-            arrival: arrival, releasingAtOnce: true, into: &expected) == .buffered
+            packet, arrival: instant, sequence: sequence, releasingAtOnce: true, into: &expected)
+            == .buffered
           {
-            reference.release(now: .infinity, into: &expected)
+            reference.release(now: .distantFuture, into: &expected)
           }
         } else {
           if flat.appendsInOrder(sequence) {
             taken += 1
-            flat.appendInOrder(
-              packet, sinceOrigin: sinceOrigin, sequence: sequence, arrival: arrival)
+            flat.appendInOrder(packet, arrival: instant, sequence: sequence)
           } else {
             _ = flat.insert(
-              packet, arrivedAt: instant, sinceOrigin: sinceOrigin, sequence: sequence,
-              arrival: arrival, releasingAtOnce: false, into: &out)
+              packet, arrival: instant, sequence: sequence, releasingAtOnce: false, into: &out)
           }
           _ = reference.insert(
-            packet, arrivedAt: instant, sinceOrigin: sinceOrigin, sequence: sequence,
-            arrival: arrival, releasingAtOnce: false, into: &expected)
+            packet, arrival: instant, sequence: sequence, releasingAtOnce: false, into: &expected)
         }
         XCTAssertEqual(out, expected, "step \(step)")
         XCTAssertEqual(flat.count, reference.count, "step \(step)")
@@ -593,8 +574,8 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       }
       var rest: [ReceivedRTPPacket] = []
       var expectedRest: [ReceivedRTPPacket] = []
-      flat.release(now: .infinity, into: &rest)
-      reference.release(now: .infinity, into: &expectedRest)
+      flat.release(now: .distantFuture, into: &rest)
+      reference.release(now: .distantFuture, into: &expectedRest)
       XCTAssertEqual(rest, expectedRest)
       XCTAssertGreaterThan(taken, 2_000, "releasing at once: \(releasingAtOnce)")
     }

@@ -118,7 +118,7 @@ final class KernelArrivalBusyLoopTests: XCTestCase {
             payloadType: raw[1] & 0x7F, sequenceNumber: UInt16(raw[2]) << 8 | UInt16(raw[3]),
             timestamp: UInt32(raw[4]) << 24 | UInt32(raw[5]) << 16 | UInt32(raw[6]) << 8
               | UInt32(raw[7]),
-            arrival: playLoop.datagramArrival, handledAt: playLoop.now())
+            arrival: playLoop.datagramArrival?.continuousInstant, handledAt: playLoop.now())
           tapped.mutate { $0.append(entry) }
         }
         original(ssrc, raw)

@@ -198,7 +198,7 @@ final class NativeMediaBackendAVSyncTests: XCTestCase {
         "with sync: video %.0f ms, audio %.0f ms, offset %+.0f ms (corr %.2f; extra audio %.0f ms, "
         + "video %.0f ms); without: video %.0f ms, audio %.0f ms, offset %+.0f ms (corr %.2f)",
       on.videoDelay * 1000, on.audioDelay * 1000, on.offset * 1000, on.correlation,
-      sync.audioExtraDelay.streamSeconds * 1000, sync.videoExtraDelay.streamSeconds * 1000,
+      sync.audioExtraDelay.seconds * 1000, sync.videoExtraDelay.seconds * 1000,
       off.videoDelay * 1000, off.audioDelay * 1000, off.offset * 1000, off.correlation)
     print(summary)
     XCTAssertGreaterThan(on.correlation, 0.6, summary)

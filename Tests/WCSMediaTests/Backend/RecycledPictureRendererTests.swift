@@ -101,14 +101,14 @@ final class RecycledPictureRendererTests: XCTestCase {
   /// them (pictures in render order with their RTP timestamps).
   private static func stream() throws -> (
     batches: [[ReceivedRTPPacket]], expected: [(picture: VideoFrame, rtpTimestamp: UInt32)],
-    now: ContinuousClock.Instant, decodeErrors: Int
+    now: MediaInstant, decodeErrors: Int
   ) {
     let encoded = try SizeChangingVP8Source.encode(
       [(161, 121, 16), (96, 64, 8), (161, 121, 12), (160, 120, 8), (161, 121, 8)],
       seed: 0x7EAC_4E05)
     var packetizer = VP8Packetizer(maxPayloadSize: 300, initialPictureID: 0x7FF8)
     var sequence: UInt16 = 65_520
-    let now = ContinuousClock.now
+    let now = MediaInstant.now()
     var batches: [[ReceivedRTPPacket]] = []
     var random = SplitMix64(seed: 0xCA11_5EED)
     var keyFrames = 0
@@ -169,8 +169,9 @@ final class RecycledPictureRendererTests: XCTestCase {
         isVideo: false, (NTPTimestamp(seconds: 3_000_000_000), 0), clockRate: 48_000)
       sync.senderReport(
         isVideo: true, (NTPTimestamp(seconds: 3_000_000_004.5), 0), clockRate: 90_000)
-      _ = sync.audioPlayed(timestamp: PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero)
-      sync.videoRendered(rtpTimestamp: 0, heldFor: .zero)
+      _ = sync.audioPlayed(
+        timestamp: PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero, at: .now())
+      sync.videoRendered(rtpTimestamp: 0, heldFor: .zero, at: .now())
       XCTAssertGreaterThanOrEqual(sync.videoExtraDelay, .seconds(3))
       let track = try VideoReceiveTrack(
         renderer: renderer, playoutSync: sync, onKeyFrameNeeded: {})

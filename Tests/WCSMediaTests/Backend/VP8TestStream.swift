@@ -25,7 +25,7 @@ struct VP8TestStream {
     let decoder = try VP8Decoder()
     var packetizer = VP8Packetizer()
     var sequence = firstSequence
-    let arrival = ContinuousClock.now
+    let arrival = MediaInstant.now()
     for index in 0..<count {
       let timestamp = UInt32(index) * Self.frameInterval
       for encoded in try encoder.encode(camera.frame(index), timestamp: timestamp) {

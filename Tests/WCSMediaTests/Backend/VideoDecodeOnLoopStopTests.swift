@@ -60,13 +60,13 @@ final class VideoDecodeOnLoopStopTests: XCTestCase {
       renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
     ) {}
     trackBox.mutate { $0 = track }
-    loop.submit { track.handle(packets[0], now: loop.now()) }
+    loop.submit { track.handle(packets[0], now: loop.mediaNow()) }
     track.queue.sync {}
     // Frame 2 before frame 1: frame 1 completes both, one release of two pictures on the loop.
-    loop.submit { track.handle(packets[2], now: loop.now()) }
-    loop.submit { track.handle(packets[1], now: loop.now()) }
+    loop.submit { track.handle(packets[2], now: loop.mediaNow()) }
+    loop.submit { track.handle(packets[1], now: loop.mediaNow()) }
     track.queue.sync {}
-    loop.submit { track.handle(packets[3], now: loop.now()) }
+    loop.submit { track.handle(packets[3], now: loop.mediaNow()) }
     track.queue.sync {}
     XCTAssertEqual(renderer.onLoop.withLock { $0 }.last, true, "picture 1 rendered on the loop")
     XCTAssertEqual(
@@ -86,7 +86,7 @@ final class VideoDecodeOnLoopStopTests: XCTestCase {
       requests.mutate { $0.append(loop.inEventLoop) }
     }
     for (index, frame) in packets.enumerated() where index != 10 {
-      loop.submit { track.handle(frame, now: loop.now()) }
+      loop.submit { track.handle(frame, now: loop.mediaNow()) }
       track.queue.sync {}
     }
     XCTAssertEqual(renderer.timestamps.withLock { $0.count }, 10, "pictures 0 to 9 only")
@@ -105,8 +105,8 @@ final class VideoDecodeOnLoopStopTests: XCTestCase {
     let peak = BackendTestBox(0.0)
     for frame in packets {
       loop.submit {
-        for track in tracks { track.handle(frame, now: loop.now()) }
-        let share = loop.workBudget.utilization(at: loop.now())
+        for track in tracks { track.handle(frame, now: loop.mediaNow()) }
+        let share = loop.workBudget.utilization(at: loop.mediaNow())
         peak.mutate { $0 = max($0, share) }
       }
     }

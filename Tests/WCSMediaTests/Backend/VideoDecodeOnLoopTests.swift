@@ -55,7 +55,7 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     _ packets: [[ReceivedRTPPacket]], to track: VideoReceiveTrack, on loop: EventLoop
   ) {
     for frame in packets {
-      loop.submit { track.handle(frame, now: loop.now()) }
+      loop.submit { track.handle(frame, now: loop.mediaNow()) }
       track.queue.sync {}
     }
   }
@@ -66,7 +66,7 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     _ packets: [[ReceivedRTPPacket]], to track: VideoReceiveTrack, on loop: EventLoop
   ) {
     for frame in packets {
-      loop.submit { track.handle(frame, now: loop.now()) }
+      loop.submit { track.handle(frame, now: loop.mediaNow()) }
       Thread.sleep(forTimeInterval: Double(Self.frameInterval) / 90_000)
     }
   }
@@ -80,7 +80,7 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     sync.senderReport(isVideo: false, (ntp: captured, rtpTimestamp: 4_800), clockRate: 48_000)
     sync.senderReport(isVideo: true, (ntp: videoCaptured, rtpTimestamp: 0), clockRate: 90_000)
     _ = sync.audioPlayed(
-      timestamp: 4_800 &+ PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero)
+      timestamp: 4_800 &+ PlayoutSync.opusEncoderDelay, appliedExtraDelay: .zero, at: .now())
     return sync
   }
 
@@ -212,7 +212,7 @@ final class VideoDecodeOnLoopTests: XCTestCase {
 final class EventLoopWorkBudgetTests: XCTestCase {
   func testLoadDecaysWithTheWindowAndBoundsWhatMayRun() {
     let budget = EventLoopWorkBudget(share: 0.25, window: .seconds(1))
-    let start = ContinuousClock.now
+    let start = MediaInstant.now()
     XCTAssertEqual(budget.utilization(at: start), 0)
     XCTAssertTrue(budget.allows(.milliseconds(250), at: start))
     XCTAssertFalse(budget.allows(.milliseconds(251), at: start))

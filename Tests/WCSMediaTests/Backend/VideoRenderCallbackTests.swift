@@ -120,7 +120,7 @@ final class VideoRenderCallbackTests: XCTestCase {
     // Close while pictures flow, are held 100 ms or more (one comes every 33 ms) and a
     // lip-sync release is pending: a loop timer, or a job on the track's queue.
     waitForBackend("video flowing and held for the lip sync", timeout: 30) {
-      let (held, pending) = player.loop.submit { () -> (Duration, Bool) in
+      let (held, pending) = player.loop.submit { () -> (MediaDuration, Bool) in
         let held = player.playoutSync?.snapshot.videoExtraDelay ?? .zero
         guard let track = player.videoReceiveTrack else { return (held, false) }
         // The hold's state is the loop's only while nothing of the track is queued.

@@ -48,12 +48,12 @@ final class VideoSourceTakeoverTests: XCTestCase {
     let track = try VideoReceiveTrack(
       renderer: renderer, loop: loop, inlineCostLimit: .seconds(1), onKeyFrameNeeded: {})
     for frame in old.packets {
-      loop.submit { track.handle(frame, now: loop.now()) }
+      loop.submit { track.handle(frame, now: loop.mediaNow()) }
       track.queue.sync {}
     }
     loop.submit { track.sourceChanged() }
     for frame in new.packets {
-      loop.submit { track.handle(frame, now: loop.now()) }
+      loop.submit { track.handle(frame, now: loop.mediaNow()) }
       track.queue.sync {}
     }
     assertPlayedBoth(renderer.frames.withLock { $0 }, old: old, new: new)
@@ -65,7 +65,7 @@ final class VideoSourceTakeoverTests: XCTestCase {
     let (old, new) = try streams()
     let renderer = Collector()
     let track = try VideoReceiveTrack(renderer: renderer, onKeyFrameNeeded: {})
-    let now = ContinuousClock.now
+    let now = MediaInstant.now()
     for frame in old.packets { track.handle(frame, now: now) }
     track.sourceChanged()
     for frame in new.packets { track.handle(frame, now: now) }

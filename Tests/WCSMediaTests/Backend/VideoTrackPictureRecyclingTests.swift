@@ -45,7 +45,7 @@ final class VideoTrackPictureRecyclingTests: XCTestCase {
   }
 
   private func play(through track: VideoReceiveTrack, _ stream: VP8TestStream) {
-    let now = ContinuousClock.now
+    let now = MediaInstant.now()
     for frame in stream.packets { track.handle(frame, now: now) }
     track.queue.sync {}
   }

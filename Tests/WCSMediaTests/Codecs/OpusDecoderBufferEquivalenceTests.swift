@@ -90,7 +90,7 @@ final class OpusDecoderBufferEquivalenceTests: XCTestCase {
     let receiver = try AudioReceiver(channels: 1)
     let reference = try AudioReceiver(channels: 1)
     var random = SplitMix64(seed: 0x1A5E_47)
-    let origin = ContinuousClock.now
+    let origin = MediaInstant.now()
     var batch: [ReceivedRTPPacket] = []
     var sequence = UInt16.max - 30
     var played = 0

@@ -55,7 +55,7 @@ final class VP8PictureLimitTests: XCTestCase {
     let bad = EncodedVideoFrame(
       data: forged(key.data, width: 16383, height: 16383), isKeyFrame: true, timestamp: 0)
     var sequence: UInt16 = 100
-    let start = ContinuousClock.now
+    let start = MediaInstant.now()
     func packets(_ frame: EncodedVideoFrame) -> [ReceivedRTPPacket] {
       packetizer.packetize(frame).map { payload in
         defer { sequence &+= 1 }

@@ -249,10 +249,10 @@ final class DelayBasedControllerTests: XCTestCase {
   }
 
   func testSequenceUnwrapping() {
-    var unwrapper = TransportSequenceUnwrapper()
-    XCTAssertEqual(unwrapper.unwrap(65_534), 65_534)
-    XCTAssertEqual(unwrapper.unwrap(1), 65_537)
-    XCTAssertEqual(unwrapper.unwrap(65_535), 65_535, "reordered across the wrap")
-    XCTAssertEqual(unwrapper.peek(3), 65_539)
+    var unwrapper = RTPExtendedSequenceNumber()
+    XCTAssertEqual(unwrapper.extend(65_534), 65_534 + 65_536)
+    XCTAssertEqual(unwrapper.extend(1), 65_537 + 65_536)
+    XCTAssertEqual(unwrapper.extend(65_535), 65_535 + 65_536, "reordered across the wrap")
+    XCTAssertEqual(unwrapper.extended(3), 65_539 + 65_536)
   }
 }

@@ -82,7 +82,7 @@ struct ReferenceTransportFeedbackGenerator {
   let maxStatusesPerFeedback: Int
   let historyDuration: Int64
 
-  private var unwrapper = TransportSequenceUnwrapper()
+  private var unwrapper = RTPExtendedSequenceNumber()
   private var arrivals: [Int64: Int64] = [:]
   private var lowestKept: Int64?
   private var windowStart: Int64?
@@ -110,7 +110,7 @@ struct ReferenceTransportFeedbackGenerator {
   }
 
   mutating func onPacketReceived(transportSequenceNumber: UInt16, arrivalTime: Int64) {
-    let sequence = unwrapper.unwrap(transportSequenceNumber)
+    let sequence = unwrapper.extend(transportSequenceNumber)
     // A jump this far is a restarted sender (or garbage): start over rather than report
     // thousands of losses.
     if let highestReceived, sequence - highestReceived > Self.maximumGap {

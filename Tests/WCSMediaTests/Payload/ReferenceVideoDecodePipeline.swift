@@ -7,14 +7,14 @@ import XCTest
 
 /// The decode pipeline as it was (main at 88fef47), as the reference: each call collects the
 /// assembler's frames (a new array of bytes each, from the dictionary-based reference assembler)
-/// and decodes them after, with instants kept as `ContinuousClock.Instant`s.
+/// and decodes them after, with instants kept as `MediaInstant`s.
 final class ReferenceVideoDecodePipeline<Picture> {
   struct Frame {
     var picture: Picture
     var rtpTimestamp: UInt32
     var isKeyFrame: Bool
-    var arrivalTime: ContinuousClock.Instant
-    var renderTime: ContinuousClock.Instant
+    var arrivalTime: MediaInstant
+    var renderTime: MediaInstant
   }
 
   struct Output {
@@ -30,22 +30,22 @@ final class ReferenceVideoDecodePipeline<Picture> {
   private let decoder: VP8Decoder
   private let decodePicture: (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
   private var waitingForKeyFrame = false
-  private var firstRenderAt: ContinuousClock.Instant?
-  private var lastRenderAt: ContinuousClock.Instant?
-  private var lastProgressAt: ContinuousClock.Instant?
-  private let stallTimeout: Duration
+  private var firstRenderAt: MediaInstant?
+  private var lastRenderAt: MediaInstant?
+  private var lastProgressAt: MediaInstant?
+  private let stallTimeout: MediaDuration
 
   init(
     reorderWindow: Int = 64, stallTimeout: Duration = .milliseconds(500),
     decodePicture: @escaping (VP8Decoder, [UInt8]) throws(VP8Error) -> Picture?
   ) throws(VP8Error) {
-    self.stallTimeout = stallTimeout
+    self.stallTimeout = MediaDuration(stallTimeout)
     self.decodePicture = decodePicture
     assembler = ReferenceVP8FrameAssembler(reorderWindow: reorderWindow, maxBufferedPackets: 2048)
     decoder = try VP8Decoder()
   }
 
-  func handle(_ packets: [ReceivedRTPPacket], now: ContinuousClock.Instant) -> Output {
+  func handle(_ packets: [ReceivedRTPPacket], now: MediaInstant) -> Output {
     var output = Output()
     for index in packets.indices {
       let dropsBefore = assembler.discardedFrames
@@ -76,7 +76,7 @@ final class ReferenceVideoDecodePipeline<Picture> {
   }
 
   private func decode(
-    _ frame: EncodedVideoFrame, arrival: ContinuousClock.Instant, now: ContinuousClock.Instant,
+    _ frame: EncodedVideoFrame, arrival: MediaInstant, now: MediaInstant,
     into output: inout Output
   ) {
     if waitingForKeyFrame && !frame.isKeyFrame {
@@ -93,14 +93,14 @@ final class ReferenceVideoDecodePipeline<Picture> {
       if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
       let renderedAt = max(now, lastRenderAt ?? now)
       if let lastRenderAt {
-        let gap = (renderedAt - lastRenderAt).playoutSeconds
+        let gap = (renderedAt - lastRenderAt).seconds
         statistics.longestGap = max(statistics.longestGap, gap)
         if gap > VideoDecodePipelineStatistics.freezeThreshold { statistics.freezes += 1 }
       }
       firstRenderAt = firstRenderAt ?? renderedAt
       lastRenderAt = renderedAt
       if let firstRenderAt, statistics.framesDecoded > 1 {
-        let span = (renderedAt - firstRenderAt).playoutSeconds
+        let span = (renderedAt - firstRenderAt).seconds
         if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
       }
       output.frames.append(
@@ -183,7 +183,7 @@ extension VideoDecodePipeline where Picture == I420Image {
 
 extension VP8FrameAssembler.Packet {
   /// This packet as an RTP packet (payload type 96) of `ssrc` that arrived at `arrival`.
-  func received(ssrc: UInt32, arrival: ContinuousClock.Instant) -> ReceivedRTPPacket {
+  func received(ssrc: UInt32, arrival: MediaInstant) -> ReceivedRTPPacket {
     ReceivedRTPPacket(
       packet: RTPPacket(
         header: RTPHeader(

@@ -8,7 +8,7 @@ import XCTest
 @testable import WCSProtocols
 
 /// `VideoDecodePipeline` (state in one value, frames decoded as the assembler completes them
-/// from bytes in place, times as `PlayoutInstant` offsets) against the pipeline it replaced
+/// from bytes in place, times as `MediaInstant` values) against the pipeline it replaced
 /// (`ReferenceVideoDecodePipeline`: an `Output` of frames with a new array of bytes each from
 /// the dictionary-based reference assembler, then decoding, times as instants), on seeded real
 /// VP8 streams through a link with loss, bursts, reordering, duplicates, very late packets,
@@ -60,7 +60,7 @@ final class VideoDecodePipelineEquivalenceTests: XCTestCase {
       calls: 0, frames: 0, keyRequests: 0, errors: 0, malformed: 0, dropped: 0, freezes: 0,
       multiPacketFrames: 0, kept: 0
     )
-    let origin = ContinuousClock.now
+    let origin = MediaInstant.now()
     // Which recycled pictures are kept, apart: the link's draws stay those of `random`.
     var keeping = SplitMix64(seed: 0x4EC7_C1ED)
     for run in 0..<16 {

@@ -23,7 +23,8 @@ final class EventLoopUDPSocketArrivalTests: XCTestCase {
         loop: loop, bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)
       ) { [loop] bytes, _ in
         let entry = Seen(
-          payload: bytes.first ?? 0, arrival: loop.datagramArrival, handledAt: loop.now())
+          payload: bytes.first ?? 0, arrival: loop.datagramArrival?.continuousInstant,
+          handledAt: loop.now())
         seen.mutate { $0.append(entry) }
       }
     }

@@ -37,7 +37,8 @@ final class EventLoopUDPSocketEmulationTests: XCTestCase {
         loop: loop, bindingTo: any, emulation: direction == .receive ? emulation : nil
       ) { bytes, _ in
         let arrival = Arrival(
-          bytes: Array(bytes), handled: loop.now(), arrival: loop.datagramArrival)
+          bytes: Array(bytes), handled: loop.now(), arrival: loop.datagramArrival?.continuousInstant
+        )
         got.mutate { $0.append(arrival) }
       }
       return [sender, receiver]

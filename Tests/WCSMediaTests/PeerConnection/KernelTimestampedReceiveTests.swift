@@ -84,7 +84,7 @@ final class KernelTimestampedReceiveTests: XCTestCase {
           loop: loop, bindingTo: ICETransportAddress(ip: .v6(0, 1), port: 0)
         ) { [loop] bytes, source in
           let entry = Seen(
-            count: bytes.count, source: source, arrival: loop.datagramArrival,
+            count: bytes.count, source: source, arrival: loop.datagramArrival?.continuousInstant,
             handledAt: loop.now())
           seen.mutate { $0.append(entry) }
         }

@@ -19,27 +19,51 @@ final class RTPSequenceNumberTests: XCTestCase {
   func testExtendedSequenceCountsRollovers() {
     var tracker = RTPExtendedSequenceNumber()
     XCTAssertNil(tracker.highest)
-    XCTAssertEqual(tracker.extend(65534), 65534)
-    XCTAssertEqual(tracker.extend(65535), 65535)
-    XCTAssertEqual(tracker.extend(0), 65536)
+    XCTAssertEqual(tracker.rolloverCount, 0)
+    // The first number goes one cycle up.
+    XCTAssertEqual(tracker.extend(65534), 65534 + 65536)
+    XCTAssertEqual(tracker.extend(65535), 65535 + 65536)
+    XCTAssertEqual(tracker.extend(0), 2 * 65536)
     XCTAssertEqual(tracker.rolloverCount, 1)
     // Reordered packet from before the wrap keeps the old cycle and does not move `highest`.
-    XCTAssertEqual(tracker.extend(65533), 65533)
-    XCTAssertEqual(tracker.highest, 65536)
-    XCTAssertEqual(tracker.extend(10), 65546)
+    XCTAssertEqual(tracker.extend(65533), 65533 + 65536)
+    XCTAssertEqual(tracker.highest, 2 * 65536)
+    XCTAssertEqual(tracker.extend(10), 2 * 65536 + 10)
     // Two more full cycles in steps.
-    var value: UInt32 = 0
+    var value: Int64 = 0
     for step in 1...(2 * 65536 / 1000) {
       value = tracker.extend(UInt16(truncatingIfNeeded: 10 + step * 1000))
     }
-    XCTAssertEqual(value, 65546 + UInt32(2 * 65536 / 1000) * 1000)
-    XCTAssertEqual(tracker.rolloverCount, UInt16(value >> 16))
+    XCTAssertEqual(value, 2 * 65536 + 10 + Int64(2 * 65536 / 1000) * 1000)
+    XCTAssertEqual(tracker.rolloverCount, value >> 16 - 1)
   }
 
-  func testPacketBeforeFirstAcrossZeroDoesNotUnderflow() {
+  func testPacketBeforeTheFirstAcrossZeroStaysPositiveAndOlder() {
     var tracker = RTPExtendedSequenceNumber()
-    XCTAssertEqual(tracker.extend(2), 2)
+    XCTAssertEqual(tracker.extend(2), 65538)
     XCTAssertEqual(tracker.extend(65535), 65535)
-    XCTAssertEqual(tracker.highest, 2)
+    XCTAssertEqual(tracker.highest, 65538)
+  }
+
+  func testHalfTheCircleAheadCountsAsOlder() {
+    var tracker = RTPExtendedSequenceNumber()
+    _ = tracker.extend(0)
+    XCTAssertEqual(tracker.extended(0x7FFF), 65536 + 0x7FFF)
+    XCTAssertEqual(tracker.extended(0x8000), 65536 - 0x8000)
+  }
+
+  func testLookingDoesNotRecordAndRestartAndResetStartOver() {
+    var tracker = RTPExtendedSequenceNumber()
+    XCTAssertEqual(tracker.extended(7), 65543)
+    XCTAssertNil(tracker.highest)
+    tracker.record(65543)
+    tracker.record(65540)
+    XCTAssertEqual(tracker.highest, 65543)
+    tracker.restart(at: 200_000)
+    XCTAssertEqual(tracker.highest, 200_000)
+    XCTAssertEqual(tracker.extended(UInt16(truncatingIfNeeded: 199_999)), 199_999)
+    tracker.reset()
+    XCTAssertNil(tracker.highest)
+    XCTAssertEqual(tracker.extend(1), 65537)
   }
 }

@@ -6,7 +6,7 @@ import XCTest
 /// A/V sync from sender reports: hand-made mappings, and the SRs two real send streams emit.
 final class AVSyncTests: XCTestCase {
   func testAVSyncOffsetFromSenderReports() {
-    var sync = AVSync(now: virtualTime(0))
+    var sync = AVSync()
     XCTAssertNil(sync.offset)
     // Both SRs name NTP 1000 s; audio RTP 48 000 ↔ that instant, video RTP 90 000.
     sync.updateAudio(
@@ -43,32 +43,32 @@ final class AVSyncTests: XCTestCase {
     var audio = RTPSendStream(
       configuration: .init(
         ssrc: 1, payloadType: 111, clockRate: 48_000, cname: "av", timestampOffset: 0x1234),
-      now: virtualTime(0), wallClock: wallClock)
+      now: virtualClockTime(0), wallClock: wallClock)
     var video = RTPSendStream(
       configuration: .init(
         ssrc: 2, payloadType: 96, clockRate: 90_000, cname: "av", timestampOffset: 0xFFFF_8000),
-      now: virtualTime(0), wallClock: wallClock)
+      now: virtualClockTime(0), wallClock: wallClock)
     var audioTimestamps: [Int: UInt32] = [:]
     var videoTimestamps: [Int: UInt32] = [:]
     for frame in 0..<50 {
       let packet = audio.send(
         PacketizedPayload(payload: [1], marker: false, timestamp: UInt32(frame * 960)),
-        now: virtualTime(Double(frame) * 0.02))
+        now: virtualClockTime(Double(frame) * 0.02))
       audioTimestamps[frame] = packet.header.timestamp
     }
     for frame in 0..<30 {
       let packet = video.send(
         PacketizedPayload(payload: [2], marker: true, timestamp: UInt32(frame * 3000)),
-        now: virtualTime(Double(frame) / 30))
+        now: virtualClockTime(Double(frame) / 30))
       videoTimestamps[frame] = packet.header.timestamp
     }
     // The SRs go out at different moments; each maps its own clock to the common NTP time.
-    let audioSR = audio.senderReport(now: virtualTime(1.013))
-    let videoSR = video.senderReport(now: virtualTime(1.271))
+    let audioSR = audio.senderReport(now: virtualClockTime(1.013))
+    let videoSR = video.senderReport(now: virtualClockTime(1.271))
     // Parse them back as a receiver would.
     let parsed = try RTCPPacket.parseCompound(
       RTCPPacket.serializeCompound([.senderReport(audioSR), .senderReport(videoSR)]))
-    var sync = AVSync(now: virtualTime(100))
+    var sync = AVSync()
     for case .senderReport(let report) in parsed {
       if report.ssrc == 1 {
         sync.updateAudio(

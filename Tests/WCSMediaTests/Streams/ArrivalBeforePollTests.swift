@@ -42,7 +42,7 @@ final class ArrivalBeforePollTests: XCTestCase {
     // 103 arrived at 70 ms but was read after the poll at 80 ms: 102 missing since 70 ms.
     _ = try stream.receive(packet(103), now: virtualTime(0.070)).get()
     XCTAssertEqual(
-      (stream.nextDeadline - virtualTime(0.090)).streamSeconds, 0, accuracy: 1e-9,
+      (stream.nextDeadline - virtualTime(0.090)).seconds, 0, accuracy: 1e-9,
       "NACK 20 ms after the gap showed")
     poll(0.085)
     poll(0.090)
@@ -63,24 +63,26 @@ final class ArrivalBeforePollTests: XCTestCase {
   func testAJitterBufferPacketAlreadyDueWhenInsertedIsReleasedOnceAtTheNextRelease() {
     var buffer = JitterBuffer(clockRate: 90_000)
     let origin = virtualTime(0)
-    func received(_ sequence: Int64) -> ReceivedRTPPacket {
+    func received(_ sequence: Int64, at arrival: Double) -> ReceivedRTPPacket {
       ReceivedRTPPacket(
         packet: RTPPacket(
           header: RTPHeader(
             payloadType: 96, sequenceNumber: UInt16(sequence), timestamp: UInt32(sequence) * 3000,
             ssrc: remoteSSRC),
           payload: [1]),
-        arrival: origin)
+        arrival: origin + .seconds(arrival))
     }
-    XCTAssertEqual(buffer.insert(received(0), sequence: 0, arrival: 0), .buffered)
-    XCTAssertEqual(buffer.release(now: 0.5).map(\.header.sequenceNumber), [0])
+    XCTAssertEqual(buffer.insert(received(0, at: 0), sequence: 0), .buffered)
+    XCTAssertEqual(
+      buffer.release(now: virtualTime(0.5)).map(\.header.sequenceNumber), [0])
     // Arrived at 40 ms, offered after the release at 500 ms: due at once, and only once.
-    XCTAssertEqual(buffer.insert(received(1), sequence: 1, arrival: 0.040), .buffered)
+    XCTAssertEqual(buffer.insert(received(1, at: 0.040), sequence: 1), .buffered)
     let deadline = try? XCTUnwrap(buffer.nextDeadline)
-    XCTAssertLessThan(deadline ?? .infinity, 0.5)
-    XCTAssertEqual(buffer.release(now: 0.5).map(\.header.sequenceNumber), [1])
+    XCTAssertLessThan(deadline ?? .distantFuture, virtualTime(0.5))
+    XCTAssertEqual(
+      buffer.release(now: virtualTime(0.5)).map(\.header.sequenceNumber), [1])
     XCTAssertNil(buffer.nextDeadline)
-    XCTAssertEqual(buffer.insert(received(1), sequence: 1, arrival: 0.045), .duplicate)
+    XCTAssertEqual(buffer.insert(received(1, at: 0.045), sequence: 1), .duplicate)
   }
 
   func testStatisticsTakeAnEarlyArrivalAsJitterAndTheDelaySinceTheSRIsNeverNegative() {

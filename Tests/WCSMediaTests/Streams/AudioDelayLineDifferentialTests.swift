@@ -18,7 +18,7 @@ final class AudioDelayLineDifferentialTests: XCTestCase {
     // `process(_:target:)` in place (the audio track's): the same frames and played timestamp.
     var inPlace = AudioDelayLine()
     var timestamp: UInt32 = 4_000_000_000
-    var target = Duration.zero
+    var target = MediaDuration.zero
     var passedThrough = 0
     var grown = 0
     for step in 0..<20_000 {
@@ -59,15 +59,15 @@ final class AudioDelayLineDifferentialTests: XCTestCase {
 /// `AudioDelayLine.process` as it was before perfpoll (`Duration` arithmetic, every frame
 /// through `held`).
 struct ReferenceAudioDelayLine {
-  static let step: Duration = .milliseconds(20)
-  static let hysteresis: Duration = .milliseconds(12)
+  static let step: MediaDuration = .milliseconds(20)
+  static let hysteresis: MediaDuration = .milliseconds(12)
 
   private var held: [PCMAudioFrame] = []
   private var lastPlayed: PCMAudioFrame?
 
-  var delay: Duration { Self.step * held.count }
+  var delay: MediaDuration { Self.step * held.count }
 
-  mutating func process(_ input: [PCMAudioFrame], target: Duration) -> AudioDelayLine.Output {
+  mutating func process(_ input: [PCMAudioFrame], target: MediaDuration) -> AudioDelayLine.Output {
     var output = AudioDelayLine.Output()
     for frame in input {
       held.append(frame)

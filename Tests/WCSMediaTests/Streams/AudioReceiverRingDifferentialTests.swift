@@ -87,8 +87,8 @@ final class AudioReceiverRingDifferentialTests: XCTestCase {
     var totals = AudioReceiver.Statistics()
     var frames = 0
     for run in 0..<40 {
-      let delay = Duration.milliseconds(Int.random(in: 20...120, using: &random))
-      let receiver = try AudioReceiver(playoutDelay: delay)
+      let delay = MediaDuration.milliseconds(Int.random(in: 20...120, using: &random))
+      let receiver = try AudioReceiver(playoutDelay: delay.duration)
       let reference = try ReferenceAudioReceiver(playoutDelay: delay)
       let arrivals = Self.arrivals(payloads, random: &random)
       var next = 0
@@ -141,18 +141,18 @@ private final class ReferenceAudioReceiver {
   /// packet starts playout afresh.
   static let maxConcealedRun = 50
   /// One frame: 20 ms (made once: `.milliseconds` multiplies 128-bit integers).
-  static let frameDuration: Duration = .milliseconds(20)
+  static let frameDuration: MediaDuration = .milliseconds(20)
 
   /// Statistics so far.
   private(set) var statistics = Statistics()
   /// Delay between the first packet's arrival and its playout.
-  let playoutDelay: Duration
+  let playoutDelay: MediaDuration
 
   private let decoder: OpusDecoder
   private var packets: [Int64: RTPPacket] = [:]
   private var highest: Int64?
   private var nextSequence: Int64?
-  private var nextPlayoutAt: ContinuousClock.Instant?
+  private var nextPlayoutAt: MediaInstant?
   private var concealedRun = 0
 
   /// Creates a receiver.
@@ -163,13 +163,13 @@ private final class ReferenceAudioReceiver {
   ///     jitter plus one packet so the next packet's FEC is there when a packet is missing
   ///     (default 100 ms).
   /// - Throws: `OpusError` when the decoder cannot be created.
-  init(channels: Int = 1, playoutDelay: Duration = .milliseconds(100)) throws(OpusError) {
+  init(channels: Int = 1, playoutDelay: MediaDuration = .milliseconds(100)) throws(OpusError) {
     decoder = try OpusDecoder(channels: channels)
     self.playoutDelay = playoutDelay
   }
 
   /// Takes one packet released by the receive stream at `now`.
-  func insert(_ packet: RTPPacket, now: ContinuousClock.Instant) {
+  func insert(_ packet: RTPPacket, now: MediaInstant) {
     let sequence = extend(packet.header.sequenceNumber)
     if let nextSequence, sequence < nextSequence {
       // Behind playout: late, unless playout stopped (a new sender after a pause, e.g. a
@@ -209,7 +209,7 @@ private final class ReferenceAudioReceiver {
   }
 
   /// Plays every frame due at or before `now`, in order.
-  func pull(now: ContinuousClock.Instant) -> [PCMAudioFrame] {
+  func pull(now: MediaInstant) -> [PCMAudioFrame] {
     var out: [PCMAudioFrame] = []
     while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
       var cpu = 0.0
@@ -230,7 +230,7 @@ private final class ReferenceAudioReceiver {
   }
 
   /// When the next frame is due, or nil when playout is stopped.
-  var nextDeadline: ContinuousClock.Instant? { nextPlayoutAt }
+  var nextDeadline: MediaInstant? { nextPlayoutAt }
 
   private func play(_ sequence: Int64) -> PCMAudioFrame {
     if let packet = packets[sequence] {

@@ -25,7 +25,7 @@ final class AudioStreamTests: XCTestCase {
       configuration: .init(
         ssrc: ssrc, payloadType: 111, clockRate: 48_000, cname: "audio",
         initialSequenceNumber: 65_500, timestampOffset: 77),
-      now: virtualTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
+      now: virtualClockTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
     var stream = RTPReceiveStream(
       configuration: .init(
         ssrc: ssrc, localSSRC: 1, payloadType: 111, clockRate: 48_000, nackEnabled: false,
@@ -44,7 +44,7 @@ final class AudioStreamTests: XCTestCase {
         let pcm = microphone.frame(tick)
         sourceEnergy += pcm.energy
         let payload = OpusPayloadFormat.packetize(try encoder.encode(pcm), timestamp: pcm.timestamp)
-        link.send(try sender.send(payload, now: virtualTime(now)).serialized(), now: now)
+        link.send(try sender.send(payload, now: virtualClockTime(now)).serialized(), now: now)
         if tick % 7 == 3 {
           // Garbage on the same port now and then: dropped with a count, playout unaffected.
           link.send([0x80, 111, 0, 1, 0, 0], now: now)
@@ -120,7 +120,7 @@ final class AudioStreamTests: XCTestCase {
     receiver.insert(try packet(1000), now: virtualTime(0.1))
     XCTAssertEqual(receiver.statistics.restarts, 1)
     let restartAt = try XCTUnwrap(receiver.nextDeadline)
-    XCTAssertEqual((restartAt - virtualTime(0.14)).streamSeconds, 0, accuracy: 1e-9)
+    XCTAssertEqual((restartAt - virtualTime(0.14)).seconds, 0, accuracy: 1e-9)
     XCTAssertEqual(receiver.pull(now: restartAt).count, 1)
     XCTAssertEqual(receiver.statistics.decodedFrames, 2)
   }
@@ -143,7 +143,7 @@ final class AudioStreamTests: XCTestCase {
     ) throws {
       let due = try XCTUnwrap(receiver.nextDeadline, file: file, line: line)
       XCTAssertEqual(
-        (due - virtualTime(seconds)).streamSeconds, 0, accuracy: 1e-9, file: file, line: line)
+        (due - virtualTime(seconds)).seconds, 0, accuracy: 1e-9, file: file, line: line)
     }
     // While playing: a packet 1000 behind playout restarts it; one 3 behind is late.
     let playing = try AudioReceiver(playoutDelay: .milliseconds(40))

@@ -52,26 +52,28 @@ final class JitterBufferCollisionTests: XCTestCase {
       }
       sent.append(sequence)
       let received = packet(sequence: sequence, arrival: now)
-      let expected = reference.insert(received, sequence: sequence, arrival: now)
+      let expected = reference.insert(received, sequence: sequence)
       if releaseEveryInsert {
         var out: [ReceivedRTPPacket] = []
         let result = buffer.insert(
-          received.packet, arrivedAt: received.arrival, sequence: sequence, arrival: now,
-          releasingAtOnce: true, into: &out)
-        if result == .buffered { buffer.release(now: .infinity, into: &out) }
+          received.packet, arrival: received.arrival, sequence: sequence, releasingAtOnce: true,
+          into: &out)
+        if result == .buffered { buffer.release(now: .distantFuture, into: &out) }
         XCTAssertEqual(result, expected, "seed \(seed) step \(step) sequence \(sequence)")
         switch expected {
         case .duplicate: XCTAssertEqual(out, [])
         case .late: XCTAssertEqual(out, [received])
-        case .buffered: XCTAssertEqual(out, reference.release(now: .infinity))
+        case .buffered: XCTAssertEqual(out, reference.release(now: .distantFuture))
         }
         counts[result, default: 0] += 1
       } else {
-        let result = buffer.insert(received, sequence: sequence, arrival: now)
+        let result = buffer.insert(received, sequence: sequence)
         XCTAssertEqual(result, expected, "seed \(seed) step \(step) sequence \(sequence)")
         counts[result, default: 0] += 1
         if step % 3 == 0 {
-          XCTAssertEqual(buffer.release(now: now), reference.release(now: now), "step \(step)")
+          XCTAssertEqual(
+            buffer.release(now: virtualTime(now)), reference.release(now: virtualTime(now)),
+            "step \(step)")
         }
       }
       XCTAssertEqual(buffer.count, reference.count)

@@ -88,28 +88,30 @@ final class JitterBufferEquivalenceTests: XCTestCase {
         if releaseEveryInsert {
           var out: [ReceivedRTPPacket] = []
           let result = buffer.insert(
-            received.packet, arrivedAt: received.arrival, sequence: sequence, arrival: now,
+            received.packet, arrival: received.arrival, sequence: sequence,
             releasingAtOnce: true, into: &out)
-          if result == .buffered { buffer.release(now: .infinity, into: &out) }
-          let expected = reference.insert(received, sequence: sequence, arrival: now)
+          if result == .buffered { buffer.release(now: .distantFuture, into: &out) }
+          let expected = reference.insert(received, sequence: sequence)
           XCTAssertEqual(result, expected, "insert at step \(step)", file: file)
           switch expected {
           case .duplicate: XCTAssertEqual(out, [], file: file)
           case .late: XCTAssertEqual(out, [received], file: file)
-          case .buffered: XCTAssertEqual(out, reference.release(now: .infinity), file: file)
+          case .buffered:
+            XCTAssertEqual(out, reference.release(now: .distantFuture), file: file)
           }
           results[result, default: 0] += 1
           releasedTotal += out.count
         } else {
-          let result = buffer.insert(received, sequence: sequence, arrival: now)
+          let result = buffer.insert(received, sequence: sequence)
           XCTAssertEqual(
-            result, reference.insert(received, sequence: sequence, arrival: now),
+            result, reference.insert(received, sequence: sequence),
             "insert at step \(step)", file: file)
           results[result, default: 0] += 1
         }
       }
       if Double.random(in: 0..<1, using: &generator) < 0.3 {
-        let at = Double.random(in: 0..<1, using: &generator) < 0.05 ? .infinity : now
+        let at =
+          Double.random(in: 0..<1, using: &generator) < 0.05 ? .distantFuture : virtualTime(now)
         let out = buffer.release(now: at)
         XCTAssertEqual(out, reference.release(now: at), "release at step \(step)", file: file)
         releasedTotal += out.count
@@ -146,50 +148,6 @@ final class JitterBufferEquivalenceTests: XCTestCase {
   }
 }
 
-/// The driver reads a receive stream's deadline with `scheduledDeadline()`, which remembers its
-/// last conversion to an instant: it must always equal `nextDeadline`.
-final class ReceiveStreamScheduledDeadlineTests: XCTestCase {
-  func testScheduledDeadlineEqualsNextDeadlineThroughLossReorderAndPolls() throws {
-    for buffersPackets in [true, false] {
-      var generator = SplitMix64(seed: buffersPackets ? 11 : 12)
-      var stream = RTPReceiveStream(
-        configuration: .init(
-          ssrc: 5, localSSRC: 1, payloadType: 96, clockRate: 90_000,
-          nackEnabled: buffersPackets, buffersPackets: buffersPackets),
-        now: virtualTime(0))
-      var now = 0.0
-      var sequences = LossyReorderedSequence(startingAt: 65_000)
-      var nacks = 0
-      var plis = 0
-      for step in 0..<3000 {
-        now += Double.random(in: 0...0.03, using: &generator)
-        let roll = Double.random(in: 0..<1, using: &generator)
-        if roll < 0.6 {
-          let sequence = sequences.draw(using: &generator)
-          let bytes = streamTestPacketBytes(
-            ssrc: 5, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 3000)
-          _ = stream.receive(bytes, now: virtualTime(now))
-        } else if roll < 0.9 {
-          let output = stream.poll(now: virtualTime(now))
-          for rtcp in output.rtcp {
-            if case .genericNACK = rtcp { nacks += 1 }
-            if case .pictureLossIndication = rtcp { plis += 1 }
-          }
-        } else if roll < 0.95 {
-          stream.requestKeyFrame()
-        } else {
-          stream.roundTripTime = Double.random(in: 0.01...0.3, using: &generator)
-        }
-        XCTAssertEqual(stream.scheduledDeadline(), stream.nextDeadline, "step \(step)")
-        // Twice: the second call comes from the remembered conversion.
-        XCTAssertEqual(stream.scheduledDeadline(), stream.nextDeadline, "step \(step)")
-      }
-      XCTAssertGreaterThan(plis, 0)
-      if buffersPackets { XCTAssertGreaterThan(nacks, 0) }
-    }
-  }
-}
-
 /// The dictionary-based jitter buffer as it was before the sorted array, kept as the model.
 struct ReferenceJitterBuffer {
   let configuration: JitterBuffer.Configuration
@@ -198,14 +156,14 @@ struct ReferenceJitterBuffer {
   private(set) var duplicates = 0
   private(set) var latePackets = 0
 
-  static let transitDrift = 0.000_1
+  static let transitDrift = MediaDuration.microseconds(100)
 
   private var packets: [Int64: (packet: ReceivedRTPPacket, playoutTimestamp: Int64)] = [:]
-  private var arrivals: [Int64: Double] = [:]
+  private var arrivals: [Int64: MediaInstant] = [:]
   private var lastReleased: Int64?
   private var released: Set<Int64> = []
   private var releasedOrder: [Int64] = []
-  private var minimumTransit: Double?
+  private var minimumTransit: MediaDuration?
   private var outliers = 0
   static let outlierRun = 10
   private var lastTimestamp: Int64?
@@ -226,9 +184,8 @@ struct ReferenceJitterBuffer {
     delay += (target - delay) * 0.1
   }
 
-  mutating func insert(_ packet: ReceivedRTPPacket, sequence: Int64, arrival: Double)
-    -> JitterBuffer.InsertResult
-  {
+  mutating func insert(_ packet: ReceivedRTPPacket, sequence: Int64) -> JitterBuffer.InsertResult {
+    let arrival = packet.arrival
     if packets[sequence] != nil || released.contains(sequence) {
       duplicates += 1
       return .duplicate
@@ -239,19 +196,21 @@ struct ReferenceJitterBuffer {
       markReleased(sequence)
       return .late
     }
-    let transit = arrival - Double(timestamp) / Double(clockRate)
+    let transit =
+      MediaDuration(nanoseconds: arrival.nanoseconds)
+      - MediaTime(ticks: timestamp, clockRate: clockRate).duration
     updateMinimumTransit(transit)
     packets[sequence] = (packet, timestamp)
     arrivals[sequence] = arrival
     return .buffered
   }
 
-  private mutating func updateMinimumTransit(_ transit: Double) {
+  private mutating func updateMinimumTransit(_ transit: MediaDuration) {
     guard let current = minimumTransit else {
       minimumTransit = transit
       return
     }
-    if transit < current - configuration.maxDelay.streamSeconds {
+    if transit < current - MediaDuration(configuration.maxDelay) {
       outliers += 1
       if outliers >= Self.outlierRun {
         minimumTransit = transit
@@ -263,13 +222,15 @@ struct ReferenceJitterBuffer {
     minimumTransit = min(current + Self.transitDrift, transit)
   }
 
-  private func playoutTime(_ sequence: Int64, timestamp: Int64) -> Double {
-    let scheduled = Double(timestamp) / Double(clockRate) + (minimumTransit ?? 0) + delay
+  private func playoutTime(_ sequence: Int64, timestamp: Int64) -> MediaInstant {
+    let scheduled =
+      MediaInstant(nanoseconds: 0) + MediaTime(ticks: timestamp, clockRate: clockRate).duration
+      + (minimumTransit ?? .zero) + .seconds(delay)
     guard let arrival = arrivals[sequence] else { return scheduled }
-    return min(scheduled, arrival + configuration.maxDelay.streamSeconds)
+    return min(scheduled, arrival + MediaDuration(configuration.maxDelay))
   }
 
-  mutating func release(now: Double) -> [ReceivedRTPPacket] {
+  mutating func release(now: MediaInstant) -> [ReceivedRTPPacket] {
     var out: [ReceivedRTPPacket] = []
     let overflow = packets.count - configuration.maxPackets
     for (index, sequence) in packets.keys.sorted().enumerated() {
@@ -285,7 +246,7 @@ struct ReferenceJitterBuffer {
     return out
   }
 
-  var nextDeadline: Double? {
+  var nextDeadline: MediaInstant? {
     guard let first = packets.keys.min(), let entry = packets[first] else { return nil }
     return playoutTime(first, timestamp: entry.playoutTimestamp)
   }

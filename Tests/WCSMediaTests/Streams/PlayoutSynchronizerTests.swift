@@ -49,7 +49,7 @@ final class PlayoutSynchronizerTests: XCTestCase {
       }
       if tick % 2 == 0 {
         let extra = sync.audioExtraDelay
-        let capture = now - paths.audioDelay - extra.streamSeconds
+        let capture = now - paths.audioDelay - extra.seconds
         if capture >= 0 {
           sync.audioPlayed(
             rtpTimestamp: paths.audioTimestamp(capture), appliedExtraDelay: extra,
@@ -58,7 +58,7 @@ final class PlayoutSynchronizerTests: XCTestCase {
       }
       if tick % 3 == 0 {
         let extra = sync.videoExtraDelay
-        let capture = now - paths.videoDelay - extra.streamSeconds
+        let capture = now - paths.videoDelay - extra.seconds
         if capture >= 0 {
           sync.videoRendered(
             rtpTimestamp: paths.videoTimestamp(capture), appliedExtraDelay: extra,
@@ -70,71 +70,71 @@ final class PlayoutSynchronizerTests: XCTestCase {
 
   func testAudioAheadGetsTheDifferenceAtOnceAtStart() throws {
     var sync = PlayoutSynchronizer(
-      configuration: .init(minimumSenderReports: 2), now: virtualTime(0))
+      configuration: .init(minimumSenderReports: 2))
     let paths = Paths(audioDelay: 0.040, videoDelay: 0.165)
     run(&sync, ticks: 0..<99, paths)
     // Nothing before the second SR of each stream (the first may predate the media).
     XCTAssertNil(sync.relativeDelay)
     XCTAssertEqual(sync.audioExtraDelay, .zero)
     run(&sync, ticks: 99..<200, paths)
-    XCTAssertEqual(sync.audioExtraDelay.streamSeconds, 0.125, accuracy: 0.001)
+    XCTAssertEqual(sync.audioExtraDelay.seconds, 0.125, accuracy: 0.001)
     XCTAssertEqual(sync.videoExtraDelay, .zero)
     XCTAssertEqual(try XCTUnwrap(sync.relativeDelay), 0.125, accuracy: 0.001)
     // As played, audio now comes out with the video.
     XCTAssertEqual(try XCTUnwrap(sync.playedOffset), 0, accuracy: 0.002)
     run(&sync, ticks: 200..<1000, paths)
-    XCTAssertEqual(sync.audioExtraDelay.streamSeconds, 0.125, accuracy: 0.001)
+    XCTAssertEqual(sync.audioExtraDelay.seconds, 0.125, accuracy: 0.001)
     XCTAssertEqual(try XCTUnwrap(sync.playedOffset), 0, accuracy: 0.002)
   }
 
   func testVideoAheadGetsVideoDelay() throws {
-    var sync = PlayoutSynchronizer(now: virtualTime(0))
+    var sync = PlayoutSynchronizer()
     run(&sync, ticks: 0..<200, Paths(audioDelay: 0.200, videoDelay: 0.060))
     XCTAssertEqual(sync.audioExtraDelay, .zero)
-    XCTAssertEqual(sync.videoExtraDelay.streamSeconds, 0.140, accuracy: 0.001)
+    XCTAssertEqual(sync.videoExtraDelay.seconds, 0.140, accuracy: 0.001)
     XCTAssertEqual(try XCTUnwrap(sync.relativeDelay), -0.140, accuracy: 0.001)
     XCTAssertEqual(try XCTUnwrap(sync.playedOffset), 0, accuracy: 0.002)
   }
 
   func testWithoutStartAlignmentMovesAtMost20msPerSecondAndConverges() throws {
     var sync = PlayoutSynchronizer(
-      configuration: .init(alignsAtStart: false, minimumSenderReports: 2), now: virtualTime(0))
+      configuration: .init(alignsAtStart: false, minimumSenderReports: 2))
     let paths = Paths(audioDelay: 0.040, videoDelay: 0.165)
     run(&sync, ticks: 0..<200, paths)
     // First decision at the second SRs (1 s): at most 20 ms/s since.
-    XCTAssertGreaterThan(sync.audioExtraDelay.streamSeconds, 0.010)
-    XCTAssertLessThanOrEqual(sync.audioExtraDelay.streamSeconds, 0.0201)
+    XCTAssertGreaterThan(sync.audioExtraDelay.seconds, 0.010)
+    XCTAssertLessThanOrEqual(sync.audioExtraDelay.seconds, 0.0201)
     run(&sync, ticks: 200..<400, paths)
-    XCTAssertLessThanOrEqual(sync.audioExtraDelay.streamSeconds, 0.0601)
-    XCTAssertGreaterThan(sync.audioExtraDelay.streamSeconds, 0.050)
+    XCTAssertLessThanOrEqual(sync.audioExtraDelay.seconds, 0.0601)
+    XCTAssertGreaterThan(sync.audioExtraDelay.seconds, 0.050)
     // 125 ms at 20 ms/s: there within 7.5 s, and it stays.
     run(&sync, ticks: 400..<900, paths)
-    XCTAssertEqual(sync.audioExtraDelay.streamSeconds, 0.125, accuracy: 0.001)
+    XCTAssertEqual(sync.audioExtraDelay.seconds, 0.125, accuracy: 0.001)
     run(&sync, ticks: 900..<1200, paths)
-    XCTAssertEqual(sync.audioExtraDelay.streamSeconds, 0.125, accuracy: 0.001)
+    XCTAssertEqual(sync.audioExtraDelay.seconds, 0.125, accuracy: 0.001)
     XCTAssertEqual(sync.videoExtraDelay, .zero)
     XCTAssertEqual(try XCTUnwrap(sync.playedOffset), 0, accuracy: 0.002)
   }
 
   func testChangeAfterAlignmentIsSlewed() throws {
-    var sync = PlayoutSynchronizer(now: virtualTime(0))
+    var sync = PlayoutSynchronizer()
     var paths = Paths(audioDelay: 0.040, videoDelay: 0.165)
     run(&sync, ticks: 0..<300, paths)
-    XCTAssertEqual(sync.audioExtraDelay.streamSeconds, 0.125, accuracy: 0.001)
+    XCTAssertEqual(sync.audioExtraDelay.seconds, 0.125, accuracy: 0.001)
     // The video path grows by 100 ms: audio follows at 20 ms/s, not in one jump.
     paths.videoDelay = 0.265
     run(&sync, ticks: 300..<400, paths)
-    XCTAssertGreaterThan(sync.audioExtraDelay.streamSeconds, 0.130)
-    XCTAssertLessThanOrEqual(sync.audioExtraDelay.streamSeconds, 0.147)
+    XCTAssertGreaterThan(sync.audioExtraDelay.seconds, 0.130)
+    XCTAssertLessThanOrEqual(sync.audioExtraDelay.seconds, 0.147)
     run(&sync, ticks: 400..<1000, paths)
-    XCTAssertEqual(sync.audioExtraDelay.streamSeconds, 0.225, accuracy: 0.001)
+    XCTAssertEqual(sync.audioExtraDelay.seconds, 0.225, accuracy: 0.001)
     XCTAssertEqual(try XCTUnwrap(sync.playedOffset), 0, accuracy: 0.002)
   }
 
   func testExtraDelayIsCappedAtOneSecond() throws {
-    var sync = PlayoutSynchronizer(now: virtualTime(0))
+    var sync = PlayoutSynchronizer()
     run(&sync, ticks: 0..<400, Paths(audioDelay: 0.040, videoDelay: 2.040))
-    XCTAssertEqual(sync.audioExtraDelay.streamSeconds, 1.0, accuracy: 1e-9)
+    XCTAssertEqual(sync.audioExtraDelay.seconds, 1.0, accuracy: 1e-9)
     XCTAssertEqual(sync.videoExtraDelay, .zero)
     XCTAssertEqual(try XCTUnwrap(sync.relativeDelay), 2.0, accuracy: 0.001)
     // What cannot be made up stays visible.
@@ -142,7 +142,7 @@ final class PlayoutSynchronizerTests: XCTestCase {
   }
 
   func testStreamWithoutSenderReportIsLeftAlone() {
-    var sync = PlayoutSynchronizer(now: virtualTime(0))
+    var sync = PlayoutSynchronizer()
     var paths = Paths(audioDelay: 0.040, videoDelay: 0.165)
     paths.sendsVideoReports = false
     run(&sync, ticks: 0..<500, paths)
@@ -153,18 +153,18 @@ final class PlayoutSynchronizerTests: XCTestCase {
   }
 
   func testTimestampsWrappingPast2To32() throws {
-    var sync = PlayoutSynchronizer(now: virtualTime(0))
+    var sync = PlayoutSynchronizer()
     var paths = Paths(audioDelay: 0.040, videoDelay: 0.165)
     // Audio wraps 0.5 s in, video 1.3 s in, between SRs and played frames.
     paths.audioOffset = UInt32.max - 24_000
     paths.videoOffset = UInt32.max - 117_000
     run(&sync, ticks: 0..<300, paths)
-    XCTAssertEqual(sync.audioExtraDelay.streamSeconds, 0.125, accuracy: 0.001)
+    XCTAssertEqual(sync.audioExtraDelay.seconds, 0.125, accuracy: 0.001)
     XCTAssertEqual(try XCTUnwrap(sync.playedOffset), 0, accuracy: 0.002)
   }
 
   func testBogusSenderReportIsIgnored() {
-    var sync = PlayoutSynchronizer(now: virtualTime(0))
+    var sync = PlayoutSynchronizer()
     let paths = Paths(audioDelay: 0.040, videoDelay: 0.165)
     // Video SRs 100 s off the audio's.
     for _ in 0..<2 {
@@ -235,11 +235,11 @@ final class PlayoutSynchronizerTests: XCTestCase {
     queue.push(2, decodedAt: virtualTime(2.0))
     queue.push(3, decodedAt: virtualTime(2.033))
     let deadline = try XCTUnwrap(queue.nextDeadline(extraDelay: .milliseconds(100)))
-    XCTAssertEqual((deadline - virtualTime(2.1)).streamSeconds, 0, accuracy: 1e-9)
+    XCTAssertEqual((deadline - virtualTime(2.1)).seconds, 0, accuracy: 1e-9)
     XCTAssertTrue(queue.release(now: virtualTime(2.05), extraDelay: .milliseconds(100)).isEmpty)
     let due = queue.release(now: virtualTime(2.1), extraDelay: .milliseconds(100))
     XCTAssertEqual(due.map(\.frame), [2])
-    XCTAssertEqual(due.first?.heldFor.streamSeconds ?? 0, 0.1, accuracy: 1e-9)
+    XCTAssertEqual(due.first?.heldFor.seconds ?? 0, 0.1, accuracy: 1e-9)
     // The delay shrinks: the held frame is due at once.
     XCTAssertEqual(queue.release(now: virtualTime(2.11), extraDelay: .zero).map(\.frame), [3])
     XCTAssertNil(queue.nextDeadline(extraDelay: .zero))

@@ -7,7 +7,7 @@ import XCTest
 /// outputs as one that does not: only the array's storage is reused.
 final class RTPReceiveStreamRecycleTests: XCTestCase {
   func testRecycledOutputsMatchFreshOnes() {
-    let start = ContinuousClock.now
+    let start = MediaInstant.now()
     let configuration = RTPReceiveStream.Configuration(
       ssrc: 0xA0D1_0000, localSSRC: 1, payloadType: 111, clockRate: 48_000, nackEnabled: false,
       buffersPackets: false)

@@ -251,7 +251,7 @@ final class RTPReceiveStreamTests: XCTestCase {
     var generator = NACKGenerator(configuration: .init(maxMissing: 500))
     var keyFrameRequests = 0
     for step in 0..<1000 {
-      generator.packetArrived(Int64(step) * 401, now: Double(step) * 0.001)
+      generator.packetArrived(Int64(step) * 401, now: virtualTime(Double(step) * 0.001))
       XCTAssertLessThanOrEqual(generator.missingSequenceNumbers.count, 500)
       if generator.takeKeyFrameRequest() { keyFrameRequests += 1 }
     }
@@ -263,11 +263,11 @@ final class RTPReceiveStreamTests: XCTestCase {
   /// so that count never exceeds the packets requested.
   func testOnlyPacketsArrivingAfterTheirNACKCountAsRecoveredByIt() {
     var generator = NACKGenerator(configuration: .init(reorderTolerance: .milliseconds(20)))
-    generator.packetArrived(1, now: 0)
-    generator.packetArrived(4, now: 0)
-    generator.packetArrived(2, now: 0.005)
-    XCTAssertEqual(generator.due(now: 0.03, roundTripTime: 0.05), [3])
-    generator.packetArrived(3, now: 0.06)
+    generator.packetArrived(1, now: virtualTime(0))
+    generator.packetArrived(4, now: virtualTime(0))
+    generator.packetArrived(2, now: virtualTime(0.005))
+    XCTAssertEqual(generator.due(now: virtualTime(0.03), roundTripTime: 0.05), [3])
+    generator.packetArrived(3, now: virtualTime(0.06))
     XCTAssertEqual(generator.recovered, 2)
     XCTAssertEqual(generator.recoveredAfterRequest, 1)
     XCTAssertEqual(generator.requestsSent, 1)
@@ -276,13 +276,13 @@ final class RTPReceiveStreamTests: XCTestCase {
   func testNACKGivesUpAfterMaxAge() {
     var generator = NACKGenerator(
       configuration: .init(maxRetries: 100, maxAge: .milliseconds(300)))
-    generator.packetArrived(1, now: 0)
-    generator.packetArrived(3, now: 0)
+    generator.packetArrived(1, now: virtualTime(0))
+    generator.packetArrived(3, now: virtualTime(0))
     var requested = 0
     var time = 0.0
     while time < 0.5 {
       time += 0.01
-      requested += generator.due(now: time, roundTripTime: 0.05).count
+      requested += generator.due(now: virtualTime(time), roundTripTime: 0.05).count
     }
     // Requests at 20, 70, ..., 270 ms (every 50 ms), then gone at 300 ms.
     XCTAssertEqual(requested, 6)

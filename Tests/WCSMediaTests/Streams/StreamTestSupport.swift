@@ -4,11 +4,16 @@ import TestSupport
 @testable import WCSProtocols
 
 /// A fixed origin for virtual time: tests add offsets to it and never read the real clock again.
-let streamTestClockOrigin = ContinuousClock.now
+let streamTestClockOrigin = MediaInstant.now()
 
 /// The instant `seconds` after `streamTestClockOrigin`.
-func virtualTime(_ seconds: Double) -> ContinuousClock.Instant {
+func virtualTime(_ seconds: Double) -> MediaInstant {
   streamTestClockOrigin + .seconds(seconds)
+}
+
+/// `virtualTime(seconds)` on the continuous clock, for cores that still take its instants.
+func virtualClockTime(_ seconds: Double) -> ContinuousClock.Instant {
+  virtualTime(seconds).continuousInstant
 }
 
 /// Serializes a packet with the given header fields, for feeding a receive stream.

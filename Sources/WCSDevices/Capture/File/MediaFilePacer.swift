@@ -34,7 +34,7 @@ public final class MediaFilePacer {
   /// on the driver's clock), in order, with timestamps continuing across loops. Throws what the
   /// source throws.
   public func dueSamples(at now: Duration) throws -> [MediaSample] {
-    let nowSeconds = Self.seconds(now)
+    let nowSeconds = now.streamSeconds
     var due: [MediaSample] = []
     while let next = try peek(), next.ptsSeconds <= nowSeconds {
       due.append(next)
@@ -83,8 +83,4 @@ public final class MediaFilePacer {
     return paced
   }
 
-  private static func seconds(_ duration: Duration) -> Double {
-    let parts = duration.components
-    return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-  }
 }
