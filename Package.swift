@@ -28,6 +28,9 @@ let cTargets: [Target] = [
       .linkedLibrary("pulse-simple"), .linkedLibrary("pulse"), .linkedLibrary("asound"),
       .linkedLibrary("xcb"), .linkedLibrary("xcb-shm"), .linkedLibrary("turbojpeg"),
     ]),
+  // SDL2: the window renderer (X11 or Wayland), plus macro shims. Video starts only when a
+  // window opens, so linking it is harmless on a headless machine.
+  .target(name: "CSDL2", linkerSettings: [.linkedLibrary("SDL2")]),
   // FFmpeg (recording to WebM, reading media files) plus macro shims.
   .target(
     name: "CFFmpeg",
@@ -40,7 +43,7 @@ let cTargets: [Target] = [
 let swiftTargets: [Target] = [
   .target(name: "WCSTransport", dependencies: ["CWebRTCCore"], swiftSettings: strict),
   .target(
-    name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg", "CMediaDevices"],
+    name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg", "CMediaDevices", "CSDL2"],
     swiftSettings: strict),
   .target(name: "WCSApi2", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
   // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.

@@ -21,6 +21,8 @@ let usage = """
     --bitrate KBPS     video bitrate (default 0: the engine's choice)
     --out DIR          where the played video/audio and the record go (default ./demo-output)
     --virtual          use the virtual camera and microphone
+    --window           also show the sent and the played video in windows (X11 or Wayland;
+                       closing one ends the run)
     --min-psnr DB      fail below this mean PSNR (default 30)
     --min-decoded PCT  fail when fewer than this percent of the frames sent were decoded
                        (default 90; audio frames for an audio-only file)
@@ -78,7 +80,8 @@ func runDemo(_ argv: [String]) -> Int32 {
   let maxAVDelay: Double
   let limits: PlaybackLimits
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"], usage: usage)
+    arguments = try ExampleArguments(
+      argv, booleanFlags: ["virtual", "server-log", "window"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 360)
@@ -211,9 +214,18 @@ func runDemo(_ argv: [String]) -> Int32 {
   constraints.audio = publishesAudio ? audio : nil
   constraints.video = audioOnly ? nil : video
 
+  // --window: what is sent and what plays back, side by side on the desktop.
+  let sentWindow =
+    audioOnly ? nil : ExampleWindow.open(arguments, title: "sent: \(streamName)", log: log)
+  let playedWindow =
+    audioOnly ? nil : ExampleWindow.open(arguments, title: "played: \(streamName)", log: log)
+  defer {
+    sentWindow?.close()
+    playedWindow?.close()
+  }
   let publishOptions = FPWCSApi2StreamOptions()
   publishOptions.name = streamName
-  publishOptions.display = sent
+  publishOptions.display = ExampleWindow.display(sent, and: sentWindow)
   publishOptions.constraints = constraints
   publishOptions.record = true
   let publishStream: FPWCSApi2Stream
@@ -241,7 +253,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   // 3. Play the same stream back.
   let playOptions = FPWCSApi2StreamOptions()
   playOptions.name = streamName
-  playOptions.display = played
+  playOptions.display = ExampleWindow.display(played, and: playedWindow)
   let playStream: FPWCSApi2Stream
   do {
     playStream = try session.createStream(playOptions)
@@ -272,7 +284,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   var sentBitrates: [Int] = []
   var receivedBitrates: [Int] = []
   while summary.succeeded, log.elapsed < publishStart + duration,
-    !log.failIfEnded(endEvents, in: &summary)
+    log.time(of: ExampleWindow.closedEvent) == nil, !log.failIfEnded(endEvents, in: &summary)
   {
     Thread.sleep(forTimeInterval: min(1, max(0.05, publishStart + duration - log.elapsed)))
     publishStats = ExampleStats.read(publishStream) ?? publishStats

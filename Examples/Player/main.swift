@@ -18,6 +18,7 @@ let usage = """
                          the iOS example's setLoudspeakerStatus)
     --speaker-sink NAME  play the audio on this PulseAudio sink or ALSA PCM instead
     --out DIR            where the played video and audio go (default ./example-output)
+  \(ExampleWindow.usage)
   \(PlaybackLimits.usage)
   \(ExampleServer.usage)
   """
@@ -33,7 +34,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   let limits: PlaybackLimits
   do {
     arguments = try ExampleArguments(
-      argv, booleanFlags: ["mute-audio", "server-log", "speaker"], usage: usage)
+      argv, booleanFlags: ["mute-audio", "server-log", "speaker", "window"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     duration = try arguments.double("duration", default: 5)
     limits = try PlaybackLimits(arguments)
@@ -62,6 +63,8 @@ func runPlayer(_ argv: [String]) -> Int32 {
   let name = streamName ?? "player-test-\(UInt16.random(in: 0...UInt16.max))"
   let remoteDisplay = VideoFileRenderer(
     path: out + "/\(name).y4m", log: log, event: "first remote frame")
+  let window = ExampleWindow.open(arguments, title: "Player: \(name)", log: log)
+  defer { window?.close() }
   let audio = PlayedAudioRecorder(path: out + "/\(name).wav", log: log)
   audio.install()
   if arguments.flag("mute-audio") { FPWCSApi2.getAudioManager().muteAudio() }
@@ -82,7 +85,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   func play(_ session: FPWCSApi2Session?) {
     let options = FPWCSApi2StreamOptions()
     options.name = name
-    options.display = remoteDisplay
+    options.display = ExampleWindow.display(remoteDisplay, and: window)
     let stream: FPWCSApi2Stream
     do {
       guard let created = try session?.createStream(options) else { return }
@@ -153,7 +156,9 @@ func runPlayer(_ argv: [String]) -> Int32 {
     playing ? PlaybackStats.publisherNow(session.getStreams().first { $0.isPublished() }) : nil
   if playing {
     let start = log.elapsed
-    while duration <= 0 || log.elapsed < start + duration, log.time(of: "play STOPPED") == nil {
+    while duration <= 0 || log.elapsed < start + duration, log.time(of: "play STOPPED") == nil,
+      log.time(of: ExampleWindow.closedEvent) == nil
+    {
       if log.failIfEnded(endEvents, in: &summary) { break }
       Thread.sleep(forTimeInterval: 0.05)
     }
@@ -182,6 +187,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
   summary.addTime("Time to first remote frame", log.time(of: "first remote frame"))
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
+  if let window { summary.add("Frames shown in the window", "\(window.framesShown)") }
   // A run that froze or decoded too little is not OK, as in wcs-demo.
   let playbackFailures = playback.addVideo(
     played: remoteDisplay, start: log.time(of: "play PLAYING"), limits: limits, to: &summary)

@@ -36,3 +36,9 @@ public typealias MediaConnectionStats = WCSMedia.MediaConnectionStats
 public typealias MediaBackendError = WCSMedia.MediaBackendError
 /// The backend used when none is installed (see `WCSMedia.UnavailableMediaBackend`).
 public typealias UnavailableMediaBackend = WCSMedia.UnavailableMediaBackend
+/// A desktop window showing video, SDL2 (see `WCSMedia.WindowRenderer`).
+public typealias WindowRenderer = WCSMedia.WindowRenderer
+/// Why a window could not open (see `WCSMedia.WindowRendererError`).
+public typealias WindowRendererError = WCSMedia.WindowRendererError
+/// A window's read-back pixels (see `WCSMedia.WindowPixels`).
+public typealias WindowPixels = WCSMedia.WindowPixels
