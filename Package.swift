@@ -31,6 +31,8 @@ let cTargets: [Target] = [
   // SDL2: the window renderer (X11 or Wayland), plus macro shims. Video starts only when a
   // window opens, so linking it is harmless on a headless machine.
   .target(name: "CSDL2", linkerSettings: [.linkedLibrary("SDL2")]),
+  // libpng (simplified API): PNG snapshots and report thumbnails.
+  .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
   // FFmpeg (recording to WebM, reading media files) plus macro shims.
   .target(
     name: "CFFmpeg",
@@ -43,7 +45,7 @@ let cTargets: [Target] = [
 let swiftTargets: [Target] = [
   .target(name: "WCSTransport", dependencies: ["CWebRTCCore"], swiftSettings: strict),
   .target(
-    name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg", "CMediaDevices", "CSDL2"],
+    name: "WCSMedia", dependencies: ["CWebRTCCore", "CFFmpeg", "CMediaDevices", "CSDL2", "CPNG"],
     swiftSettings: strict),
   .target(name: "WCSApi2", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
   // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.

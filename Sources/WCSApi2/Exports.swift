@@ -42,3 +42,13 @@ public typealias WindowRenderer = WCSMedia.WindowRenderer
 public typealias WindowRendererError = WCSMedia.WindowRendererError
 /// A window's read-back pixels (see `WCSMedia.WindowPixels`).
 public typealias WindowPixels = WCSMedia.WindowPixels
+/// Keeps the newest frame (see `WCSMedia.LastFrameRenderer`).
+public typealias LastFrameRenderer = WCSMedia.LastFrameRenderer
+/// PNG/JPEG files of pictures (see `WCSMedia.PictureFile`).
+public typealias PictureFile = WCSMedia.PictureFile
+/// A snapshot's file format (see `WCSMedia.PictureFormat`).
+public typealias PictureFormat = WCSMedia.PictureFormat
+/// Why a picture could not be encoded or decoded (see `WCSMedia.PictureFileError`).
+public typealias PictureFileError = WCSMedia.PictureFileError
+/// One I420 picture of the codec layer (see `WCSMedia.I420Image`).
+public typealias I420Image = WCSMedia.I420Image

@@ -23,6 +23,8 @@ public final class WCSServerCore {
   var actions: [WCSServerAction] = []
   /// `roomApp` rooms and memberships (WCSServerCore+Rooms.swift).
   var rooms = RoomDirectory()
+  /// `snapshot` requests the media engine has not answered yet, by request id.
+  var pendingSnapshots: [String: PendingSnapshot] = [:]
 
   /// Creates a core with no sessions.
   public init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
@@ -127,6 +129,14 @@ public final class WCSServerCore {
     case .failed(let id, let reason): handleMediaFailure(id, reason: reason, now: now)
     case .recordingFinished(let id, let recordName):
       log("stream \(id) recording finished: \(recordName)")
+    case .snapshotTaken(let requestId, let png):
+      answerSnapshot(
+        requestId, type: "snapshotCompleted",
+        payload: [
+          "snapshot": .string(Data(png).base64EncodedString())
+        ])
+    case .snapshotFailed(let requestId, let reason):
+      answerSnapshot(requestId, type: "snapshotFailed", payload: ["info": .string(reason)])
     }
     return flush()
   }

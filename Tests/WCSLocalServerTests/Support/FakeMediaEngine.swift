@@ -26,6 +26,8 @@ final class FakeMediaEngine: LocalServerMediaEngine {
         events.append(.recordingFinished(mediaSessionId: id, recordName: recordName))
       }
     case .requestKeyFrame: break
+    case .snapshot(_, let requestId):
+      events.append(.snapshotFailed(requestId: requestId, reason: "fake engine"))
     }
   }
 
