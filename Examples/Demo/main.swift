@@ -21,6 +21,8 @@ let usage = """
     --bitrate KBPS     video bitrate (default 0: the engine's choice)
     --out DIR          where the played video/audio and the record go (default ./demo-output)
     --virtual          use the virtual camera and microphone
+    --report FILE      write an HTML page of the run: thumbnails of the sent and played video,
+                       charts over time, the status timeline and the summary
     --window           also show the sent and the played video in windows (X11 or Wayland;
                        closing one ends the run)
     --min-psnr DB      fail below this mean PSNR (default 30)
@@ -157,6 +159,7 @@ func runDemo(_ argv: [String]) -> Int32 {
     keepPictures: Int(keptSeconds * Double(min(fps, 1000))),
     log: log, event: "first decoded frame")
   let sent = VideoFileRenderer(path: nil, log: log, event: "first sent frame")
+  let report = RunReport.requested(arguments, title: "wcs-demo: \(input.description)")
 
   // 1. Connect.
   let options = FPWCSApi2SessionOptions()
@@ -177,6 +180,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   func finish(_ summary: inout ExampleSummary) -> Int32 {
     session.disconnect()
     _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
+    if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
     return summary.print(to: log)
   }
 
@@ -225,7 +229,9 @@ func runDemo(_ argv: [String]) -> Int32 {
   }
   let publishOptions = FPWCSApi2StreamOptions()
   publishOptions.name = streamName
-  publishOptions.display = ExampleWindow.display(sent, and: sentWindow)
+  // The newest sent picture is kept for the report's thumbnails.
+  let sentPictures = LastFrameRenderer(wrapping: ExampleWindow.display(sent, and: sentWindow))
+  publishOptions.display = sentPictures
   publishOptions.constraints = constraints
   publishOptions.record = true
   let publishStream: FPWCSApi2Stream
@@ -283,12 +289,21 @@ func runDemo(_ argv: [String]) -> Int32 {
   var playStats: FPWCSApi2StreamStats?
   var sentBitrates: [Int] = []
   var receivedBitrates: [Int] = []
+  var samples = 0
   while summary.succeeded, log.elapsed < publishStart + duration,
     log.time(of: ExampleWindow.closedEvent) == nil, !log.failIfEnded(endEvents, in: &summary)
   {
     Thread.sleep(forTimeInterval: min(1, max(0.05, publishStart + duration - log.elapsed)))
     publishStats = ExampleStats.read(publishStream) ?? publishStats
     playStats = ExampleStats.read(playStream) ?? playStats
+    if let (report, _) = report {
+      report.sample(at: log.elapsed, publisher: publishStats, player: playStats)
+      samples += 1
+      if samples % 2 == 1 {
+        report.thumbnails(
+          at: log.elapsed, source: sentPictures.lastPicture, played: playStream.lastPlayedPicture)
+      }
+    }
     if let rate = publishStats?.currentVideoBitrate, rate > 0 { sentBitrates.append(rate) }
     if let rate = playStats?.currentVideoBitrate, rate > 0 { receivedBitrates.append(rate) }
     log.line(
@@ -536,6 +551,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   if playedAudio.blockCount == 0, audioCaptured, publishesAudio {
     summary.fail("no audio was played")
   }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

@@ -19,6 +19,7 @@ let usage = """
     --speaker-sink NAME  play the audio on this PulseAudio sink or ALSA PCM instead
     --out DIR            where the played video and audio go (default ./example-output)
   \(ExampleWindow.usage)
+  \(RunReport.usage)
   \(PlaybackLimits.usage)
   \(ExampleServer.usage)
   """
@@ -64,6 +65,8 @@ func runPlayer(_ argv: [String]) -> Int32 {
   let remoteDisplay = VideoFileRenderer(
     path: out + "/\(name).y4m", log: log, event: "first remote frame")
   let window = ExampleWindow.open(arguments, title: "Player: \(name)", log: log)
+  let report = RunReport.requested(arguments, title: "Player: \(name)")
+  let sourcePictures = LastFrameRenderer()
   defer { window?.close() }
   let audio = PlayedAudioRecorder(path: out + "/\(name).wav", log: log)
   audio.install()
@@ -125,6 +128,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
     // Something to play on the fresh local server: a test stream from this session.
     let options = FPWCSApi2StreamOptions()
     options.name = name
+    if report != nil { options.display = sourcePictures }
     if let file = arguments.string("file") {
       let constraints = FPWCSApi2MediaConstraints(audio: true, video: true)
       ExampleMedia.useFile(file, in: constraints)
@@ -156,10 +160,18 @@ func runPlayer(_ argv: [String]) -> Int32 {
     playing ? PlaybackStats.publisherNow(session.getStreams().first { $0.isPublished() }) : nil
   if playing {
     let start = log.elapsed
+    var nextSample = start + 0.5
     while duration <= 0 || log.elapsed < start + duration, log.time(of: "play STOPPED") == nil,
       log.time(of: ExampleWindow.closedEvent) == nil
     {
       if log.failIfEnded(endEvents, in: &summary) { break }
+      if let (report, _) = report, log.elapsed >= nextSample {
+        nextSample += 1
+        report.sampleStreams(
+          at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
+          player: session.getStreams().first { !$0.isPublished() },
+          source: sourcePictures.lastPicture)
+      }
       Thread.sleep(forTimeInterval: 0.05)
     }
   }
@@ -203,6 +215,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   }
   if summary.succeeded, remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
   if summary.succeeded { playbackFailures.forEach { summary.fail($0) } }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

@@ -17,6 +17,7 @@ let usage = """
                          negative: never)
     --out DIR            where the played video goes (default ./example-output)
   \(ExampleWindow.usage)
+  \(RunReport.usage)
   \(PlaybackLimits.usage)
   \(ExampleServer.usage)
   """
@@ -77,7 +78,10 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     localWindow?.close()
     remoteWindow?.close()
   }
-  let localView = ExampleWindow.display(localDisplay, and: localWindow)
+  let report = RunReport.requested(arguments, title: "TwoWayStreaming: \(localStreamName)")
+  // The newest local picture is kept for the report's thumbnails.
+  let localView = LastFrameRenderer(
+    wrapping: ExampleWindow.display(localDisplay, and: localWindow))
 
   // Session creation and connection.
   let options = FPWCSApi2SessionOptions()
@@ -157,6 +161,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     session.getStreams().first { $0.isPublished() })
   let start = log.time(of: "publish PUBLISHING") ?? log.elapsed
   var switched = false
+  var nextSample = log.elapsed + 0.5
   while log.elapsed < start + duration, summary.succeeded,
     log.time(of: ExampleWindow.closedEvent) == nil, !log.failIfEnded(endEvents, in: &summary)
   {
@@ -176,6 +181,12 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
       } else {
         log.line("No active sessions found")
       }
+    }
+    if let (report, _) = report, log.elapsed >= nextSample {
+      nextSample += 1
+      report.sampleStreams(
+        at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
+        player: session.getStreams().first { !$0.isPublished() }, source: localView.lastPicture)
     }
     Thread.sleep(forTimeInterval: 0.05)
   }
@@ -231,6 +242,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     summary.fail("no DISCONNECTED")
   }
   if summary.succeeded { playbackFailures.forEach { summary.fail($0) } }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 
