@@ -46,13 +46,8 @@ func runPlayer(_ argv: [String]) -> Int32 {
     log.plain("\(error)\n\n\(usage)")
     return 64
   }
-  var streamName = arguments.string("stream")
-  if let url = arguments.string("url").flatMap(URL.init(string:)), url.path.count > 1 {
-    streamName = streamName ?? String(url.path.dropFirst())
-    let base = "\(url.scheme ?? "ws")://\(url.host ?? "127.0.0.1"):\(url.port ?? 8080)"
-    arguments =
-      (try? ExampleArguments(argv.map { $0 == url.absoluteString ? base : $0 })) ?? arguments
-  }
+  // The iOS way: the stream name may be the --url path.
+  let streamName = arguments.streamNameFromURL(argv)
   var summary = ExampleSummary()
   guard let (server, out) = ExampleServer.start("Player", arguments: arguments, log: log)
   else { return 1 }
@@ -126,28 +121,11 @@ func runPlayer(_ argv: [String]) -> Int32 {
       return
     }
     // Something to play on the fresh local server: a test stream from this session.
-    let options = FPWCSApi2StreamOptions()
-    options.name = name
-    if report != nil { options.display = sourcePictures }
-    if let file = arguments.string("file") {
-      let constraints = FPWCSApi2MediaConstraints(audio: true, video: true)
-      ExampleMedia.useFile(file, in: constraints)
-      options.constraints = constraints
-    }
-    // A refusal (e.g. a --stream name the SDK rejects) ends the run with its reason at once.
     guard let rSession else { return }
-    do {
-      let source = try rSession.createStream(options)
-      source.on(.fpwcsStreamStatusPublishing) { rStream in
-        log.stream("test stream", rStream)
-        play(rSession)
-      }
-      source.on(.fpwcsStreamStatusFailed) { log.stream("test stream", $0) }
-      source.on(.fpwcsStreamStatusUnpublished) { log.stream("test stream", $0) }
-      try source.publish()
-    } catch {
-      log.streamRefused("test stream", name, error)
-    }
+    ExampleMedia.publishTestStream(
+      name, on: rSession, file: arguments.string("file"),
+      display: report != nil ? sourcePictures : nil, log: log
+    ) { play(rSession) }
   }
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
