@@ -72,7 +72,7 @@ let programs: [Target] = [
 // the demo (`make demo`: publish real media through the local server, play it back, record it).
 let exampleNames = [
   "Conference", "MediaDevices", "MultiPlayer", "Player", "ScreenCapturer", "StreamRecording",
-  "Streamer", "TwoWayStreaming", "VideoChat",
+  "Streamer", "TwoPlayers", "TwoWayStreaming", "VideoChat",
 ]
 let examples: [Target] =
   [

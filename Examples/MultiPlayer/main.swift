@@ -78,16 +78,7 @@ func runMultiPlayer(_ argv: [String]) -> Int32 {
   }
   let name = streamName ?? "multi-test-\(UInt16.random(in: 0...UInt16.max))"
 
-  let options = FPWCSApi2SessionOptions()
-  options.urlServer = server.url
-  options.appKey = "defaultApp"
-  let session: FPWCSApi2Session
-  do {
-    session = try FPWCSApi2.createSession(options)
-  } catch {
-    log.line("Failed to connect: \(error)")
-    return 1
-  }
+  guard let session = server.createSession(log: log) else { return 1 }
   let frames = FrameCounts(count)
   func play(_ session: FPWCSApi2Session) {
     for index in 0..<count {

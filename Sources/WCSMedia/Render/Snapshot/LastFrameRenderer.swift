@@ -10,11 +10,12 @@ public final class LastFrameRenderer: VideoRenderer {
     var frame: VideoFrame?
   }
 
-  private let inner: (any VideoRenderer)?
+  /// The renderer every frame is passed on to (a played stream's `display`).
+  public let wrapped: (any VideoRenderer)?
   private let kept = Mutex(Kept())
 
-  /// Keeps the newest frame and passes each on to `inner` (or to nothing).
-  public init(wrapping inner: (any VideoRenderer)? = nil) { self.inner = inner }
+  /// Keeps the newest frame and passes each on to `wrapped` (or to nothing).
+  public init(wrapping wrapped: (any VideoRenderer)? = nil) { self.wrapped = wrapped }
 
   /// Copies `frame` (when its planes are consistent), then forwards it.
   public func render(_ frame: VideoFrame) {
@@ -41,7 +42,7 @@ public final class LastFrameRenderer: VideoRenderer {
         k.frame = copy
       }
     }
-    inner?.render(frame)
+    wrapped?.render(frame)
   }
 
   /// The newest frame, nil before the first.
