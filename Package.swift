@@ -98,11 +98,12 @@ let examples: [Target] =
 // and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players;
 // SetupBench: publish → PUBLISHING and N players' play → PLAYING → first frame, through the
 // local server, as an app sees them.
+// PictureBench: PNG/JPEG snapshots, the played-frame keeper's copy, decode-on-request.
 // HardeningBench: what the inputs of issue 29 cost now (time, peak memory) against no limit.
 // RoomBench: join → first frame in a room, and the server's CPU for rooms of 2/4/8.
 let mediaBenchmarks = [
-  "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PipelineBench",
-  "RTPBench", "SDPBench", "STUNBench",
+  "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PictureBench",
+  "PipelineBench", "RTPBench", "SDPBench", "STUNBench",
 ]
 let benchmarks: [Target] =
   mediaBenchmarks.map { name in
