@@ -69,8 +69,9 @@ final class RelaySnapshotSource {
     var latest: I420Image?
     for frame in frames {
       // A frame that does not decode ends the usable run; the picture before it stands.
-      guard let picture = try? decoder.decode(frame) else { break }
-      latest = picture ?? latest
+      let picture: I420Image?
+      do { picture = try decoder.decode(frame) } catch { break }
+      if let picture { latest = picture }
     }
     guard let latest else { throw SnapshotError.nothingDecoded }
     return try PictureFile.png(latest)
