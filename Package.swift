@@ -43,6 +43,13 @@ let cTargets: [Target] = [
       .linkedLibrary("pulse-simple"), .linkedLibrary("pulse"), .linkedLibrary("asound"),
       .linkedLibrary("xcb"), .linkedLibrary("xcb-shm"), .linkedLibrary("turbojpeg"),
     ]),
+  // SDL2: the window renderer (X11 or Wayland), plus macro shims. Video starts only when a
+  // window opens, so linking it is harmless on a headless machine.
+  .target(name: "CSDL2", linkerSettings: [.linkedLibrary("SDL2")]),
+  // libpng (simplified API): PNG snapshots and report thumbnails.
+  .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
+  // libturbojpeg: JPEG snapshots (the picture codecs; the devices shim has its own for MJPEG).
+  .target(name: "CTurboJPEG", linkerSettings: [.linkedLibrary("turbojpeg")]),
   // FFmpeg containers and codecs (recording to WebM, reading media files) plus macro shims.
   .target(
     name: "CFFmpeg",
@@ -61,9 +68,10 @@ let mediaTargets: [Target] = [
   // The seam WCSApi2 sees: MediaBackend, connection requests and states, frames, renderer and
   // capturer protocols, statistics values.
   .target(name: "WCSMediaSeam", swiftSettings: strict),
-  // Opus, VP8, G.711 and pixel conversion (libyuv).
+  // Opus, VP8, G.711, pixel conversion (libyuv) and PNG/JPEG pictures (libpng, libturbojpeg).
   .target(
-    name: "WCSCodecs", dependencies: ["WCSMediaSeam", "COpus", "CVPX", "CYUV"],
+    name: "WCSCodecs",
+    dependencies: ["WCSMediaSeam", "COpus", "CVPX", "CYUV", "CPNG", "CTurboJPEG"],
     swiftSettings: strict),
   // Sans-I/O protocol cores: SDP, ICE/STUN/TURN, DTLS, SRTP, RTP/RTCP, payload formats, jitter
   // buffer and streams, congestion control. No sockets, threads or Dispatch.
@@ -81,7 +89,7 @@ let mediaTargets: [Target] = [
     name: "WCSDevices",
     dependencies: [
       "WCSMediaSeam", "WCSCodecs", "WCSRecording", "CMediaDevices", "CFFmpeg", "CFFmpegConvert",
-      "CYUV",
+      "CYUV", "CSDL2",
     ],
     swiftSettings: strict),
   // One WebRTC peer connection (ICE + DTLS-SRTP) driven on an event loop: what the native
@@ -109,9 +117,11 @@ let mediaTargets: [Target] = [
 
 let swiftTargets: [Target] = [
   .target(name: "WCSTransport", dependencies: ["CWebSockets", "COpenSSL"], swiftSettings: strict),
-  // The seam plus the engine it constructs (`NativeMediaBackend`), nothing below them.
+  // The seam plus what it constructs: the engine (`NativeMediaBackend`), the played-frame
+  // keeper and picture files (codecs) and the window display (devices).
   .target(
-    name: "WCSApi2", dependencies: ["WCSTransport", "WCSMediaSeam", "WCSEngine"],
+    name: "WCSApi2",
+    dependencies: ["WCSTransport", "WCSMediaSeam", "WCSCodecs", "WCSDevices", "WCSEngine"],
     swiftSettings: strict),
   // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.
   .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
@@ -120,7 +130,8 @@ let swiftTargets: [Target] = [
   .target(
     name: "WCSLocalServer",
     dependencies: [
-      "WCSTransport", "WCSProtocols", "WCSEventLoop", "WCSPeerConnection", "WCSRecording",
+      "WCSTransport", "WCSCodecs", "WCSProtocols", "WCSEventLoop", "WCSPeerConnection",
+      "WCSRecording",
     ],
     swiftSettings: strict),
 ]
@@ -141,8 +152,8 @@ let programs: [Target] = [
 // The iOS SDK's examples on Linux (`swift run TwoWayStreaming --help`), their shared code, and
 // the demo (`make demo`: publish real media through the local server, play it back, record it).
 let exampleNames = [
-  "Conference", "MediaDevices", "Player", "ScreenCapturer", "StreamRecording", "Streamer",
-  "TwoWayStreaming", "VideoChat",
+  "Conference", "MediaDevices", "MultiPlayer", "Player", "ScreenCapturer", "StreamRecording",
+  "Streamer", "TwoPlayers", "TwoWayStreaming", "VideoChat",
 ]
 let examples: [Target] =
   [
@@ -168,11 +179,12 @@ let examples: [Target] =
 // and wss://; RelayBench: the local server's SFU relay, one 1.5 Mbit/s publisher → N players;
 // SetupBench: publish → PUBLISHING and N players' play → PLAYING → first frame, through the
 // local server, as an app sees them.
+// PictureBench: PNG/JPEG snapshots, the played-frame keeper's copy, decode-on-request.
 // HardeningBench: what the inputs of issue 29 cost now (time, peak memory) against no limit.
 // RoomBench: join → first frame in a room, and the server's CPU for rooms of 2/4/8.
 let mediaBenchmarks = [
-  "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PipelineBench",
-  "RTPBench", "SDPBench", "STUNBench",
+  "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PictureBench",
+  "PipelineBench", "RTPBench", "SDPBench", "STUNBench",
 ]
 let benchmarks: [Target] =
   mediaBenchmarks.map { name in

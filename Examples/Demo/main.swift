@@ -21,6 +21,10 @@ let usage = """
     --bitrate KBPS     video bitrate (default 0: the engine's choice)
     --out DIR          where the played video/audio and the record go (default ./demo-output)
     --virtual          use the virtual camera and microphone
+    --report FILE      write an HTML page of the run: thumbnails of the sent and played video,
+                       charts over time, the status timeline and the summary
+    --window           also show the sent and the played video in windows (X11 or Wayland;
+                       closing one ends the run)
     --min-psnr DB      fail below this mean PSNR (default 30)
     --min-decoded PCT  fail when fewer than this percent of the frames sent were decoded
                        (default 90; audio frames for an audio-only file)
@@ -78,7 +82,8 @@ func runDemo(_ argv: [String]) -> Int32 {
   let maxAVDelay: Double
   let limits: PlaybackLimits
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["virtual", "server-log"], usage: usage)
+    arguments = try ExampleArguments(
+      argv, booleanFlags: ["virtual", "server-log", "window"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 360)
@@ -154,6 +159,7 @@ func runDemo(_ argv: [String]) -> Int32 {
     keepPictures: Int(keptSeconds * Double(min(fps, 1000))),
     log: log, event: "first decoded frame")
   let sent = VideoFileRenderer(path: nil, log: log, event: "first sent frame")
+  let report = RunReport.requested(arguments, title: "wcs-demo: \(input.description)")
 
   // 1. Connect.
   let options = FPWCSApi2SessionOptions()
@@ -174,6 +180,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   func finish(_ summary: inout ExampleSummary) -> Int32 {
     session.disconnect()
     _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
+    if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
     return summary.print(to: log)
   }
 
@@ -211,9 +218,20 @@ func runDemo(_ argv: [String]) -> Int32 {
   constraints.audio = publishesAudio ? audio : nil
   constraints.video = audioOnly ? nil : video
 
+  // --window: what is sent and what plays back, side by side on the desktop.
+  let sentWindow =
+    audioOnly ? nil : ExampleWindow.open(arguments, title: "sent: \(streamName)", log: log)
+  let playedWindow =
+    audioOnly ? nil : ExampleWindow.open(arguments, title: "played: \(streamName)", log: log)
+  defer {
+    sentWindow?.close()
+    playedWindow?.close()
+  }
   let publishOptions = FPWCSApi2StreamOptions()
   publishOptions.name = streamName
-  publishOptions.display = sent
+  // The newest sent picture is kept for the report's thumbnails.
+  let sentPictures = LastFrameRenderer(wrapping: ExampleWindow.display(sent, and: sentWindow))
+  publishOptions.display = sentPictures
   publishOptions.constraints = constraints
   publishOptions.record = true
   let publishStream: FPWCSApi2Stream
@@ -241,7 +259,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   // 3. Play the same stream back.
   let playOptions = FPWCSApi2StreamOptions()
   playOptions.name = streamName
-  playOptions.display = played
+  playOptions.display = ExampleWindow.display(played, and: playedWindow)
   let playStream: FPWCSApi2Stream
   do {
     playStream = try session.createStream(playOptions)
@@ -271,12 +289,21 @@ func runDemo(_ argv: [String]) -> Int32 {
   var playStats: FPWCSApi2StreamStats?
   var sentBitrates: [Int] = []
   var receivedBitrates: [Int] = []
+  var samples = 0
   while summary.succeeded, log.elapsed < publishStart + duration,
-    !log.failIfEnded(endEvents, in: &summary)
+    log.time(of: ExampleWindow.closedEvent) == nil, !log.failIfEnded(endEvents, in: &summary)
   {
     Thread.sleep(forTimeInterval: min(1, max(0.05, publishStart + duration - log.elapsed)))
     publishStats = ExampleStats.read(publishStream) ?? publishStats
     playStats = ExampleStats.read(playStream) ?? playStats
+    if let (report, _) = report {
+      report.sample(at: log.elapsed, publisher: publishStats, player: playStats)
+      samples += 1
+      if samples % 2 == 1 {
+        report.thumbnails(
+          at: log.elapsed, source: sentPictures.lastPicture, played: playStream.lastPlayedPicture)
+      }
+    }
     if let rate = publishStats?.currentVideoBitrate, rate > 0 { sentBitrates.append(rate) }
     if let rate = playStats?.currentVideoBitrate, rate > 0 { receivedBitrates.append(rate) }
     log.line(
@@ -524,6 +551,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   if playedAudio.blockCount == 0, audioCaptured, publishesAudio {
     summary.fail("no audio was played")
   }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

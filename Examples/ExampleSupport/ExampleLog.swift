@@ -35,6 +35,9 @@ public final class ExampleLog: Sendable {
     }
   }
 
+  /// Every line printed so far, as printed (`[  1.234] text` for `line(_:)`).
+  public var printedLines: [String] { state.withLock { $0.lines } }
+
   /// Prints `text` as is (summaries, listings).
   public func plain(_ text: String) {
     state.withLock { state in

@@ -18,6 +18,8 @@ let usage = """
                          the iOS example's setLoudspeakerStatus)
     --speaker-sink NAME  play the audio on this PulseAudio sink or ALSA PCM instead
     --out DIR            where the played video and audio go (default ./example-output)
+  \(ExampleWindow.usage)
+  \(RunReport.usage)
   \(PlaybackLimits.usage)
   \(ExampleServer.usage)
   """
@@ -33,7 +35,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   let limits: PlaybackLimits
   do {
     arguments = try ExampleArguments(
-      argv, booleanFlags: ["mute-audio", "server-log", "speaker"], usage: usage)
+      argv, booleanFlags: ["mute-audio", "server-log", "speaker", "window"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     duration = try arguments.double("duration", default: 5)
     limits = try PlaybackLimits(arguments)
@@ -56,6 +58,10 @@ func runPlayer(_ argv: [String]) -> Int32 {
   let name = streamName ?? "player-test-\(UInt16.random(in: 0...UInt16.max))"
   let remoteDisplay = VideoFileRenderer(
     path: out + "/\(name).y4m", log: log, event: "first remote frame")
+  let window = ExampleWindow.open(arguments, title: "Player: \(name)", log: log)
+  let report = RunReport.requested(arguments, title: "Player: \(name)")
+  let sourcePictures = LastFrameRenderer()
+  defer { window?.close() }
   let audio = PlayedAudioRecorder(path: out + "/\(name).wav", log: log)
   audio.install()
   if arguments.flag("mute-audio") { FPWCSApi2.getAudioManager().muteAudio() }
@@ -76,7 +82,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   func play(_ session: FPWCSApi2Session?) {
     let options = FPWCSApi2StreamOptions()
     options.name = name
-    options.display = remoteDisplay
+    options.display = ExampleWindow.display(remoteDisplay, and: window)
     let stream: FPWCSApi2Stream
     do {
       guard let created = try session?.createStream(options) else { return }
@@ -114,27 +120,11 @@ func runPlayer(_ argv: [String]) -> Int32 {
       return
     }
     // Something to play on the fresh local server: a test stream from this session.
-    let options = FPWCSApi2StreamOptions()
-    options.name = name
-    if let file = arguments.string("file") {
-      let constraints = FPWCSApi2MediaConstraints(audio: true, video: true)
-      ExampleMedia.useFile(file, in: constraints)
-      options.constraints = constraints
-    }
-    // A refusal (e.g. a --stream name the SDK rejects) ends the run with its reason at once.
     guard let rSession else { return }
-    do {
-      let source = try rSession.createStream(options)
-      source.on(.fpwcsStreamStatusPublishing) { rStream in
-        log.stream("test stream", rStream)
-        play(rSession)
-      }
-      source.on(.fpwcsStreamStatusFailed) { log.stream("test stream", $0) }
-      source.on(.fpwcsStreamStatusUnpublished) { log.stream("test stream", $0) }
-      try source.publish()
-    } catch {
-      log.streamRefused("test stream", name, error)
-    }
+    ExampleMedia.publishTestStream(
+      name, on: rSession, file: arguments.string("file"),
+      display: report != nil ? sourcePictures : nil, log: log
+    ) { play(rSession) }
   }
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
@@ -147,8 +137,18 @@ func runPlayer(_ argv: [String]) -> Int32 {
     playing ? PlaybackStats.publisherNow(session.getStreams().first { $0.isPublished() }) : nil
   if playing {
     let start = log.elapsed
-    while duration <= 0 || log.elapsed < start + duration, log.time(of: "play STOPPED") == nil {
+    var nextSample = start + 0.5
+    while duration <= 0 || log.elapsed < start + duration, log.time(of: "play STOPPED") == nil,
+      log.time(of: ExampleWindow.closedEvent) == nil
+    {
       if log.failIfEnded(endEvents, in: &summary) { break }
+      if let (report, _) = report, log.elapsed >= nextSample {
+        nextSample += 1
+        report.sampleStreams(
+          at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
+          player: session.getStreams().first { !$0.isPublished() },
+          source: sourcePictures.lastPicture)
+      }
       Thread.sleep(forTimeInterval: 0.05)
     }
   }
@@ -176,6 +176,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
   summary.addTime("Time to first remote frame", log.time(of: "first remote frame"))
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
+  if let window { summary.add("Frames shown in the window", "\(window.framesShown)") }
   // A run that froze or decoded too little is not OK, as in wcs-demo.
   let playbackFailures = playback.addVideo(
     played: remoteDisplay, start: log.time(of: "play PLAYING"), limits: limits, to: &summary)
@@ -191,6 +192,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
   }
   if summary.succeeded, remoteDisplay.frameCount == 0 { summary.fail("no frame was played") }
   if summary.succeeded { playbackFailures.forEach { summary.fail($0) } }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

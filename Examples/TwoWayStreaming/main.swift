@@ -16,6 +16,8 @@ let usage = """
     --switch-camera-at S seconds after PUBLISHING to switch camera (default: duration / 2;
                          negative: never)
     --out DIR            where the played video goes (default ./example-output)
+  \(ExampleWindow.usage)
+  \(RunReport.usage)
   \(PlaybackLimits.usage)
   \(ExampleServer.usage)
   """
@@ -34,7 +36,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   let limits: PlaybackLimits
   let switchAt: Double
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
+    arguments = try ExampleArguments(argv, booleanFlags: ["server-log", "window"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 480)
@@ -69,6 +71,17 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   let localDisplay = VideoFileRenderer(path: nil, log: log, event: "first local frame")
   let remoteDisplay = VideoFileRenderer(
     path: out + "/\(remoteStreamName).y4m", frameRate: fps, log: log, event: "first remote frame")
+  // --window: the local preview and the played stream each in a window of its own.
+  let localWindow = ExampleWindow.open(arguments, title: "local: \(localStreamName)", log: log)
+  let remoteWindow = ExampleWindow.open(arguments, title: "play: \(remoteStreamName)", log: log)
+  defer {
+    localWindow?.close()
+    remoteWindow?.close()
+  }
+  let report = RunReport.requested(arguments, title: "TwoWayStreaming: \(localStreamName)")
+  // The newest local picture is kept for the report's thumbnails.
+  let localView = LastFrameRenderer(
+    wrapping: ExampleWindow.display(localDisplay, and: localWindow))
 
   // Session creation and connection.
   let options = FPWCSApi2SessionOptions()
@@ -85,7 +98,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   func playStream() {
     let options = FPWCSApi2StreamOptions()
     options.name = remoteStreamName
-    options.display = remoteDisplay
+    options.display = ExampleWindow.display(remoteDisplay, and: remoteWindow)
     let stream: FPWCSApi2Stream
     do {
       stream = try session.createStream(options)
@@ -108,7 +121,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   func publishStream() {
     let options = FPWCSApi2StreamOptions()
     options.name = localStreamName
-    options.display = localDisplay
+    options.display = localView
     options.constraints = FPWCSApi2MediaConstraints(
       audio: true, videoWidth: width, videoHeight: height, videoFps: fps)
     let stream: FPWCSApi2Stream
@@ -124,7 +137,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     }
     stream.on(.fpwcsStreamStatusUnpublished) { rStream in
       log.stream("publish", rStream)
-      FPWCSApi2.releaseLocalMedia(localDisplay)
+      FPWCSApi2.releaseLocalMedia(localView)
     }
     stream.on(.fpwcsStreamStatusFailed) { log.stream("publish", $0) }
     do {
@@ -148,8 +161,9 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     session.getStreams().first { $0.isPublished() })
   let start = log.time(of: "publish PUBLISHING") ?? log.elapsed
   var switched = false
+  var nextSample = log.elapsed + 0.5
   while log.elapsed < start + duration, summary.succeeded,
-    !log.failIfEnded(endEvents, in: &summary)
+    log.time(of: ExampleWindow.closedEvent) == nil, !log.failIfEnded(endEvents, in: &summary)
   {
     if !switched, switchAt >= 0, log.elapsed >= start + switchAt {
       switched = true
@@ -167,6 +181,12 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
       } else {
         log.line("No active sessions found")
       }
+    }
+    if let (report, _) = report, log.elapsed >= nextSample {
+      nextSample += 1
+      report.sampleStreams(
+        at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
+        player: session.getStreams().first { !$0.isPublished() }, source: localView.lastPicture)
     }
     Thread.sleep(forTimeInterval: 0.05)
   }
@@ -197,6 +217,11 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   summary.addTime("Time to first remote frame", log.time(of: "first remote frame"))
   summary.add("Camera switched", log.time(of: "camera switched") != nil ? "yes" : "no")
   summary.add("Frames sent", "\(localDisplay.frameCount)")
+  if let localWindow, let remoteWindow {
+    summary.add(
+      "Frames shown in the windows",
+      "\(localWindow.framesShown) local, \(remoteWindow.framesShown) played")
+  }
   summary.add("Frames received and decoded", "\(remoteDisplay.frameCount)")
   // A run that froze or decoded too little is not OK, as in wcs-demo.
   let playbackFailures = playback.addVideo(
@@ -217,6 +242,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     summary.fail("no DISCONNECTED")
   }
   if summary.succeeded { playbackFailures.forEach { summary.fail($0) } }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

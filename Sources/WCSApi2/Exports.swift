@@ -1,3 +1,5 @@
+import WCSCodecs
+import WCSDevices
 import WCSMediaSeam
 // Users write `import FPWCSApi2Swift` only; the media types they pass (renderers, capturers,
 // frames) live in WCSMediaSeam and are re-exported here by name, so the media layers stay out of
@@ -36,3 +38,19 @@ public typealias MediaConnectionStats = WCSMediaSeam.MediaConnectionStats
 public typealias MediaBackendError = WCSMediaSeam.MediaBackendError
 /// The backend used when none is installed (see `WCSMediaSeam.UnavailableMediaBackend`).
 public typealias UnavailableMediaBackend = WCSMediaSeam.UnavailableMediaBackend
+/// A desktop window showing video, SDL2 (see `WCSDevices.WindowRenderer`).
+public typealias WindowRenderer = WCSDevices.WindowRenderer
+/// Why a window could not open (see `WCSDevices.WindowRendererError`).
+public typealias WindowRendererError = WCSDevices.WindowRendererError
+/// A window's read-back pixels (see `WCSDevices.WindowPixels`).
+public typealias WindowPixels = WCSDevices.WindowPixels
+/// Keeps the newest frame (see `WCSCodecs.LastFrameRenderer`).
+public typealias LastFrameRenderer = WCSCodecs.LastFrameRenderer
+/// PNG/JPEG files of pictures (see `WCSCodecs.PictureFile`).
+public typealias PictureFile = WCSCodecs.PictureFile
+/// A snapshot's file format (see `WCSCodecs.PictureFormat`).
+public typealias PictureFormat = WCSCodecs.PictureFormat
+/// Why a picture could not be encoded or decoded (see `WCSCodecs.PictureFileError`).
+public typealias PictureFileError = WCSCodecs.PictureFileError
+/// One I420 picture of the codec layer (see `WCSCodecs.I420Image`).
+public typealias I420Image = WCSCodecs.I420Image

@@ -32,7 +32,8 @@ enum ExampleRunner {
     private let collected = Mutex(Data())
     private let finished = DispatchSemaphore(value: 0)
 
-    init(_ name: String, _ arguments: [String]) throws {
+    /// Starts `name`; `environment` adds to (or, with "" values, removes from) this process's.
+    init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
       let url = ExampleRunner.buildDirectory.appendingPathComponent(name)
       guard FileManager.default.isExecutableFile(atPath: url.path) else {
         throw XCTSkip("\(url.path) is not built (run `swift build --build-tests`)")
@@ -40,6 +41,10 @@ enum ExampleRunner {
       process = Process()
       process.executableURL = url
       process.arguments = arguments
+      if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+          .filter { !$0.value.isEmpty }
+      }
       process.standardInput = FileHandle.nullDevice
       let pipe = Pipe()
       process.standardOutput = pipe
@@ -73,8 +78,11 @@ enum ExampleRunner {
   }
 
   /// Runs `name` with `arguments` to completion.
-  static func run(_ name: String, _ arguments: [String], timeout: Double = 60) throws -> Result {
-    try Running(name, arguments).wait(timeout: timeout)
+  static func run(
+    _ name: String, _ arguments: [String], environment: [String: String] = [:],
+    timeout: Double = 60
+  ) throws -> Result {
+    try Running(name, arguments, environment: environment).wait(timeout: timeout)
   }
 
   /// A fresh temporary directory for one test's files.

@@ -329,6 +329,10 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     }
   }
 
+  func requestSnapshot(_ stream: FPWCSApi2Stream) throws(WCSError) {
+    try onWork { () throws(WCSError) in run(try core.snapshot(streamId: stream.mediaSessionId)) }
+  }
+
   func checkAvailable(name: String, callback: @escaping (Bool, String?) -> Void) {
     let checkId = UUID().uuidString
     do {

@@ -30,6 +30,11 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   private let callbackQueue: DispatchQueue
   let constraints: FPWCSApi2MediaConstraints
   private let display: (any VideoRenderer)?
+  /// What a played stream renders into: `display` behind a keeper of the newest frame (local
+  /// snapshots); nil without a display.
+  let lastFrame: LastFrameRenderer?
+  /// `snapshot(timeout:)` calls waiting for the server's answer.
+  let snapshotWaiters = Mutex<[UUID: CheckedContinuation<Data, any Error>]>([:])
   private let record: Bool
   private let rtmpUrl: String?
   private let custom: [String: JSONValue]?
@@ -72,6 +77,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     self.callbackQueue = session.callbackQueue
     self.constraints = constraints
     self.display = options.display
+    self.lastFrame = options.display.map { LastFrameRenderer(wrapping: $0) }
     self.record = options.record
     self.rtmpUrl = options.rtmpUrl
     self.custom = try options.custom.map { dictionary throws(WCSError) in
@@ -84,7 +90,13 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     self.state = Mutex(StreamState(id: mediaSessionId, name: name))
   }
 
+  /// The session, for extensions in other files.
+  var ownerSession: FPWCSApi2Session? { session }
+
   deinit {
+    for waiter in snapshotWaiters.withLock({ $0.values }) {
+      waiter.resume(throwing: WCSError.disconnected)
+    }
     let (waiters, continuations) = callbacks.withLock {
       ($0.waiters.values, $0.statusContinuations.values)
     }
@@ -94,7 +106,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
 
   func connectionRequest(published: Bool) -> MediaConnectionRequest {
     var request = MediaRequestBuilder.connectionRequest(
-      constraints, direction: published ? .publish : .play, display: display, transport: transport,
+      constraints, direction: published ? .publish : .play,
+      display: published ? display : lastFrame ?? display, transport: transport,
       stripCodecs: stripCodecs)
     if !published { request.audio?.output = audioOutput.withLock { $0 } }
     return request
@@ -435,6 +448,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   }
 
   func deliverEvent(_ event: FPWCSApi2StreamEvent) {
+    snapshotEvent(event)
     let callback = callbacks.withLock { $0.event }
     callbackQueue.async { callback?.value(event) }
   }

@@ -85,6 +85,13 @@ extension LocalServerRelayEngine {
       case .audio: recording.addAudio(payload, timestamp: header.timestamp)
       }
     }
+    if codec.kind == .video,
+      publisher.snapshots.addVideo(
+        sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
+        marker: header.marker, payload: Array(bytes[payloadRange]))
+    {
+      serveWaitingSnapshots(publisher)
+    }
     for playerId in publisher.playerIds {
       guard let player = players[playerId], player.connected else { continue }
       if relay(bytes, ssrc: ssrc, codec: codec, from: publisher, to: player, now: now),

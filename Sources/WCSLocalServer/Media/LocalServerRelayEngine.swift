@@ -175,6 +175,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     case .releaseMedia(let id, let recordName): release(id, recordName: recordName)
     case .requestKeyFrame(let id):
       if let publisher = publishers[id] { _ = requestKeyFrame(publisher) }
+    case .snapshot(let source, let requestId): snapshot(of: source, requestId: requestId)
     }
     scheduleReports()
     scheduleStatistics()

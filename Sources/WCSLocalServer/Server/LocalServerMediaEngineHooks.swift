@@ -27,6 +27,8 @@ public final class UnavailableMediaEngine: LocalServerMediaEngine {
       events.append(.failed(mediaSessionId: publisher.mediaSessionId, reason: Self.reason))
     case .createPlayer(let player):
       events.append(.failed(mediaSessionId: player.mediaSessionId, reason: Self.reason))
+    case .snapshot(_, let requestId):
+      events.append(.snapshotFailed(requestId: requestId, reason: Self.reason))
     case .releaseMedia, .requestKeyFrame: break
     }
   }

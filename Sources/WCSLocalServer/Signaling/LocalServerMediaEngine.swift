@@ -31,6 +31,9 @@ public enum LocalServerMediaRequest: Sendable, Equatable {
   /// Ask the publisher `mediaSessionId` for a key frame (RTCP PLI, RFC 4585 §6.3.1), e.g. when
   /// a new player starts.
   case requestKeyFrame(mediaSessionId: String)
+  /// A picture of the publisher `sourceMediaSessionId` (wcs-protocol.md §3 `snapshot`): the
+  /// engine answers `snapshotTaken` or `snapshotFailed` with the same `requestId`.
+  case snapshot(sourceMediaSessionId: String, requestId: String)
 }
 
 /// A publish request as the media engine needs it.
@@ -103,6 +106,10 @@ public enum LocalServerMediaEvent: Sendable, Equatable {
   case failed(mediaSessionId: String, reason: String)
   /// A recording was written to `recordName` (for the log; the name was chosen by the core).
   case recordingFinished(mediaSessionId: String, recordName: String)
+  /// The picture a `snapshot` request asked for, as a PNG file.
+  case snapshotTaken(requestId: String, png: [UInt8])
+  /// A `snapshot` request could not be served: the reason (the `snapshotFailed` `info`).
+  case snapshotFailed(requestId: String, reason: String)
 }
 
 /// Codec names negotiated for a stream, as the stream object spells them (`"opus"`, `"VP8"`).

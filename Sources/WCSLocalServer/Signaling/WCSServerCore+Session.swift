@@ -120,7 +120,7 @@ extension WCSServerCore {
     log("session \(id): availableStream \(name) = \(available)")
   }
 
-  /// Snapshots need a decoder the local server does not run: always `snapshotFailed` (§4.6).
+  /// `snapshot {name, mediaSessionId}`: a picture of the publisher of `name` (§3, §4.6).
   func handleSnapshot(_ id: WCSConnectionID, _ message: WCSMessage) {
     guard let object = message.argument?.objectValue else {
       reject(id, .argumentNotAnObject(message: message.name))
@@ -136,10 +136,6 @@ extension WCSServerCore {
       reject(id, error)
       return
     }
-    send(
-      id,
-      ServerMessages.streamEvent(
-        mediaSessionId: mediaSessionId, type: "snapshotFailed",
-        payload: ["info": "Snapshots are not supported by wcs-local-server"]))
+    requestSnapshot(id, mediaSessionId: mediaSessionId, name: object["name"]?.stringValue)
   }
 }

@@ -31,6 +31,8 @@ public final class WCSServerCore {
   var nextAccessCheckId = 1
   /// Messages of sessions with an open access check, in arrival order.
   var heldMessages: [WCSConnectionID: [WCSMessage]] = [:]
+  /// `snapshot` requests the media engine has not answered yet, by request id.
+  var pendingSnapshots: [String: PendingSnapshot] = [:]
 
   /// Creates a core with no sessions.
   public init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
@@ -142,6 +144,14 @@ public final class WCSServerCore {
     case .recordingFinished(let id, let recordName):
       unfinishedRecordNames[id] = nil
       log("stream \(id) recording finished: \(recordName)")
+    case .snapshotTaken(let requestId, let png):
+      answerSnapshot(
+        requestId, type: "snapshotCompleted",
+        payload: [
+          "snapshot": .string(Data(png).base64EncodedString())
+        ])
+    case .snapshotFailed(let requestId, let reason):
+      answerSnapshot(requestId, type: "snapshotFailed", payload: ["info": .string(reason)])
     }
     return flush()
   }

@@ -71,7 +71,7 @@ final class SharedFakeMediaEngine: LocalServerMediaEngineHooks, Sendable {
       case .releaseMedia(let released, let recordName?):
         state.events.append(.recordingFinished(mediaSessionId: released, recordName: recordName))
         return
-      case .releaseMedia, .requestKeyFrame: return
+      case .releaseMedia, .requestKeyFrame, .snapshot: return
       }
       state.events.append(.answerReady(mediaSessionId: id, sdp: FakeMediaEngine.answerSDP))
       if !deferConnected {

@@ -10,6 +10,8 @@ final class FakeMediaEngine: LocalServerMediaEngine {
   static let codecs = LocalServerMediaCodecs(audioCodec: "opus", videoCodec: "VP8")
 
   var autoConnect = true
+  /// What a `snapshot` request gets: these bytes as its PNG, or (nil) a failure.
+  var snapshotPNG: [UInt8]?
   private(set) var requests: [LocalServerMediaRequest] = []
   /// Ids with media the engine holds (created, not yet released).
   private(set) var live: Set<String> = []
@@ -26,6 +28,12 @@ final class FakeMediaEngine: LocalServerMediaEngine {
         events.append(.recordingFinished(mediaSessionId: id, recordName: recordName))
       }
     case .requestKeyFrame: break
+    case .snapshot(_, let requestId):
+      if let snapshotPNG {
+        events.append(.snapshotTaken(requestId: requestId, png: snapshotPNG))
+      } else {
+        events.append(.snapshotFailed(requestId: requestId, reason: "fake engine"))
+      }
     }
   }
 

@@ -1,0 +1,1 @@
+// Headers only: SwiftPM needs one source file per C target.

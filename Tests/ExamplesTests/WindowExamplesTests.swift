@@ -1,0 +1,86 @@
+import ExampleSupport
+import Foundation
+import XCTest
+
+/// `--window` in the examples: under Xvfb the played video is shown; without a display the run
+/// says why and goes on with its files.
+final class WindowExamplesTests: XCTestCase {
+  private var xvfb: Process?
+  private var display = ""
+
+  override func setUpWithError() throws {
+    guard let path = RecordFile.findExecutable("Xvfb") else {
+      throw XCTSkip("Xvfb is not installed (scripts/install-deps.sh test)")
+    }
+    guard
+      let number = (400..<450).first(where: {
+        !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock")
+          && !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
+      })
+    else { throw XCTSkip("no free X display in :400...:449") }
+    display = ":\(number)"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = [display, "-screen", "0", "1280x720x24", "-nolisten", "tcp"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    xvfb = process
+    let socket = "/tmp/.X11-unix/X\(number)"
+    let deadline = Date().addingTimeInterval(10)
+    while !FileManager.default.fileExists(atPath: socket), Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    XCTAssertTrue(FileManager.default.fileExists(atPath: socket), "Xvfb did not start")
+  }
+
+  override func tearDown() {
+    xvfb?.terminate()
+    xvfb?.waitUntilExit()
+    xvfb = nil
+  }
+
+  private func shown(_ result: ExampleRunner.Result, _ label: String) -> [Double] {
+    (result.summary[label] ?? "").split(separator: " ").compactMap { Double($0) }
+  }
+
+  /// Xvfb draws with Mesa's software GL on the same two cores as the codecs, so the decoded
+  /// share is only held to half here; the window's own counts are the point.
+  func testPlayerShowsThePlayedStreamInAWindow() throws {
+    let out = try ExampleRunner.temporaryDirectory("player-window")
+    let result = try ExampleRunner.run(
+      "Player", ["--window", "--duration", "3", "--min-decoded", "50", "--out", out],
+      environment: ["DISPLAY": display])
+    XCTAssertEqual(result.status, 0, result.output)
+    XCTAssertEqual(result.summary["Result"], "OK", result.output)
+    XCTAssertTrue(result.output.contains("window \"Player: "), result.output)
+    let decoded = ExampleSummary.number(result.summary["Frames received and decoded"]) ?? 0
+    let windowFrames = ExampleSummary.number(result.summary["Frames shown in the window"]) ?? 0
+    XCTAssertGreaterThan(windowFrames, 10, result.output)
+    XCTAssertLessThanOrEqual(windowFrames, decoded, "the window shows at most every decoded frame")
+  }
+
+  func testTwoWayStreamingShowsPreviewAndPlayedStream() throws {
+    let out = try ExampleRunner.temporaryDirectory("twoway-window")
+    let result = try ExampleRunner.run(
+      "TwoWayStreaming", ["--window", "--duration", "3", "--min-decoded", "50", "--out", out],
+      environment: ["DISPLAY": display])
+    XCTAssertEqual(result.status, 0, result.output)
+    let counts = shown(result, "Frames shown in the windows")
+    XCTAssertEqual(counts.count, 2, result.summary["Frames shown in the windows"] ?? result.output)
+    XCTAssertGreaterThan(counts.first ?? 0, 10, "local preview")
+    XCTAssertGreaterThan(counts.last ?? 0, 10, "played stream")
+  }
+
+  func testWindowWithoutADisplayIsReportedAndTheRunGoesOn() throws {
+    let out = try ExampleRunner.temporaryDirectory("player-nowindow")
+    let result = try ExampleRunner.run(
+      "Player", ["--window", "--duration", "1", "--min-decoded", "0", "--out", out],
+      environment: ["DISPLAY": "", "WAYLAND_DISPLAY": "", "SDL_VIDEODRIVER": ""])
+    XCTAssertEqual(result.status, 0, result.output)
+    XCTAssertTrue(
+      result.output.contains("window unavailable: no display: neither DISPLAY nor WAYLAND_DISPLAY"),
+      result.output)
+    XCTAssertNil(result.summary["Frames shown in the window"])
+  }
+}
