@@ -28,6 +28,9 @@ let cTargets: [Target] = [
       .linkedLibrary("pulse-simple"), .linkedLibrary("pulse"), .linkedLibrary("asound"),
       .linkedLibrary("xcb"), .linkedLibrary("xcb-shm"), .linkedLibrary("turbojpeg"),
     ]),
+  // libre (Debian libre-dev, the SIP stack baresip is built on) behind a small C API for the
+  // local server's WebRTC–SIP gateway: libre's loop runs on a thread of its own.
+  .target(name: "CSIPGateway", linkerSettings: [.linkedLibrary("re"), .linkedLibrary("pthread")]),
   // FFmpeg (recording to WebM, reading media files) plus macro shims.
   .target(
     name: "CFFmpeg",
@@ -47,7 +50,8 @@ let swiftTargets: [Target] = [
   .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
   .target(name: "FPWCSApi2Swift", dependencies: ["WCSApi2"], swiftSettings: strict),
   .target(
-    name: "WCSLocalServer", dependencies: ["WCSTransport", "WCSMedia"], swiftSettings: strict),
+    name: "WCSLocalServer", dependencies: ["WCSTransport", "WCSMedia", "CSIPGateway"],
+    swiftSettings: strict),
 ]
 
 // MARK: - Programs

@@ -24,6 +24,11 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   public var maxStreams: Int = 1000
   /// Bounds of the `roomApp` room application (wcs-rooms-and-calls.md §A.7).
   public var rooms = WCSRoomLimits()
+  /// Bounds and timers of SIP calls (SIP/WCSServerCore+Calls.swift).
+  public var calls = WCSCallLimits()
+  /// Whether a SIP gateway serves `call` (set by `WCSLocalServer.start` when
+  /// `Configuration.sipGateway` is given); off, calls get FAILED at once.
+  public var sipGatewayEnabled = false
 
   /// All defaults.
   public init() {}

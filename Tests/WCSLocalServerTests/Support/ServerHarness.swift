@@ -11,6 +11,8 @@ final class ServerHarness {
   private(set) var inbox: [WCSConnectionID: [WCSMessage]] = [:]
   private(set) var closes: [(WCSConnectionID, Int, String)] = []
   private(set) var logs: [String] = []
+  /// What the core asked the SIP side of the gateway to do, in order.
+  private(set) var sipCommands: [SIPGatewayCommand] = []
 
   init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
     core = WCSServerCore(configuration: configuration)
@@ -27,6 +29,7 @@ final class ServerHarness {
         }
       case .close(let id, let code, let reason): closes.append((id, code, reason))
       case .log(let line): logs.append(line)
+      case .sip(let command): sipCommands.append(command)
       case .media(let request):
         engine.perform(request)
         for event in engine.takeEvents() { run(core.mediaEvent(event, now: now)) }
