@@ -70,7 +70,8 @@ let programs: [Target] = [
 // The iOS SDK's examples on Linux (`swift run TwoWayStreaming --help`), their shared code, and
 // the demo (`make demo`: publish real media through the local server, play it back, record it).
 let exampleNames = [
-  "Conference", "MediaDevices", "Player", "ScreenCapturer", "StreamRecording", "Streamer",
+  "ClickToCall", "Conference", "MediaDevices", "Player", "ScreenCapturer", "StreamRecording",
+  "Streamer",
   "TwoWayStreaming", "VideoChat",
 ]
 let examples: [Target] =
