@@ -86,6 +86,41 @@ final class SIPCallEndToEndTests: XCTestCase {
     XCTAssertEqual(call.getInfo(), "Normal call clearing")
   }
 
+  func testBaresipCallsTheSessionsLoginAndTheAnsweredCallIsEstablished() async throws {
+    let server = try startServer()
+    defer { server.stop() }
+    let sipPort = try XCTUnwrap(server.sipPort)
+    let options = FPWCSApi2SessionOptions()
+    options.urlServer = server.wsURL
+    options.sipLogin = "1001"
+    options.sipDomain = "127.0.0.1"
+    options.sipOutboundProxy = "127.0.0.1"
+    options.sipPort = Int(sipPort)
+    let session = try FPWCSApi2.createSession(options)
+    defer { session.disconnect() }
+    let incoming = Locked<[FPWCSApi2Call]>([])
+    session.onIncomingCallCallback { call in
+      if let call { incoming.withLock { $0.append(call) } }
+    }
+    try await session.connect()
+    let peer = try BaresipPeer.start(answer: true, dial: "sip:1001@127.0.0.1:\(sipPort)")
+    defer { peer.stop() }
+    try await waitFor("the incoming call", timeout: 15) { !incoming.value.isEmpty }
+    let call = try XCTUnwrap(incoming.value.first)
+    XCTAssertTrue(call.isIncoming())
+    XCTAssertEqual(call.getCaller(), "baresip")
+    XCTAssertEqual(call.getStatus(), .fpwcsCallStatusRing)
+    try await call.connect()
+    XCTAssertEqual(call.getStatus(), .fpwcsCallStatusEstablished)
+    try await waitFor("baresip's tone reaches the gateway", timeout: 10) {
+      server.sipLegStatistics().first.map { $0.recentSamples.count >= 4000 } ?? false
+    }
+    let samples = try XCTUnwrap(server.sipLegStatistics().first).recentSamples
+    XCTAssertEqual(Tone.dominantFrequency(samples, rate: 8000), 880, accuracy: 20)
+    call.hangup()
+    try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
+  }
+
   // MARK: helpers
 
   private func assertCallEnds(
@@ -204,12 +239,15 @@ final class BaresipPeer: Sendable {
     return Int(UInt16(bigEndian: sin.sin_port))
   }
 
-  static func start(answer: Bool, hangupAfterSeconds: Int? = nil) throws -> BaresipPeer {
+  /// Starts baresip; with `dial`, it calls that URI once ready.
+  static func start(answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil) throws
+    -> BaresipPeer
+  {
     guard isInstalled else { throw XCTSkip("baresip is not installed") }
-    return try BaresipPeer(answer: answer, hangupAfter: hangupAfterSeconds)
+    return try BaresipPeer(answer: answer, hangupAfter: hangupAfterSeconds, dial: dial)
   }
 
-  private init(answer: Bool, hangupAfter: Int?) throws {
+  private init(answer: Bool, hangupAfter: Int?, dial: String?) throws {
     port = Self.freePort()
     directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("baresip-\(UUID().uuidString.prefix(8))")
@@ -245,6 +283,7 @@ final class BaresipPeer: Sendable {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/baresip")
     var arguments = ["-f", directory.path]
     if let hangupAfter { arguments += ["-t", "\(hangupAfter + 2)"] }
+    if let dial { arguments += ["-e", "/dial \(dial)"] }
     process.arguments = arguments
     let pipe = Pipe()
     process.standardOutput = pipe
