@@ -70,7 +70,8 @@ let programs: [Target] = [
 // The iOS SDK's examples on Linux (`swift run TwoWayStreaming --help`), their shared code, and
 // the demo (`make demo`: publish real media through the local server, play it back, record it).
 let exampleNames = [
-  "ClickToCall", "Conference", "MediaDevices", "Player", "ScreenCapturer", "StreamRecording",
+  "ClickToCall", "Conference", "MediaDevices", "Phone", "Player", "ScreenCapturer",
+  "StreamRecording",
   "Streamer",
   "TwoWayStreaming", "VideoChat",
 ]

@@ -24,6 +24,36 @@ final class PhoneExamplesTests: XCTestCase {
     XCTAssertTrue(baresip.output.contains("received event: '2'"), baresip.output)
   }
 
+  func testPhoneCallsBaresipHoldsSendsDTMFAndHangsUp() throws {
+    let baresip = try AutoAnsweringBaresip()
+    defer { baresip.stop() }
+    let result = try ExampleRunner.run(
+      "Phone",
+      [
+        "--login", "1001", "--callee", "sip:baresip@127.0.0.1:\(baresip.port)", "--dtmf", "7",
+        "--hold", "--duration", "1",
+      ])
+    XCTAssertEqual(result.status, 0, result.output)
+    XCTAssertEqual(result.summary["Held"], "yes", result.output)
+    XCTAssertEqual(result.summary["Final status"], "FINISH", result.output)
+    XCTAssertEqual(result.summary["Direction"], "outgoing", result.output)
+    let lines = result.output.split(separator: "\n").map(String.init)
+    let order = ["TRYING", "ESTABLISHED", "HOLD", "ESTABLISHED", "FINISH"].map { " \($0)" }
+    var position = 0
+    for status in order {
+      guard
+        let index = lines[position...].firstIndex(where: {
+          $0.contains("call ") && $0.contains(status)
+        })
+      else { return XCTFail("no \(status) after line \(position): \(result.output)") }
+      position = index + 1
+    }
+    let deadline = Date().addingTimeInterval(5)
+    while !baresip.output.contains("received event: '7'"), Date() < deadline { usleep(50_000) }
+    XCTAssertTrue(baresip.output.contains("received event: '7'"), baresip.output)
+    XCTAssertTrue(baresip.output.contains("re-INVITE"), baresip.output)
+  }
+
   func testClickToCallToNobodyFailsWithTheReasonAndExitStatusOne() throws {
     let result = try ExampleRunner.run(
       "ClickToCall", ["--callee", "sip:nobody@127.0.0.1:9", "--timeout", "3"])
