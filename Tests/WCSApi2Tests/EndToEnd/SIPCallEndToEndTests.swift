@@ -121,6 +121,34 @@ final class SIPCallEndToEndTests: XCTestCase {
     try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
   }
 
+  func testFiftyCallsLeaveNoSocketThreadOrLegBehind() async throws {
+    let peer = try BaresipPeer.start(answer: true)
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, first, _) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    // The first call opens what stays for the process (libre's thread, the engine's loops).
+    try await first.connect()
+    first.hangup()
+    try await waitFor("first FINISH") { first.getStatus() == .fpwcsCallStatusFinish }
+    try await waitFor("no leg") { server.sipLegStatistics().isEmpty }
+    let descriptors = ProcessCounters.fileDescriptors
+    let threads = ProcessCounters.threads
+    for index in 0..<50 {
+      let call = try makeCall(session, "sip:baresip@127.0.0.1:\(peer.port)")
+      try await call.connect()
+      call.hangup()
+      try await waitFor("FINISH of call \(index)") { call.getStatus() == .fpwcsCallStatusFinish }
+    }
+    try await waitFor("no leg left") { server.sipLegStatistics().isEmpty }
+    try await waitFor("descriptors back", timeout: 10) {
+      ProcessCounters.fileDescriptors <= descriptors + 2
+    }
+    XCTAssertLessThanOrEqual(ProcessCounters.threads, threads + 4)
+    XCTAssertTrue(session.getCalls().isEmpty)
+  }
+
   // MARK: helpers
 
   private func assertCallEnds(
