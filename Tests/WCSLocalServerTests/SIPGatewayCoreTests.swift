@@ -61,18 +61,27 @@ final class SIPGatewayCoreTests: XCTestCase {
     h.receive(1, "hold", ["callId": "c1"])
     h.receive(1, "unhold", ["callId": "c1"])
     h.receive(1, "sendDtmf", ["callId": "c1", "type": "RFC2833", "dtmf": "12#"])
+    h.receive(1, "sendDtmf", ["callId": "c1", "type": "INFO", "dtmf": "5x"])
+    h.receive(1, "transfer", ["callId": "c1", "target": "1004"])
+    XCTAssertEqual(h.sipCommands.last, .refer(call: sip, uri: "sip:1004@127.0.0.1:5070"))
+    h.run(h.core.sipEvent(.transfer(call: sip, code: 202), now: h.now))
+    h.run(h.core.sipEvent(.transfer(call: sip, code: 200), now: h.now))
     h.receive(1, "hangup", ["callId": "c1"])
     let messages = h.take(1)
     XCTAssertEqual(
       statuses(messages),
       [
         "notifyTryingResponse:TRYING", "ring:RING", "ring:SESSION_PROGRESS", "talk:ESTABLISHED",
-        "hold:HOLD", "talk:ESTABLISHED", "finish:FINISH",
+        "hold:HOLD", "talk:ESTABLISHED", "notifyTransferEvent:ACCEPTED",
+        "notifyTransferEvent:COMPLETED", "finish:FINISH",
       ])
     XCTAssertEqual(messages.first { $0.name == "setRemoteSDP" }?[0]?.stringValue, "c1")
     XCTAssertTrue(h.sipCommands.contains(.hold(call: sip, on: true)))
     XCTAssertTrue(h.sipCommands.contains(.hold(call: sip, on: false)))
     XCTAssertTrue(h.sipCommands.contains(.dtmf(call: sip, digits: "12#", info: false)))
+    XCTAssertFalse(
+      h.sipCommands.contains { if case .dtmf(_, "5X", _) = $0 { true } else { false } },
+      "a non-DTMF character refuses the request")
     XCTAssertEqual(h.sipCommands.last, .hangup(call: sip, code: 0, reason: "Busy Here"))
     XCTAssertFalse(h.engine.live.contains("c1"), "the WebRTC leg is released")
   }
