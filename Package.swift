@@ -50,6 +50,9 @@ let cTargets: [Target] = [
   .target(name: "CPNG", linkerSettings: [.linkedLibrary("png")]),
   // libturbojpeg: JPEG snapshots (the picture codecs; the devices shim has its own for MJPEG).
   .target(name: "CTurboJPEG", linkerSettings: [.linkedLibrary("turbojpeg")]),
+  // libre (Debian libre-dev, the SIP stack baresip is built on) behind a small C API for the
+  // local server's WebRTC–SIP gateway: libre's loop runs on a thread of its own.
+  .target(name: "CSIPGateway", linkerSettings: [.linkedLibrary("re"), .linkedLibrary("pthread")]),
   // FFmpeg containers and codecs (recording to WebM, reading media files) plus macro shims.
   .target(
     name: "CFFmpeg",
@@ -131,7 +134,7 @@ let swiftTargets: [Target] = [
     name: "WCSLocalServer",
     dependencies: [
       "WCSTransport", "WCSCodecs", "WCSProtocols", "WCSEventLoop", "WCSPeerConnection",
-      "WCSRecording",
+      "WCSRecording", "CSIPGateway",
     ],
     swiftSettings: strict),
 ]
@@ -152,8 +155,8 @@ let programs: [Target] = [
 // The iOS SDK's examples on Linux (`swift run TwoWayStreaming --help`), their shared code, and
 // the demo (`make demo`: publish real media through the local server, play it back, record it).
 let exampleNames = [
-  "Conference", "MediaDevices", "MultiPlayer", "Player", "ScreenCapturer", "StreamRecording",
-  "Streamer", "TwoPlayers", "TwoWayStreaming", "VideoChat",
+  "ClickToCall", "Conference", "MediaDevices", "MultiPlayer", "Phone", "Player", "ScreenCapturer",
+  "StreamRecording", "Streamer", "TwoPlayers", "TwoWayStreaming", "VideoChat",
 ]
 let examples: [Target] =
   [

@@ -66,6 +66,8 @@ public final class ExampleServer: Sendable {
     configuration.wsPort = 0
     configuration.httpPort = 0
     configuration.recordsDirectory = directory
+    // The SIP gateway on loopback, for the phone examples (ClickToCall).
+    configuration.sipGateway = SIPGatewayConfiguration()
     if arguments.flag("server-log") {
       configuration.logSink = { line in log.line("server: " + line) }
     } else {

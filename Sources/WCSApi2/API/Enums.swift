@@ -174,24 +174,40 @@ public enum kFPWCSStreamEventType: Int, Sendable, CaseIterable {
   case fpwcsStreamEventTypeData
 }
 
-/// SIP call status (`kFPWCSCallStatus`, 2.4 header order). SIP calls are not implemented yet.
+/// SIP call status (`kFPWCSCallStatus`, wcs-rooms-and-calls.md §B.6). Raw values 0–7 keep the
+/// 2.4 header order; the three statuses the iOS header lacks (PENDING, RING_MEDIA,
+/// SESSION_PROGRESS) follow. Protocol order: outgoing New → Pending → Trying → Ring
+/// [→ RingMedia | SessionProgress] → Established ⇄ Hold → Finish, or → Busy | Failed; incoming
+/// New [→ Ring] → Pending → Established ⇄ Hold → Finish | Failed.
 public enum kFPWCSCallStatus: Int, Sendable, CaseIterable {
-  /// Created.
+  /// Created, nothing sent (outgoing) or offered by the server, not answered yet (incoming).
   case fpwcsCallStatusNew = 0
-  /// INVITE sent.
+  /// The INVITE is out (the gateway reports it before any SIP response, §B.12a).
   case fpwcsCallStatusTrying
-  /// Ringing.
+  /// Ringing (SIP 180).
   case fpwcsCallStatusRing
-  /// Callee busy.
+  /// Callee busy (SIP 486 or 600); terminal.
   case fpwcsCallStatusBusy
-  /// On hold.
+  /// On hold (re-INVITE with `a=sendonly`).
   case fpwcsCallStatusHold
-  /// Talking.
+  /// Talking (SIP 200 to the INVITE, or after `unhold`).
   case fpwcsCallStatusEstablished
-  /// Failed.
+  /// Failed (a final SIP error, a timeout, a media error); terminal, reason in `getInfo()`.
   case fpwcsCallStatusFailed
-  /// Ended.
+  /// Ended (BYE from either side); terminal.
   case fpwcsCallStatusFinish
+  /// `call()` or `answer()` sent, no server status yet (Linux addition; the Web SDK's PENDING).
+  case fpwcsCallStatusPending
+  /// Ringing with early media (Linux addition; the Web SDK's RING_MEDIA).
+  case fpwcsCallStatusRingMedia
+  /// SIP 183 Session Progress (Linux addition; the Web SDK's SESSION_PROGRESS).
+  case fpwcsCallStatusSessionProgress
+
+  /// Busy, Failed and Finish end the call.
+  public var isTerminal: Bool {
+    self == .fpwcsCallStatusBusy || self == .fpwcsCallStatusFailed
+      || self == .fpwcsCallStatusFinish
+  }
 }
 
 /// DTMF signalling method (type name UNCONFIRMED; the iOS constant is `kFPWCSCallDTMFRFC2833`).

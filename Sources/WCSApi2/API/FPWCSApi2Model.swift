@@ -49,6 +49,9 @@ public enum FPWCSApi2Model {
     case .fpwcsCallStatusEstablished: return "ESTABLISHED"
     case .fpwcsCallStatusFailed: return "FAILED"
     case .fpwcsCallStatusFinish: return "FINISH"
+    case .fpwcsCallStatusPending: return "PENDING"
+    case .fpwcsCallStatusRingMedia: return "RING_MEDIA"
+    case .fpwcsCallStatusSessionProgress: return "SESSION_PROGRESS"
     }
   }
 

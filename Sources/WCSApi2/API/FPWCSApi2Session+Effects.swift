@@ -44,6 +44,7 @@ extension FPWCSApi2Session {
       connection.stats { stats in
         stream.addQualitySample(clientBitrate: stats.currentVideoBitrate, serverBitrate: bitrate)
       }
+    case .call(let effect): performCall(effect)
     case .skipped(let reason):
       skipped.withLock {
         $0.append(reason)

@@ -33,6 +33,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   struct Callbacks {
     var status: [kFPWCSSessionStatus: UncheckedBox<SessionCallback>] = [:]
     var appData: UncheckedBox<SessionAppDataCallback>?
+    var incomingCall: UncheckedBox<IncomingCallCallback>?
     var statusContinuations: [UUID: AsyncStream<kFPWCSSessionStatus>.Continuation] = [:]
   }
 
@@ -58,6 +59,9 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   var bandwidthTimer: (any DispatchSourceTimer)?
   var connections: [String: any MediaConnection] = [:]
   var streamObjects: [String: FPWCSApi2Stream] = [:]
+  /// SIP calls and their media (FPWCSApi2Session+Calls.swift).
+  var callObjects: [String: FPWCSApi2Call] = [:]
+  var callConnections: [String: any MediaConnection] = [:]
   var availabilityCallbacks: [String: UncheckedBox<(Bool, String?) -> Void>] = [:]
   var dataHandlers: [String: UncheckedBox<FPWCSApi2DataHandler>] = [:]
   var dataContinuations: [String: CheckedContinuation<FPWCSApi2Data, any Error>] = [:]
@@ -110,6 +114,7 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     bandwidthTimer?.cancel()
     transport?.close(code: 1000, reason: "")
     for connection in connections.values { connection.close() }
+    for connection in callConnections.values { connection.close() }
     let continuations = callbacks.withLock { $0.statusContinuations.values }
     for continuation in continuations { continuation.finish() }
   }

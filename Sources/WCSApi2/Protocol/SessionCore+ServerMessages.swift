@@ -28,7 +28,7 @@ extension SessionCore {
     case "fail": return onFail(message)
     case "notifyStreamStatusEvent", "notifyVideoFormat": return onStreamStatus(message)
     case "notifyStreamEvent": return onStreamEvent(message)
-    case "setRemoteSDP": return onRemoteSDP(message)
+    case "setRemoteSDP": return callRemoteSDP(message) ?? onRemoteSDP(message)
     case "availableStream": return onAvailable(message)
     case "DataStatusEvent": return onDataStatus(message)
     case "OnDataEvent":
@@ -37,7 +37,7 @@ extension SessionCore {
       }
       return [.appData(operationId: object["operationId"]?.stringValue, payload: object["payload"])]
     case "inboundVideoRate", "outboundVideoRate": return onVideoRate(message)
-    default: return []
+    default: return receiveCallMessage(message) ?? []
     }
   }
 
@@ -65,6 +65,8 @@ extension SessionCore {
       refusedByServer = true
       return end(
         with: .fpwcsSessionStatusFailed, reason: info ?? "connection refused", closeTransport: true)
+    case "CallStatusEvent":
+      return calls.statusMessage(name: "fail", object).map(SessionEffect.call)
     case "StreamStatusEvent":
       guard let id = object["id"]?.stringValue ?? object["mediaSessionId"]?.stringValue,
         var stream = streams[id], !stream.status.isTerminal

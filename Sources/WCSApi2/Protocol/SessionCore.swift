@@ -39,6 +39,8 @@ final class SessionCore {
   var missedProbes = 0
   /// Per publishing stream: whether the bandwidth estimate stayed under its minimum bitrate.
   var bandwidthDetectors: [String: InsufficientBandwidthDetector] = [:]
+  /// SIP calls (SessionCore+Calls.swift).
+  var calls = CallTable()
   var config: SessionConnectionConfig
 
   /// How many unclaimed `setRemoteSDP` answers are kept.
@@ -144,6 +146,7 @@ final class SessionCore {
     }
     pendingData.removeAll()
     availabilityChecks.removeAll()
+    effects += calls.sessionEnded().map(SessionEffect.call)
     status = final
     failureReason = reason
     effects.append(.sessionStatus(final))

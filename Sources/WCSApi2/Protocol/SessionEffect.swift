@@ -35,6 +35,8 @@ enum SessionEffect: Sendable {
   case appData(operationId: String?, payload: JSONValue?)
   /// The server's view of a stream's video bitrate (`inbound/outboundVideoRate`), bits per second.
   case serverVideoRate(streamId: String, bitrate: Int)
+  /// A SIP call effect (SessionCore+Calls.swift).
+  case call(CallEffect)
   /// A frame or message was skipped (not JSON, wrong shape, unknown id): for diagnostics only.
   case skipped(String)
 }

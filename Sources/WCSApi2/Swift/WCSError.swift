@@ -31,6 +31,10 @@ public enum WCSError: Error, Sendable, Equatable, LocalizedError, CustomStringCo
   case dataRejected(info: String?)
   /// Not available on Linux (e.g. loudspeaker routing).
   case notSupported(String)
+  /// The call is not in a state that allows the operation (e.g. `hold()` before ESTABLISHED).
+  case invalidCallState(kFPWCSCallStatus, operation: String)
+  /// The call ended before ESTABLISHED: BUSY, FAILED (with the SIP reason) or FINISH.
+  case callEnded(kFPWCSCallStatus, info: String?)
 
   /// One line saying what failed and why.
   public var description: String {
@@ -53,6 +57,11 @@ public enum WCSError: Error, Sendable, Equatable, LocalizedError, CustomStringCo
     case .media(let error): return "media error: \(error)"
     case .dataRejected(let info): return "data rejected by the server: \(info ?? "no reason given")"
     case .notSupported(let s): return "not supported on Linux: \(s)"
+    case .invalidCallState(let status, let op):
+      return "cannot \(op): call is \(FPWCSApi2Model.callStatus(toString: status))"
+    case .callEnded(let status, let info):
+      return "call ended: \(FPWCSApi2Model.callStatus(toString: status))"
+        + (info.map { " (\($0))" } ?? "")
     }
   }
 

@@ -50,6 +50,9 @@ extension WCSLocalServer {
     /// both directions of each; `PeerConnectionConfiguration.networkEmulation`), `nil` for
     /// none. Used by the default engine only, not by an injected `mediaEngine`.
     public var networkEmulation: NetworkEmulation?
+    /// The WebRTC–SIP gateway (`call`, `answer`, REGISTER), `nil` for none: calls then fail
+    /// at once (SIP/SIPGateway.swift).
+    public var sipGateway: SIPGatewayConfiguration?
     /// Receives one line per session and stream event (no trailing newline), on the server's
     /// queue. Default: standard error.
     public var logSink: @Sendable (String) -> Void = WCSLocalServer.standardErrorLog

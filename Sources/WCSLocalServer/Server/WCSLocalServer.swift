@@ -42,6 +42,8 @@ public final class WCSLocalServer: @unchecked Sendable {
   private let engine: any LocalServerMediaEngine
   private let engineWakesUs: Bool
   private var timer: (any DispatchSourceTimer)?
+  /// The SIP side of the gateway (SIP/WCSLocalServer+SIP.swift).
+  var sipGateway: SIPGateway?
   private var connections: [WCSConnectionID: WebSocketServer.Connection] = [:]
   private var connectionIDs: [ObjectIdentifier: WCSConnectionID] = [:]
   private var nextConnectionID: UInt64 = 1
@@ -81,6 +83,7 @@ public final class WCSLocalServer: @unchecked Sendable {
     try prepareRecordsDirectory(configuration.recordsDirectory)
     // Off the first stream's setup (see `PeerConnection.prepareSecurity()`).
     PeerConnection.prepareSecurity()
+    let sip = try SIPEventRelay.open(configuration.sipGateway)
     let parts = try LocalServerListeners.open(configuration)
     var signaling = configuration.signaling
     signaling.serverAddress = parts.serverAddress
@@ -90,6 +93,7 @@ public final class WCSLocalServer: @unchecked Sendable {
         FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(name))
       }
     }
+    signaling.sipGatewayEnabled = configuration.sipGateway != nil
     let engine = configuration.mediaEngine ?? defaultEngine(configuration)
     let server = WCSLocalServer(
       parts: parts, core: WCSServerCore(configuration: signaling),
@@ -108,6 +112,7 @@ public final class WCSLocalServer: @unchecked Sendable {
     timer.schedule(deadline: .distantFuture)
     timer.resume()
     server.timer = timer
+    server.attach(sip)
     parts.queue.activate()
     let warning = exposureWarning(configuration)
     server.queue.async {
@@ -147,6 +152,7 @@ public final class WCSLocalServer: @unchecked Sendable {
     // the 1001 first.
     if state.waitForCloses { _ = closedAtStop.wait(timeout: .now() + Self.closeGraceSeconds) }
     for listener in listeners { listener.stop() }
+    sipGateway?.stop()
     queue.sync {
       (engine as? any LocalServerMediaEngineHooks)?.shutdown()
       relay.target = nil
@@ -237,7 +243,7 @@ public final class WCSLocalServer: @unchecked Sendable {
 
   /// Performs `initial` in order, feeding media events back into the core until the engine
   /// has nothing more to say, then re-arms the timer.
-  private func execute(_ initial: [WCSServerAction]) {
+  func execute(_ initial: [WCSServerAction]) {
     var pending = initial
     while !pending.isEmpty {
       var engineTouched = false
@@ -250,6 +256,7 @@ public final class WCSLocalServer: @unchecked Sendable {
             connection.close(code: code, reason: reason)
           }
         case .log(let line): logSink(line)
+        case .sip(let command): sipGateway?.perform(command)
         case .media(let request):
           engine.perform(request)
           engineTouched = true
@@ -282,6 +289,10 @@ public final class WCSLocalServer: @unchecked Sendable {
     guard !events.isEmpty else { return [] }
     let now = clock()
     return events.flatMap { core.mediaEvent($0, now: now) }
+  }
+
+  func coreSIPEvent(_ event: SIPGatewayEvent) -> [WCSServerAction] {
+    stopped ? [] : core.sipEvent(event, now: clock())
   }
 
   func collectMediaEvents() {

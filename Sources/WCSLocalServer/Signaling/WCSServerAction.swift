@@ -7,6 +7,8 @@ public enum WCSServerAction: Sendable, Equatable {
   case close(WCSConnectionID, code: Int, reason: String)
   /// Hand `request` to the media engine (`LocalServerMediaEngine.perform`).
   case media(LocalServerMediaRequest)
+  /// Hand `command` to the SIP side of the gateway (`SIPGateway.perform`).
+  case sip(SIPGatewayCommand)
   /// One log line for a session or stream event (no trailing newline).
   case log(String)
   /// Ask `WCSServerHooks.authorize` about `check.request` and answer with

@@ -33,6 +33,11 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   /// Access control and record naming asked of the application (`WCSServerHooks`); none by
   /// default.
   public var hooks = WCSServerHooks()
+  /// Bounds and timers of SIP calls (SIP/WCSServerCore+Calls.swift).
+  public var calls = WCSCallLimits()
+  /// Whether a SIP gateway serves `call` (set by `WCSLocalServer.start` when
+  /// `Configuration.sipGateway` is given); off, calls get FAILED at once.
+  public var sipGatewayEnabled = false
 
   /// All defaults.
   public init() {}

@@ -33,6 +33,8 @@ public final class WCSServerCore {
   var heldMessages: [WCSConnectionID: [WCSMessage]] = [:]
   /// `snapshot` requests the media engine has not answered yet, by request id.
   var pendingSnapshots: [String: PendingSnapshot] = [:]
+  /// SIP calls through the gateway (SIP/WCSServerCore+Calls.swift).
+  var calls = ServerCallDirectory()
 
   /// Creates a core with no sessions.
   public init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
@@ -49,7 +51,9 @@ public final class WCSServerCore {
   public var playerCount: Int { playersBySource.values.reduce(0) { $0 + $1.count } }
 
   /// The earliest time (ms since the Unix epoch) at which `tick(now:)` has work, `nil` if none.
-  public var nextDeadline: Int64? { sessions.values.compactMap(\.nextPingAt).min() }
+  public var nextDeadline: Int64? {
+    (sessions.values.compactMap(\.nextPingAt) + [nextCallDeadline].compactMap { $0 }).min()
+  }
 
   // MARK: - Connection inputs
 
@@ -79,6 +83,7 @@ public final class WCSServerCore {
   /// Sends due `ping`s, drops sessions that missed `maxUnansweredPings` of them (§7.1) and
   /// connections that sent no `connection` within `handshakeTimeoutMillis`.
   public func tick(now: Int64) -> [WCSServerAction] {
+    callTick(now: now)
     for id in sessions.keys.sorted() {
       guard var session = sessions[id], let due = session.nextPingAt, due <= now else { continue }
       guard session.isEstablished else {
@@ -137,6 +142,7 @@ public final class WCSServerCore {
   /// An event from the media engine (see `LocalServerMediaEngine`). Events for streams that no
   /// longer exist are ignored.
   public func mediaEvent(_ event: LocalServerMediaEvent, now: Int64) -> [WCSServerAction] {
+    if handleCallMedia(event, now: now) { return flush() }
     switch event {
     case .answerReady(let id, let sdp): handleAnswer(id, sdp: sdp)
     case .connected(let id, let codecs): handleConnected(id, codecs: codecs)
@@ -215,6 +221,7 @@ public final class WCSServerCore {
         playersInfo: WCSStreamInfo.stoppedBySessionDisconnect, now: now)
     }
     roomSessionEnded(id, login: session.login)
+    callsSessionEnded(id)
   }
 
   private func dispatch(_ id: WCSConnectionID, _ message: WCSMessage, now: Int64) {
@@ -231,6 +238,8 @@ public final class WCSServerCore {
     case "sendData": handleSendData(id, message, now: now)
     case "availableStream": handleAvailable(id, message)
     case "snapshot": handleSnapshot(id, message)
+    case _ where Self.callMessageNames.contains(message.name):
+      handleCallMessage(id, message, now: now)
     default:
       // Unknown names are ignored, as the SDKs do (§2); SIP and legacy messages land here.
       log("session \(id): ignored message \(message.name)")
@@ -275,6 +284,7 @@ public final class WCSServerCore {
     userData["useBase64BinaryEncoding"] = false
     send(id, ServerMessages.text("getUserData", [.object(userData)]))
     send(id, ServerMessages.getVersion(configuration.serverVersion))
+    sipAccountConnected(id, object)
     let appKey = object["appKey"]?.stringValue ?? "-"
     log("session \(id) established: appKey=\(appKey) authToken=\(token)")
   }

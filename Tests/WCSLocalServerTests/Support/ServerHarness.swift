@@ -14,6 +14,8 @@ final class ServerHarness {
   private(set) var logs: [String] = []
   /// Access checks asked for and not yet answered with `decide`.
   var checks: [WCSAccessCheck] = []
+  /// What the core asked the SIP side of the gateway to do, in order.
+  private(set) var sipCommands: [SIPGatewayCommand] = []
 
   init(configuration: WCSServerConfiguration = WCSServerConfiguration()) {
     core = WCSServerCore(configuration: configuration)
@@ -31,6 +33,7 @@ final class ServerHarness {
       case .close(let id, let code, let reason): closes.append((id, code, reason))
       case .log(let line): logs.append(line)
       case .authorize(let check): checks.append(check)
+      case .sip(let command): sipCommands.append(command)
       case .media(let request):
         engine.perform(request)
         for event in engine.takeEvents() { run(core.mediaEvent(event, now: now)) }

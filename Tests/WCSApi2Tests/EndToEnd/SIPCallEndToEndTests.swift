@@ -1,0 +1,363 @@
+import Foundation
+import Synchronization
+import WCSLocalServer
+import WCSMedia
+import XCTest
+
+@testable import WCSApi2
+
+/// The SDK calls a real SIP user agent (Debian's baresip, auto-answering, an 880 Hz tone as its
+/// microphone) through the local server's SIP gateway, everything on 127.0.0.1. Skipped when
+/// baresip is not installed (`scripts/install-deps.sh test` installs it).
+final class SIPCallEndToEndTests: XCTestCase {
+  func testCallToBaresipIsEstablishedCarriesItsToneSendsDTMFHoldsAndFinishes() async throws {
+    let peer = try BaresipPeer.start(answer: true)
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, call, seen) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    try await call.connect()
+    XCTAssertEqual(call.getStatus(), .fpwcsCallStatusEstablished)
+    XCTAssertEqual(call.getSipStatus(), 200)
+    try await waitFor("baresip's tone reaches the gateway", timeout: 10) {
+      server.sipLegStatistics().first.map { $0.recentSamples.count >= 4000 } ?? false
+    }
+    let samples = try XCTUnwrap(server.sipLegStatistics().first).recentSamples
+    XCTAssertEqual(Tone.dominantFrequency(samples, rate: 8000), 880, accuracy: 20)
+
+    try call.sendDTMF("19#", type: .fpwcsCallDTMFRFC2833)
+    try await waitFor("baresip reports the digits", timeout: 10) {
+      peer.receivedDigits == "19#"
+    }
+    XCTAssertGreaterThanOrEqual(server.sipLegStatistics().first?.dtmfPacketsSent ?? 0, 3 * 6)
+
+    try call.hold()
+    try await waitFor("HOLD") { call.getStatus() == .fpwcsCallStatusHold }
+    try call.unhold()
+    try await waitFor("ESTABLISHED again") { call.getStatus() == .fpwcsCallStatusEstablished }
+
+    call.hangup()
+    try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
+    try await waitFor("baresip saw the BYE") {
+      peer.output.contains("Call terminated") || peer.output.contains("closed")
+    }
+    XCTAssertEqual(
+      seen.value,
+      [
+        .fpwcsCallStatusPending, .fpwcsCallStatusTrying, .fpwcsCallStatusRing,
+        .fpwcsCallStatusEstablished, .fpwcsCallStatusHold, .fpwcsCallStatusEstablished,
+        .fpwcsCallStatusFinish,
+      ].filter { seen.value.contains($0) })
+    XCTAssertTrue(seen.value.contains(.fpwcsCallStatusTrying))
+    XCTAssertEqual(server.sipLegStatistics().count, 0, "the RTP leg is closed")
+  }
+
+  func testNoAnswerUnreachableHostAndUnknownUserFail() async throws {
+    let peer = try BaresipPeer.start(answer: false)
+    defer { peer.stop() }
+    let server = try startServer(noAnswerMillis: 1500)
+    defer { server.stop() }
+
+    let (session, ringing, _) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    await assertCallEnds(ringing, .fpwcsCallStatusFailed, info: "Failed by request timeout")
+
+    let unreachable = try makeCall(session, "sip:nobody@127.0.0.1:\(BaresipPeer.freePort())")
+    await assertCallEnds(unreachable, .fpwcsCallStatusFailed, info: nil)
+
+    let unknown = try makeCall(session, "sip:someoneelse@127.0.0.1:\(peer.port)")
+    await assertCallEnds(unknown, .fpwcsCallStatusFailed, info: nil)
+    XCTAssertTrue(unknown.getSipStatus() >= 400 || unknown.getInfo() != nil)
+    try await waitFor("no leg left") { server.sipLegStatistics().isEmpty }
+  }
+
+  func testHangupFromBaresipEndsTheCallWithFinish() async throws {
+    let peer = try BaresipPeer.start(answer: true, hangupAfterSeconds: 2)
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, call, _) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    try await call.connect()
+    try await waitFor("FINISH from the far end", timeout: 15) {
+      call.getStatus() == .fpwcsCallStatusFinish
+    }
+    XCTAssertEqual(call.getInfo(), "Normal call clearing")
+  }
+
+  func testBaresipCallsTheSessionsLoginAndTheAnsweredCallIsEstablished() async throws {
+    let server = try startServer()
+    defer { server.stop() }
+    let sipPort = try XCTUnwrap(server.sipPort)
+    let options = FPWCSApi2SessionOptions()
+    options.urlServer = server.wsURL
+    options.sipLogin = "1001"
+    options.sipDomain = "127.0.0.1"
+    options.sipOutboundProxy = "127.0.0.1"
+    options.sipPort = Int(sipPort)
+    let session = try FPWCSApi2.createSession(options)
+    defer { session.disconnect() }
+    let incoming = Locked<[FPWCSApi2Call]>([])
+    session.onIncomingCallCallback { call in
+      if let call { incoming.withLock { $0.append(call) } }
+    }
+    try await session.connect()
+    let peer = try BaresipPeer.start(answer: true, dial: "sip:1001@127.0.0.1:\(sipPort)")
+    defer { peer.stop() }
+    try await waitFor("the incoming call", timeout: 15) { !incoming.value.isEmpty }
+    let call = try XCTUnwrap(incoming.value.first)
+    XCTAssertTrue(call.isIncoming())
+    XCTAssertEqual(call.getCaller(), "baresip")
+    XCTAssertEqual(call.getStatus(), .fpwcsCallStatusRing)
+    try await call.connect()
+    XCTAssertEqual(call.getStatus(), .fpwcsCallStatusEstablished)
+    try await waitFor("baresip's tone reaches the gateway", timeout: 10) {
+      server.sipLegStatistics().first.map { $0.recentSamples.count >= 4000 } ?? false
+    }
+    let samples = try XCTUnwrap(server.sipLegStatistics().first).recentSamples
+    XCTAssertEqual(Tone.dominantFrequency(samples, rate: 8000), 880, accuracy: 20)
+    call.hangup()
+    try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
+  }
+
+  func testFiftyCallsLeaveNoSocketThreadOrLegBehind() async throws {
+    let peer = try BaresipPeer.start(answer: true)
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, first, _) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    // The first call opens what stays for the process (libre's thread, the engine's loops).
+    try await first.connect()
+    first.hangup()
+    try await waitFor("first FINISH") { first.getStatus() == .fpwcsCallStatusFinish }
+    try await waitFor("no leg") { server.sipLegStatistics().isEmpty }
+    let descriptors = ProcessCounters.fileDescriptors
+    let threads = ProcessCounters.threads
+    for index in 0..<50 {
+      let call = try makeCall(session, "sip:baresip@127.0.0.1:\(peer.port)")
+      try await call.connect()
+      call.hangup()
+      try await waitFor("FINISH of call \(index)") { call.getStatus() == .fpwcsCallStatusFinish }
+    }
+    try await waitFor("no leg left") { server.sipLegStatistics().isEmpty }
+    try await waitFor("descriptors back", timeout: 10) {
+      ProcessCounters.fileDescriptors <= descriptors + 2
+    }
+    XCTAssertLessThanOrEqual(ProcessCounters.threads, threads + 4)
+    XCTAssertTrue(session.getCalls().isEmpty)
+  }
+
+  // MARK: helpers
+
+  private func assertCallEnds(
+    _ call: FPWCSApi2Call, _ status: kFPWCSCallStatus, info: String?,
+    file: StaticString = #filePath, line: UInt = #line
+  ) async {
+    do {
+      try await call.connect()
+      XCTFail("connect() returned for a call that should fail", file: file, line: line)
+    } catch let error as WCSError {
+      guard case .callEnded(let ended, let reason) = error else {
+        return XCTFail("unexpected \(error)", file: file, line: line)
+      }
+      XCTAssertEqual(ended, status, "\(reason ?? "")", file: file, line: line)
+      if let info { XCTAssertEqual(reason, info, file: file, line: line) }
+      XCTAssertFalse((reason ?? "").isEmpty, "a reason is given", file: file, line: line)
+    } catch {
+      XCTFail("unexpected \(error)", file: file, line: line)
+    }
+  }
+
+  private func dial(_ server: WCSLocalServer, _ callee: String) async throws -> (
+    FPWCSApi2Session, FPWCSApi2Call, Locked<[kFPWCSCallStatus]>
+  ) {
+    let options = FPWCSApi2SessionOptions()
+    options.urlServer = server.wsURL
+    options.sipLogin = "1001"
+    options.sipDomain = "127.0.0.1"
+    options.sipOutboundProxy = "127.0.0.1"
+    options.sipPort = 5060
+    let session = try FPWCSApi2.createSession(options)
+    try await session.connect()
+    let call = try makeCall(session, callee)
+    let seen = Locked<[kFPWCSCallStatus]>([])
+    for status in kFPWCSCallStatus.allCases {
+      call.on(status) { _ in seen.withLock { $0.append(status) } }
+    }
+    return (session, call, seen)
+  }
+
+  private func makeCall(_ session: FPWCSApi2Session, _ callee: String) throws -> FPWCSApi2Call {
+    let options = FPWCSApi2CallOptions()
+    options.callee = callee
+    let constraints = FPWCSApi2MediaConstraints()
+    let audio = FPWCSApi2AudioConstraints()
+    audio.deviceID = NativeMediaDevices.virtualMicrophoneID
+    constraints.audio = audio
+    options.localConstraints = constraints
+    return try session.createCall(options)
+  }
+
+  private func startServer(noAnswerMillis: Int64 = 20_000) throws -> WCSLocalServer {
+    var configuration = WCSLocalServer.Configuration()
+    configuration.wsPort = 0
+    configuration.httpPort = 0
+    configuration.recordsDirectory =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("wcs-sip-\(UUID().uuidString.prefix(8))").path
+    configuration.signaling.calls.noAnswerTimeoutMillis = noAnswerMillis
+    configuration.sipGateway = SIPGatewayConfiguration()
+    let verbose = ProcessInfo.processInfo.environment["WCS_TEST_LOG"] != nil
+    configuration.logSink = { line in
+      if verbose { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+    return try WCSLocalServer.start(configuration)
+  }
+}
+
+/// Tone analysis of received audio.
+enum Tone {
+  /// The strongest frequency of `samples` between 100 and 3500 Hz, in 10 Hz steps (Goertzel).
+  static func dominantFrequency(_ samples: [Int16], rate: Double) -> Double {
+    var best = (frequency: 0.0, power: 0.0)
+    let values = samples.map(Double.init)
+    for step in 10...350 {
+      let frequency = Double(step) * 10
+      let coefficient = 2 * cos(2 * Double.pi * frequency / rate)
+      var s1 = 0.0
+      var s2 = 0.0
+      for x in values {
+        let s = x + coefficient * s1 - s2
+        s2 = s1
+        s1 = s
+      }
+      let power = s1 * s1 + s2 * s2 - coefficient * s1 * s2
+      if power > best.power { best = (frequency, power) }
+    }
+    return best.frequency
+  }
+}
+
+/// A baresip process on 127.0.0.1 with its own config directory: one account
+/// `sip:baresip@127.0.0.1:<port>`, `ausine` at 880 Hz as microphone, G.711 only.
+final class BaresipPeer: Sendable {
+  let port: Int
+  private let process: Process
+  private let buffer = Locked("")
+  private let directory: URL
+
+  static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/baresip") }
+
+  /// A UDP port nothing listens on right now.
+  static func freePort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var sin = sockaddr_in()
+    sin.sin_family = sa_family_t(AF_INET)
+    sin.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &sin) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    _ = withUnsafeMutablePointer(to: &sin) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: sin.sin_port))
+  }
+
+  /// Starts baresip; with `dial`, it calls that URI once ready.
+  static func start(answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil) throws
+    -> BaresipPeer
+  {
+    guard isInstalled else { throw XCTSkip("baresip is not installed") }
+    return try BaresipPeer(answer: answer, hangupAfter: hangupAfterSeconds, dial: dial)
+  }
+
+  private init(answer: Bool, hangupAfter: Int?, dial: String?) throws {
+    port = Self.freePort()
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("baresip-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let rtpBase = 30000 + (port % 200) * 10
+    let config = """
+      poll_method epoll
+      sip_listen 127.0.0.1:\(port)
+      net_interface 127.0.0.1
+      audio_player aufile,/dev/null
+      audio_source ausine,880
+      ausrc_srate 48000
+      auplay_srate 48000
+      ausrc_channels 2
+      audio_alert aufile,/dev/null
+      rtp_ports \(rtpBase)-\(rtpBase + 9)
+      module_path /usr/lib/baresip/modules
+      module g711.so
+      module ausine.so
+      module aufile.so
+      module_app account.so
+      module_app menu.so
+
+      """
+    try config.write(
+      to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+    let mode = answer ? "auto" : "manual"
+    try "<sip:baresip@127.0.0.1:\(port)>;regint=0;answermode=\(mode)\n".write(
+      to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
+    try "".write(
+      to: directory.appendingPathComponent("contacts"), atomically: true, encoding: .utf8)
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/baresip")
+    var arguments = ["-f", directory.path]
+    if let hangupAfter { arguments += ["-t", "\(hangupAfter + 2)"] }
+    if let dial { arguments += ["-e", "/dial \(dial)"] }
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    let buffer = buffer
+    pipe.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      guard !data.isEmpty else { return }
+      let text = String(decoding: data, as: UTF8.self)
+      buffer.withLock { $0 += text }
+    }
+    try process.run()
+    let deadline = Date().addingTimeInterval(10)
+    while !output.contains("baresip is ready"), Date() < deadline { usleep(20_000) }
+    guard output.contains("baresip is ready") else {
+      stop()
+      throw XCTSkip("baresip did not start: \(output.suffix(400))")
+    }
+  }
+
+  var output: String { buffer.withLock { $0 } }
+
+  /// DTMF digits baresip reported receiving (the start of each event), in order.
+  var receivedDigits: String {
+    var digits = ""
+    for line in output.split(whereSeparator: \.isNewline) {
+      guard let range = line.range(of: "received event: '"), line.contains("(end=0)"),
+        range.upperBound < line.endIndex
+      else { continue }
+      digits.append(line[range.upperBound])
+    }
+    return digits
+  }
+
+  func stop() {
+    if ProcessInfo.processInfo.environment["WCS_TEST_LOG"] != nil {
+      FileHandle.standardError.write(Data(("baresip output:\n" + output).utf8))
+    }
+    // Polled: `waitUntilExit` spins a run loop that can wait forever off the main thread.
+    if process.isRunning {
+      process.terminate()
+      let deadline = Date().addingTimeInterval(5)
+      while process.isRunning, Date() < deadline { usleep(20_000) }
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
