@@ -1,6 +1,6 @@
+import CPNG
 import CTurboJPEG
 import CYUV
-import CPNG
 import Foundation
 
 /// Why a picture could not be written or read as PNG/JPEG.

@@ -359,6 +359,9 @@ extension WCSServerCore {
       end(call, status: "FAILED", info: reason)
     case .recordingFinished(let id, _):
       return calls.calls[id] != nil
+    case .snapshotTaken, .snapshotFailed:
+      // Snapshots are of streams, answered by request id (WCSServerCore+Snapshot.swift).
+      return false
     }
     return true
   }

@@ -149,7 +149,8 @@ private struct PlayoutState {
   var nextPlayoutAt: MediaInstant?
   var concealedRun = 0
 
-  package mutating func insert(contentsOf packets: [ReceivedRTPPacket], playoutDelay: MediaDuration) {
+  package mutating func insert(contentsOf packets: [ReceivedRTPPacket], playoutDelay: MediaDuration)
+  {
     // The fields read in place: `packets[index].packet` would be a copy of the whole packet.
     for index in packets.indices {
       insert(
@@ -199,7 +200,9 @@ private struct PlayoutState {
     sequenceNumbers.restart(at: sequence)
   }
 
-  package mutating func pull(now: MediaInstant, decoder: OpusDecoder, into out: inout [PCMAudioFrame]) {
+  package mutating func pull(
+    now: MediaInstant, decoder: OpusDecoder, into out: inout [PCMAudioFrame]
+  ) {
     while let due = nextPlayoutAt, due <= now, let sequence = nextSequence {
       var cpu = 0.0
       out.append(CodecCPUTime.measure(into: &cpu) { play(sequence, decoder: decoder) })

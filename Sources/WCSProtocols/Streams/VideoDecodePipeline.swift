@@ -70,7 +70,8 @@ package final class VideoDecodePipeline<Picture> {
   /// Decodes one frame's bytes with the decoder (nil: not shown); the bytes are valid during
   /// the call only (the packet's own, or joined in a buffer the assembler keeps: no array per
   /// frame).
-  package typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) -> Picture?
+  package typealias DecodeBytes = (VP8Decoder, UnsafeBufferPointer<UInt8>) throws(VP8Error) ->
+    Picture?
   /// `DecodeBytes` that may write the picture into a spare one handed back by `recycle(_:)`
   /// (taking it), e.g. `VP8Decoder.decodeVideoFrame(_:reusing:)`.
   package typealias DecodeBytesReusing =
@@ -196,7 +197,9 @@ package final class VideoDecodePipeline<Picture> {
     /// A picture handed back (`recycle`) for the next decode to write into.
     var spare: Picture?
 
-    package init(decoder: VP8Decoder, decodeBytes: @escaping DecodeBytesReusing, stallTimeout: Duration) {
+    package init(
+      decoder: VP8Decoder, decodeBytes: @escaping DecodeBytesReusing, stallTimeout: Duration
+    ) {
       self.decoder = decoder
       self.decodeBytes = decodeBytes
       self.stallTimeout = MediaDuration(stallTimeout)

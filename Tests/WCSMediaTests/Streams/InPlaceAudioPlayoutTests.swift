@@ -1,10 +1,10 @@
 import TestSupport
 import XCTest
+
 @testable import WCSCodecs
 @testable import WCSEngine
 @testable import WCSMedia
 @testable import WCSProtocols
-
 
 /// Attacks on the audio turn's delay line: `AudioDelayLine.process(_:target:)` in place (each
 /// output frame written over its input frame, also while a delay is held), on targets at the
