@@ -76,7 +76,7 @@ func runClickToCall(_ argv: [String]) -> Int32 {
       guard let call = try rSession?.createCall(callOptions) else { return }
       current.call = call
       for status in kFPWCSCallStatus.allCases {
-        call.on(status) { log.call($0) }
+        call.on(status) { log.call($0, event: status) }
       }
       try call.call()
     } catch {

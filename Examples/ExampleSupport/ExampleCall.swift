@@ -5,8 +5,11 @@ import Synchronization
 extension ExampleLog {
   /// Prints and marks a call status as the iOS phone examples show it:
   /// `call 1002 ESTABLISHED` (event `"call ESTABLISHED"`); an ended call carries its reason.
-  public func call(_ call: FPWCSApi2Call?) {
-    let status = FPWCSApi2Model.callStatus(toString: call?.getStatus() ?? .fpwcsCallStatusNew)
+  /// `event` is the status the callback was registered for; pass it, because the call's own
+  /// status may already be a later one by the time the callback queue runs the callback.
+  public func call(_ call: FPWCSApi2Call?, event: kFPWCSCallStatus? = nil) {
+    let status = FPWCSApi2Model.callStatus(
+      toString: event ?? call?.getStatus() ?? .fpwcsCallStatusNew)
     var text = "call \(call?.getCallee() ?? "") \(status)"
     if let info = call?.getInfo(), ["FAILED", "BUSY", "FINISH"].contains(status) {
       text += " (\(info))"

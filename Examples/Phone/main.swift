@@ -79,7 +79,7 @@ func runPhone(_ argv: [String]) -> Int32 {
   let current = ExampleCallHolder()
   let watch: (FPWCSApi2Call) -> Void = { call in
     current.call = call
-    for status in kFPWCSCallStatus.allCases { call.on(status) { log.call($0) } }
+    for status in kFPWCSCallStatus.allCases { call.on(status) { log.call($0, event: status) } }
   }
   session.onIncomingCallCallback { call in
     guard let call else { return }
