@@ -170,58 +170,6 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
     return bytes
   }
 
-  /// A sender's sequence numbers: mostly the next, with losses, reordering, duplicates, very
-  /// late packets and now and then a jump (twice in a row: a restart RFC 3550 §A.1 accepts).
-  private struct Numbering {
-    var next: UInt16
-    var sent: [UInt16] = []
-    var pendingJump: UInt16?
-    /// Now and then a gap of 2,998...3,001 beyond the highest: either side of RFC 3550 §A.1's
-    /// MAX_DROPOUT, where the flat path's in-order test must end exactly where `record`'s does.
-    var dropoutEdges = false
-
-    mutating func draw(using generator: inout SplitMix64) -> UInt16 {
-      if let jump = pendingJump {
-        pendingJump = nil
-        return record(jump)
-      }
-      let roll = Double.random(in: 0..<1, using: &generator)
-      if dropoutEdges, roll < 0.01, let highest = sent.last {
-        let jump = highest &+ UInt16.random(in: 2_998...3_001, using: &generator)
-        next = jump &+ 1
-        return record(jump)
-      }
-      if roll < 0.05, !sent.isEmpty {
-        // A duplicate or a reordered packet.
-        return record(
-          sent[sent.count - 1 - Int.random(in: 0..<min(sent.count, 6), using: &generator)])
-      }
-      if roll < 0.07, sent.count > 40 {
-        // Very late.
-        return record(sent[Int.random(in: 0..<(sent.count - 30), using: &generator)])
-      }
-      if roll < 0.075 {
-        // A jump beyond MAX_DROPOUT, confirmed by the next packet half the time.
-        let jump = next &+ UInt16.random(in: 3_001...60_000, using: &generator)
-        if Bool.random(using: &generator) {
-          next = jump &+ 2
-          pendingJump = jump &+ 1
-        }
-        return record(jump)
-      }
-      if roll < 0.12 { next &+= UInt16.random(in: 1...40, using: &generator) }
-      if roll > 0.995 { next &+= UInt16.random(in: 400...2_900, using: &generator) }
-      defer { next &+= 1 }
-      return record(next)
-    }
-
-    private mutating func record(_ value: UInt16) -> UInt16 {
-      sent.append(value)
-      if sent.count > 400 { sent.removeFirst(200) }
-      return value
-    }
-  }
-
   // MARK: - Comparison
 
   private static func assertSame(
@@ -323,8 +271,8 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
       ]
       if reception == 0 { flat = value } else { reference = value }
     }
-    var video = Numbering(next: 65_300, dropoutEdges: hostile)
-    var audio = Numbering(next: 65_500, dropoutEdges: hostile)
+    var video = RTPTestNumbering(next: 65_300, dropoutEdges: hostile)
+    var audio = RTPTestNumbering(next: 65_500, dropoutEdges: hostile)
     var timestampShift: UInt32 = 0
     var audioSSRC = Self.audioSSRC
     var oldAudioSSRC: UInt32?
@@ -365,7 +313,7 @@ final class InOrderRTPReceptionEquivalenceTests: XCTestCase {
         // The audio source replaced by another (after the old one's silence, in the driver).
         oldAudioSSRC = audioSSRC
         audioSSRC &+= 1
-        audio = Numbering(
+        audio = RTPTestNumbering(
           next: UInt16.random(in: 0...UInt16.max, using: &generator), dropoutEdges: hostile)
         flat.routes[1] = Self.entry(ssrc: audioSSRC, isVideo: false, at: now)
         reference.routes[1] = Self.entry(ssrc: audioSSRC, isVideo: false, at: now)
