@@ -6,33 +6,12 @@ import WCSProtocols
 extension NativeMediaConnection {
   // MARK: - Media in
 
+  /// Parses, counts and routes a received RTP packet (RTX unwrapped, a new source made) and
+  /// gives it to its stream; the released packets go to the tracks and the deadlines are armed.
   func receiveRTP(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer) {
     guard raw.count >= 12 else { return }
     // When it arrived, though the loop may have been busy since.
     let now = loop.datagramArrival ?? loop.mediaNow()
-    // Nearly every packet: flat (InOrderRTPReception.swift).
-    if request.direction == .play,
-      var taken = reception.receiveInOrder(
-        raw, ssrc: ssrc, now: now, clockOrigin: mediaClockOrigin)
-    {
-      if !taken.packets.isEmpty {
-        audioReceiveTrack?.handle(taken.packets)
-        // Emptied in place by the stream (the track copied the packets out).
-        var packets: [ReceivedRTPPacket] = []
-        swap(&packets, &taken.packets)
-        taken.entry.stream.recycle(packets)
-      }
-      pollNoLaterThan(taken.deadline)
-      return
-    }
-    receiveLayered(ssrc, raw, now: now)
-  }
-
-  /// `receiveRTP` for every packet `PacketReception.receiveInOrder` does not take: parsed,
-  /// counted, routed (RTX unwrapped, a new source made) and given to its stream layer by layer.
-  /// Not inlined into `receiveRTP`: its code stays off the common packet's cache lines.
-  @inline(never)
-  func receiveLayered(_ ssrc: UInt32, _ raw: UnsafeRawBufferPointer, now: MediaInstant) {
     let play = request.direction == .play
     // Play: the transport feedback's deadline, armed together with the stream's once the packet
     // was handled (one look at the armed poll instead of two); on a return before that, alone.
@@ -62,17 +41,12 @@ extension NativeMediaConnection {
         if entry.isVideo { videoBytes += UInt64(raw.count) }
       }
     }
-    // In place through the entry: a copy of the stream would share the storage of its jitter
-    // buffer, NACK generator and statistics, and mutating it would copy all of that.
-    let (result, deadline) = Self.receive(
-      consume packet, now: now, restored: restored, in: &entry.stream, deadline: play)
+    let (result, deadline) = entry.receive(packet, now: now, restored: restored)
     if case .success(let output) = consume result {
       deliver(output, isVideo: entry.isVideo, now: now)
-      if !entry.isVideo {
-        // The audio track has copied the packets out: their array's storage serves the next
-        // packet (one goes out on each arrival).
-        entry.stream.recycle((consume output).packets)
-      }
+      // The audio track has copied the packets out: their array's storage serves the next
+      // packet (one goes out on each arrival).
+      entry.audio?.recycle((consume output).packets)
     }
     if play {
       pollNoLaterThan(feedbackDue.map { min($0, deadline) } ?? deadline)
@@ -120,17 +94,6 @@ extension NativeMediaConnection {
     return made
   }
 
-  /// The stream's `receive` and then its next deadline (when `deadline`, else `now`), in one
-  /// access to the entry's stream (`entry.stream.nextDeadline` after it would copy the whole
-  /// stream).
-  static func receive(
-    _ packet: consuming RTPPacket, now: MediaInstant, restored: Bool = false,
-    in stream: inout RTPReceiveStream, deadline: Bool
-  ) -> (Result<RTPReceiveStream.Output, RTPStreamError>, MediaInstant) {
-    let result = stream.receive(packet, now: now, restored: restored)
-    return (result, deadline ? stream.nextDeadline : now)
-  }
-
   func makeReceiver(ssrc: UInt32, payloadType: UInt8, now: MediaInstant)
     -> ReceiveEntry?
   {
@@ -149,12 +112,14 @@ extension NativeMediaConnection {
       // up to 2,048 behind the old one's last frame would be dropped as late until it passed.
       if isVideo { videoReceiveTrack?.sourceChanged() }
     }
-    let configuration = RTPReceiveStream.Configuration(
+    let source = RTPReceiveSource.Configuration(
       ssrc: ssrc, localSSRC: localSSRC, payloadType: payloadType,
-      clockRate: isVideo ? 90_000 : 48_000, nackEnabled: isVideo, buffersPackets: isVideo)
-    return ReceiveEntry(
-      stream: RTPReceiveStream(configuration: configuration, now: now), ssrc: ssrc,
-      isVideo: isVideo)
+      clockRate: isVideo ? 90_000 : 48_000)
+    if isVideo {
+      return ReceiveEntry(
+        video: VideoReceiveStream(configuration: .init(source: source), now: now), ssrc: ssrc)
+    }
+    return ReceiveEntry(audio: AudioReceiveStream(configuration: source, now: now), ssrc: ssrc)
   }
 
   func deliver(
@@ -172,8 +137,8 @@ extension NativeMediaConnection {
 
   func requestKeyFrameFromSender() {
     for entry in receivers.values where entry.isVideo {
-      entry.stream.requestKeyFrame()
-      if request.direction == .play { pollNoLaterThan(entry.stream.nextDeadline) }
+      entry.video?.requestKeyFrame()
+      if request.direction == .play { pollNoLaterThan(entry.nextDeadline) }
     }
   }
 }

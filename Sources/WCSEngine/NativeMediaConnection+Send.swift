@@ -120,7 +120,7 @@ extension NativeMediaConnection {
           TransportWideCC.description(of: feedback).packetFeedbacks(), now: micros(now))
       }
       if case .senderReport(let report) = packet {
-        for entry in receivers.values { entry.stream.handleSenderReport(report, now: arrival) }
+        for entry in receivers.values { entry.handleSenderReport(report, now: arrival) }
         feedPlayoutSync(senderReportOf: report.ssrc)
       }
       // In place, as in `sendMedia`.

@@ -62,7 +62,7 @@ extension NativeMediaConnection {
   private func nextPollDeadline(now: MediaInstant) -> MediaInstant {
     var next = now + Self.maximumPollInterval
     for entry in reception.routes {
-      next = min(next, entry.stream.nextDeadline)
+      next = min(next, entry.nextDeadline)
     }
     if request.direction == .publish {
       // Only publish has send streams (see `poll`).
@@ -95,11 +95,11 @@ extension NativeMediaConnection {
     let mediaNow = loop.mediaNow()
     let now = mediaNow.continuousInstant
     for entry in reception.routes {
-      let output = entry.stream.poll(now: mediaNow)
+      let output = entry.poll(now: mediaNow)
       deliver(output, isVideo: entry.isVideo, now: mediaNow)
       // The released packets' array serves the next release (decoded on the loop, the track
       // has let go of it).
-      if output.packets.capacity > 0 { entry.stream.recycleReleased((consume output).packets) }
+      if output.packets.capacity > 0 { entry.video?.recycleReleased((consume output).packets) }
     }
     // Only publish has send streams (`setUpSendStreams`): play skips looking at them (each
     // look is an access and a resilient enum check).
@@ -109,7 +109,7 @@ extension NativeMediaConnection {
       if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
       if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
       if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
-        for entry in receivers.values { entry.stream.roundTripTime = rtt }
+        for entry in receivers.values { entry.video?.roundTripTime = rtt }
       }
     }
     if !publish, transportWideCCID != nil {
@@ -186,18 +186,22 @@ extension NativeMediaConnection {
       if result.roundTripTime == nil { result.roundTripTime = stream.roundTripTime }
     }
     for entry in receivers.values {
-      result.nacksSent += entry.stream.counters.nacksSent
-      result.plisSent += entry.stream.counters.plisSent
-      result.rtxPacketsReceived += entry.stream.counters.retransmittedPackets
-      result.nackedPacketsRequested += entry.stream.nackGenerator.requestsSent
-      result.nackedPacketsRecovered += entry.stream.nackGenerator.recoveredAfterRequest
-      result.nackedPacketsGivenUp += entry.stream.nackGenerator.givenUp
-      result.receiverReports += entry.stream.counters.receiverReportsSent
-      result.malformedPackets += entry.stream.counters.malformedPackets
-      result.packetsRecovered += entry.stream.nackGenerator.recovered
-      result.packetsGivenUp += entry.stream.nackGenerator.givenUp
-      if request.direction == .play {
-        result.summary.packetsLost += Int64(entry.stream.statistics.cumulativeLost)
+      if let counters = entry.source?.counters {
+        result.nacksSent += counters.nacksSent
+        result.plisSent += counters.plisSent
+        result.rtxPacketsReceived += counters.retransmittedPackets
+        result.receiverReports += counters.receiverReportsSent
+        result.malformedPackets += counters.malformedPackets
+      }
+      if let nack = entry.video?.nackGenerator {
+        result.nackedPacketsRequested += nack.requestsSent
+        result.nackedPacketsRecovered += nack.recoveredAfterRequest
+        result.nackedPacketsGivenUp += nack.givenUp
+        result.packetsRecovered += nack.recovered
+        result.packetsGivenUp += nack.givenUp
+      }
+      if request.direction == .play, let lost = entry.source?.statistics.cumulativeLost {
+        result.summary.packetsLost += Int64(lost)
       }
     }
     if let rtt = peerConnection?.stats.roundTripTime, result.roundTripTime == nil {

@@ -22,26 +22,59 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   // hops there with `loop.execute`/`loop.submit`); `trackEnabled`, `playoutSinkOverride` and
   // `audioOutput` sit behind mutexes; the rest is immutable.
 
-  /// One received media source. A class, so the loop finds it once per packet and mutates its
-  /// stream in place (a struct in the dictionary cost a hashed lookup and a coroutine accessor
-  /// per field touched, and any copy of it retained the stream's whole storage).
-  ///
-  /// When the source's last packet arrived is the stream's (`RTPReceiveStream.lastPacketAt`,
-  /// recorded in the access that takes the packet), not a second stored property written per
-  /// packet.
+  /// One received media source: its video or its audio receive stream (exactly one is set). A
+  /// class, so the loop finds it once per packet and mutates its stream in place (a struct in
+  /// the dictionary cost a hashed lookup and a coroutine accessor per field touched, and any
+  /// copy of it retained the stream's whole storage).
   package final class ReceiveEntry {
-    var stream: RTPReceiveStream
+    var video: VideoReceiveStream?
+    var audio: AudioReceiveStream?
     let ssrc: UInt32
-    let isVideo: Bool
 
-    package init(stream: RTPReceiveStream, ssrc: UInt32, isVideo: Bool) {
-      self.stream = stream
+    package init(video: VideoReceiveStream, ssrc: UInt32) {
+      self.video = video
       self.ssrc = ssrc
-      self.isVideo = isVideo
     }
 
+    package init(audio: AudioReceiveStream, ssrc: UInt32) {
+      self.audio = audio
+      self.ssrc = ssrc
+    }
+
+    var isVideo: Bool { video != nil }
+
+    /// The stream's source: statistics, counters, last SR.
+    var source: RTPReceiveSource? { video?.source ?? audio?.source }
+
     /// When the last packet routed to this source arrived (or when it was made).
-    var lastPacketAt: MediaInstant { stream.lastPacketAt }
+    var lastPacketAt: MediaInstant {
+      video?.source.lastPacketAt ?? audio?.source.lastPacketAt ?? .distantPast
+    }
+
+    /// When the stream must be polled next.
+    var nextDeadline: MediaInstant { video?.nextDeadline ?? audio?.nextDeadline ?? .distantFuture }
+
+    /// The stream's `receive` and then its next deadline, in place.
+    func receive(_ packet: RTPPacket, now: MediaInstant, restored: Bool) -> (
+      Result<RTPReceiveStream.Output, RTPStreamError>, MediaInstant
+    ) {
+      if let result = video?.receive(packet, now: now, restored: restored) {
+        return (result, nextDeadline)
+      }
+      let result = audio?.receive(packet, now: now) ?? .success(RTPReceiveStream.Output())
+      return (result, nextDeadline)
+    }
+
+    /// The stream's `poll`.
+    func poll(now: MediaInstant) -> RTPReceiveStream.Output {
+      video?.poll(now: now) ?? audio?.poll(now: now) ?? RTPReceiveStream.Output()
+    }
+
+    /// The stream's `handleSenderReport`.
+    func handleSenderReport(_ report: RTCPSenderReport, now: MediaInstant) {
+      video?.handleSenderReport(report, now: now)
+      audio?.handleSenderReport(report, now: now)
+    }
   }
 
   /// What the play path reads and writes for every received RTP packet, in one value: one

@@ -74,34 +74,6 @@ public struct TransportFeedbackGenerator: Sendable {
     return nextDeadline
   }
 
-  /// `recordArrival` for the flat receive path (`InOrderRTPReception`): the next transport
-  /// sequence number after the highest received, whose slot is free, is recorded in a few
-  /// steps (none of `onPacketReceived`'s restart, history and duplicate cases apply to it);
-  /// any other goes through `recordArrival`. The same state and deadline either way.
-  @inline(__always)
-  package mutating func recordArrivalInOrder(transportSequenceNumber: UInt16, arrivalTime: Int64)
-    -> Int64?
-  {
-    guard let highest = highestReceived, let lowest = lowestKept, let start = windowStart,
-      let latest = latestArrival, let due = nextSendTime
-    else {
-      return recordArrival(
-        transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
-    }
-    let sequence = unwrapper.extended(transportSequenceNumber)
-    guard sequence == highest + 1, sequence >= lowest,
-      arrivals.insertIntoFreeSlot(sequence, arrival: arrivalTime)
-    else {
-      return recordArrival(
-        transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
-    }
-    _ = unwrapper.extend(transportSequenceNumber)
-    latestArrival = max(latest, arrivalTime)
-    highestReceived = sequence
-    if sequence < start { windowStart = sequence }
-    return due
-  }
-
   /// The recorded state that the next feedbacks depend on, for tests comparing two generators:
   /// the kept history's bounds, the newest arrival, the next feedback time and count, and the
   /// arrivals recorded from the oldest kept number to the highest (nil for a missing one).
@@ -253,16 +225,6 @@ private struct SequenceArrivals: Sendable {
     } else {
       overflow[sequence] = arrival
     }
-    return true
-  }
-
-  /// `insertIfAbsent` when `sequence` has its slot free and nothing lives in `overflow` (so it
-  /// is absent): records it there and returns true; false, with nothing changed, otherwise.
-  mutating func insertIntoFreeSlot(_ sequence: Int64, arrival: Int64) -> Bool {
-    guard sequence != Self.free, overflow.isEmpty, !slots.isEmpty else { return false }
-    let index = Int(sequence & Self.mask)
-    guard slots[index].sequence == Self.free else { return false }
-    slots[index] = Slot(sequence: sequence, arrival: arrival)
     return true
   }
 

@@ -23,7 +23,7 @@ public struct AVSync: Sendable {
   /// Creates a synchronizer that has seen no SR.
   public init() {}
 
-  /// Records the audio stream's SR (`RTPReceiveStream.lastSenderReport`); `clockRate` in Hz.
+  /// Records the audio stream's SR (`RTPReceiveSource.lastSenderReport`); `clockRate` in Hz.
   public mutating func updateAudio(
     senderReport ntp: NTPTimestamp, rtpTimestamp: UInt32, clockRate: Int
   ) {

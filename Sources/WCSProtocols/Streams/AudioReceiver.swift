@@ -4,13 +4,12 @@ import WCSCodecs
 /// The audio receive pipeline: Opus packets (RFC 7587) → playout every 20 ms, pulled by the audio
 /// device at `now`.
 ///
-/// The receiver schedules playout itself (configure its `RTPReceiveStream` with
-/// `buffersPackets: false` so packets arrive here at once): the first packet is played
-/// `playoutDelay` after it arrived, each following 20 ms frame 20 ms later. A frame whose packet is
-/// missing at its playout time is rebuilt from the in-band FEC of the next packet if that has
-/// arrived (RFC 6716 §2.1.7, LBRR), else concealed by the decoder (PLC). Packets arriving after
-/// their frame was played are late and dropped. Assumes 20 ms packets, the size `OpusEncoder`
-/// produces.
+/// The receiver schedules playout itself (`AudioReceiveStream` hands packets out on arrival):
+/// the first packet is played `playoutDelay` after it arrived, each following 20 ms frame 20 ms
+/// later. A frame whose packet is missing at its playout time is rebuilt from the in-band FEC of
+/// the next packet if that has arrived (RFC 6716 §2.1.7, LBRR), else concealed by the decoder
+/// (PLC). Packets arriving after their frame was played are late and dropped. Assumes 20 ms
+/// packets, the size `OpusEncoder` produces.
 ///
 /// Not thread-safe: owned by its audio receive track, on the connection's event loop.
 public final class AudioReceiver {
@@ -79,7 +78,7 @@ public final class AudioReceiver {
       payload: packet.payload, now: now, playoutDelay: MediaDuration(playoutDelay))
   }
 
-  /// Takes one packet from `RTPReceiveStream.Output.packets`, at its arrival time.
+  /// Takes one packet from `AudioReceiveStream.receive`'s packets, at its arrival time.
   public func insert(_ received: ReceivedRTPPacket) {
     insert(received.packet, now: received.arrival)
   }

@@ -160,45 +160,6 @@ public struct JitterBuffer: Sendable {
     return .buffered
   }
 
-  /// Whether `insert` would append the packet `sequence` at the end of the held ones (neither a
-  /// duplicate nor late: above every held and released sequence number).
-  @inline(__always)
-  func appendsInOrder(_ sequence: Int64) -> Bool {
-    if let lastReleased, sequence <= lastReleased { return false }
-    return heldStart == held.count || sequence > held[held.count - 1].sequence
-  }
-
-  /// `insert(..., releasingAtOnce: false, ...)` of a packet for which `appendsInOrder` holds:
-  /// the same state, reached without the searches of the general case.
-  mutating func appendInOrder(
-    _ packet: consuming RTPPacket, arrival: MediaInstant, sequence: Int64
-  ) {
-    let timestamp = unwrap(packet.header.timestamp)
-    updateMinimumTransit(timestamp: timestamp, arrival: arrival)
-    held.append(
-      Held(sequence: sequence, playoutTimestamp: timestamp, arrival: arrival, packet: packet))
-  }
-
-  /// Whether `insert(..., releasingAtOnce: true, ...)` would hand the packet `sequence` straight
-  /// out (nothing held, above every released sequence number).
-  @inline(__always)
-  func passesThroughInOrder(_ sequence: Int64) -> Bool {
-    heldStart == held.count && (lastReleased.map { sequence > $0 } ?? true)
-  }
-
-  /// `insert(..., releasingAtOnce: true, into: &out)` of a packet for which
-  /// `passesThroughInOrder` holds: the packet goes to `out` with its `arrival`.
-  mutating func passThroughInOrder(
-    _ packet: consuming RTPPacket, arrival: MediaInstant, sequence: Int64,
-    into out: inout [ReceivedRTPPacket]
-  ) {
-    let timestamp = unwrap(packet.header.timestamp)
-    updateMinimumTransit(timestamp: timestamp, arrival: arrival)
-    markReleased(sequence)
-    lastReleased = sequence
-    out.append(ReceivedRTPPacket(packet: packet, arrival: arrival))
-  }
-
   /// The index in `held` of the first held packet whose sequence number is not below `sequence`.
   private func insertionIndex(of sequence: Int64) -> Int {
     // Field reads by index: `held.last` would copy the whole packet.

@@ -88,7 +88,7 @@ public struct PlayoutSynchronizer: Sendable {
   /// (extra delays included), seconds; nil until both streams are measured.
   public var playedOffset: Double? { sync.offset }
 
-  /// Records `media`'s SR: NTP time and RTP timestamp (`RTPReceiveStream.lastSenderReport`),
+  /// Records `media`'s SR: NTP time and RTP timestamp (`RTPReceiveSource.lastSenderReport`),
   /// `clockRate` in Hz.
   public mutating func senderReport(
     _ media: Media, ntp: NTPTimestamp, rtpTimestamp: UInt32, clockRate: Int

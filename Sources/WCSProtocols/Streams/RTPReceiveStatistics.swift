@@ -92,23 +92,6 @@ public struct RTPReceiveStatistics: Sendable {
     return true
   }
 
-  /// Whether `record` would take `sequenceNumber` as the next one or a few ahead (§A.1's
-  /// in-order case, at least one beyond the highest): what `recordInOrder` records.
-  @inline(__always)
-  func continuesInOrder(_ sequenceNumber: UInt16) -> Bool {
-    started && UInt32(sequenceNumber &- maxSequence) &- 1 < Self.maxDropout - 1
-  }
-
-  /// `record(sequenceNumber:timestamp:arrival:)` of a packet for which `continuesInOrder`
-  /// holds: the same state, without the branches of the other cases.
-  @inline(__always)
-  mutating func recordInOrder(sequenceNumber: UInt16, timestamp: UInt32, arrival: Double) {
-    if sequenceNumber < maxSequence { cycles &+= 0x1_0000 }
-    maxSequence = sequenceNumber
-    packetsReceived &+= 1
-    updateJitter(timestamp: timestamp, arrival: arrival, isRetransmission: false)
-  }
-
   /// The base sequence number (RFC 3550 §A.1 `base_seq`) once `sequenceNumber` arrived behind
   /// the highest: moved back to it when it was sent before the first packet to arrive (a
   /// reordered start, fewer than 100 (MAX_MISORDER) before it, no wrap yet), so it counts as expected

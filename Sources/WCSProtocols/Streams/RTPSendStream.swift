@@ -241,7 +241,7 @@ public struct RTPSendStream: Sendable {
   /// - Parameters:
   ///   - now: the current time on the stream's clock.
   ///   - reportBlocks: reception reports on remote sources to carry in the SR
-  ///     (`RTPReceiveStream.makeReportBlock`), so one compound serves both directions.
+  ///     (`VideoReceiveStream.makeReportBlock`), so one compound serves both directions.
   public mutating func poll(now: ContinuousClock.Instant, reportBlocks: [RTCPReportBlock] = [])
     -> Output
   {

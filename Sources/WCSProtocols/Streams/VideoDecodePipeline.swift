@@ -39,8 +39,8 @@ public struct VideoDecodePipelineStatistics: Sendable, Equatable {
 /// of libvpx, and no picture allocated per frame only to be copied again).
 ///
 /// Not thread-safe: owned by the track's decoding thread. Feed it
-/// `RTPReceiveStream.Output.packets`; when an output says `needsKeyFrame`, call
-/// `RTPReceiveStream.requestKeyFrame()`.
+/// `VideoReceiveStream`'s released packets; when an output says `needsKeyFrame`, call
+/// `VideoReceiveStream.requestKeyFrame()`.
 ///
 /// Its mutable state is one value (`State`), changed in place by one access per call: each
 /// stored property of a class read or written costs a dynamic exclusivity check. Frames are

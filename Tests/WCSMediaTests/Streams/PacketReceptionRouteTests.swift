@@ -11,13 +11,14 @@ final class PacketReceptionRouteTests: XCTestCase {
     var reception = NativeMediaConnection.PacketReception()
     XCTAssertNil(reception.route(7))
     let video = NativeMediaConnection.ReceiveEntry(
-      stream: RTPReceiveStream(
-        configuration: .init(ssrc: 7, localSSRC: 1, clockRate: 90_000), now: virtualTime(0)),
-      ssrc: 7, isVideo: true)
+      video: VideoReceiveStream(
+        configuration: .init(source: .init(ssrc: 7, localSSRC: 1, clockRate: 90_000)),
+        now: virtualTime(0)),
+      ssrc: 7)
     let audio = NativeMediaConnection.ReceiveEntry(
-      stream: RTPReceiveStream(
+      audio: AudioReceiveStream(
         configuration: .init(ssrc: 8, localSSRC: 1, clockRate: 48_000), now: virtualTime(0)),
-      ssrc: 8, isVideo: false)
+      ssrc: 8)
     reception.routes = [video, audio]
     XCTAssertTrue(reception.route(7) === video)
     XCTAssertTrue(reception.route(8) === audio)
