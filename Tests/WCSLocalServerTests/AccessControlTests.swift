@@ -21,7 +21,8 @@ final class AccessControlTests: XCTestCase {
   private func connect(_ server: ServerHarness, _ id: WCSConnectionID, token: String = "t") {
     server.open(id)
     server.receive(
-      id, "connection", ["appKey": "defaultApp", "custom": ["login": "alice", "token": .string(token)]])
+      id, "connection",
+      ["appKey": "defaultApp", "custom": ["login": "alice", "token": .string(token)]])
   }
 
   func testConnectWaitsForTheHookAndLaterMessagesKeepTheirOrder() throws {

@@ -34,7 +34,8 @@ struct LocalServerListeners {
       {
         token = String(authorization.dropFirst("bearer ".count))
       }
-      let name = request.path.hasPrefix(recordsMountPoint + "/")
+      let name =
+        request.path.hasPrefix(recordsMountPoint + "/")
         ? String(request.path.dropFirst(recordsMountPoint.count + 1)) : request.path
       return hook(
         WCSAccessRequest(
