@@ -6,7 +6,9 @@
 # any report. The full log is in .build/<mode>.log.
 #   ASan: leak detection is off (LeakSanitizer would report the process-lifetime caches of
 #   libvpx, FFmpeg and NSS at exit, which are not leaks of a running program).
-#   TSan: halt_on_error=0 so one run lists every race, each with both stacks.
+#   TSan: halt_on_error=0 so one run lists every race, each with both stacks; the races TSan
+#   cannot see the lock of (Swift's Mutex on Linux, a system library) are in
+#   scripts/tsan-suppressions.txt with why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/sanitize.sh tsan|asan [FILTER]}
@@ -20,7 +22,7 @@ SWIFT=${SWIFT:-swift}
 scratch=.build/$mode
 log=.build/$mode.log
 mkdir -p .build
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1 history_size=4}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1 history_size=4 suppressions=$PWD/scripts/tsan-suppressions.txt}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0 halt_on_error=0}
 started=$(date +%s)
 "$SWIFT" build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" >"$log" 2>&1 ||

@@ -195,19 +195,22 @@ public enum SDPWriter {
     w.lit(" ", c.address, " ")
     w.put(c.port)
     w.lit(" typ ", c.type.token)
-    if let a = c.relatedAddress { w.lit(" raddr ", a) }
+    // A name without a value (an odd trailing name when parsed) is not written: followed by
+    // anything it would take the next field as its value on the next parse.
+    if let a = c.relatedAddress, !a.isEmpty { w.lit(" raddr ", a) }
     if let p = c.relatedPort {
       w.lit(" rport ")
       w.put(p)
     }
-    if let t = c.tcpType { w.lit(" tcptype ", t) }
+    if let t = c.tcpType, !t.isEmpty { w.lit(" tcptype ", t) }
     if let g = c.generation {
       w.lit(" generation ")
       w.put(g)
     }
     for e in c.extensions {
+      guard let v = e.value, !v.isEmpty else { continue }
       w.lit(" ", e.name)
-      if let v = e.value, !v.isEmpty { w.lit(" ", v) }
+      w.lit(" ", v)
     }
   }
 }
