@@ -66,8 +66,8 @@ extension NativeMediaConnection {
     }
     if request.direction == .publish {
       // Only publish has send streams (see `poll`).
-      if let due = videoSend?.nextDeadline { next = min(next, MediaInstant(due)) }
-      if let due = audioSend?.nextDeadline { next = min(next, MediaInstant(due)) }
+      if let due = videoSend?.nextDeadline { next = min(next, due) }
+      if let due = audioSend?.nextDeadline { next = min(next, due) }
     } else if transportWideCCID != nil,
       let due = reception.transportFeedbackGenerator.nextDeadline
     {
@@ -93,7 +93,6 @@ extension NativeMediaConnection {
 
   func poll() {
     let mediaNow = loop.mediaNow()
-    let now = mediaNow.continuousInstant
     for entry in reception.routes {
       let output = entry.stream.poll(now: mediaNow)
       deliver(output, isVideo: entry.isVideo, now: mediaNow)
@@ -106,8 +105,12 @@ extension NativeMediaConnection {
     let publish = request.direction == .publish
     if publish {
       // In place (see `sendMedia`).
-      if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
-      if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
+      if let output = videoSend?.poll(now: mediaNow) {
+        process(output, video: true, now: mediaNow)
+      }
+      if let output = audioSend?.poll(now: mediaNow) {
+        process(output, video: false, now: mediaNow)
+      }
       if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
         for entry in receivers.values { entry.stream.roundTripTime = rtt }
       }
