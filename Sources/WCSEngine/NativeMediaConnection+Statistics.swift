@@ -21,7 +21,7 @@ extension NativeMediaConnection {
     let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
     let deadline = max(nextPollDeadline(now: now), now + Self.minimumPollInterval)
     if fromPoll, pollTimer == nil,
-      let again = loop.scheduleFiringActionAgain(at: deadline.continuousInstant, leeway: leeway)
+      let again = loop.scheduleFiringActionAgain(at: deadline, leeway: leeway)
     {
       pollDeadline = deadline
       pollTimer = again
@@ -37,16 +37,15 @@ extension NativeMediaConnection {
   }
 
   /// Arms the poll at `deadline`.
-  private func armPoll(at deadline: MediaInstant, leeway: Duration = .zero) {
+  private func armPoll(at deadline: MediaInstant, leeway: MediaDuration) {
     pollDeadline = deadline
-    let instant = deadline.continuousInstant
     // Moved rather than cancelled and made anew: no closure to allocate (play re-arms the
     // poll for most packets).
-    if let pollTimer, let moved = loop.reschedule(pollTimer, at: instant, leeway: leeway) {
+    if let pollTimer, let moved = loop.reschedule(pollTimer, at: deadline, leeway: leeway) {
       self.pollTimer = moved
       return
     }
-    pollTimer = loop.schedule(at: instant, leeway: leeway) { [weak self] in
+    pollTimer = loop.schedule(at: deadline, leeway: leeway) { [weak self] in
       guard let self, !self.closed else { return }
       self.pollTimer = nil
       self.pollDeadline = nil
@@ -80,10 +79,10 @@ extension NativeMediaConnection {
   /// every 20 ms): its deadlines tolerate that much — a jitter-buffer release is followed by a
   /// longer lip-sync hold whenever audio is buffered more than video, libwebrtc sends NACKs on a
   /// 20 ms period, reports and transport feedback are 100 ms apart or more.
-  static let playPollLeeway: Duration = .milliseconds(20)
+  static let playPollLeeway = MediaDuration.milliseconds(20)
   /// How much later than due the publish side's poll may run (an SR 50 ms late is harmless:
   /// RFC 3550 §6.2 spreads report intervals by ±50 %).
-  static let publishPollLeeway: Duration = .milliseconds(50)
+  static let publishPollLeeway = MediaDuration.milliseconds(50)
   /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
   static let minimumPollInterval = MediaDuration.milliseconds(2)
   /// The span `currentVideoBitrate` is measured over, at least.
