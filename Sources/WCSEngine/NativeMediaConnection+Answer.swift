@@ -43,9 +43,8 @@ extension NativeMediaConnection {
       audioTrack = nil
       audioReceiveTrack = nil
     }
-    let now = loop.now()
     if request.direction == .publish {
-      setUpSendStreams(now: now)
+      setUpSendStreams(now: loop.mediaNow())
     }
     schedulePoll()
     return .success(())
@@ -81,7 +80,7 @@ extension NativeMediaConnection {
     return negotiated
   }
 
-  func setUpSendStreams(now: ContinuousClock.Instant) {
+  func setUpSendStreams(now: MediaInstant) {
     let wallClock = NTPTimestamp(date: Date())
     if videoTrack != nil {
       videoSend = RTPSendStream(

@@ -13,7 +13,7 @@ extension NativeMediaConnection {
   /// the extensions this engine writes).
   static let pacedHeaderOverhead = 24
 
-  func enqueuePaced(_ packet: RTPPacket, video: Bool, now: ContinuousClock.Instant) {
+  func enqueuePaced(_ packet: RTPPacket, video: Bool, now: MediaInstant) {
     pacer?.enqueue(
       PacedRTPPacket(packet: packet, isVideo: video), priority: video ? .video : .audio,
       size: packet.payload.count + Self.pacedHeaderOverhead, now: micros(now))
@@ -23,7 +23,7 @@ extension NativeMediaConnection {
   func drainPacer() {
     loop.assertInEventLoop()
     guard !closed, pacer != nil else { return }
-    let now = loop.now()
+    let now = loop.mediaNow()
     // In place: a copy would share the queues' storage and copy it on the first write.
     let releases = pacer?.process(now: micros(now)) ?? []
     let next = pacer?.nextSendTime

@@ -12,7 +12,7 @@ extension NativeMediaConnection {
     _ payloads: [PacketizedPayload], video: Bool, audioCapturedAt: ContinuousClock.Instant? = nil
   ) {
     guard !closed, let peerConnection, peerConnection.state == .connected else { return }
-    let now = loop.now()
+    let now = loop.mediaNow()
     for payload in payloads {
       // The send streams are mutated in place (optional chaining): a copy would share the
       // packet history's storage, and the first write would then copy the whole history
@@ -25,7 +25,8 @@ extension NativeMediaConnection {
         // Without a capture time, the frame's first sample counts as captured a frame (20 ms)
         // before it could be encoded.
         sent = audioSend?.send(
-          payload, now: now, captureTime: audioCapturedAt ?? now - .milliseconds(20))
+          payload, now: now,
+          captureTime: audioCapturedAt.map(MediaInstant.init) ?? now - .milliseconds(20))
       }
       guard let packet = sent else { return }
       if pacer != nil {
@@ -39,17 +40,15 @@ extension NativeMediaConnection {
 
   /// When a video payload's picture was captured: every video source stamps pictures with
   /// `mediaClock`, so the timestamp's age is exact (anything else counts as captured now).
-  func captureTime(of payload: PacketizedPayload, now: ContinuousClock.Instant)
-    -> ContinuousClock.Instant
-  {
-    let age = Double(Int32(bitPattern: mediaClock.videoTimestamp() &- payload.timestamp)) / 90_000
-    guard age >= 0, age < 1 else { return now }
-    return now - .seconds(age)
+  func captureTime(of payload: PacketizedPayload, now: MediaInstant) -> MediaInstant {
+    let ticks = Int64(Int32(bitPattern: mediaClock.videoTimestamp() &- payload.timestamp))
+    guard ticks >= 0, ticks < 90_000 else { return now }
+    return now - MediaTime(ticks: ticks, clockRate: 90_000).duration
   }
 
   /// Puts the transport-wide sequence number on `packet` (numbers follow the send order, so
   /// this runs when the packet leaves the pacer) and sends it.
-  func stampAndSend(_ packet: RTPPacket, video: Bool, now: ContinuousClock.Instant) {
+  func stampAndSend(_ packet: RTPPacket, video: Bool, now: MediaInstant) {
     var stamped = packet
     let transportSequenceNumber = nextTransportSequenceNumber
     if let id = transportWideCCID {
@@ -111,8 +110,7 @@ extension NativeMediaConnection {
     extra.malformedRTCPPackets += compound.skipped.count + (compound.stoppedBy == nil ? 0 : 1)
     let packets = compound.packets
     // When it arrived, though the loop may have been busy since.
-    let arrival = loop.datagramArrival ?? loop.mediaNow()
-    let now = arrival.continuousInstant
+    let now = loop.datagramArrival ?? loop.mediaNow()
     for packet in packets {
       if case .transportWideFeedback(let feedback) = packet, let estimator {
         extra.transportFeedbackReceived += 1
@@ -120,7 +118,7 @@ extension NativeMediaConnection {
           TransportWideCC.description(of: feedback).packetFeedbacks(), now: micros(now))
       }
       if case .senderReport(let report) = packet {
-        for entry in receivers.values { entry.handleSenderReport(report, now: arrival) }
+        for entry in receivers.values { entry.handleSenderReport(report, now: now) }
         feedPlayoutSync(senderReportOf: report.ssrc)
       }
       // In place, as in `sendMedia`.
@@ -135,7 +133,7 @@ extension NativeMediaConnection {
     if videoSend?.keyFrameRequestPending == true { schedulePoll() }
   }
 
-  func process(_ output: RTPSendStream.Output, video: Bool, now: ContinuousClock.Instant) {
+  func process(_ output: RTPSendStream.Output, video: Bool, now: MediaInstant) {
     for bytes in output.packets { sendRTP(bytes) }
     sendRTCP(output.rtcp)
     for event in output.events {
@@ -154,7 +152,7 @@ extension NativeMediaConnection {
   }
 
   /// Microseconds since the connection was made: the congestion controller's clock.
-  func micros(_ instant: ContinuousClock.Instant) -> Int64 {
-    (MediaInstant(instant) - mediaClockOrigin).microseconds
+  func micros(_ instant: MediaInstant) -> Int64 {
+    (instant - mediaClockOrigin).microseconds
   }
 }

@@ -21,7 +21,7 @@ extension NativeMediaConnection {
     let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
     let deadline = max(nextPollDeadline(now: now), now + Self.minimumPollInterval)
     if fromPoll, pollTimer == nil,
-      let again = loop.scheduleFiringActionAgain(at: deadline.continuousInstant, leeway: leeway)
+      let again = loop.scheduleFiringActionAgain(at: deadline, leeway: leeway)
     {
       pollDeadline = deadline
       pollTimer = again
@@ -37,16 +37,15 @@ extension NativeMediaConnection {
   }
 
   /// Arms the poll at `deadline`.
-  private func armPoll(at deadline: MediaInstant, leeway: Duration = .zero) {
+  private func armPoll(at deadline: MediaInstant, leeway: MediaDuration) {
     pollDeadline = deadline
-    let instant = deadline.continuousInstant
     // Moved rather than cancelled and made anew: no closure to allocate (play re-arms the
     // poll for most packets).
-    if let pollTimer, let moved = loop.reschedule(pollTimer, at: instant, leeway: leeway) {
+    if let pollTimer, let moved = loop.reschedule(pollTimer, at: deadline, leeway: leeway) {
       self.pollTimer = moved
       return
     }
-    pollTimer = loop.schedule(at: instant, leeway: leeway) { [weak self] in
+    pollTimer = loop.schedule(at: deadline, leeway: leeway) { [weak self] in
       guard let self, !self.closed else { return }
       self.pollTimer = nil
       self.pollDeadline = nil
@@ -66,8 +65,8 @@ extension NativeMediaConnection {
     }
     if request.direction == .publish {
       // Only publish has send streams (see `poll`).
-      if let due = videoSend?.nextDeadline { next = min(next, MediaInstant(due)) }
-      if let due = audioSend?.nextDeadline { next = min(next, MediaInstant(due)) }
+      if let due = videoSend?.nextDeadline { next = min(next, due) }
+      if let due = audioSend?.nextDeadline { next = min(next, due) }
     } else if transportWideCCID != nil,
       let due = reception.transportFeedbackGenerator.nextDeadline
     {
@@ -80,10 +79,10 @@ extension NativeMediaConnection {
   /// every 20 ms): its deadlines tolerate that much — a jitter-buffer release is followed by a
   /// longer lip-sync hold whenever audio is buffered more than video, libwebrtc sends NACKs on a
   /// 20 ms period, reports and transport feedback are 100 ms apart or more.
-  static let playPollLeeway: Duration = .milliseconds(20)
+  static let playPollLeeway = MediaDuration.milliseconds(20)
   /// How much later than due the publish side's poll may run (an SR 50 ms late is harmless:
   /// RFC 3550 §6.2 spreads report intervals by ±50 %).
-  static let publishPollLeeway: Duration = .milliseconds(50)
+  static let publishPollLeeway = MediaDuration.milliseconds(50)
   /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
   static let minimumPollInterval = MediaDuration.milliseconds(2)
   /// The span `currentVideoBitrate` is measured over, at least.
@@ -93,7 +92,6 @@ extension NativeMediaConnection {
 
   func poll() {
     let mediaNow = loop.mediaNow()
-    let now = mediaNow.continuousInstant
     for entry in reception.routes {
       let output = entry.poll(now: mediaNow)
       deliver(output, isVideo: entry.isVideo, now: mediaNow)
@@ -106,8 +104,12 @@ extension NativeMediaConnection {
     let publish = request.direction == .publish
     if publish {
       // In place (see `sendMedia`).
-      if let output = videoSend?.poll(now: now) { process(output, video: true, now: now) }
-      if let output = audioSend?.poll(now: now) { process(output, video: false, now: now) }
+      if let output = videoSend?.poll(now: mediaNow) {
+        process(output, video: true, now: mediaNow)
+      }
+      if let output = audioSend?.poll(now: mediaNow) {
+        process(output, video: false, now: mediaNow)
+      }
       if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
         for entry in receivers.values { entry.video?.roundTripTime = rtt }
       }

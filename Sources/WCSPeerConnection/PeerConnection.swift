@@ -390,7 +390,7 @@ public final class PeerConnection: @unchecked Sendable {
     for candidate in remote.candidates { agent.addRemoteCandidate(candidate, now: now) }
     if remote.endOfCandidates { agent.setRemoteGatheringComplete(now: now) }
     setState(.connecting)
-    connectDeadline = now + configuration.connectTimeout.streamSeconds
+    connectDeadline = now + MediaDuration(configuration.connectTimeout).seconds
     serviceICE()
     serviceWatchdog()
   }

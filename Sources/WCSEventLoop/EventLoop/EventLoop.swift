@@ -63,18 +63,17 @@ public final class EventLoop: @unchecked Sendable {
 
   // MARK: loop thread state
   private var timers = EventLoopTimers()
-  /// Timer deadlines are kept as attoseconds from this instant (see `TimerHeap`), datagram
-  /// arrivals as offsets from it.
+  /// Datagram arrivals are kept as offsets from this instant.
   package let origin: ContinuousClock.Instant
   /// `origin` on the media clock: the loop's clock reads (`MediaInstant.now()`) become offsets
   /// from `origin` with one subtraction.
   let mediaOrigin: MediaInstant
   /// A readable-handler, the number of its `watch` call, and how long its descriptor may wait
-  /// for a timer's wake-up (attoseconds; 0: never, see `watch`).
+  /// for a timer's wake-up (zero: never, see `watch`).
   private struct Watcher {
     var handler: () -> Void
     var registration: UInt64
-    var coalescing: Int128 = 0
+    var coalescing = MediaDuration.zero
   }
   /// Readable-handlers of the watched descriptors.
   private var watchers: [Int32: Watcher] = [:]
@@ -89,9 +88,8 @@ public final class EventLoop: @unchecked Sendable {
   /// then those watched without coalescing) are polled while the coalescing ones wait for a
   /// timer (`turn`).
   private var immediateCount = 1
-  /// The smallest coalescing window of the watched descriptors, attoseconds (0: none
-  /// coalesces).
-  private var coalescingWindow: Int128 = 0
+  /// The smallest coalescing window of the watched descriptors (zero: none coalesces).
+  private var coalescingWindow = MediaDuration.zero
   /// Whether a handler stopped reading before its descriptor was drained (`readableLeft()`)
   /// since the last `turn`: then the next poll leaves no descriptor out, so the rest is read
   /// at once rather than at the next timer's wake-up.
@@ -162,7 +160,7 @@ public final class EventLoop: @unchecked Sendable {
     MediaInstant.now()
   }
 
-  /// Now as attoseconds from `origin`: what `attoseconds(now())` gives, without an instant.
+  /// Now as attoseconds from `origin`, the offsets the sockets keep datagram arrivals as.
   /// Call on the loop's thread or any other (a clock read).
   func attosecondsNow() -> Int128 {
     Int128(MediaInstant.now().nanoseconds &- mediaOrigin.nanoseconds) * 1_000_000_000
@@ -219,9 +217,16 @@ public final class EventLoop: @unchecked Sendable {
     at deadline: ContinuousClock.Instant, leeway: Duration = .zero,
     _ action: @escaping () -> Void
   ) -> EventLoopTimer {
+    schedule(at: MediaInstant(deadline), leeway: MediaDuration(leeway), action)
+  }
+
+  /// `schedule(at:leeway:_:)` on the media clock, for drivers that hold `MediaInstant`s.
+  @discardableResult
+  package func schedule(
+    at deadline: MediaInstant, leeway: MediaDuration, _ action: @escaping () -> Void
+  ) -> EventLoopTimer {
     assertInEventLoop()
-    return timers.schedule(
-      at: attoseconds(deadline), leeway: leeway > .zero ? leeway.attoseconds : 0, action)
+    return timers.schedule(at: deadline, leeway: max(leeway, .zero), action)
   }
 
   /// Moves a pending timer to a new deadline and leeway, keeping its action: the same as
@@ -237,9 +242,15 @@ public final class EventLoop: @unchecked Sendable {
   package func reschedule(
     _ timer: EventLoopTimer, at deadline: ContinuousClock.Instant, leeway: Duration = .zero
   ) -> EventLoopTimer? {
+    reschedule(timer, at: MediaInstant(deadline), leeway: MediaDuration(leeway))
+  }
+
+  /// `reschedule(_:at:leeway:)` on the media clock.
+  package func reschedule(
+    _ timer: EventLoopTimer, at deadline: MediaInstant, leeway: MediaDuration
+  ) -> EventLoopTimer? {
     assertInEventLoop()
-    return timers.reschedule(
-      timer, at: attoseconds(deadline), leeway: leeway > .zero ? leeway.attoseconds : 0)
+    return timers.reschedule(timer, at: deadline, leeway: max(leeway, .zero))
   }
 
   /// Schedules the action of the timer firing now once more: `schedule(at:leeway:_:)` with
@@ -254,19 +265,21 @@ public final class EventLoop: @unchecked Sendable {
   package func scheduleFiringActionAgain(
     at deadline: ContinuousClock.Instant, leeway: Duration = .zero
   ) -> EventLoopTimer? {
+    scheduleFiringActionAgain(at: MediaInstant(deadline), leeway: MediaDuration(leeway))
+  }
+
+  /// `scheduleFiringActionAgain(at:leeway:)` on the media clock.
+  package func scheduleFiringActionAgain(at deadline: MediaInstant, leeway: MediaDuration)
+    -> EventLoopTimer?
+  {
     assertInEventLoop()
     // In the slot the action still holds (no closure handed over again), unless it re-armed
     // once already or the timers were shut down.
-    let leeway = leeway > .zero ? leeway.attoseconds : 0
-    if let again = timers.rearmFiring(at: attoseconds(deadline), leeway: leeway) { return again }
+    let leeway = max(leeway, .zero)
+    if let again = timers.rearmFiring(at: deadline, leeway: leeway) { return again }
     // While a timer's action runs: that action.
     guard let firingAction = timers.firing else { return nil }
-    return timers.schedule(at: attoseconds(deadline), leeway: leeway, firingAction)
-  }
-
-  /// `instant` as attoseconds from the loop's origin.
-  private func attoseconds(_ instant: ContinuousClock.Instant) -> Int128 {
-    origin.duration(to: instant).attoseconds
+    return timers.schedule(at: deadline, leeway: leeway, firingAction)
   }
 
   /// Schedules `action` to run on the loop after `delay`; `schedule(at:leeway:_:)` with the
@@ -336,7 +349,7 @@ public final class EventLoop: @unchecked Sendable {
     registrations += 1
     watchers[descriptor] = Watcher(
       handler: handler, registration: registrations,
-      coalescing: coalescing > .zero ? coalescing.attoseconds : 0)
+      coalescing: max(MediaDuration(coalescing), .zero))
     watchersChanged = true
   }
 
@@ -405,25 +418,25 @@ public final class EventLoop: @unchecked Sendable {
       descriptors = [pollfd(fd: wake.readDescriptor, events: Int16(POLLIN), revents: 0)]
       pollHandlers = [nil]
       let ordered = watchers.sorted { first, second in
-        (first.value.coalescing > 0 ? 1 : 0, first.key)
-          < (second.value.coalescing > 0 ? 1 : 0, second.key)
+        (first.value.coalescing > .zero ? 1 : 0, first.key)
+          < (second.value.coalescing > .zero ? 1 : 0, second.key)
       }
       for (descriptor, watcher) in ordered {
         descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
         pollHandlers.append(watcher)
       }
-      immediateCount = 1 + ordered.count { $0.value.coalescing == 0 }
-      coalescingWindow = ordered.lazy.map(\.value.coalescing).filter { $0 > 0 }.min() ?? 0
+      immediateCount = 1 + ordered.count { $0.value.coalescing == .zero }
+      coalescingWindow = ordered.lazy.map(\.value.coalescing).filter { $0 > .zero }.min() ?? .zero
     }
     polling = descriptors.count
     let backlog = readableLeftOver
     readableLeftOver = false
     if wake.readDescriptor < 0 { return 1 }  // no wake pipe: look at the inbox every 1 ms
     guard let latest = timers.earliestLatestDeadline() else { return -1 }
-    let delay = latest - attosecondsNow()
-    guard delay > 0 else { return 0 }
+    let delay = latest - mediaNow()
+    guard delay > .zero else { return 0 }
     if delay <= coalescingWindow, !backlog { polling = immediateCount }
-    return Self.pollMilliseconds(attoseconds: delay)
+    return Self.pollMilliseconds(delay: delay)
   }
 
   /// Drains the wake pipe and calls the handlers of readable descriptors.
@@ -450,7 +463,7 @@ public final class EventLoop: @unchecked Sendable {
 
   private func fireDueTimers() {
     guard timers.hasEntries else { return }
-    let now = attosecondsNow()
+    let now = mediaNow()
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself
     // for "now" cannot starve sockets.
     let limit = timers.nextID
@@ -463,18 +476,9 @@ public final class EventLoop: @unchecked Sendable {
   /// `poll`'s timeout for a positive delay: whole microseconds (a day at most: deadlines
   /// further out are looked at again when the poll times out), rounded up to milliseconds so
   /// no timer fires early.
-  static func pollMilliseconds(attoseconds delay: Int128) -> Int32 {
-    let microseconds: Int64
-    if delay <= Int128(Int64.max) {
-      // Up to 9.2 s, the common case: 64-bit division (floor(delay / 10^12) is the whole
-      // seconds' microseconds plus those of the attoseconds left).
-      microseconds = Int64(delay) / 1_000_000_000_000
-    } else {
-      let seconds = delay / 1_000_000_000_000_000_000
-      let attoseconds = delay % 1_000_000_000_000_000_000
-      microseconds =
-        Int64(min(seconds, 86_400)) * 1_000_000 + Int64(attoseconds / 1_000_000_000_000)
-    }
+  static func pollMilliseconds(delay: MediaDuration) -> Int32 {
+    let (seconds, rest) = delay.nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+    let microseconds = min(seconds, 86_400) * 1_000_000 + rest / 1_000
     return Int32(clamping: (microseconds + 999) / 1000)
   }
 }

@@ -1,3 +1,5 @@
+import WCSProtocols
+
 /// A handle to a timer scheduled with `EventLoop.schedule(at:_:)`; pass it to
 /// `EventLoop.cancel(_:)`. Handles are never reused within one loop.
 public struct EventLoopTimer: Hashable, Sendable {
@@ -12,14 +14,13 @@ public struct EventLoopTimer: Hashable, Sendable {
 /// the order they were scheduled. Cancelled entries stay until they reach the top (lazy
 /// deletion); `EventLoop` compacts the heap when they pile up.
 ///
-/// Deadlines are attoseconds since the loop's origin instant, not `ContinuousClock.Instant`s:
-/// that type is resilient (from the Concurrency library), so every copy and comparison of an
-/// entry holding one went through value witnesses and metadata look-ups; an `Int128` entry is
-/// trivial and compares inline.
+/// Deadlines are `MediaInstant`s, not `ContinuousClock.Instant`s: that type is resilient (from
+/// the Concurrency library), so every copy and comparison of an entry holding one went through
+/// value witnesses and metadata look-ups; a `MediaInstant` entry is trivial and compares
+/// inline.
 struct TimerHeap {
   struct Entry {
-    /// Attoseconds from the loop's origin.
-    var deadline: Int128
+    var deadline: MediaInstant
     var id: UInt64
     /// The loop's action slot of the timer (see `EventLoopTimer.slot`).
     var slot: Int32

@@ -1,7 +1,9 @@
+import WCSProtocols
+
 /// The timers of one `EventLoop`: the pending actions and their deadlines, in one value kept
 /// in one stored property of the loop, so scheduling, cancelling or firing a timer is one
 /// access of the loop object (each stored property of a class accessed costs a dynamic
-/// exclusivity check). Deadlines are attoseconds from the loop's origin (see `TimerHeap`).
+/// exclusivity check). Deadlines are `MediaInstant`s (see `TimerHeap`).
 /// Loop-confined, like the loop state that holds it.
 ///
 /// While a loop has never had more than `tableLimit` timers pending at once (a loop with a few
@@ -58,15 +60,17 @@ struct EventLoopTimers {
     static let freeSlotID = UInt64.max
     static let firingSlotID = UInt64.max - 1
     var id: UInt64
-    /// Attoseconds from the loop's origin; `Int128.max` when not pending.
-    var deadline: Int128
+    /// `MediaInstant.distantFuture` when not pending.
+    var deadline: MediaInstant
     /// `deadline` + leeway.
-    var latest: Int128
+    var latest: MediaInstant
     var action: (() -> Void)?
 
     /// A free slot (made where needed: a stored `static let` of this type would be a lazily
     /// initialized global, a `swift_once` check on each use).
-    static var free: Slot { Slot(id: freeSlotID, deadline: .max, latest: .max, action: nil) }
+    static var free: Slot {
+      Slot(id: freeSlotID, deadline: .distantFuture, latest: .distantFuture, action: nil)
+    }
   }
 
   /// Entries in both heaps, live and stale (the table: two a pending timer).
@@ -75,9 +79,9 @@ struct EventLoopTimers {
   /// Whether any timer may be due: a pending one, or (heaps) any entry, live or stale.
   var hasEntries: Bool { usesHeaps ? heap.count > 0 : pendingCount > 0 }
 
-  /// Adds a timer due at `deadline` that may run `leeway` (≥ 0) later, both in attoseconds.
+  /// Adds a timer due at `deadline` that may run `leeway` (≥ 0) later.
   mutating func schedule(
-    at deadline: Int128, leeway: Int128, _ action: @escaping () -> Void
+    at deadline: MediaInstant, leeway: MediaDuration, _ action: @escaping () -> Void
   ) -> EventLoopTimer {
     let id = nextID
     nextID += 1
@@ -102,7 +106,7 @@ struct EventLoopTimers {
 
   /// Schedules the action `takeDue` returned last once more, in its slot: nil when that
   /// action is not running or was re-armed already (the caller schedules it anew then).
-  mutating func rearmFiring(at deadline: Int128, leeway: Int128) -> EventLoopTimer? {
+  mutating func rearmFiring(at deadline: MediaInstant, leeway: MediaDuration) -> EventLoopTimer? {
     let slot = firingSlot
     guard slot >= 0, Int(slot) < slots.count, slots[Int(slot)].id == Slot.firingSlotID else {
       return nil
@@ -121,7 +125,7 @@ struct EventLoopTimers {
 
   /// Moves a pending timer (new id, same action); nil when it is not pending.
   mutating func reschedule(
-    _ timer: EventLoopTimer, at deadline: Int128, leeway: Int128
+    _ timer: EventLoopTimer, at deadline: MediaInstant, leeway: MediaDuration
   ) -> EventLoopTimer? {
     guard isPending(timer) else { return nil }
     let id = nextID
@@ -158,12 +162,12 @@ struct EventLoopTimers {
   /// The action of the earliest live timer due at `now` with an id below `limit`, taken out
   /// (the timer no longer pending); nil when none is. The action is `firing`, and its slot
   /// reserved for `rearmFiring`, until the next call.
-  mutating func takeDue(now: Int128, limit: UInt64) -> (() -> Void)? {
+  mutating func takeDue(now: MediaInstant, limit: UInt64) -> (() -> Void)? {
     finishFiring()
     guard usesHeaps else {
       // The earliest live timer by (deadline, id); free and firing slots sort last.
       var earliest = -1
-      var deadline = Int128.max
+      var deadline = MediaInstant.distantFuture
       var id = UInt64.max
       for index in slots.indices
       where slots[index].deadline < deadline
@@ -193,10 +197,10 @@ struct EventLoopTimers {
 
   /// The earliest deadline + leeway of the live timers (stale tops of both heaps dropped);
   /// nil without timers.
-  mutating func earliestLatestDeadline() -> Int128? {
+  mutating func earliestLatestDeadline() -> MediaInstant? {
     guard usesHeaps else {
       guard pendingCount > 0 else { return nil }
-      var latest = Int128.max
+      var latest = MediaInstant.distantFuture
       for index in slots.indices where slots[index].latest < latest {
         latest = slots[index].latest
       }
@@ -223,8 +227,8 @@ struct EventLoopTimers {
   private mutating func take(slot: Int32) -> (() -> Void)? {
     let action = slots[Int(slot)].action
     slots[Int(slot)].id = Slot.firingSlotID
-    slots[Int(slot)].deadline = .max
-    slots[Int(slot)].latest = .max
+    slots[Int(slot)].deadline = .distantFuture
+    slots[Int(slot)].latest = .distantFuture
     pendingCount -= 1
     firingSlot = slot
     firing = action
@@ -261,7 +265,7 @@ struct EventLoopTimers {
   /// Moves the entries of the timer `oldID` to `deadline` (+ `leeway`) under its new `id`, in
   /// place; false (nothing changed) when a heap is too large or they are not found.
   private mutating func replaceEntries(
-    of oldID: UInt64, with id: UInt64, slot: Int32, deadline: Int128, leeway: Int128
+    of oldID: UInt64, with id: UInt64, slot: Int32, deadline: MediaInstant, leeway: MediaDuration
   ) -> Bool {
     guard heap.count <= Self.inPlaceLimit, latestHeap.count <= Self.inPlaceLimit,
       let index = heap.index(of: oldID), let latestIndex = latestHeap.index(of: oldID)
@@ -280,7 +284,9 @@ struct EventLoopTimers {
     latestHeap.remove(at: index)
   }
 
-  private mutating func insertEntries(id: UInt64, slot: Int32, deadline: Int128, latest: Int128) {
+  private mutating func insertEntries(
+    id: UInt64, slot: Int32, deadline: MediaInstant, latest: MediaInstant
+  ) {
     heap.insert(TimerHeap.Entry(deadline: deadline, id: id, slot: slot))
     latestHeap.insert(TimerHeap.Entry(deadline: latest, id: id, slot: slot))
   }

@@ -28,7 +28,7 @@ package final class EventLoopWorkBudget: @unchecked Sendable {
   init(share: Double = 0.25, window: Duration = .seconds(1)) {
     self.share = share
     self.window = window
-    windowSeconds = window.streamSeconds
+    windowSeconds = MediaDuration(window).seconds
   }
 
   /// The decayed load at `now` as a share of the loop's time (0 when idle; about the busy

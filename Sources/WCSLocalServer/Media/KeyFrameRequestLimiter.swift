@@ -1,5 +1,7 @@
+import WCSProtocols
+
 /// Lets at most one key frame request (PLI/FIR, RFC 4585 §6.3.1, RFC 5104 §4.3.1) per
-/// `intervalMillis` through to a publisher: many players asking at once, or one asking in a
+/// `interval` through to a publisher: many players asking at once, or one asking in a
 /// loop, must not make the encoder send key frames back to back.
 ///
 /// A request inside the interval is not dropped but deferred: it is sent once the interval has
@@ -14,34 +16,34 @@ struct KeyFrameRequestLimiter {
   enum Decision: Equatable {
     /// Send the PLI now.
     case forward
-    /// Folded into the PLI due at this time (ms): the caller runs `takeDeferred` then.
-    case deferred(until: Int64)
+    /// Folded into the PLI due at this time: the caller runs `takeDeferred` then.
+    case deferred(until: MediaInstant)
   }
 
-  /// Minimum time between forwarded requests, ms, while the last one is unanswered.
-  let intervalMillis: Int64
-  private var lastForwardedAt: Int64?
+  /// Minimum time between forwarded requests while the last one is unanswered.
+  let interval: MediaDuration
+  private var lastForwardedAt: MediaInstant?
   /// Whether a key frame started since the last forwarded PLI.
   private var answered = false
-  /// When the deferred PLI is due, ms; nil when none is waiting.
-  private(set) var deferredDeadline: Int64?
+  /// When the deferred PLI is due; nil when none is waiting.
+  private(set) var deferredDeadline: MediaInstant?
   /// Requests folded into a deferred PLI (several players asking within one interval count once
   /// each here and once as a forwarded PLI).
   private(set) var deferredRequests = 0
 
-  init(intervalMillis: Int64 = 1000) { self.intervalMillis = max(0, intervalMillis) }
+  init(interval: MediaDuration = .seconds(1)) { self.interval = max(.zero, interval) }
 
   /// The interval in force: a quarter once the last PLI was answered.
-  private var currentIntervalMillis: Int64 { answered ? intervalMillis / 4 : intervalMillis }
+  private var currentInterval: MediaDuration { answered ? interval / 4 : interval }
 
-  /// Decides on a request arriving at `now` (ms) and records it.
-  mutating func request(now: Int64) -> Decision {
+  /// Decides on a request arriving at `now` and records it.
+  mutating func request(now: MediaInstant) -> Decision {
     if let deferredDeadline {
       deferredRequests += 1
       return .deferred(until: deferredDeadline)
     }
-    if let last = lastForwardedAt, now - last < currentIntervalMillis {
-      let deadline = last + currentIntervalMillis
+    if let last = lastForwardedAt, now - last < currentInterval {
+      let deadline = last + currentInterval
       deferredDeadline = deadline
       deferredRequests += 1
       return .deferred(until: deadline)
@@ -55,18 +57,18 @@ struct KeyFrameRequestLimiter {
   /// the quarter interval applies. Returns the deferred PLI's new, earlier deadline when that
   /// moved it (the caller re-arms its timer), else nil. The waiting request is not taken as
   /// served: its player may have joined too late in this key frame to decode it.
-  mutating func keyFrameArrived() -> Int64? {
+  mutating func keyFrameArrived() -> MediaInstant? {
     guard let last = lastForwardedAt, !answered else { return nil }
     answered = true
-    guard let deadline = deferredDeadline, last + currentIntervalMillis < deadline else {
+    guard let deadline = deferredDeadline, last + currentInterval < deadline else {
       return nil
     }
-    deferredDeadline = last + currentIntervalMillis
+    deferredDeadline = last + currentInterval
     return deferredDeadline
   }
 
-  /// Whether the deferred PLI is due at `now` (ms); when it is, records it as forwarded.
-  mutating func takeDeferred(now: Int64) -> Bool {
+  /// Whether the deferred PLI is due at `now`; when it is, records it as forwarded.
+  mutating func takeDeferred(now: MediaInstant) -> Bool {
     guard let deadline = deferredDeadline, now >= deadline else { return false }
     deferredDeadline = nil
     lastForwardedAt = now

@@ -28,7 +28,7 @@ extension LocalServerRelayEngine {
     }
     guard let codec = publisher.codecs[header.payloadType] else { return }
     publisher.statistics.packetsIn += 1
-    let now = nowMillis()
+    let now = loop.mediaNow()
     let ssrc = header.ssrc
     if publisher.caches[ssrc] == nil {
       // Each source costs a cache of `packetCacheSize` packets: a publisher inventing SSRCs
@@ -115,7 +115,7 @@ extension LocalServerRelayEngine {
   @discardableResult
   func relay(
     _ bytes: [UInt8], ssrc: UInt32, codec: RelayCodec, from publisher: RelayPublisher,
-    to player: RelayPlayer, now: Int64
+    to player: RelayPlayer, now: MediaInstant
   ) -> Bool {
     if player.rewriters[ssrc] == nil {
       guard let outgoing = player.ssrcs[codec.kind] else { return false }
@@ -158,7 +158,7 @@ extension LocalServerRelayEngine {
   func publisherRTCP(_ publisher: RelayPublisher, _ raw: UnsafeRawBufferPointer) {
     // Lenient: one malformed sub-packet must not hide the sender report next to it.
     let packets = RTCPPacket.parseCompoundLeniently(raw).packets
-    let now = nowMillis()
+    let now = loop.mediaNow()
     for packet in packets {
       if case .senderReport(let report) = packet {
         publisher.reception[report.ssrc]?.senderReportReceived(

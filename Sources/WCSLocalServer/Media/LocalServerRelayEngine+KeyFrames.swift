@@ -8,8 +8,7 @@ extension LocalServerRelayEngine {
   /// key frame anyway).
   func requestKeyFrame(_ publisher: RelayPublisher) -> KeyFrameRequestLimiter.Decision? {
     guard publisher.connected, publisher.videoSSRC != nil else { return nil }
-    let now = nowMillis()
-    let decision = publisher.keyFrameRequests.request(now: now)
+    let decision = publisher.keyFrameRequests.request(now: loop.mediaNow())
     switch decision {
     case .forward:
       sendPictureLossIndication(publisher)
@@ -19,16 +18,17 @@ extension LocalServerRelayEngine {
     return decision
   }
 
-  func scheduleDeferredKeyFrame(_ publisher: RelayPublisher, at deadline: Int64) {
-    publisher.keyFrameTimer = loop.schedule(after: .milliseconds(max(0, deadline - nowMillis()))) {
+  func scheduleDeferredKeyFrame(_ publisher: RelayPublisher, at deadline: MediaInstant) {
+    publisher.keyFrameTimer = loop.schedule(after: delay(until: deadline)) {
       [weak self, weak publisher] in
       guard let self, let publisher, self.publishers[publisher.mediaSessionId] === publisher
       else { return }
       publisher.keyFrameTimer = nil
-      if publisher.keyFrameRequests.takeDeferred(now: self.nowMillis()) {
+      if publisher.keyFrameRequests.takeDeferred(now: self.loop.mediaNow()) {
         self.sendPictureLossIndication(publisher)
       } else if let due = publisher.keyFrameRequests.deferredDeadline {
-        self.scheduleDeferredKeyFrame(publisher, at: max(due, self.nowMillis() + 1))
+        self.scheduleDeferredKeyFrame(
+          publisher, at: max(due, self.loop.mediaNow() + .milliseconds(1)))
       }
     }
   }

@@ -7,7 +7,7 @@ extension LocalServerRelayEngine {
   /// Feeds one packet of a NACKed kind to the SSRC's loss tracker and arms the NACK timer when
   /// a new gap appeared.
   func trackLoss(
-    _ publisher: RelayPublisher, ssrc: UInt32, sequenceNumber: UInt16, now: Int64
+    _ publisher: RelayPublisher, ssrc: UInt32, sequenceNumber: UInt16, now: MediaInstant
   ) {
     var tracker =
       publisher.losses.removeValue(forKey: ssrc)
@@ -15,7 +15,7 @@ extension LocalServerRelayEngine {
     let highest = tracker.sequence.highest
     let extended = tracker.sequence.extend(sequenceNumber)
     let recoveredBefore = tracker.generator.recoveredAfterRequest
-    tracker.generator.packetArrived(Int64(extended), now: .milliseconds(now))
+    tracker.generator.packetArrived(Int64(extended), now: now)
     // A NACKed packet arriving: its resend (a merely reordered one was never asked for).
     if tracker.generator.recoveredAfterRequest > recoveredBefore {
       publisher.statistics.retransmissions += 1
@@ -26,15 +26,14 @@ extension LocalServerRelayEngine {
     let deadline = gap > 0 ? tracker.generator.nextDeadline(roundTripTime: nil) : nil
     publisher.losses[ssrc] = tracker
     if wantsKeyFrame { _ = requestKeyFrame(publisher) }
-    if let deadline { scheduleNACKs(publisher, at: deadline.millisecondsRoundingUp) }
+    if let deadline { scheduleNACKs(publisher, at: deadline) }
   }
 
-  func scheduleNACKs(_ publisher: RelayPublisher, at deadline: Int64) {
+  func scheduleNACKs(_ publisher: RelayPublisher, at deadline: MediaInstant) {
     if let current = publisher.nackTimerDeadline, current <= deadline { return }
     if let timer = publisher.nackTimer { loop.cancel(timer) }
     publisher.nackTimerDeadline = deadline
-    let delay = max(0, deadline - nowMillis())
-    publisher.nackTimer = loop.schedule(after: .milliseconds(delay)) {
+    publisher.nackTimer = loop.schedule(after: delay(until: deadline)) {
       [weak self, weak publisher] in
       guard let self, let publisher else { return }
       publisher.nackTimer = nil
@@ -47,13 +46,13 @@ extension LocalServerRelayEngine {
   /// and arms the timer for the next.
   func sendNACKs(_ publisher: RelayPublisher) {
     guard publishers[publisher.mediaSessionId] === publisher else { return }
-    let now = nowMillis()
+    let now = loop.mediaNow()
     var feedback: [RTCPPacket] = []
     var next: MediaInstant?
     for ssrc in publisher.losses.keys.sorted() {
       guard var tracker = publisher.losses[ssrc] else { continue }
       let givenUpBefore = tracker.generator.givenUp
-      let due = tracker.generator.due(now: .milliseconds(now), roundTripTime: nil)
+      let due = tracker.generator.due(now: now, roundTripTime: nil)
       publisher.statistics.packetsGivenUp += tracker.generator.givenUp - givenUpBefore
       if let deadline = tracker.generator.nextDeadline(roundTripTime: nil) {
         next = min(next ?? deadline, deadline)
@@ -73,14 +72,14 @@ extension LocalServerRelayEngine {
         cname: publisher.cname, on: publisher.peerConnection,
         failures: &publisher.statistics.sendFailures)
     }
-    if let next { scheduleNACKs(publisher, at: next.millisecondsRoundingUp) }
+    if let next { scheduleNACKs(publisher, at: next) }
   }
 
   func playerRTCP(_ player: RelayPlayer, _ raw: UnsafeRawBufferPointer) {
     guard let publisher = publishers[player.sourceMediaSessionId] else { return }
     // Lenient: one malformed sub-packet must not hide the PLI or NACK next to it.
     let packets = RTCPPacket.parseCompoundLeniently(raw).packets
-    let now = nowMillis()
+    let now = loop.mediaNow()
     for packet in packets {
       switch packet {
       case .pictureLossIndication, .fullIntraRequest:
@@ -107,15 +106,15 @@ extension LocalServerRelayEngine {
   /// `allow_repeat_tx`). Each sequence number is resent at most once per 0.8 × the leg's RTT,
   /// and within the player's rate limit.
   func answer(
-    _ nack: RTCPGenericNACK, from player: RelayPlayer, publisher: RelayPublisher, now: Int64
+    _ nack: RTCPGenericNACK, from player: RelayPlayer, publisher: RelayPublisher, now: MediaInstant
   ) {
     guard
       let (sourceSSRC, rewriter) = player.rewriters.first(where: {
         $0.value.ssrc == nack.mediaSSRC
       })
     else { return }
-    let rtt = player.peerConnection.stats.roundTripTime.map { MediaDuration($0).milliseconds } ?? 50
-    let minimumInterval = max(5, rtt * 8 / 10)
+    let rtt = player.peerConnection.stats.roundTripTime.map(MediaDuration.init) ?? .milliseconds(50)
+    let minimumInterval = max(.milliseconds(5), rtt * 8 / 10)
     let kind = player.ssrcs.first { $0.value == nack.mediaSSRC }?.key
     for lost in nack.lostSequenceNumbers {
       player.statistics.nackedPackets += 1
@@ -124,7 +123,7 @@ extension LocalServerRelayEngine {
         player.statistics.nacksUnanswerable += 1
         continue
       }
-      switch player.resends.admit(lost, now: now, minimumIntervalMillis: minimumInterval) {
+      switch player.resends.admit(lost, now: now, minimumInterval: minimumInterval) {
       case .tooSoon:
         player.statistics.nacksUnanswerable += 1
         continue

@@ -47,7 +47,7 @@ extension LocalServerRelayEngine {
   }
 
   func sendReports() {
-    let now = nowMillis()
+    let now = loop.mediaNow()
     let ntp = Self.ntpNow()
     for publisher in publishers.values where publisher.connected {
       var blocks: [RTCPReportBlock] = []
@@ -63,8 +63,9 @@ extension LocalServerRelayEngine {
     for player in players.values where player.connected {
       for (source, rewriter) in player.rewriters {
         guard let last = rewriter.lastTimestamp else { continue }
-        let clockRate = Int64(player.clockRates[source] ?? 90_000)
-        let elapsed = UInt32(truncatingIfNeeded: (now - rewriter.lastSentAt) * clockRate / 1000)
+        let clockRate = player.clockRates[source] ?? 90_000
+        let elapsed = UInt32(
+          truncatingIfNeeded: MediaTime(now - rewriter.lastSentAt, clockRate: clockRate).ticks)
         let report = RTCPSenderReport(
           ssrc: rewriter.ssrc, ntpTimestamp: ntp, rtpTimestamp: last &+ elapsed,
           packetCount: rewriter.packetCount, octetCount: rewriter.octetCount)

@@ -25,7 +25,7 @@ extension LocalServerRelayEngine {
       emit(.snapshotFailed(requestId: requestId, reason: "Too many snapshots in progress"))
       return
     }
-    publisher.snapshots.waiting.append((requestId, nowMillis()))
+    publisher.snapshots.waiting.append((requestId, loop.mediaNow()))
     _ = requestKeyFrame(publisher)
     _ = loop.schedule(after: .milliseconds(Self.snapshotWaitMillis)) {
       [weak self, weak publisher] in

@@ -80,7 +80,6 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   public let loop: EventLoop
   let configuration: Configuration
   private let outbox = Mutex(Outbox())
-  private let epoch = ContinuousClock.now
 
   // Loop only.
   var publishers: [String: RelayPublisher] = [:]
@@ -160,11 +159,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     wakeUp?()
   }
 
-  /// ms on a monotonic clock (statistics and limits only compare these).
-  func nowMillis() -> Int64 {
-    let elapsed = ContinuousClock.now - epoch
-    return elapsed.components.seconds * 1000 + elapsed.components.attoseconds
-      / 1_000_000_000_000_000
+  /// How long from now until `deadline` (zero when it has passed), for a loop timer.
+  func delay(until deadline: MediaInstant) -> Duration {
+    max(.zero, deadline - loop.mediaNow()).duration
   }
 
   func handle(_ request: LocalServerMediaRequest) {
@@ -194,7 +191,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         mediaSessionId: id, streamName: request.streamName, peerConnection: connection,
         codecs: codecs, rtcpSSRC: newSSRC(),
         keyFrameRequests: KeyFrameRequestLimiter(
-          intervalMillis: configuration.keyFrameRequestIntervalMillis))
+          interval: .milliseconds(Int(configuration.keyFrameRequestIntervalMillis))))
       let offer = try SDPParser.parse(request.offerSDP).description
       let answered = try SDPParser.parse(answer).description
       // What the answer kept: RTX the publisher may send us, the kinds we may NACK.

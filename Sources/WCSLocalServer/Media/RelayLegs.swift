@@ -36,7 +36,7 @@ final class RelayPublisher {
   var losses: [UInt32: RelayLossTracker] = [:]
   /// Fires when a NACK is due on this leg; `nackTimerDeadline` is when, ms.
   var nackTimer: EventLoopTimer?
-  var nackTimerDeadline: Int64?
+  var nackTimerDeadline: MediaInstant?
   var statistics: RelayLegStatistics
 
   init(

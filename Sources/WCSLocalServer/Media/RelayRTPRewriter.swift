@@ -18,7 +18,7 @@ struct RelayRTPRewriter {
   private(set) var octetCount: UInt32 = 0
   /// The newest outgoing RTP timestamp and when (ms, caller's clock) it was sent.
   private(set) var lastTimestamp: UInt32?
-  private(set) var lastSentAt: Int64 = 0
+  private(set) var lastSentAt = MediaInstant.distantPast
   /// The newest outgoing sequence number: a late packet (a retransmission forwarded) leaves
   /// `lastTimestamp` alone, so the SR timestamp does not step back.
   private var lastSequenceNumber: UInt16?
@@ -43,8 +43,9 @@ struct RelayRTPRewriter {
   /// The player's copy of `packet`, `nil` when it is shorter than its RTP header, not version
   /// 2, or its payload type has no mapping (a codec the player did not accept). A header
   /// extension (RFC 8285) is removed: its ids were negotiated with the publisher, not the player.
-  /// `now`: ms, for the SR bookkeeping; `countsAsSent` false for NACK retransmissions.
-  mutating func rewrite(_ packet: [UInt8], now: Int64, countsAsSent: Bool = true) -> [UInt8]? {
+  /// `now`: for the SR bookkeeping; `countsAsSent` false for NACK retransmissions.
+  mutating func rewrite(_ packet: [UInt8], now: MediaInstant, countsAsSent: Bool = true) -> [UInt8]?
+  {
     guard packet.count >= 12, packet[0] >> 6 == 2 else { return nil }
     let marker = packet[1] & 0x80
     guard let payloadType = payloadTypes[packet[1] & 0x7F] else { return nil }

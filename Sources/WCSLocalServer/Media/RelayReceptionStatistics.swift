@@ -17,18 +17,18 @@ struct RelayReceptionStatistics {
   private var jitter: Double = 0
   private var lastTransit: Double?
   /// Middle 32 bits of the newest SR's NTP timestamp and when (ms) it arrived.
-  private var lastSenderReport: (middle: UInt32, arrivedAt: Int64)?
+  private var lastSenderReport: (middle: UInt32, arrivedAt: MediaInstant)?
 
   init(ssrc: UInt32, clockRate: Int) {
     self.ssrc = ssrc
     self.clockRate = clockRate
   }
 
-  /// One packet with `sequenceNumber` and `timestamp` arrived at `now` (ms); a `retransmitted`
+  /// One packet with `sequenceNumber` and `timestamp` arrived at `now`; a `retransmitted`
   /// one counts as received but its transit time (a NACK round trip late) stays out of the
   /// jitter.
   mutating func record(
-    sequenceNumber: UInt16, timestamp: UInt32, now: Int64, retransmitted: Bool = false
+    sequenceNumber: UInt16, timestamp: UInt32, now: MediaInstant, retransmitted: Bool = false
   ) {
     if !started {
       started = true
@@ -47,7 +47,7 @@ struct RelayReceptionStatistics {
     received &+= 1
     guard !retransmitted else { return }
     // A.8: transit time in RTP units; only differences matter, so any epoch works.
-    let arrival = Double(now) * Double(clockRate) / 1000
+    let arrival = now.seconds * Double(clockRate)
     let transit = arrival - Double(timestamp)
     if let lastTransit {
       var difference = transit - lastTransit
@@ -58,14 +58,14 @@ struct RelayReceptionStatistics {
     lastTransit = transit
   }
 
-  /// The publisher's SR arrived at `now` (ms): remembered for LSR/DLSR.
-  mutating func senderReportReceived(ntpTimestamp: UInt64, now: Int64) {
+  /// The publisher's SR arrived at `now`: remembered for LSR/DLSR.
+  mutating func senderReportReceived(ntpTimestamp: UInt64, now: MediaInstant) {
     lastSenderReport = (UInt32(truncatingIfNeeded: ntpTimestamp >> 16), now)
   }
 
   /// The report block for our next RR, `nil` before the first packet. Resets the interval
   /// counters behind the fraction lost.
-  mutating func reportBlock(now: Int64) -> RTCPReportBlock? {
+  mutating func reportBlock(now: MediaInstant) -> RTCPReportBlock? {
     guard started else { return nil }
     let extendedMax = cycles &+ UInt32(maxSequence)
     let expected = extendedMax &- baseSequence &+ 1
@@ -83,7 +83,7 @@ struct RelayReceptionStatistics {
     if let report = lastSenderReport {
       lastSR = report.middle
       // DLSR in 1/65536 s.
-      delay = UInt32(clamping: max(0, now - report.arrivedAt) * 65536 / 1000)
+      delay = UInt32(clamping: Int64(max(0, (now - report.arrivedAt).seconds) * 65536))
     }
     return RTCPReportBlock(
       ssrc: ssrc, fractionLost: fraction,

@@ -1,6 +1,8 @@
+import WCSProtocols
+
 /// Bounds the retransmissions the relay sends one player (RFC 4585 §6.2.1 NACK answers): a token
 /// bucket of `perSecond` resends with a burst of `burst`, and no second resend of the same
-/// sequence number within `minimumIntervalMillis` (the first may still be on its way). A NACK
+/// sequence number within a minimum interval (the first may still be on its way). A NACK
 /// storm — every sequence number, repeated — costs at most the bucket, whatever it lists.
 ///
 /// Memory is fixed: the last resend time of each sequence number sits in a ring of `capacity`
@@ -10,7 +12,7 @@ struct RelayResendLimiter {
   enum Verdict: Equatable {
     /// Resend it.
     case send
-    /// Already resent less than `minimumIntervalMillis` ago.
+    /// Already resent less than the minimum interval ago.
     case tooSoon
     /// The player's resend budget is spent for now.
     case rateLimited
@@ -19,8 +21,8 @@ struct RelayResendLimiter {
   let perSecond: Int
   let burst: Int
   private var tokens: Double
-  private var refilledAt: Int64?
-  private var lastResent: [(sequenceNumber: UInt16, at: Int64)?]
+  private var refilledAt: MediaInstant?
+  private var lastResent: [(sequenceNumber: UInt16, at: MediaInstant)?]
 
   /// A limiter of `perSecond` resends a second (burst `burst`), remembering `capacity`
   /// sequence numbers (rounded up to a power of two).
@@ -33,19 +35,19 @@ struct RelayResendLimiter {
     lastResent = Array(repeating: nil, count: size)
   }
 
-  /// Decides on resending `sequenceNumber` at `now` (ms) and records the resend when it is
-  /// allowed.
-  mutating func admit(_ sequenceNumber: UInt16, now: Int64, minimumIntervalMillis: Int64)
+  /// Decides on resending `sequenceNumber` at `now` and records the resend when it is
+  /// allowed; a resend of the same number less than `minimumInterval` ago is `tooSoon`.
+  mutating func admit(_ sequenceNumber: UInt16, now: MediaInstant, minimumInterval: MediaDuration)
     -> Verdict
   {
     let slot = Int(sequenceNumber) & (lastResent.count - 1)
     if let last = lastResent[slot], last.sequenceNumber == sequenceNumber,
-      now - last.at < minimumIntervalMillis
+      now - last.at < minimumInterval
     {
       return .tooSoon
     }
     if let refilledAt {
-      let elapsed = Double(max(0, now - refilledAt)) / 1000
+      let elapsed = max(0, (now - refilledAt).seconds)
       tokens = min(Double(burst), tokens + elapsed * Double(perSecond))
     }
     refilledAt = now

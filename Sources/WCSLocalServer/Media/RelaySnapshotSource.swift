@@ -19,8 +19,8 @@ final class RelaySnapshotSource {
   private var assembler = VP8FrameAssembler(reorderWindow: RelaySnapshotSource.reorderWindow)
   private(set) var frames: [[UInt8]] = []
   private var bytes = 0
-  /// Snapshot requests waiting for a key frame, with when they were asked (ms).
-  var waiting: [(requestId: String, askedAt: Int64)] = []
+  /// Snapshot requests waiting for a key frame, with when they were asked.
+  var waiting: [(requestId: String, askedAt: MediaInstant)] = []
 
   /// Whether a decodable sequence (starting with a key frame) is held.
   var hasKeyFrame: Bool { !frames.isEmpty }

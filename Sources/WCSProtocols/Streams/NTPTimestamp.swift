@@ -32,17 +32,7 @@ public struct NTPTimestamp: Equatable, Hashable, Sendable {
   public var middle32: UInt32 { UInt32(truncatingIfNeeded: value >> 16) }
 
   /// This time moved by `duration` (which may be negative).
-  public func advanced(by duration: Duration) -> NTPTimestamp {
-    NTPTimestamp(seconds: seconds + duration.streamSeconds)
+  public func advanced(by duration: MediaDuration) -> NTPTimestamp {
+    NTPTimestamp(seconds: seconds + duration.seconds)
   }
-}
-
-/// Converts between `ContinuousClock` instants and seconds since a stream's origin, so the
-/// arithmetic inside a send stream is on plain numbers.
-struct StreamClock: Sendable {
-  let origin: ContinuousClock.Instant
-
-  func seconds(_ now: ContinuousClock.Instant) -> Double { (now - origin).streamSeconds }
-
-  func instant(_ seconds: Double) -> ContinuousClock.Instant { origin + .seconds(seconds) }
 }

@@ -137,18 +137,18 @@ public struct PlayoutSynchronizer: Sendable {
     else { return }
     // What the difference would be without the delays those frames got.
     let base = offset - videoApplied + audioApplied
-    guard abs(base) <= configuration.maxRelativeDelay.streamSeconds else { return }
+    guard abs(base) <= MediaDuration(configuration.maxRelativeDelay).seconds else { return }
     lastUpdate = seconds
     let average = relativeDelay.map { $0 + configuration.smoothing * (base - $0) } ?? base
     relativeDelay = average
-    let cap = configuration.maxExtraDelay.streamSeconds
+    let cap = MediaDuration(configuration.maxExtraDelay).seconds
     let audioTarget = min(max(average, 0), cap)
     let videoTarget = min(max(-average, 0), cap)
     if !aligned && configuration.alignsAtStart {
       audioExtraDelay = .seconds(audioTarget)
       videoExtraDelay = .seconds(videoTarget)
     } else {
-      let step = configuration.maxChangePerSecond.streamSeconds * min(elapsed ?? 0, 1)
+      let step = MediaDuration(configuration.maxChangePerSecond).seconds * min(elapsed ?? 0, 1)
       audioExtraDelay = .seconds(
         Self.move(audioExtraDelay.seconds, to: audioTarget, by: step))
       videoExtraDelay = .seconds(

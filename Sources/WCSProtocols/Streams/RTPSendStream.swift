@@ -139,15 +139,17 @@ public struct RTPSendStream: Sendable {
   private var bitrate: Int
   private var history: RTPPacketHistory
   private var nextRTXSequenceNumber: UInt16
-  private let clock: StreamClock
+  private let origin: MediaInstant
   private let ntpAtOrigin: NTPTimestamp
-  private var lastMedia: (rtpTimestamp: UInt32, sentAt: Double)?
-  private var nextReportAt: Double = 0
-  private var lastKeyFrameRequestAt: Double?
+  private let reportInterval: MediaDuration
+  private let keyFrameRequestInterval: MediaDuration
+  private var lastMedia: (rtpTimestamp: UInt32, sentAt: MediaInstant)?
+  private var nextReportAt: MediaInstant
+  private var lastKeyFrameRequestAt: MediaInstant?
   /// A PLI/FIR came inside the interval: `poll` raises the event when the interval ends.
   public private(set) var keyFrameRequestPending = false
   private var lastFIRSequence: UInt8?
-  private var sentSenderReports: [(ntp32: UInt32, sentAt: Double)] = []
+  private var sentSenderReports: [UInt32] = []
 
   /// Creates the stream.
   ///
@@ -157,7 +159,7 @@ public struct RTPSendStream: Sendable {
   ///   - wallClock: the NTP time at `now` (a driver passes `NTPTimestamp(date: Date())`); SR NTP
   ///     times are `wallClock` plus the elapsed time on the `now` clock, so they never jump.
   public init(
-    configuration: Configuration, now: ContinuousClock.Instant, wallClock: NTPTimestamp
+    configuration: Configuration, now: MediaInstant, wallClock: NTPTimestamp
   ) {
     var generator = SystemRandomNumberGenerator()
     self.configuration = configuration
@@ -170,8 +172,11 @@ public struct RTPSendStream: Sendable {
       max(configuration.startBitrate, configuration.minBitrate), configuration.maxBitrate)
     history = RTPPacketHistory(
       capacity: configuration.historyCapacity,
-      maxAge: configuration.historyMaxAge.streamSeconds)
-    clock = StreamClock(origin: now)
+      maxAge: MediaDuration(configuration.historyMaxAge))
+    reportInterval = MediaDuration(configuration.reportInterval)
+    keyFrameRequestInterval = MediaDuration(configuration.keyFrameRequestInterval)
+    origin = now
+    nextReportAt = now
     ntpAtOrigin = wallClock
   }
 
@@ -181,10 +186,8 @@ public struct RTPSendStream: Sendable {
   /// RFC 3550 §6.4.1 asks and not to capture time plus the encoding delay, which a receiver's
   /// lip sync would take for network delay.
   public mutating func send(
-    _ payload: PacketizedPayload, now: ContinuousClock.Instant,
-    captureTime: ContinuousClock.Instant? = nil
+    _ payload: PacketizedPayload, now: MediaInstant, captureTime: MediaInstant? = nil
   ) -> RTPPacket {
-    let seconds = clock.seconds(now)
     let timestamp = payload.timestamp &+ timestampOffset
     let packet = RTPPacket(
       header: RTPHeader(
@@ -192,40 +195,39 @@ public struct RTPSendStream: Sendable {
         sequenceNumber: nextSequenceNumber, timestamp: timestamp, ssrc: configuration.ssrc),
       payload: payload.payload)
     nextSequenceNumber &+= 1
-    history.store(packet, sentAt: seconds)
+    history.store(packet, sentAt: now)
     counters.packets &+= 1
     counters.payloadOctets &+= UInt32(truncatingIfNeeded: payload.payload.count)
     if lastMedia?.rtpTimestamp != timestamp {
-      lastMedia = (timestamp, captureTime.map { clock.seconds($0) } ?? seconds)
+      lastMedia = (timestamp, captureTime ?? now)
     }
     return packet
   }
 
   /// Handles one RTCP packet from a receiver of this stream; packets about other SSRCs are ignored.
-  public mutating func handle(_ packet: RTCPPacket, now: ContinuousClock.Instant) -> Output {
-    let seconds = clock.seconds(now)
+  public mutating func handle(_ packet: RTCPPacket, now: MediaInstant) -> Output {
     var output = Output()
     switch packet {
     case .genericNACK(let nack) where nack.mediaSSRC == configuration.ssrc:
       for sequenceNumber in nack.lostSequenceNumbers {
-        if let bytes = retransmit(sequenceNumber, now: seconds) { output.packets.append(bytes) }
+        if let bytes = retransmit(sequenceNumber, now: now) { output.packets.append(bytes) }
       }
     case .pictureLossIndication(let pli) where pli.mediaSSRC == configuration.ssrc:
-      keyFrameRequest(now: seconds, into: &output)
+      keyFrameRequest(now: now, into: &output)
     case .fullIntraRequest(let fir):
       // A FIR entry with an unchanged command sequence number is a repeat (RFC 5104 §4.3.1.2).
       for entry in fir.entries where entry.ssrc == configuration.ssrc {
         guard entry.sequenceNumber != lastFIRSequence else { continue }
         lastFIRSequence = entry.sequenceNumber
-        keyFrameRequest(now: seconds, into: &output)
+        keyFrameRequest(now: now, into: &output)
       }
     case .receiverReport(let report):
       for block in report.reports where block.ssrc == configuration.ssrc {
-        handleReportBlock(block, now: seconds, into: &output)
+        handleReportBlock(block, now: now, into: &output)
       }
     case .senderReport(let report):
       for block in report.reports where block.ssrc == configuration.ssrc {
-        handleReportBlock(block, now: seconds, into: &output)
+        handleReportBlock(block, now: now, into: &output)
       }
     case .receiverEstimatedMaxBitrate(let remb)
     where remb.ssrcs.contains(configuration.ssrc) || remb.ssrcs.isEmpty:
@@ -242,21 +244,18 @@ public struct RTPSendStream: Sendable {
   ///   - now: the current time on the stream's clock.
   ///   - reportBlocks: reception reports on remote sources to carry in the SR
   ///     (`VideoReceiveStream.makeReportBlock`), so one compound serves both directions.
-  public mutating func poll(now: ContinuousClock.Instant, reportBlocks: [RTCPReportBlock] = [])
-    -> Output
-  {
-    let seconds = clock.seconds(now)
+  public mutating func poll(now: MediaInstant, reportBlocks: [RTCPReportBlock] = []) -> Output {
     var output = Output()
     if keyFrameRequestPending, let last = lastKeyFrameRequestAt,
-      seconds - last >= configuration.keyFrameRequestInterval.streamSeconds
+      now - last >= keyFrameRequestInterval
     {
       keyFrameRequestPending = false
-      lastKeyFrameRequestAt = seconds
+      lastKeyFrameRequestAt = now
       counters.keyFrameRequests += 1
       output.events.append(.keyFrameRequested)
     }
-    guard seconds >= nextReportAt else { return output }
-    nextReportAt = seconds + configuration.reportInterval.streamSeconds
+    guard now >= nextReportAt else { return output }
+    nextReportAt = now + reportInterval
     guard counters.packets > 0 else { return output }
     output.rtcp = [
       .senderReport(senderReport(now: now, reportBlocks: reportBlocks)),
@@ -276,18 +275,17 @@ public struct RTPSendStream: Sendable {
   /// The SR for `now`: NTP from the wall clock, the RTP timestamp extrapolated from the last sent
   /// packet's timestamp by the elapsed time × clock rate, and the packet and octet counts.
   public mutating func senderReport(
-    now: ContinuousClock.Instant, reportBlocks: [RTCPReportBlock] = []
+    now: MediaInstant, reportBlocks: [RTCPReportBlock] = []
   ) -> RTCPSenderReport {
-    let seconds = clock.seconds(now)
-    let ntp = ntpAtOrigin.advanced(by: now - clock.origin)
+    let ntp = ntpAtOrigin.advanced(by: now - origin)
     var rtpTimestamp = timestampOffset
     if let lastMedia {
       let elapsed = Int64(
-        ((seconds - lastMedia.sentAt) * Double(configuration.clockRate)).rounded())
+        ((now - lastMedia.sentAt).seconds * Double(configuration.clockRate)).rounded())
       rtpTimestamp = lastMedia.rtpTimestamp &+ UInt32(truncatingIfNeeded: elapsed)
     }
     counters.senderReports += 1
-    sentSenderReports.append((ntp.middle32, seconds))
+    sentSenderReports.append(ntp.middle32)
     if sentSenderReports.count > 16 { sentSenderReports.removeFirst() }
     return RTCPSenderReport(
       ssrc: configuration.ssrc, ntpTimestamp: ntp.value, rtpTimestamp: rtpTimestamp,
@@ -297,23 +295,22 @@ public struct RTPSendStream: Sendable {
 
   /// When `poll` must run next: the next SR, or the end of the key frame request interval
   /// when a request waits for it.
-  public var nextDeadline: ContinuousClock.Instant {
+  public var nextDeadline: MediaInstant {
     if keyFrameRequestPending, let last = lastKeyFrameRequestAt {
-      return clock.instant(
-        min(nextReportAt, last + configuration.keyFrameRequestInterval.streamSeconds))
+      return min(nextReportAt, last + keyFrameRequestInterval)
     }
-    return clock.instant(nextReportAt)
+    return nextReportAt
   }
 
-  private mutating func retransmit(_ sequenceNumber: UInt16, now: Double) -> [UInt8]? {
+  private mutating func retransmit(_ sequenceNumber: UInt16, now: MediaInstant) -> [UInt8]? {
     guard let entry = history.entry(sequenceNumber, now: now) else {
       counters.retransmissionsSkipped += 1
       return nil
     }
     // Not twice within one RTT: the first resend may still be on its way. 0.8 × RTT, so a receiver
     // that re-asks once per RTT is not refused because the two RTT estimates differ slightly.
-    let minimumInterval = roundTripTime ?? 0.1
-    if let last = entry.lastRetransmittedAt, now - last < minimumInterval * 0.8 {
+    let minimumInterval = MediaDuration.seconds(roundTripTime ?? 0.1) * 0.8
+    if let last = entry.lastRetransmittedAt, now - last < minimumInterval {
       counters.retransmissionsSkipped += 1
       return nil
     }
@@ -333,10 +330,8 @@ public struct RTPSendStream: Sendable {
     return bytes
   }
 
-  private mutating func keyFrameRequest(now: Double, into output: inout Output) {
-    if let last = lastKeyFrameRequestAt,
-      now - last < configuration.keyFrameRequestInterval.streamSeconds
-    {
+  private mutating func keyFrameRequest(now: MediaInstant, into output: inout Output) {
+    if let last = lastKeyFrameRequestAt, now - last < keyFrameRequestInterval {
       counters.keyFrameRequestsSuppressed += 1
       keyFrameRequestPending = true
       return
@@ -349,13 +344,13 @@ public struct RTPSendStream: Sendable {
 
   /// RTT = arrival − LSR − DLSR in 1/65536 s (RFC 3550 §6.4.1), with the arrival on our NTP clock.
   private mutating func handleReportBlock(
-    _ block: RTCPReportBlock, now: Double, into output: inout Output
+    _ block: RTCPReportBlock, now: MediaInstant, into output: inout Output
   ) {
     output.events.append(.receptionReport(block))
     guard block.lastSenderReport != 0,
-      sentSenderReports.contains(where: { $0.ntp32 == block.lastSenderReport })
+      sentSenderReports.contains(block.lastSenderReport)
     else { return }
-    let arrival = ntpAtOrigin.advanced(by: .seconds(now)).middle32
+    let arrival = ntpAtOrigin.advanced(by: now - origin).middle32
     let units = arrival &- block.lastSenderReport &- block.delaySinceLastSenderReport
     // A negative result (clock skew, bogus DLSR) wraps to a huge value: ignore it.
     guard units < 0x8000_0000 else { return }

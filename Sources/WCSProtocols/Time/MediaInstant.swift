@@ -19,10 +19,10 @@ public struct MediaInstant: Sendable, Hashable, Comparable, CustomStringConverti
   }
 
   /// The same point as a `ContinuousClock` instant (truncated to whole nanoseconds, the
-  /// resolution of the kernel's clock).
+  /// resolution of the kernel's clock; saturated to `distantPast...distantFuture`).
   public init(_ instant: ContinuousClock.Instant) {
     let attoseconds = Self.epoch.duration(to: instant).attoseconds
-    nanoseconds = Int64(truncatingIfNeeded: attoseconds / 1_000_000_000)
+    nanoseconds = Int64(clamping: attoseconds / 1_000_000_000)
   }
 
   /// This point as a `ContinuousClock` instant, exactly.

@@ -15,7 +15,7 @@ final class RelayCoreTests: XCTestCase {
   func testRewriteChangesSSRCPayloadTypeSequenceAndTimestampOnly() throws {
     var rewriter = RelayRTPRewriter(
       ssrc: 0xAABB_CCDD, payloadTypes: [96: 100], sequenceOffset: 5, timestampOffset: 0x200)
-    let out = try XCTUnwrap(rewriter.rewrite(packet, now: 1000))
+    let out = try XCTUnwrap(rewriter.rewrite(packet, now: ms(1000)))
     XCTAssertEqual(
       out,
       [0x80, 0xE4, 0x00, 0x03, 0x00, 0x00, 0x01, 0x00, 0xAA, 0xBB, 0xCC, 0xDD, 0xDE, 0xAD],
@@ -27,11 +27,11 @@ final class RelayCoreTests: XCTestCase {
     // Not relayed: unknown payload type, short packet, wrong version.
     var other = packet
     other[1] = 0x61
-    XCTAssertNil(rewriter.rewrite(other, now: 0))
-    XCTAssertNil(rewriter.rewrite(Array(packet.prefix(11)), now: 0))
+    XCTAssertNil(rewriter.rewrite(other, now: ms(0)))
+    XCTAssertNil(rewriter.rewrite(Array(packet.prefix(11)), now: ms(0)))
     other = packet
     other[0] = 0x40
-    XCTAssertNil(rewriter.rewrite(other, now: 0))
+    XCTAssertNil(rewriter.rewrite(other, now: ms(0)))
     XCTAssertEqual(rewriter.packetCount, 1)
   }
 
@@ -43,13 +43,13 @@ final class RelayCoreTests: XCTestCase {
     ]
     var rewriter = RelayRTPRewriter(
       ssrc: 7, payloadTypes: [96: 96], sequenceOffset: 0, timestampOffset: 0)
-    let out = try XCTUnwrap(rewriter.rewrite(withExtension, now: 0))
+    let out = try XCTUnwrap(rewriter.rewrite(withExtension, now: ms(0)))
     XCTAssertEqual(
       out, [0x80, 0x60, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x07, 0x42])
     // An extension length pointing past the end is refused, not read.
     var truncated = withExtension
     truncated[15] = 9
-    XCTAssertNil(rewriter.rewrite(truncated, now: 0))
+    XCTAssertNil(rewriter.rewrite(truncated, now: ms(0)))
   }
 
   func testPacketCacheKeepsTheLastPacketsBySequenceNumber() {
@@ -69,46 +69,46 @@ final class RelayCoreTests: XCTestCase {
   /// One PLI per second reaches the publisher; a request inside the interval is deferred to
   /// its end (not dropped), and every request made meanwhile folds into that one.
   func testKeyFrameRequestInsideTheIntervalIsDeferredNotDropped() {
-    var limiter = KeyFrameRequestLimiter(intervalMillis: 1000)
-    XCTAssertEqual(limiter.request(now: 0), .forward)
-    XCTAssertEqual(limiter.request(now: 10), .deferred(until: 1000))
-    XCTAssertEqual(limiter.request(now: 999), .deferred(until: 1000))
+    var limiter = KeyFrameRequestLimiter(interval: .seconds(1))
+    XCTAssertEqual(limiter.request(now: ms(0)), .forward)
+    XCTAssertEqual(limiter.request(now: ms(10)), .deferred(until: ms(1000)))
+    XCTAssertEqual(limiter.request(now: ms(999)), .deferred(until: ms(1000)))
     XCTAssertEqual(limiter.deferredRequests, 2)
-    XCTAssertFalse(limiter.takeDeferred(now: 999))
-    XCTAssertTrue(limiter.takeDeferred(now: 1000))
-    XCTAssertFalse(limiter.takeDeferred(now: 1001), "served once")
+    XCTAssertFalse(limiter.takeDeferred(now: ms(999)))
+    XCTAssertTrue(limiter.takeDeferred(now: ms(1000)))
+    XCTAssertFalse(limiter.takeDeferred(now: ms(1001)), "served once")
     XCTAssertNil(limiter.deferredDeadline)
     // The deferred PLI counts as forwarded at 1000: the next request waits for 2000.
-    XCTAssertEqual(limiter.request(now: 1500), .deferred(until: 2000))
-    XCTAssertTrue(limiter.takeDeferred(now: 2003))
-    XCTAssertEqual(limiter.request(now: 5000), .forward)
+    XCTAssertEqual(limiter.request(now: ms(1500)), .deferred(until: ms(2000)))
+    XCTAssertTrue(limiter.takeDeferred(now: ms(2003)))
+    XCTAssertEqual(limiter.request(now: ms(5000)), .forward)
   }
 
   /// Once the last PLI was answered by a key frame, a waiting request goes out a quarter
   /// interval after that PLI instead of a whole one; it is not dropped as served.
   func testAnAnsweredPLILetsTheNextFollowAfterAQuarterInterval() {
-    var limiter = KeyFrameRequestLimiter(intervalMillis: 1000)
+    var limiter = KeyFrameRequestLimiter(interval: .seconds(1))
     XCTAssertNil(limiter.keyFrameArrived(), "no PLI sent yet")
-    XCTAssertEqual(limiter.request(now: 0), .forward)
-    XCTAssertEqual(limiter.request(now: 20), .deferred(until: 1000))
-    XCTAssertEqual(limiter.keyFrameArrived(), 250, "the deferred PLI moves up")
+    XCTAssertEqual(limiter.request(now: ms(0)), .forward)
+    XCTAssertEqual(limiter.request(now: ms(20)), .deferred(until: ms(1000)))
+    XCTAssertEqual(limiter.keyFrameArrived(), ms(250), "the deferred PLI moves up")
     XCTAssertNil(limiter.keyFrameArrived(), "a second key frame changes nothing")
-    XCTAssertEqual(limiter.deferredDeadline, 250)
-    XCTAssertTrue(limiter.takeDeferred(now: 250))
+    XCTAssertEqual(limiter.deferredDeadline, ms(250))
+    XCTAssertTrue(limiter.takeDeferred(now: ms(250)))
     // That PLI is unanswered so far: the full interval again.
-    XCTAssertEqual(limiter.request(now: 300), .deferred(until: 1250))
+    XCTAssertEqual(limiter.request(now: ms(300)), .deferred(until: ms(1250)))
     // Its key frame comes: the waiting request moves up to a quarter interval after it.
-    XCTAssertEqual(limiter.keyFrameArrived(), 500)
-    XCTAssertTrue(limiter.takeDeferred(now: 500))
+    XCTAssertEqual(limiter.keyFrameArrived(), ms(500))
+    XCTAssertTrue(limiter.takeDeferred(now: ms(500)))
   }
 
   /// A PLI flood: a thousand requests within one interval cost one deferred PLI.
   func testKeyFrameRequestFloodYieldsOnePLIPerInterval() {
-    var limiter = KeyFrameRequestLimiter(intervalMillis: 1000)
+    var limiter = KeyFrameRequestLimiter(interval: .seconds(1))
     var forwarded = 0
     for now in stride(from: Int64(0), to: 3000, by: 3) {
-      if limiter.takeDeferred(now: now) { forwarded += 1 }
-      if limiter.request(now: now) == .forward { forwarded += 1 }
+      if limiter.takeDeferred(now: ms(now)) { forwarded += 1 }
+      if limiter.request(now: ms(now)) == .forward { forwarded += 1 }
     }
     XCTAssertEqual(forwarded, 3)
   }
@@ -123,7 +123,7 @@ final class RelayCoreTests: XCTestCase {
     for round in 0..<10 {
       for sequenceNumber in UInt16(0)..<1000 {
         switch limiter.admit(
-          sequenceNumber, now: Int64(round) * 100, minimumIntervalMillis: 40)
+          sequenceNumber, now: ms(Int64(round) * 100), minimumInterval: .milliseconds(40))
         {
         case .send: sent += 1
         case .tooSoon: tooSoon += 1
@@ -134,9 +134,9 @@ final class RelayCoreTests: XCTestCase {
     // 50 at once, then 10 per 100 ms for 900 ms.
     XCTAssertEqual(sent, 50 + 9 * 10)
     XCTAssertEqual(sent + tooSoon + limited, 10_000)
-    XCTAssertEqual(limiter.admit(0, now: 10_000, minimumIntervalMillis: 40), .send)
-    XCTAssertEqual(limiter.admit(0, now: 10_010, minimumIntervalMillis: 40), .tooSoon)
-    XCTAssertEqual(limiter.admit(0, now: 10_050, minimumIntervalMillis: 40), .send)
+    XCTAssertEqual(limiter.admit(0, now: ms(10_000), minimumInterval: .milliseconds(40)), .send)
+    XCTAssertEqual(limiter.admit(0, now: ms(10_010), minimumInterval: .milliseconds(40)), .tooSoon)
+    XCTAssertEqual(limiter.admit(0, now: ms(10_050), minimumInterval: .milliseconds(40)), .send)
   }
 
   func testVP8KeyFrameStartIsRecognised() {
@@ -153,16 +153,16 @@ final class RelayCoreTests: XCTestCase {
 
   func testReceptionStatisticsCountLossAcrossTheWrap() throws {
     var statistics = RelayReceptionStatistics(ssrc: 9, clockRate: 90_000)
-    XCTAssertNil(statistics.reportBlock(now: 0))
+    XCTAssertNil(statistics.reportBlock(now: ms(0)))
     // 65530 ... 65535, 0 ... 9 with 65533 and 4 missing: 16 expected, 14 received.
     var sequences = Array(65530...65535).map { UInt16($0) } + (0...9).map { UInt16($0) }
     sequences.removeAll { $0 == 65533 || $0 == 4 }
     for (index, sequence) in sequences.enumerated() {
       statistics.record(
-        sequenceNumber: sequence, timestamp: UInt32(index * 3000), now: Int64(index * 33))
+        sequenceNumber: sequence, timestamp: UInt32(index * 3000), now: ms(Int64(index * 33)))
     }
-    statistics.senderReportReceived(ntpTimestamp: 0x1234_5678_9ABC_DEF0, now: 1000)
-    let block = try XCTUnwrap(statistics.reportBlock(now: 1500))
+    statistics.senderReportReceived(ntpTimestamp: 0x1234_5678_9ABC_DEF0, now: ms(1000))
+    let block = try XCTUnwrap(statistics.reportBlock(now: ms(1500)))
     XCTAssertEqual(block.ssrc, 9)
     XCTAssertEqual(block.highestSequence, 65536 + 9)
     XCTAssertEqual(block.packetsLost, 2)
@@ -172,7 +172,7 @@ final class RelayCoreTests: XCTestCase {
     // Arrivals every 33 ms with 3000-tick steps: |D| = |2970 - 3000| = 30 ticks per packet.
     XCTAssertGreaterThan(block.jitter, 5)
     XCTAssertLessThanOrEqual(block.jitter, 30)
-    let next = try XCTUnwrap(statistics.reportBlock(now: 2500))
+    let next = try XCTUnwrap(statistics.reportBlock(now: ms(2500)))
     XCTAssertEqual(next.fractionLost, 0, "no new packets, no new loss in this interval")
   }
 
@@ -182,10 +182,10 @@ final class RelayCoreTests: XCTestCase {
     var statistics = RelayReceptionStatistics(ssrc: 9, clockRate: 90_000)
     for (index, sequence) in [UInt16(12), 13, 10, 14, 16].enumerated() {
       statistics.record(
-        sequenceNumber: sequence, timestamp: UInt32(index * 3000), now: Int64(index * 33))
+        sequenceNumber: sequence, timestamp: UInt32(index * 3000), now: ms(Int64(index * 33)))
     }
     // 10 ... 16 expected (7), 5 received: 11 and 15 lost.
-    let block = try XCTUnwrap(statistics.reportBlock(now: 500))
+    let block = try XCTUnwrap(statistics.reportBlock(now: ms(500)))
     XCTAssertEqual(block.packetsLost, 2)
     XCTAssertEqual(block.highestSequence, 16)
     XCTAssertEqual(block.fractionLost, UInt8(2 * 256 / 7))
@@ -249,3 +249,6 @@ final class RelayCoreTests: XCTestCase {
     XCTAssertEqual(LocalServerRelayEngine.reason(SDPParseError.empty), "Malformed SDP offer")
   }
 }
+
+/// The instant `value` ms after the clock's epoch: the limiters' and statistics' `now`.
+private func ms(_ value: Int64) -> MediaInstant { .milliseconds(value) }

@@ -105,7 +105,9 @@ final class NativeMediaBackendAVSyncTests: XCTestCase {
     let origin = call.publisher.mediaClock.origin
     let videoOffset = try XCTUnwrap(
       call.publisher.loop.submit { call.publisher.videoSend?.timestampOffset })
-    func seconds(_ instant: ContinuousClock.Instant) -> Double { (instant - origin).streamSeconds }
+    func seconds(_ instant: ContinuousClock.Instant) -> Double {
+      MediaDuration(instant - origin).seconds
+    }
 
     // Sound: 0.5 s windows (25 blocks) in the last 1.5 s; the best-matching one counts (a
     // window where the sync delay moved a step matches the chirp less well).

@@ -86,7 +86,7 @@ final class EventLoopAttackTests: XCTestCase {
     let fired = LoopShared<[String]>([])
     loop.submit {
       let now = loop.now()
-      // ±2^40 s is far beyond any run of a loop, well inside Int128 attoseconds.
+      // ±2^40 s is beyond the media clock's range: the deadlines saturate, neither overflows.
       loop.schedule(at: now + .seconds(Int64(1) << 40), leeway: .seconds(Int64(1) << 40)) {
         fired.mutate { $0.append("future") }
       }
@@ -96,10 +96,12 @@ final class EventLoopAttackTests: XCTestCase {
     loop.submit {}
     XCTAssertEqual(fired.value, ["past", "recent"])
     XCTAssertEqual(loop.submit { loop.pendingTimerCount }, 1)
-    // Int128.max: the seconds capped at a day, its last 0.687303… s still counted.
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: .max), 86_400_688)
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: Int128(Int64.max)), 9_224)
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: Int128(Int64.max) + 1), 9_224)
+    // The longest delay: the seconds capped at a day, its last 0.854775… s still counted.
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: .max), 86_400_855)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: .seconds(86_401)), 86_400_000)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: .nanoseconds(9_223_372_036)), 9_224)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: .nanoseconds(1_000)), 1)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: .nanoseconds(999)), 0)
   }
 
   /// Two readable pipes; the first one's handler closes the second and puts a new, empty pipe

@@ -109,24 +109,24 @@ final class EventLoopRescheduleTests: XCTestCase {
   }
 
   func testPollTimeoutRoundsUpToWholeMillisecondsAndCapsAtADay() {
-    let second: Int128 = 1_000_000_000_000_000_000
-    let millisecond = second / 1000
+    let second = MediaDuration.seconds(1)
+    let millisecond = MediaDuration.milliseconds(1)
     // Whole microseconds count, as before: less than one is no wait at all.
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 1), 0)
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: millisecond), 1)
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: millisecond + 1), 1)  // sub-µs
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: millisecond + millisecond / 1000), 2)
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 20 * millisecond), 20)
-    // Past 2^63 attoseconds (9.2 s) the 128-bit path.
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 9 * second), 9_000)
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 10 * second + 1), 10_000)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: .nanoseconds(1)), 0)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: millisecond), 1)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: millisecond + .nanoseconds(1)), 1)  // sub-µs
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: millisecond + millisecond / 1000), 2)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: millisecond * 20), 20)
+    // Several seconds: whole seconds and the rest counted apart.
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: second * 9), 9_000)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: second * 10 + .nanoseconds(1)), 10_000)
     XCTAssertEqual(
-      EventLoop.pollMilliseconds(attoseconds: 10 * second + millisecond / 1000), 10_001)
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 86_400 * second), 86_400_000)
+      EventLoop.pollMilliseconds(delay: second * 10 + millisecond / 1000), 10_001)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: second * 86_400), 86_400_000)
     // Beyond a day the seconds are capped (the sub-second part still counts).
-    XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: 3 * 86_400 * second), 86_400_000)
+    XCTAssertEqual(EventLoop.pollMilliseconds(delay: second * 3 * 86_400), 86_400_000)
     XCTAssertEqual(
-      EventLoop.pollMilliseconds(attoseconds: 3 * 86_400 * second + 500 * millisecond),
+      EventLoop.pollMilliseconds(delay: second * 3 * 86_400 + millisecond * 500),
       86_400_500)
     // The old computation through `Duration.components`, for random delays.
     var random = SplitMix64(seed: 0x7140_0117)
@@ -137,7 +137,7 @@ final class EventLoopRescheduleTests: XCTestCase {
       let (seconds, attoseconds) = delay.components
       let microseconds = min(seconds, 86_400) * 1_000_000 + attoseconds / 1_000_000_000_000
       let expected = Int32(clamping: (microseconds + 999) / 1000)
-      XCTAssertEqual(EventLoop.pollMilliseconds(attoseconds: delay.attoseconds), expected)
+      XCTAssertEqual(EventLoop.pollMilliseconds(delay: MediaDuration(delay)), expected)
     }
   }
 }

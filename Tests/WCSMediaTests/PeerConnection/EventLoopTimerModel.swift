@@ -1,16 +1,18 @@
+import WCSProtocols
+
 /// The model `EventLoopTimers` is checked against (`EventLoopTimersEquivalenceTests`,
 /// `EventLoopTimersFiringActionTests`): only the live timers, by their current id.
 struct EventLoopTimerModel {
-  var live: [UInt64: (deadline: Int128, latest: Int128, tag: Int)] = [:]
+  var live: [UInt64: (deadline: MediaInstant, latest: MediaInstant, tag: Int)] = [:]
   var nextID: UInt64 = 0
 
-  mutating func schedule(deadline: Int128, leeway: Int128, tag: Int) -> UInt64 {
+  mutating func schedule(deadline: MediaInstant, leeway: MediaDuration, tag: Int) -> UInt64 {
     defer { nextID += 1 }
     live[nextID] = (deadline, deadline + leeway, tag)
     return nextID
   }
 
-  mutating func reschedule(_ id: UInt64, deadline: Int128, leeway: Int128) -> UInt64? {
+  mutating func reschedule(_ id: UInt64, deadline: MediaInstant, leeway: MediaDuration) -> UInt64? {
     guard let timer = live.removeValue(forKey: id) else { return nil }
     defer { nextID += 1 }
     live[nextID] = (deadline, deadline + leeway, timer.tag)
@@ -22,7 +24,7 @@ struct EventLoopTimerModel {
   /// The earliest live timer, when it is due and was scheduled before the turn (`limit`):
   /// one scheduled during the turn with an earlier deadline holds the others back until the
   /// next turn, as the loop always did.
-  mutating func takeDue(now: Int128, limit: UInt64) -> Int? {
+  mutating func takeDue(now: MediaInstant, limit: UInt64) -> Int? {
     guard
       let first = live.min(by: {
         ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key)
@@ -33,10 +35,19 @@ struct EventLoopTimerModel {
   }
 
   /// The sleep bound: the earliest deadline + leeway.
-  var earliestLatest: Int128? { live.values.map(\.latest).min() }
+  var earliestLatest: MediaInstant? { live.values.map(\.latest).min() }
 }
 
 /// The tags of the actions fired, in order (a class: the actions append to it).
 final class FiredTimerTags {
   var tags: [Int] = []
+}
+
+// The timer tests write deadlines and leeways as nanosecond literals.
+extension MediaInstant: ExpressibleByIntegerLiteral {
+  public init(integerLiteral value: Int64) { self.init(nanoseconds: value) }
+}
+
+extension MediaDuration: ExpressibleByIntegerLiteral {
+  public init(integerLiteral value: Int64) { self.init(nanoseconds: value) }
 }

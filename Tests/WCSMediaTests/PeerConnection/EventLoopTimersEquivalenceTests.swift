@@ -19,20 +19,19 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
     let fired = FiredTimerTags()
     // Every handle ever returned (stale ones too), with the model's id of the same timer.
     var handles: [(handle: EventLoopTimer, id: UInt64)] = []
-    var now: Int128 = 0
+    var now: MediaInstant = 0
     var nextTag = 0
     var firings = 0
     var moves = 0
     var rearmed = 0
     var mostLive = 0
-    func randomDeadline() -> Int128 {
+    func randomDeadline() -> MediaInstant {
       // Equal deadlines now and then: the scheduling order decides.
-      now + Int128(Int.random(in: -2...(10 * maximumTimers), using: &generator))
-        * 1_000_000_000_000_000
+      now + MediaDuration.milliseconds(Int.random(in: -2...(10 * maximumTimers), using: &generator))
     }
-    func randomLeeway() -> Int128 {
+    func randomLeeway() -> MediaDuration {
       Bool.random(using: &generator)
-        ? 0 : Int128(Int.random(in: 1...30, using: &generator)) * 1_000_000_000_000_000
+        ? 0 : MediaDuration.milliseconds(Int.random(in: 1...30, using: &generator))
     }
     for step in 0..<steps {
       let roll = Double.random(in: 0..<1, using: &generator)
@@ -64,7 +63,7 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
         timers.cancel(handles[index].handle)
         model.cancel(handles[index].id)
       } else if roll < 0.9 {
-        now += Int128(Int.random(in: 0...30, using: &generator)) * 1_000_000_000_000_000
+        now += MediaDuration.milliseconds(Int.random(in: 0...30, using: &generator))
         let limit = timers.nextID
         XCTAssertEqual(limit, model.nextID)
         while true {
@@ -140,7 +139,10 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
     var poll = timers.schedule(at: 100, leeway: 20) {}
     _ = timers.schedule(at: 50, leeway: 0) {}
     for step in 0..<100 {
-      guard let moved = timers.reschedule(poll, at: Int128(100 + step % 50), leeway: 20) else {
+      guard
+        let moved = timers.reschedule(
+          poll, at: MediaInstant(nanoseconds: Int64(100 + step % 50)), leeway: 20)
+      else {
         return XCTFail("a pending timer was not moved")
       }
       poll = moved

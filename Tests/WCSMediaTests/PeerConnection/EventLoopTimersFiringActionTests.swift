@@ -17,18 +17,18 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
     var model = EventLoopTimerModel()
     let fired = FiredTimerTags()
     var handles: [(handle: EventLoopTimer, id: UInt64)] = []
-    var now: Int128 = 0
+    var now: MediaInstant = 0
     var nextTag = 0
     var meddled = 0
     var rearmedInSlotThenCancelled = 0
     var heapsStartedWhileFiring = false
-    let unit: Int128 = 1_000_000_000_000_000
-    func randomDeadline() -> Int128 {
+    let unit = MediaDuration.milliseconds(1)
+    func randomDeadline() -> MediaInstant {
       // In the past, now, or ahead; equal ones often.
-      now + Int128(Int.random(in: -3...(4 * maximumTimers), using: &generator)) * unit
+      now + unit * Int.random(in: -3...(4 * maximumTimers), using: &generator)
     }
-    func randomLeeway() -> Int128 {
-      Bool.random(using: &generator) ? 0 : Int128(Int.random(in: 1...30, using: &generator)) * unit
+    func randomLeeway() -> MediaDuration {
+      Bool.random(using: &generator) ? 0 : unit * Int.random(in: 1...30, using: &generator)
     }
     func check(_ message: @autoclosure () -> String) {
       XCTAssertEqual(timers.pendingCount, model.live.count, message())
@@ -69,7 +69,7 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
       } else if roll < 0.55, !handles.isEmpty {
         cancel(recentIndex())
       } else {
-        now += Int128(Int.random(in: 0...20, using: &generator)) * unit
+        now += unit * Int.random(in: 0...20, using: &generator)
         let limit = timers.nextID
         while true {
           let action = timers.takeDue(now: now, limit: limit)
@@ -152,7 +152,9 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
     var timers = EventLoopTimers()
     let fired = FiredTimerTags()
     for tag in 0..<40 {
-      _ = timers.schedule(at: Int128(10 + tag), leeway: 0) { fired.tags.append(tag) }
+      _ = timers.schedule(at: MediaInstant(nanoseconds: Int64(10 + tag)), leeway: 0) {
+        fired.tags.append(tag)
+      }
     }
     XCTAssertTrue(timers.usesHeaps)
     let limit = timers.nextID
@@ -166,7 +168,9 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
     var more = EventLoopTimers()
     fired.tags = []
     for tag in 0..<40 {
-      _ = more.schedule(at: Int128(10 + tag), leeway: 0) { fired.tags.append(tag) }
+      _ = more.schedule(at: MediaInstant(nanoseconds: Int64(10 + tag)), leeway: 0) {
+        fired.tags.append(tag)
+      }
     }
     let moreLimit = more.nextID
     more.takeDue(now: 100, limit: moreLimit)?()
@@ -183,7 +187,10 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
     let fired = FiredTimerTags()
     var handles: [EventLoopTimer] = []
     for tag in 0..<5 {
-      handles.append(timers.schedule(at: Int128(tag), leeway: 0) { fired.tags.append(tag) })
+      handles.append(
+        timers.schedule(at: MediaInstant(nanoseconds: Int64(tag)), leeway: 0) {
+          fired.tags.append(tag)
+        })
     }
     let limit = timers.nextID
     let first = timers.takeDue(now: 10, limit: limit)

@@ -18,12 +18,13 @@ final class AVSyncTests: XCTestCase {
     sync.videoRendered(rtpTimestamp: 90_000 + 9000, at: virtualTime(5.45))
     XCTAssertEqual(try XCTUnwrap(sync.offset), 0.15, accuracy: 1e-6)
     let delays = try? XCTUnwrap(sync.targetExtraDelay)
-    XCTAssertEqual(delays?.audio.streamSeconds ?? 0, 0.15, accuracy: 1e-6)
+    XCTAssertEqual(delays.map { MediaDuration($0.audio).seconds } ?? 0, 0.15, accuracy: 1e-6)
     XCTAssertEqual(delays?.video, .zero)
     // Video captured 0.2 s later than that audio shows 0.05 s after it: video 0.15 s early.
     sync.videoRendered(rtpTimestamp: 90_000 + 27_000, at: virtualTime(5.35))
     XCTAssertEqual(try XCTUnwrap(sync.offset), -0.15, accuracy: 1e-6)
-    XCTAssertEqual(sync.targetExtraDelay?.video.streamSeconds ?? 0, 0.15, accuracy: 1e-6)
+    XCTAssertEqual(
+      sync.targetExtraDelay.map { MediaDuration($0.video).seconds } ?? 0, 0.15, accuracy: 1e-6)
     // Timestamps that wrapped past 2^32 since the SR still map forward.
     sync.updateAudio(
       senderReport: NTPTimestamp(seconds: 2000), rtpTimestamp: 0xFFFF_FF00, clockRate: 48_000)
@@ -43,28 +44,28 @@ final class AVSyncTests: XCTestCase {
     var audio = RTPSendStream(
       configuration: .init(
         ssrc: 1, payloadType: 111, clockRate: 48_000, cname: "av", timestampOffset: 0x1234),
-      now: virtualClockTime(0), wallClock: wallClock)
+      now: virtualTime(0), wallClock: wallClock)
     var video = RTPSendStream(
       configuration: .init(
         ssrc: 2, payloadType: 96, clockRate: 90_000, cname: "av", timestampOffset: 0xFFFF_8000),
-      now: virtualClockTime(0), wallClock: wallClock)
+      now: virtualTime(0), wallClock: wallClock)
     var audioTimestamps: [Int: UInt32] = [:]
     var videoTimestamps: [Int: UInt32] = [:]
     for frame in 0..<50 {
       let packet = audio.send(
         PacketizedPayload(payload: [1], marker: false, timestamp: UInt32(frame * 960)),
-        now: virtualClockTime(Double(frame) * 0.02))
+        now: virtualTime(Double(frame) * 0.02))
       audioTimestamps[frame] = packet.header.timestamp
     }
     for frame in 0..<30 {
       let packet = video.send(
         PacketizedPayload(payload: [2], marker: true, timestamp: UInt32(frame * 3000)),
-        now: virtualClockTime(Double(frame) / 30))
+        now: virtualTime(Double(frame) / 30))
       videoTimestamps[frame] = packet.header.timestamp
     }
     // The SRs go out at different moments; each maps its own clock to the common NTP time.
-    let audioSR = audio.senderReport(now: virtualClockTime(1.013))
-    let videoSR = video.senderReport(now: virtualClockTime(1.271))
+    let audioSR = audio.senderReport(now: virtualTime(1.013))
+    let videoSR = video.senderReport(now: virtualTime(1.271))
     // Parse them back as a receiver would.
     let parsed = try RTCPPacket.parseCompound(
       RTCPPacket.serializeCompound([.senderReport(audioSR), .senderReport(videoSR)]))
@@ -85,7 +86,8 @@ final class AVSyncTests: XCTestCase {
     sync.videoRendered(rtpTimestamp: try XCTUnwrap(videoTimestamps[24]), at: virtualTime(101.05))
     // Within a tick of either clock plus NTP rounding.
     XCTAssertEqual(try XCTUnwrap(sync.offset), 0.100, accuracy: 0.000_1)
-    XCTAssertEqual(sync.targetExtraDelay?.audio.streamSeconds ?? 0, 0.100, accuracy: 0.000_1)
+    XCTAssertEqual(
+      sync.targetExtraDelay.map { MediaDuration($0.audio).seconds } ?? 0, 0.100, accuracy: 0.000_1)
     XCTAssertEqual(sync.targetExtraDelay?.video, .zero)
   }
 }

@@ -25,7 +25,7 @@ final class AudioStreamTests: XCTestCase {
       configuration: .init(
         ssrc: ssrc, payloadType: 111, clockRate: 48_000, cname: "audio",
         initialSequenceNumber: 65_500, timestampOffset: 77),
-      now: virtualClockTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
+      now: virtualTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
     var stream = RTPReceiveStream(
       configuration: .init(
         ssrc: ssrc, localSSRC: 1, payloadType: 111, clockRate: 48_000, nackEnabled: false,
@@ -44,7 +44,7 @@ final class AudioStreamTests: XCTestCase {
         let pcm = microphone.frame(tick)
         sourceEnergy += pcm.energy
         let payload = OpusPayloadFormat.packetize(try encoder.encode(pcm), timestamp: pcm.timestamp)
-        link.send(try sender.send(payload, now: virtualClockTime(now)).serialized(), now: now)
+        link.send(try sender.send(payload, now: virtualTime(now)).serialized(), now: now)
         if tick % 7 == 3 {
           // Garbage on the same port now and then: dropped with a count, playout unaffected.
           link.send([0x80, 111, 0, 1, 0, 0], now: now)

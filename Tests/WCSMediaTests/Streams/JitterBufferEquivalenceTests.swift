@@ -171,7 +171,7 @@ struct ReferenceJitterBuffer {
   init(clockRate: Int, configuration: JitterBuffer.Configuration = JitterBuffer.Configuration()) {
     self.clockRate = max(1, clockRate)
     self.configuration = configuration
-    delay = configuration.minDelay.streamSeconds
+    delay = MediaDuration(configuration.minDelay).seconds
   }
 
   var count: Int { packets.count }
@@ -180,7 +180,8 @@ struct ReferenceJitterBuffer {
     let target = min(
       max(
         configuration.jitterFactor * jitterSeconds + extraDelay,
-        configuration.minDelay.streamSeconds), configuration.maxDelay.streamSeconds)
+        MediaDuration(configuration.minDelay).seconds),
+      MediaDuration(configuration.maxDelay).seconds)
     delay += (target - delay) * 0.1
   }
 

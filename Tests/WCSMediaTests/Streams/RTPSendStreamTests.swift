@@ -16,7 +16,7 @@ final class RTPSendStreamTests: XCTestCase {
         ssrc: ssrc, payloadType: 96, clockRate: 90_000, retransmission: rtx, cname: "wcs-test",
         minBitrate: 100_000, maxBitrate: 1_500_000, initialSequenceNumber: 65_534,
         timestampOffset: 1000),
-      now: virtualClockTime(0), wallClock: wallClock)
+      now: virtualTime(0), wallClock: wallClock)
   }
 
   func testRTXPacketCarriesTheOriginalSequenceNumberAndRoundTrips() throws {
@@ -51,7 +51,7 @@ final class RTPSendStreamTests: XCTestCase {
       sent.append(
         stream.send(
           PacketizedPayload(payload: [UInt8(index)], marker: false, timestamp: 3000),
-          now: virtualClockTime(0.01 * Double(index))))
+          now: virtualTime(0.01 * Double(index))))
     }
     // Sequence numbers continue from 65534 across the wrap.
     XCTAssertEqual(sent.map(\.header.sequenceNumber), [65_534, 65_535, 0, 1, 2])
@@ -59,7 +59,7 @@ final class RTPSendStreamTests: XCTestCase {
 
     let nack = RTCPPacket.genericNACK(
       RTCPGenericNACK(senderSSRC: 9, mediaSSRC: ssrc, lost: [65_535, 1]))
-    let output = stream.handle(nack, now: virtualClockTime(0.1))
+    let output = stream.handle(nack, now: virtualTime(0.1))
     XCTAssertEqual(output.packets.count, 2)
     let restored = try output.packets.map {
       try XCTUnwrap(try RTXPacketFormat.unwrap(RTPPacket.parse($0), ssrc: ssrc, payloadType: 96))
@@ -69,32 +69,32 @@ final class RTPSendStreamTests: XCTestCase {
     XCTAssertEqual(rtxSequence[1], rtxSequence[0] &+ 1)
 
     // Again within one RTT (100 ms assumed before a measurement): skipped; after it: resent.
-    XCTAssertTrue(stream.handle(nack, now: virtualClockTime(0.15)).packets.isEmpty)
-    XCTAssertEqual(stream.handle(nack, now: virtualClockTime(0.21)).packets.count, 2)
+    XCTAssertTrue(stream.handle(nack, now: virtualTime(0.15)).packets.isEmpty)
+    XCTAssertEqual(stream.handle(nack, now: virtualTime(0.21)).packets.count, 2)
     // Unknown and foreign requests are not served.
     XCTAssertTrue(
       stream.handle(
         .genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: ssrc, lost: [500])),
-        now: virtualClockTime(0.3)
+        now: virtualTime(0.3)
       ).packets.isEmpty)
     XCTAssertTrue(
       stream.handle(
         .genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: 77, lost: [0])),
-        now: virtualClockTime(0.3)
+        now: virtualTime(0.3)
       ).packets.isEmpty)
     // Too old for the 2 s history.
-    XCTAssertTrue(stream.handle(nack, now: virtualClockTime(3.0)).packets.isEmpty)
+    XCTAssertTrue(stream.handle(nack, now: virtualTime(3.0)).packets.isEmpty)
     XCTAssertEqual(stream.counters.retransmissions, 4)
   }
 
   func testPlainResendWithoutRTXIsTheOriginalPacket() throws {
     var stream = makeStream()
     let packet = stream.send(
-      PacketizedPayload(payload: [1, 2, 3], marker: true, timestamp: 90), now: virtualClockTime(0))
+      PacketizedPayload(payload: [1, 2, 3], marker: true, timestamp: 90), now: virtualTime(0))
     let output = stream.handle(
       .genericNACK(
         RTCPGenericNACK(senderSSRC: 9, mediaSSRC: ssrc, lost: [packet.header.sequenceNumber])),
-      now: virtualClockTime(0.05))
+      now: virtualTime(0.05))
     XCTAssertEqual(output.packets, [try packet.serialized()])
   }
 
@@ -102,17 +102,17 @@ final class RTPSendStreamTests: XCTestCase {
     var stream = makeStream()
     let pli = RTCPPacket.pictureLossIndication(
       RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: ssrc))
-    XCTAssertEqual(stream.handle(pli, now: virtualClockTime(1.0)).events, [.keyFrameRequested])
-    XCTAssertEqual(stream.handle(pli, now: virtualClockTime(1.2)).events, [], "within 300 ms")
+    XCTAssertEqual(stream.handle(pli, now: virtualTime(1.0)).events, [.keyFrameRequested])
+    XCTAssertEqual(stream.handle(pli, now: virtualTime(1.2)).events, [], "within 300 ms")
     let fir = RTCPPacket.fullIntraRequest(
       RTCPFullIntraRequest(senderSSRC: 9, entries: [.init(ssrc: ssrc, sequenceNumber: 4)]))
-    XCTAssertEqual(stream.handle(fir, now: virtualClockTime(1.31)).events, [.keyFrameRequested])
+    XCTAssertEqual(stream.handle(fir, now: virtualTime(1.31)).events, [.keyFrameRequested])
     // The same FIR sequence number again is a repeat (RFC 5104 §4.3.1.2).
-    XCTAssertEqual(stream.handle(fir, now: virtualClockTime(2.0)).events, [])
+    XCTAssertEqual(stream.handle(fir, now: virtualTime(2.0)).events, [])
     XCTAssertEqual(
       stream.handle(
         .pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: 1)),
-        now: virtualClockTime(3)
+        now: virtualTime(3)
       ).events, [])
     XCTAssertEqual(stream.counters.keyFrameRequests, 2)
     XCTAssertEqual(stream.counters.keyFrameRequestsSuppressed, 1)
@@ -124,29 +124,29 @@ final class RTPSendStreamTests: XCTestCase {
     var stream = makeStream()
     let pli = RTCPPacket.pictureLossIndication(
       RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: ssrc))
-    XCTAssertEqual(stream.handle(pli, now: virtualClockTime(1.0)).events, [.keyFrameRequested])
-    XCTAssertEqual(stream.handle(pli, now: virtualClockTime(1.1)).events, [])
-    XCTAssertEqual(stream.handle(pli, now: virtualClockTime(1.2)).events, [])
+    XCTAssertEqual(stream.handle(pli, now: virtualTime(1.0)).events, [.keyFrameRequested])
+    XCTAssertEqual(stream.handle(pli, now: virtualTime(1.1)).events, [])
+    XCTAssertEqual(stream.handle(pli, now: virtualTime(1.2)).events, [])
     XCTAssertTrue(stream.keyFrameRequestPending)
-    XCTAssertLessThanOrEqual(stream.nextDeadline, virtualClockTime(1.3))
-    XCTAssertFalse(stream.poll(now: virtualClockTime(1.28)).events.contains(.keyFrameRequested))
-    XCTAssertTrue(stream.poll(now: virtualClockTime(1.31)).events.contains(.keyFrameRequested))
+    XCTAssertLessThanOrEqual(stream.nextDeadline, virtualTime(1.3))
+    XCTAssertFalse(stream.poll(now: virtualTime(1.28)).events.contains(.keyFrameRequested))
+    XCTAssertTrue(stream.poll(now: virtualTime(1.31)).events.contains(.keyFrameRequested))
     XCTAssertFalse(stream.keyFrameRequestPending)
-    XCTAssertFalse(stream.poll(now: virtualClockTime(2.0)).events.contains(.keyFrameRequested))
+    XCTAssertFalse(stream.poll(now: virtualTime(2.0)).events.contains(.keyFrameRequested))
     XCTAssertEqual(stream.counters.keyFrameRequests, 2)
     XCTAssertEqual(stream.counters.keyFrameRequestsSuppressed, 2)
   }
 
   func testSenderReportMapsWallClockToRTPTimeAndRTTFromReportBlock() throws {
     var stream = makeStream()
-    XCTAssertTrue(stream.poll(now: virtualClockTime(0)).rtcp.isEmpty, "nothing sent yet")
+    XCTAssertTrue(stream.poll(now: virtualTime(0)).rtcp.isEmpty, "nothing sent yet")
     // A frame at media time 0 sent at 0 s, the next (3000 ticks later) at 1/30 s.
     _ = stream.send(
-      PacketizedPayload(payload: [0, 0], marker: true, timestamp: 0), now: virtualClockTime(0))
+      PacketizedPayload(payload: [0, 0], marker: true, timestamp: 0), now: virtualTime(0))
     _ = stream.send(
       PacketizedPayload(payload: [1, 1, 1], marker: true, timestamp: 3000),
-      now: virtualClockTime(1.0 / 30))
-    let output = stream.poll(now: virtualClockTime(1.0))
+      now: virtualTime(1.0 / 30))
+    let output = stream.poll(now: virtualTime(1.0))
     guard output.rtcp.count == 2, case .senderReport(let report) = output.rtcp[0],
       case .sourceDescription(let sdes) = output.rtcp[1]
     else { return XCTFail("expected SR + SDES, got \(output.rtcp)") }
@@ -158,7 +158,7 @@ final class RTPSendStreamTests: XCTestCase {
     XCTAssertEqual(report.rtpTimestamp, 1000 + 3000 + 87_000)
     XCTAssertEqual(report.packetCount, 2)
     XCTAssertEqual(report.octetCount, 5)
-    XCTAssertEqual(stream.nextDeadline, virtualClockTime(2.0))
+    XCTAssertEqual(stream.nextDeadline, virtualTime(2.0))
 
     // The receiver answers at 1.3 s with LSR = that SR and DLSR = 0.2 s: RTT = 0.1 s.
     let block = RTCPReportBlock(
@@ -166,7 +166,7 @@ final class RTPSendStreamTests: XCTestCase {
       lastSenderReport: NTPTimestamp(value: report.ntpTimestamp).middle32,
       delaySinceLastSenderReport: UInt32(0.2 * 65_536))
     let events = stream.handle(
-      .receiverReport(RTCPReceiverReport(ssrc: 9, reports: [block])), now: virtualClockTime(1.3)
+      .receiverReport(RTCPReceiverReport(ssrc: 9, reports: [block])), now: virtualTime(1.3)
     ).events
     XCTAssertEqual(events.first, .receptionReport(block))
     XCTAssertEqual(try XCTUnwrap(stream.roundTripTime), 0.1, accuracy: 2.0 / 65_536)
@@ -175,7 +175,7 @@ final class RTPSendStreamTests: XCTestCase {
     stale.lastSenderReport &+= 12_345
     XCTAssertEqual(
       stream.handle(
-        .receiverReport(RTCPReceiverReport(ssrc: 9, reports: [stale])), now: virtualClockTime(1.4)
+        .receiverReport(RTCPReceiverReport(ssrc: 9, reports: [stale])), now: virtualTime(1.4)
       )
       .events, [.receptionReport(stale)])
   }
@@ -208,9 +208,9 @@ final class RTPSendStreamTests: XCTestCase {
         if case .receiverReport = $0 { true } else { false }
       }, "no RR of its own")
     _ = sender.send(
-      PacketizedPayload(payload: [1], marker: true, timestamp: 0), now: virtualClockTime(0))
+      PacketizedPayload(payload: [1], marker: true, timestamp: 0), now: virtualTime(0))
     let block = try XCTUnwrap(receiver.makeReportBlock(now: virtualTime(1)))
-    let output = sender.poll(now: virtualClockTime(1), reportBlocks: [block])
+    let output = sender.poll(now: virtualTime(1), reportBlocks: [block])
     guard case .senderReport(let report) = output.rtcp.first else { return XCTFail("no SR") }
     XCTAssertEqual(report.reports, [block])
     XCTAssertEqual(block.ssrc, 0xCAFE)

@@ -19,16 +19,16 @@ final class StreamCorpusTests: XCTestCase {
       configuration: .init(
         ssrc: 0xF71D_EEE4, payloadType: 0, clockRate: 8000, cname: "corpus",
         initialSequenceNumber: 0, timestampOffset: 0),
-      now: virtualClockTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
+      now: virtualTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
     for index in 0..<300 {
       _ = stream.send(
         PacketizedPayload(
           payload: [UInt8(index & 0xFF)], marker: false, timestamp: UInt32(index * 160)),
-        now: virtualClockTime(Double(index) * 0.005))
+        now: virtualTime(Double(index) * 0.005))
     }
     var resent: [UInt16] = []
     for packet in try RTCPPacket.parseCompound(bytes) {
-      for retransmission in stream.handle(packet, now: virtualClockTime(1.6)).packets {
+      for retransmission in stream.handle(packet, now: virtualTime(1.6)).packets {
         let parsed = try RTPPacket.parse(retransmission)
         XCTAssertEqual(parsed.payload, [UInt8(parsed.header.sequenceNumber & 0xFF)])
         resent.append(parsed.header.sequenceNumber)
@@ -51,10 +51,10 @@ final class StreamCorpusTests: XCTestCase {
     let bytes = try Corpus.bytes("rtp-rtcp/aiortc-rtcp_rr.bin")
     var stream = RTPSendStream(
       configuration: .init(ssrc: 1_200_895_919, payloadType: 0, clockRate: 8000, cname: "corpus"),
-      now: virtualClockTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
+      now: virtualTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
     var events: [RTPSendStream.Event] = []
     for packet in try RTCPPacket.parseCompound(bytes) {
-      events += stream.handle(packet, now: virtualClockTime(1)).events
+      events += stream.handle(packet, now: virtualTime(1)).events
     }
     XCTAssertEqual(
       events,

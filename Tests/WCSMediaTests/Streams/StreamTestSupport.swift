@@ -11,11 +11,6 @@ func virtualTime(_ seconds: Double) -> MediaInstant {
   streamTestClockOrigin + .seconds(seconds)
 }
 
-/// `virtualTime(seconds)` on the continuous clock, for cores that still take its instants.
-func virtualClockTime(_ seconds: Double) -> ContinuousClock.Instant {
-  virtualTime(seconds).continuousInstant
-}
-
 /// Serializes a packet with the given header fields, for feeding a receive stream.
 func streamTestPacketBytes(
   ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8 = 96,

@@ -44,7 +44,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
       configuration: .init(
         ssrc: mediaSSRC, payloadType: 96, clockRate: 90_000, retransmission: rtx,
         cname: "sender", initialSequenceNumber: 65_000, timestampOffset: 0xFFFF_0000),
-      now: virtualClockTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
+      now: virtualTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
     var receiver = RTPReceiveStream(
       configuration: .init(
         ssrc: mediaSSRC, localSSRC: receiverSSRC, payloadType: 96, clockRate: 90_000,
@@ -95,13 +95,13 @@ final class VideoStreamEndToEndTests: XCTestCase {
         for frame in try encoder.encode(camera.frame(nextFrame), timestamp: timestamp) {
           for payload in packetizer.packetize(frame) {
             forward.send(
-              .rtp(try sender.send(payload, now: virtualClockTime(now)).serialized()), now: now)
+              .rtp(try sender.send(payload, now: virtualTime(now)).serialized()), now: now)
           }
         }
         nextFrame += 1
         result.framesSent = nextFrame
       }
-      let report = sender.poll(now: virtualClockTime(now))
+      let report = sender.poll(now: virtualTime(now))
       if !report.rtcp.isEmpty {
         forward.send(.rtcp(try RTCPPacket.serializeCompound(report.rtcp)), now: now)
       }
@@ -127,7 +127,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
       // Sender side: feedback.
       for (arrival, bytes) in backward.deliver(upTo: now) {
         for packet in try RTCPPacket.parseCompound(bytes) {
-          let reaction = sender.handle(packet, now: virtualClockTime(arrival))
+          let reaction = sender.handle(packet, now: virtualTime(arrival))
           for retransmission in reaction.packets { forward.send(.rtp(retransmission), now: now) }
           for event in reaction.events {
             switch event {

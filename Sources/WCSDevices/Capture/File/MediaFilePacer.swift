@@ -34,7 +34,7 @@ public final class MediaFilePacer {
   /// on the driver's clock), in order, with timestamps continuing across loops. Throws what the
   /// source throws.
   public func dueSamples(at now: Duration) throws -> [MediaSample] {
-    let nowSeconds = now.streamSeconds
+    let nowSeconds = now / .seconds(1)
     var due: [MediaSample] = []
     while let next = try peek(), next.ptsSeconds <= nowSeconds {
       due.append(next)
