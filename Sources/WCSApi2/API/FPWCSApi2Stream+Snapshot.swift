@@ -12,6 +12,7 @@ public enum FPWCSApi2SnapshotError: Error, Equatable, Sendable, CustomStringConv
   /// Nothing was played yet (or the stream has no `display`, so nothing is decoded).
   case noPicture
 
+  /// The reason as one line of text, for logs and error messages.
   public var description: String {
     switch self {
     case .failed(let info): return "snapshot failed: \(info)"

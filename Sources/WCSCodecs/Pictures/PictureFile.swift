@@ -12,6 +12,7 @@ public enum PictureFileError: Error, Equatable, Sendable, CustomStringConvertibl
   /// Not a PNG the reader accepts (or larger than `PictureFile.maximumPixels`): the reason.
   case decodingFailed(String)
 
+  /// The reason as one line of text, for logs and error messages.
   public var description: String {
     switch self {
     case .invalidPicture: return "the picture's planes do not match its size"

@@ -16,6 +16,7 @@ public enum WindowRendererError: Error, Equatable, Sendable, CustomStringConvert
   /// The window thread did not answer within the time asked for.
   case timedOut
 
+  /// The reason as one line of text, for logs and error messages.
   public var description: String {
     switch self {
     case .noDisplay:
