@@ -34,6 +34,8 @@ public struct WCSServerHooks: Sendable, Equatable {
   /// No hooks.
   public init() {}
 
+  /// Equal when both are copies of one value: closures cannot be compared, so hooks made
+  /// separately are never equal, even with the same code.
   public static func == (lhs: WCSServerHooks, rhs: WCSServerHooks) -> Bool {
     lhs.identity === rhs.identity
   }
