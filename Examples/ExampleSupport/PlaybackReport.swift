@@ -244,6 +244,7 @@ public enum RecoveryReport {
           + "\(player.nackedPacketsRecovered) of them arrived after all "
           + "(\(player.rtxPacketsReceived) by RTX), "
           + "\(player.nackedPacketsGivenUp) given up")
+      if let delay = playoutDelay(player) { summary.add("Playout delay (player)", delay) }
     }
     if let publisher {
       summary.add(
@@ -265,6 +266,22 @@ public enum RecoveryReport {
     }
     if let player { keyFrames.append("player decoded \(player.keyFramesDecoded)") }
     if !keyFrames.isEmpty { summary.add("Key frames", keyFrames.joined(separator: "; ")) }
+  }
+
+  /// The player's jitter-buffer and audio playout delays at the end (`"video 42 ms (target
+  /// 45 ms), audio 100 ms (target 100 ms)"`), `nil` when it reports none.
+  public static func playoutDelay(_ player: NativeMediaConnection.DetailedStatistics) -> String? {
+    func ms(_ seconds: Double?) -> String {
+      seconds.map { "\(Int(($0 * 1000).rounded())) ms" } ?? "?"
+    }
+    var parts: [String] = []
+    if let video = player.videoJitterBufferDelay {
+      parts.append("video \(ms(video)) (target \(ms(player.videoJitterBufferTargetDelay)))")
+    }
+    if let audio = player.audioPlayoutDelay {
+      parts.append("audio \(ms(audio)) (target \(ms(player.audioPlayoutTargetDelay)))")
+    }
+    return parts.isEmpty ? nil : parts.joined(separator: ", ")
   }
 
   /// Adds the played video's `Frames decoded` share and its `Freezes` (see `FreezeMeter`),

@@ -29,8 +29,12 @@ public final class RunReport: Sendable {
     public var rttMs: Double?
     /// The sender's bandwidth estimate (`availableOutgoingBitrate`), kbit/s.
     public var estimateKbps: Double?
-    /// Jitter-buffer (playout) delay, ms, when the engine reports one.
+    /// The player's video jitter-buffer delay, ms, when the engine reports one.
     public var jitterBufferMs: Double?
+    /// The delay that jitter buffer moves towards, ms.
+    public var jitterBufferTargetMs: Double?
+    /// The player's audio arrival-to-playout delay, ms.
+    public var audioPlayoutMs: Double?
 
     /// A sample at `time` with no figures yet.
     public init(time: Double) { self.time = time }
@@ -88,6 +92,9 @@ public final class RunReport: Sendable {
       if let player {
         sample.receivedKbps = Double(player.currentVideoBitrate) / 1000
         if sample.rttMs == nil { sample.rttMs = player.detailed?.roundTripTime.map { $0 * 1000 } }
+        sample.jitterBufferMs = player.playoutDelay?.videoJitterBuffer
+        sample.jitterBufferTargetMs = player.playoutDelay?.videoJitterBufferTarget
+        sample.audioPlayoutMs = player.playoutDelay?.audio
         let decoded = player.detailed?.framesDecoded ?? 0
         let received = player.connection.packetsReceived
         let lost = player.connection.packetsLost
@@ -186,7 +193,14 @@ public final class RunReport: Sendable {
       ("Frame rate decoded", "frames/s", [("decoded", "#9467bd", \Sample.decodedFPS)]),
       ("Loss", "%", [("lost", "#d62728", \Sample.lossPercent)]),
       ("Round-trip time", "ms", [("RTT", "#8c564b", \Sample.rttMs)]),
-      ("Jitter-buffer delay", "ms", [("delay", "#e377c2", \Sample.jitterBufferMs)]),
+      (
+        "Jitter-buffer delay", "ms",
+        [
+          ("video", "#e377c2", \Sample.jitterBufferMs),
+          ("video target", "#7f7f7f", \Sample.jitterBufferTargetMs),
+          ("audio", "#17becf", \Sample.audioPlayoutMs),
+        ]
+      ),
     ]
     for (name, unit, series) in charts {
       page += Self.chart(name, unit: unit, series: series, samples: samples) + "\n"

@@ -59,6 +59,13 @@ final class AudioReceiveTrack: @unchecked Sendable {
   /// Decoder counters. Callable from any thread.
   var statistics: AudioReceiver.Statistics { stats.withLock { $0 } }
 
+  /// Arrival-to-playout delay now (the receiver's fixed playout delay plus the lip-sync delay
+  /// line) and its target (with the delay the sync asks for). On the loop.
+  var playoutDelay: (current: MediaDuration, target: MediaDuration) {
+    let base = MediaDuration(receiver.playoutDelay)
+    return (base + delayLine.delay, base + (playoutSync == nil ? .zero : syncTarget))
+  }
+
   /// Starts playout: later turns play. On the loop.
   func start() { running = true }
 

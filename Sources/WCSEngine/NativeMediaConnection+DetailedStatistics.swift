@@ -84,5 +84,16 @@ extension NativeMediaConnection {
     /// delivered (publish; they stand in for capture devices, so this is not the SDK's own
     /// work either); 0 with other sources.
     public var sourceCPUTime = 0.0
+    /// Video jitter-buffer playout delay now (play), seconds (`JitterBuffer.delay`, moving
+    /// towards `videoJitterBufferTargetDelay`); `nil` until a video packet arrived.
+    public var videoJitterBufferDelay: Double?
+    /// The delay the video jitter buffer moves towards (play), seconds: RFC 3550 §A.8 jitter
+    /// × factor + the retransmission allowance, clamped (`JitterBuffer.targetDelay`).
+    public var videoJitterBufferTargetDelay: Double?
+    /// Audio arrival-to-playout delay now (play), seconds: the receiver's playout delay plus
+    /// the lip-sync delay line; `nil` without a played audio track.
+    public var audioPlayoutDelay: Double?
+    /// The audio playout delay the lip sync asks for (play), seconds.
+    public var audioPlayoutTargetDelay: Double?
   }
 }

@@ -176,6 +176,11 @@ extension NativeMediaConnection {
       result.audioFramesDecoded = audio.decodedFrames
       result.audioDecodeCPUTime = audio.decodeCPUTime
     }
+    if let audio = audioReceiveTrack {
+      let delay = audio.playoutDelay
+      result.audioPlayoutDelay = delay.current.seconds
+      result.audioPlayoutTargetDelay = delay.target.seconds
+    }
     for stream in [videoSend, audioSend].compactMap({ $0 }) {
       result.retransmissions += stream.counters.retransmissions
       result.retransmissionsSkipped += stream.counters.retransmissionsSkipped
@@ -194,6 +199,13 @@ extension NativeMediaConnection {
         result.rtxPacketsReceived += counters.retransmittedPackets
         result.receiverReports += counters.receiverReportsSent
         result.malformedPackets += counters.malformedPackets
+      }
+      // Several video sources (a new sender after a restart) report the one holding longest.
+      if let buffer = entry.video?.jitterBuffer,
+        buffer.delay > result.videoJitterBufferDelay ?? -1
+      {
+        result.videoJitterBufferDelay = buffer.delay
+        result.videoJitterBufferTargetDelay = buffer.targetDelay
       }
       if let nack = entry.video?.nackGenerator {
         result.nackedPacketsRequested += nack.requestsSent

@@ -31,6 +31,14 @@ final class RunReportTests: XCTestCase {
     text.components(separatedBy: needle).count - 1
   }
 
+  /// The `<svg class="chart">` element labelled `name`, "" when there is none.
+  private func chart(_ name: String, in text: String) -> String {
+    guard let start = text.range(of: "aria-label=\"\(name)\""),
+      let end = text.range(of: "</svg>", range: start.upperBound..<text.endIndex)
+    else { return "" }
+    return String(text[start.lowerBound..<end.upperBound])
+  }
+
   func testDemoReportRendersInHeadlessChromium() throws {
     guard FileManager.default.isExecutableFile(atPath: Self.chromium) else {
       throw XCTSkip("chromium is not installed (scripts/install-deps.sh test)")
@@ -56,6 +64,10 @@ final class RunReportTests: XCTestCase {
     let tree = try String(contentsOfFile: dom, encoding: .utf8)
     XCTAssertEqual(count("<svg class=\"chart\"", in: tree), 5, "five charts")
     XCTAssertGreaterThanOrEqual(count("<polyline class=\"series\"", in: tree), 5, "series drawn")
+    // The played stream's video jitter buffer, its target and the audio playout delay.
+    let delays = chart("Jitter-buffer delay", in: tree)
+    XCTAssertEqual(count("<polyline class=\"series\"", in: delays), 3, delays)
+    XCTAssertFalse(delays.contains("not measured"), delays)
     XCTAssertGreaterThanOrEqual(count("class=\"thumb source\"", in: tree), 1)
     XCTAssertEqual(
       count("class=\"thumb source\"", in: tree), count("class=\"thumb played\"", in: tree),
@@ -101,6 +113,9 @@ final class RunReportTests: XCTestCase {
       let html = try String(contentsOfFile: page, encoding: .utf8)
       XCTAssertEqual(count("<svg class=\"chart\"", in: html), 5, example)
       XCTAssertGreaterThanOrEqual(count("<polyline class=\"series\"", in: html), 4, example)
+      XCTAssertEqual(
+        count("<polyline class=\"series\"", in: chart("Jitter-buffer delay", in: html)), 3,
+        example)
       XCTAssertGreaterThanOrEqual(count("class=\"thumb source\"", in: html), 1, example)
       XCTAssertGreaterThanOrEqual(count("class=\"thumb played\"", in: html), 1, example)
       XCTAssertTrue(html.contains("PLAYING"), example)

@@ -82,11 +82,15 @@ public final class FPWCSApi2StreamStats: Sendable {
   /// The native engine's codec and RTCP counters (NACK, PLI, key frames, retransmissions;
   /// Linux addition), `nil` with another media engine.
   public let detailed: NativeMediaConnection.DetailedStatistics?
+  /// How long a played stream holds media before playing it (Linux addition), `nil` when
+  /// publishing or with another media engine.
+  public let playoutDelay: FPWCSApi2PlayoutDelay?
 
   init(_ stats: MediaConnectionStats, detailed: NativeMediaConnection.DetailedStatistics? = nil) {
     self.currentVideoBitrate = stats.currentVideoBitrate
     self.availableOutgoingBitrate = stats.availableOutgoingBitrate
     self.connection = stats
     self.detailed = detailed
+    self.playoutDelay = detailed.flatMap(FPWCSApi2PlayoutDelay.init)
   }
 }

@@ -51,6 +51,9 @@ public struct JitterBuffer: Sendable {
   public let clockRate: Int
   /// Current playout delay in seconds (added to the minimum transit).
   public private(set) var delay: Double
+  /// The delay `delay` moves towards, in seconds: `jitterFactor × jitter + extraDelay` of the
+  /// last update, clamped to `minDelay...maxDelay` (`minDelay` before the first update).
+  public private(set) var targetDelay: Double
   /// Packets dropped as duplicates.
   public private(set) var duplicates = 0
   /// Packets that arrived after a later packet had been released.
@@ -94,6 +97,7 @@ public struct JitterBuffer: Sendable {
     minDelay = MediaDuration(configuration.minDelay)
     maxDelay = MediaDuration(configuration.maxDelay)
     delay = minDelay.seconds
+    targetDelay = minDelay.seconds
     delayDuration = minDelay
   }
 
@@ -105,6 +109,7 @@ public struct JitterBuffer: Sendable {
     let target = min(
       max(configuration.jitterFactor * jitterSeconds + extraDelay, minDelay.seconds),
       maxDelay.seconds)
+    targetDelay = target
     delay += (target - delay) * 0.1
     delayDuration = .seconds(delay)
   }
