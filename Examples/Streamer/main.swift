@@ -1,6 +1,7 @@
-// Streamer (iOS: WCSExample/Streamer, publish side): publish a camera (or a file) under a
-// stream name — taken from the URL path as the iOS example does, or from --stream — and report
-// its status and bitrate until stopped.
+// Streamer (iOS: WCSExample/Streamer): publish a camera (or a file) under a stream name — taken
+// from the URL path as the iOS example does, or from --stream — play it back once PUBLISHING
+// (as the iOS example shows the stream the server sends back; --no-play turns that off), and
+// report the statuses, bitrate and played frames until stopped.
 import ExampleSupport
 import FPWCSApi2Swift
 import Foundation
@@ -12,6 +13,7 @@ let usage = """
     --file PATH          publish this media file (default: the virtual camera and microphone)
     --width W --height H --fps F   published video (default 640x480, 30 fps)
     --record             ask the server to record the stream
+    --no-play            do not play the stream back (default: play it once PUBLISHING)
     --duration S         seconds to publish (default 5; 0: until Ctrl-C)
   \(ExampleServer.usage)
   """
@@ -28,7 +30,8 @@ func runStreamer(_ argv: [String]) -> Int32 {
   let fps: Int
   let duration: Double
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["record", "server-log"], usage: usage)
+    arguments = try ExampleArguments(
+      argv, booleanFlags: ["record", "server-log", "play"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 480)
@@ -55,6 +58,25 @@ func runStreamer(_ argv: [String]) -> Int32 {
   }
   defer { server.stop() }
   let localDisplay = VideoFileRenderer(path: nil, log: log, event: "first local frame")
+  let playBack = arguments.flag("play", default: true)
+  let playedDisplay = VideoFileRenderer(
+    path: nil, frameRate: fps, log: log, event: "first played frame")
+
+  // Playing the published stream back, once PUBLISHING.
+  @Sendable func play(on session: FPWCSApi2Session?) {
+    let options = FPWCSApi2StreamOptions()
+    options.name = name
+    options.display = playedDisplay
+    do {
+      guard let stream = try session?.createStream(options) else { return }
+      stream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
+      stream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
+      stream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
+      try stream.play()
+    } catch {
+      log.streamRefused("play", name, error)
+    }
+  }
 
   let options = FPWCSApi2SessionOptions()
   options.urlServer = server.url
@@ -85,7 +107,10 @@ func runStreamer(_ argv: [String]) -> Int32 {
       log.streamRefused("publish", name, error)
       return
     }
-    stream.on(.fpwcsStreamStatusPublishing) { log.stream("publish", $0) }
+    stream.on(.fpwcsStreamStatusPublishing) { rStream in
+      log.stream("publish", rStream)
+      if playBack { play(on: rSession) }
+    }
     stream.on(.fpwcsStreamStatusUnpublished) { rStream in
       log.stream("publish", rStream)
       // The iOS Streamer disconnects when the stream ends.
@@ -106,8 +131,14 @@ func runStreamer(_ argv: [String]) -> Int32 {
   session.connect()
 
   // A FAILED stream or a lost session ends the run at once, with its reason.
-  let endEvents = ["publish FAILED", "session FAILED", "session DISCONNECTED"]
+  let endEvents =
+    ["publish FAILED", "session FAILED", "session DISCONNECTED"] + (playBack ? ["play FAILED"] : [])
   _ = log.wait(for: "publish PUBLISHING", unless: endEvents, timeout: 20, in: &summary)
+  if playBack {
+    _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 20, in: &summary)
+  }
+  let publisherAtPlaying = PlaybackStats.publisherNow(
+    playBack ? session.getStreams().first { $0.isPublished() } : nil)
   let start = log.elapsed
   var bitrates: [Int] = []
   var lastStats: FPWCSApi2StreamStats?
@@ -124,6 +155,13 @@ func runStreamer(_ argv: [String]) -> Int32 {
       )
     }
   }
+  // The counters first: a stopped stream has none. Playback stops before the publisher.
+  let playback = PlaybackStats.read(
+    publisher: session.getStreams().first { $0.isPublished() },
+    player: session.getStreams().first { !$0.isPublished() }, atPlaying: publisherAtPlaying,
+    log: log)
+  for stream in session.getStreams() where !stream.isPublished() { try? stream.stop() }
+  if playBack { _ = log.wait(for: ["play STOPPED"] + endEvents, timeout: 5) }
   for stream in session.getStreams() where stream.isPublished() { try? stream.stop() }
   _ = log.wait(for: ["publish UNPUBLISHED"] + endEvents, timeout: 5)
   session.disconnect()
@@ -137,12 +175,25 @@ func runStreamer(_ argv: [String]) -> Int32 {
   summary.add(
     "Video bitrate sent (mean)",
     positive.isEmpty ? "n/a" : "\(positive.reduce(0, +) / positive.count / 1000) kbps")
-  // What the players (or the server answering them) asked of this publisher.
-  RecoveryReport.add(publisher: lastStats?.detailed, player: nil, to: &summary)
+  if playBack {
+    summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
+    summary.addTime("Time to first played frame", log.time(of: "first played frame"))
+    summary.add("Frames played", "\(playedDisplay.frameCount)")
+    summary.add(
+      "Played video size", playedDisplay.size.map { "\($0.width)x\($0.height)" } ?? "none")
+    // The share of the frames sent since PLAYING, the freezes, NACKs/PLIs on both sides.
+    playback.addVideo(played: playedDisplay, start: log.time(of: "play PLAYING"), to: &summary)
+  } else {
+    // What the players (or the server answering them) asked of this publisher.
+    RecoveryReport.add(publisher: lastStats?.detailed, player: nil, to: &summary)
+  }
   if summary.succeeded, log.time(of: "publish UNPUBLISHED") == nil {
     summary.fail("no UNPUBLISHED")
   }
   if summary.succeeded, localDisplay.frameCount == 0 { summary.fail("no frame was sent") }
+  if summary.succeeded, playBack, playedDisplay.frameCount == 0 {
+    summary.fail("no frame was played back")
+  }
   return summary.print(to: log)
 }
 

@@ -227,9 +227,14 @@ final class ExamplesEndToEndTests: XCTestCase {
     defer { server.stop() }
     let base = server.wsURL.hasSuffix("/") ? String(server.wsURL.dropLast()) : server.wsURL
     let name = "pair-\(UInt16.random(in: 0...UInt16.max))"
+    // --no-play: the Streamer's own playback (StreamerExampleTests) would take the key frame
+    // the server asks for first, and the Player's PLI would wait out the server's interval.
     let streamer = try ExampleRunner.Running(
       "Streamer",
-      ["--url", base + "/" + name, "--duration", "6", "--width", "320", "--height", "240"])
+      [
+        "--url", base + "/" + name, "--duration", "6", "--width", "320", "--height", "240",
+        "--no-play",
+      ])
     let deadline = Date().addingTimeInterval(20)
     while server.streamCount == 0 || !streamer.output.contains("PUBLISHING"), Date() < deadline {
       Thread.sleep(forTimeInterval: 0.05)
