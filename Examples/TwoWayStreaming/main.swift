@@ -1,8 +1,11 @@
-// TwoWayStreaming (iOS: WCSExample/TwoWayStreaming): connect, publish one stream, play another
-// (or the same), switch camera, stop, disconnect — with the iOS example's status lines.
+// TwoWayStreaming (iOS: WCSExample/TwoWayStreaming and TwoWayStreamingSwift): connect, ask
+// whether the stream to play is available, publish one stream, play another (or the same),
+// send data from the publisher to the players and print the data events, switch camera, stop,
+// disconnect — with the iOS example's status lines.
 import ExampleSupport
 import FPWCSApi2Swift
 import Foundation
+import Synchronization
 
 let usage = """
   usage: TwoWayStreaming [options]
@@ -15,6 +18,12 @@ let usage = """
     --duration S         seconds to stream before stopping (default 6)
     --switch-camera-at S seconds after PUBLISHING to switch camera (default: duration / 2;
                          negative: never)
+    --no-available       do not ask whether the stream to play is available (default: ask
+                         before publishing and once PUBLISHING, as the Available button does)
+    --data TEXT          what the publisher sends to the players (default "hello"), as
+                         {"message": TEXT, "sequence": N}
+    --data-count N       data messages to send while playing, spread over the run (default 3;
+                         0: none)
     --out DIR            where the played video goes (default ./example-output)
   \(ExampleWindow.usage)
   \(RunReport.usage)
@@ -35,8 +44,10 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   let duration: Double
   let limits: PlaybackLimits
   let switchAt: Double
+  let dataCount: Int
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["server-log", "window"], usage: usage)
+    arguments = try ExampleArguments(
+      argv, booleanFlags: ["server-log", "window", "available"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 480)
@@ -47,6 +58,10 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     }
     switchAt = try arguments.double("switch-camera-at", default: duration / 2)
     limits = try PlaybackLimits(arguments)
+    dataCount = try arguments.int("data-count", default: 3)
+    guard dataCount >= 0 else {
+      throw ExampleError.usage("--data-count wants 0 or more messages, got \(dataCount)")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -55,6 +70,8 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   let localStreamName = arguments.string("publish") ?? "stream-\(UInt16.random(in: 0...UInt16.max))"
   let remoteStreamName = arguments.string("play") ?? localStreamName
   let file = arguments.string("file")
+  let askAvailable = arguments.flag("available", default: true)
+  let dataText = arguments.string("data", default: "hello") ?? "hello"
   var summary = ExampleSummary()
   let server: ExampleServer
   do {
@@ -82,6 +99,14 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   // The newest local picture is kept for the report's thumbnails.
   let localView = LastFrameRenderer(
     wrapping: ExampleWindow.display(localDisplay, and: localWindow))
+
+  // The availability answers (before publishing, once PUBLISHING), the data events the player
+  // receives, and the played stream (the availability checks' stream objects are in
+  // `getStreams()` too).
+  let availability = Mutex<(before: StreamAvailability?, publishing: StreamAvailability?)>(
+    (nil, nil))
+  let dataEvents = StreamDataEvents()
+  let played = Mutex<FPWCSApi2Stream?>(nil)
 
   // Session creation and connection.
   let options = FPWCSApi2SessionOptions()
@@ -112,6 +137,8 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     }
     stream.on(.fpwcsStreamStatusStopped) { log.stream("play", $0) }
     stream.on(.fpwcsStreamStatusFailed) { log.stream("play", $0) }
+    stream.onStreamEvent { dataEvents.receive($0, stream: remoteStreamName, log: log) }
+    played.withLock { $0 = stream }
     do {
       try stream.play()
     } catch {
@@ -133,7 +160,11 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     }
     stream.on(.fpwcsStreamStatusPublishing) { rStream in
       log.stream("publish", rStream)
-      playStream()
+      guard askAvailable else { return playStream() }
+      StreamAvailability.ask(remoteStreamName, on: session, log: log) { answer in
+        availability.withLock { $0.publishing = answer }
+        playStream()
+      }
     }
     stream.on(.fpwcsStreamStatusUnpublished) { rStream in
       log.stream("publish", rStream)
@@ -148,7 +179,11 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   }
   session.on(.fpwcsSessionStatusEstablished) { rSession in
     log.session(rSession)
-    publishStream()
+    guard askAvailable else { return publishStream() }
+    StreamAvailability.ask(remoteStreamName, on: session, log: log) { answer in
+      availability.withLock { $0.before = answer }
+      publishStream()
+    }
   }
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
@@ -161,6 +196,7 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     session.getStreams().first { $0.isPublished() })
   let start = log.time(of: "publish PUBLISHING") ?? log.elapsed
   var switched = false
+  var dataSent = 0
   var nextSample = log.elapsed + 0.5
   while log.elapsed < start + duration, summary.succeeded,
     log.time(of: ExampleWindow.closedEvent) == nil, !log.failIfEnded(endEvents, in: &summary)
@@ -182,11 +218,25 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
         log.line("No active sessions found")
       }
     }
+    // Data from the publisher, spread over the run.
+    if dataSent < dataCount,
+      log.elapsed >= start + duration * Double(dataSent + 1) / Double(dataCount + 1),
+      let publisher = session.getStreams().first(where: { $0.isPublished() })
+    {
+      dataSent += 1
+      let data: [String: Any] = ["message": dataText, "sequence": dataSent]
+      do {
+        try publisher.sendDataChecked(data)
+        log.line("sent data \(StreamDataEvents.json(data))")
+      } catch {
+        log.line("sendData: \(error)")
+      }
+    }
     if let (report, _) = report, log.elapsed >= nextSample {
       nextSample += 1
       report.sampleStreams(
         at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
-        player: session.getStreams().first { !$0.isPublished() }, source: localView.lastPicture)
+        player: played.withLock { $0 }, source: localView.lastPicture)
     }
     Thread.sleep(forTimeInterval: 0.05)
   }
@@ -196,12 +246,12 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   let playback = PlaybackStats.read(
     publisher: remoteStreamName == localStreamName
       ? session.getStreams().first { $0.isPublished() } : nil,
-    player: session.getStreams().first { !$0.isPublished() }, atPlaying: publisherAtPlaying,
-    log: log)
-  for stream in session.getStreams()
-  where stream.getName() == remoteStreamName && !stream.isPublished() {
-    try? stream.stop()
-  }
+    player: played.withLock { $0 }, atPlaying: publisherAtPlaying, log: log)
+  // What was sent reaches the player over the WebSocket, behind the media: wait for it.
+  let dataReceived =
+    remoteStreamName == localStreamName
+    ? dataEvents.wait(for: dataSent, timeout: 3) : dataEvents.count
+  try? played.withLock { $0 }?.stop()
   for stream in session.getStreams() where stream.isPublished() {
     try? stream.stop()
   }
@@ -216,6 +266,14 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
   summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
   summary.addTime("Time to first remote frame", log.time(of: "first remote frame"))
   summary.add("Camera switched", log.time(of: "camera switched") != nil ? "yes" : "no")
+  let answers = availability.withLock { $0 }
+  if askAvailable {
+    summary.add("Available before publishing", answers.before.map { "\($0)" } ?? "no answer")
+    summary.add("Available once PUBLISHING", answers.publishing.map { "\($0)" } ?? "no answer")
+  }
+  summary.add("Data sent", "\(dataSent)")
+  summary.add("Data events received", "\(dataReceived)")
+  if let last = dataEvents.payloads.last { summary.add("Last data event", last) }
   summary.add("Frames sent", "\(localDisplay.frameCount)")
   if let localWindow, let remoteWindow {
     summary.add(
@@ -242,6 +300,15 @@ func runTwoWayStreaming(_ argv: [String]) -> Int32 {
     summary.fail("no DISCONNECTED")
   }
   if summary.succeeded { playbackFailures.forEach { summary.fail($0) } }
+  // Playing its own stream, the program knows what the answers and the events must be.
+  if summary.succeeded, remoteStreamName == localStreamName {
+    if askAvailable, answers.publishing?.available != true {
+      summary.fail("the published stream was not available once PUBLISHING")
+    }
+    if dataReceived < dataSent {
+      summary.fail("\(dataReceived) of the \(dataSent) data messages arrived")
+    }
+  }
   if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
