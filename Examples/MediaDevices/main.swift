@@ -1,7 +1,9 @@
 // MediaDevices (iOS: Swift/MediaDevices): list cameras and microphones; publish with the
 // chosen devices and constraints; play with the player's own constraints; a local media test
 // (getMediaAccess) with a microphone level meter; mute and unmute before or during publishing
-// (keys a/v when standard input is a terminal, or --mute-during).
+// (keys a/v when standard input is a terminal, or --mute-during); the media transport, codecs
+// stripped from the offers, the connection-quality callback of the published stream, and
+// Basic-auth headers on the WebSocket (from the URL's user:password@, as the iOS example does).
 import ExampleSupport
 import FPWCSApi2Swift
 import Foundation
@@ -18,6 +20,11 @@ let usage = """
   Play:      --play NAME  --no-play-video  --play-width W  --play-height H
              --play-bitrate KBPS  --quality Q
   Test:      --test [--test-seconds S] (local camera + microphone level meter, no server)
+  Streams:   --transport udp|tcp (media transport, default udp)
+             --strip-codecs LIST (comma-separated codec names to remove from the offers)
+             --no-connection-quality (no quality callback on the published stream)
+  Connect:   --auth USER:PASSWORD (Authorization: Basic on the WebSocket upgrade; also taken
+             from a --url of the form ws://user:password@host:8080)
   Run:       --duration S (default 6)  --out DIR (default ./example-output)
   Keys while running (terminal only): a = mute/unmute audio, v = mute/unmute video, q = stop
   \(ExampleServer.usage)
@@ -42,6 +49,8 @@ final class Settings {
   var remoteVideoHeight = 0
   var remoteVideoBitrate = 0
   var videoQuality = 0
+  var transport = kFPWCSTransport.fpwcsTransportUDP
+  var stripCodecs: [String] = []
 }
 
 func find(_ wanted: String?, in devices: [FPWCSApi2MediaDevice]) -> FPWCSApi2MediaDevice? {
@@ -113,6 +122,7 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
       argv,
       booleanFlags: [
         "list", "fec", "stereo", "mute-audio", "mute-video", "mute-during", "test", "server-log",
+        "connection-quality",
       ], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     duration = try arguments.double("duration", default: 6)
@@ -129,6 +139,12 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
     settings.remoteVideoHeight = try arguments.int("play-height", default: 0)
     settings.remoteVideoBitrate = try arguments.int("play-bitrate", default: 0)
     settings.videoQuality = try arguments.int("quality", default: 0)
+    switch arguments.string("transport", default: "udp")?.lowercased() {
+    case "udp": settings.transport = .fpwcsTransportUDP
+    case "tcp": settings.transport = .fpwcsTransportTCP
+    case let other:
+      throw ExampleError.usage("--transport wants udp or tcp, got \(other ?? "nothing")")
+    }
   } catch {
     log.plain("\(error)\n\n\(usage)")
     return 64
@@ -143,6 +159,10 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   settings.audioSend = arguments.flag("audio", default: true)
   settings.videoSend = arguments.flag("video", default: true)
   settings.playVideo = arguments.flag("play-video", default: true)
+  settings.stripCodecs = (arguments.string("strip-codecs") ?? "").split(separator: ",").map {
+    $0.trimmingCharacters(in: .whitespaces)
+  }.filter { !$0.isEmpty }
+  let qualityCalculation = arguments.flag("connection-quality", default: true)
   let out = arguments.string("out", default: "example-output") ?? "example-output"
   if let file = arguments.string("file") {
     do {
@@ -207,8 +227,10 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
     path: out + "/\(settings.playName).y4m", log: log, event: "first remote frame")
 
   // Session creation and connection.
+  // Basic authorization from --auth or the URL's user:password@ (which leaves the URL).
+  let credentials = BasicAuthorization(url: server.url, credentials: arguments.string("auth"))
   let options = FPWCSApi2SessionOptions()
-  options.urlServer = server.url
+  options.urlServer = credentials.url
   options.appKey = "defaultApp"
   let session: WCSSession
   do {
@@ -220,7 +242,12 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   session.on(.fpwcsSessionStatusEstablished) { log.session($0) }
   session.on(.fpwcsSessionStatusDisconnected) { log.session($0) }
   session.on(.fpwcsSessionStatusFailed) { log.session($0) }
-  session.connect()
+  if let header = credentials.header {
+    log.line("connecting with Authorization: Basic for user \(credentials.user ?? "")")
+    session.connect(withHeaders: ["Authorization": header])
+  } else {
+    session.connect()
+  }
   guard
     log.wait(for: ["session ESTABLISHED", "session FAILED"], timeout: 10) == "session ESTABLISHED"
   else {
@@ -233,6 +260,8 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   publishOptions.name = settings.publishName
   publishOptions.display = localDisplay
   publishOptions.constraints = localMediaConstraints(settings, localDevices)
+  publishOptions.transport = settings.transport
+  publishOptions.stripCodecs = settings.stripCodecs
   let publishStream: WCSStream
   do {
     publishStream = try session.createStream(publishOptions)
@@ -241,6 +270,12 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
     return summary.print(to: log)
   }
   publishStream.on(.fpwcsStreamStatusPublishing) { log.stream("publish", $0) }
+  // The quality class of the published stream, printed when it changes (the iOS label).
+  let quality = ConnectionQualityLog(log: log)
+  if qualityCalculation {
+    publishStream.enableConnectionQualityCalculation(true)
+    publishStream.onConnectionQualityCallback { quality.update($0, client: $1, server: $2) }
+  }
   publishStream.on(.fpwcsStreamStatusUnpublished) { log.stream("publish", $0) }
   publishStream.on(.fpwcsStreamStatusFailed) { log.stream("publish", $0) }
   if arguments.flag("mute-audio") { publishStream.muteAudio() }
@@ -259,6 +294,8 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
   playOptions.name = settings.playName
   playOptions.display = remoteDisplay
   playOptions.constraints = remoteMediaConstraints(settings)
+  playOptions.transport = settings.transport
+  playOptions.stripCodecs = settings.stripCodecs
   var playStream: WCSStream?
   if summary.succeeded {
     do {
@@ -367,6 +404,12 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
     log.time(of: "event " + $0) != nil
   }
   summary.add("Stream events", events.isEmpty ? "none" : events.joined(separator: ", "))
+  summary.add("Transport", settings.transport == .fpwcsTransportTCP ? "TCP" : "UDP")
+  summary.add(
+    "Stripped codecs",
+    settings.stripCodecs.isEmpty ? "none" : settings.stripCodecs.joined(separator: ","))
+  summary.add("Authorization", credentials.user.map { "Basic, user \($0)" } ?? "none")
+  if qualityCalculation { summary.add("Connection quality", quality.summary) }
   switch remoteDisplay.finish() {
   case .success(let path): summary.add("Played video written to", path ?? "nothing")
   case .failure(let error): summary.fail("\(error)")

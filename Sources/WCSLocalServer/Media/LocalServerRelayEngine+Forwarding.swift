@@ -28,6 +28,7 @@ extension LocalServerRelayEngine {
     }
     guard let codec = publisher.codecs[header.payloadType] else { return }
     publisher.statistics.packetsIn += 1
+    if codec.kind == .video { publisher.statistics.videoBytes += bytes.count }
     let now = loop.mediaNow()
     let ssrc = header.ssrc
     if publisher.caches[ssrc] == nil {
@@ -128,8 +129,10 @@ extension LocalServerRelayEngine {
         timestampOffset: UInt32.random(in: 0...UInt32.max, using: &random))
       player.clockRates[ssrc] = codec.clockRate
     }
-    guard let out = player.rewriters[ssrc]?.rewrite(bytes, now: now) else { return false }
-    return sendRTP(out, to: player)
+    guard let out = player.rewriters[ssrc]?.rewrite(bytes, now: now), sendRTP(out, to: player)
+    else { return false }
+    if codec.kind == .video { player.statistics.videoBytes += out.count }
+    return true
   }
 
   func sendRTP(_ bytes: [UInt8], to player: RelayPlayer) -> Bool {

@@ -49,6 +49,7 @@ extension LocalServerRelayEngine {
   func sendReports() {
     let now = loop.mediaNow()
     let ntp = Self.ntpNow()
+    emitVideoRates(now: now)
     for publisher in publishers.values where publisher.connected {
       var blocks: [RTCPReportBlock] = []
       for ssrc in publisher.reception.keys.sorted() {

@@ -16,6 +16,8 @@ public struct RelayLegStatistics: Equatable, Sendable {
   public var streamName: String
   /// RTP packets received on this leg (RTX and plain retransmissions included).
   public var packetsIn = 0
+  /// Video RTP bytes (header and payload) received (publisher) or sent (player).
+  public var videoBytes = 0
   /// RTP packets sent on this leg (retransmissions included).
   public var packetsOut = 0
   /// Publisher: sequence numbers that went missing (gaps seen). Player: the cumulative loss

@@ -38,6 +38,8 @@ final class RelayPublisher {
   var nackTimer: EventLoopTimer?
   var nackTimerDeadline: MediaInstant?
   var statistics: RelayLegStatistics
+  /// `statistics.videoBytes` when the last video rate was measured, and when.
+  var videoRateSample: (bytes: Int, at: MediaInstant)?
 
   init(
     mediaSessionId: String, streamName: String, peerConnection: PeerConnection,
@@ -94,6 +96,8 @@ final class RelayPlayer {
   var retransmissionSequenceNumbers: [RelayCodec.Kind: UInt16]
   var resends: RelayResendLimiter
   var statistics: RelayLegStatistics
+  /// `statistics.videoBytes` when the last video rate was measured, and when.
+  var videoRateSample: (bytes: Int, at: MediaInstant)?
   /// Cumulative loss of the newest receiver report block about each SSRC we send.
   var lostBySSRC: [UInt32: Int] = [:]
 

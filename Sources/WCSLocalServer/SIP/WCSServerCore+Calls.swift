@@ -359,8 +359,9 @@ extension WCSServerCore {
       end(call, status: "FAILED", info: reason)
     case .recordingFinished(let id, _):
       return calls.calls[id] != nil
-    case .snapshotTaken, .snapshotFailed:
-      // Snapshots are of streams, answered by request id (WCSServerCore+Snapshot.swift).
+    case .snapshotTaken, .snapshotFailed, .videoRate:
+      // Snapshots are of streams, answered by request id (WCSServerCore+Snapshot.swift);
+      // video rates are of streams too (WCSServerCore+VideoRate.swift).
       return false
     }
     return true

@@ -229,6 +229,9 @@ public final class WCSLocalServer: @unchecked Sendable {
       connectionIDs[ObjectIdentifier(connection)] = id
       execute(
         core.connectionOpened(id, remoteAddress: connection.remoteAddress, now: clock()))
+      if let line = LocalServerUpgradeLog.line(session: id, headers: connection.headers) {
+        logSink(line)
+      }
     case .text(let connection, let text):
       guard let id = connectionIDs[ObjectIdentifier(connection)] else { return }
       execute(core.textReceived(id, text, now: clock()))

@@ -110,6 +110,10 @@ public enum LocalServerMediaEvent: Sendable, Equatable {
   case snapshotTaken(requestId: String, png: [UInt8])
   /// A `snapshot` request could not be served: the reason (the `snapshotFailed` `info`).
   case snapshotFailed(requestId: String, reason: String)
+  /// The video bitrate of a stream's leg over the last interval, bits per second (RTP header
+  /// and payload): what the server receives from a publisher (`inbound`) or sends a player.
+  /// The core reports it as `inboundVideoRate`/`outboundVideoRate` (wcs-protocol.md §4.7).
+  case videoRate(mediaSessionId: String, inbound: Bool, bitsPerSecond: Int)
 }
 
 /// Codec names negotiated for a stream, as the stream object spells them (`"opus"`, `"VP8"`).

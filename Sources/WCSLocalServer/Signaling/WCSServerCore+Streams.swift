@@ -75,7 +75,8 @@ extension WCSServerCore {
     case .publisher:
       publishersByName[request.name] = mediaSessionId
       log(
-        "session \(id): publish \(mediaSessionId) name=\(request.name) record=\(request.record)")
+        "session \(id): publish \(mediaSessionId) name=\(request.name) record=\(request.record) "
+          + "transport=\(request.transport)")
       actions.append(
         .media(
           .createPublisher(
@@ -85,7 +86,9 @@ extension WCSServerCore {
               minBitrate: request.minBitrate, maxBitrate: request.maxBitrate))))
     case .player(let source):
       playersBySource[source, default: []].append(mediaSessionId)
-      log("session \(id): play \(mediaSessionId) name=\(request.name) source=\(source)")
+      log(
+        "session \(id): play \(mediaSessionId) name=\(request.name) source=\(source) "
+          + "transport=\(request.transport)")
       actions.append(
         .media(
           .createPlayer(

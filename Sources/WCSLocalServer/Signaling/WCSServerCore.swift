@@ -158,6 +158,8 @@ public final class WCSServerCore {
         ])
     case .snapshotFailed(let requestId, let reason):
       answerSnapshot(requestId, type: "snapshotFailed", payload: ["info": .string(reason)])
+    case .videoRate(let id, let inbound, let bitsPerSecond):
+      reportVideoRate(id, inbound: inbound, bitsPerSecond: bitsPerSecond)
     }
     return flush()
   }
