@@ -155,7 +155,8 @@ let programs: [Target] = [
 // The iOS SDK's examples on Linux (`swift run TwoWayStreaming --help`), their shared code, and
 // the demo (`make demo`: publish real media through the local server, play it back, record it).
 let exampleNames = [
-  "ClickToCall", "Conference", "MediaDevices", "MultiPlayer", "Phone", "Player", "ScreenCapturer",
+  "ClickToCall", "Conference", "ImageOverlay", "MediaDevices", "MultiPlayer", "Phone", "Player",
+  "ScreenCapturer",
   "StreamRecording", "Streamer", "TwoPlayers", "TwoWayStreaming", "VideoChat",
 ]
 let examples: [Target] =
