@@ -43,7 +43,7 @@ final class TwoWayStreamingDataTests: XCTestCase {
     let out = try ExampleRunner.temporaryDirectory("two-way-no-data")
     let result = try ExampleRunner.run(
       "TwoWayStreaming",
-      ["--duration", "2", "--no-available", "--data-count", "0", "--out", out])
+      ["--duration", "3", "--no-available", "--data-count", "0", "--out", out])
     XCTAssertEqual(result.status, 0, result.output)
     XCTAssertEqual(result.summary["Result"], "OK", result.output)
     XCTAssertFalse(result.output.contains("] available "), result.output)
