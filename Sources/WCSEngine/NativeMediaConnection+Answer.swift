@@ -30,6 +30,10 @@ extension NativeMediaConnection {
       peerConnection.close()
       return .failure(.answerRejected("no common codec: the answer accepts neither Opus nor VP8"))
     }
+    if negotiated.video, let error = adoptVideoCodec() {
+      peerConnection.close()
+      return .failure(error)
+    }
     // A kind the answer rejected (or left without our codec) is not sent or decoded.
     if !negotiated.video {
       videoSource?.stop()
@@ -65,6 +69,13 @@ extension NativeMediaConnection {
           negotiated.audio = true
         } else if section.kind == "video", name == "vp8", !negotiated.video {
           videoPayloadType = payloadType
+          h264PacketizationMode = nil
+          negotiated.video = true
+        } else if section.kind == "video", name == "h264", !negotiated.video,
+          let mode = Self.h264PacketizationMode(codec.formatParameters)
+        {
+          videoPayloadType = payloadType
+          h264PacketizationMode = mode
           negotiated.video = true
         }
       }
