@@ -28,7 +28,8 @@ extension NativeMediaConnection {
       peerConnection.remoteAnswer.map(adoptPayloadTypes) ?? (audio: false, video: false)
     guard negotiated.audio || negotiated.video else {
       peerConnection.close()
-      return .failure(.answerRejected("no common codec: the answer accepts neither Opus nor VP8"))
+      return .failure(
+        .answerRejected("no common codec: the answer accepts none of Opus, VP8 and H.264"))
     }
     if negotiated.video, let error = adoptVideoCodec() {
       peerConnection.close()
@@ -71,7 +72,8 @@ extension NativeMediaConnection {
           videoPayloadType = payloadType
           h264PacketizationMode = nil
           negotiated.video = true
-        } else if section.kind == "video", name == "h264", !negotiated.video,
+        } else if section.kind == "video", name == "h264",
+          !negotiated.video || prefersAnsweredH264,
           let mode = Self.h264PacketizationMode(codec.formatParameters)
         {
           videoPayloadType = payloadType

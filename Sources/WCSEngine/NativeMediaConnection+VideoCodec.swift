@@ -15,6 +15,14 @@ extension NativeMediaConnection {
       isPreferred: request.preferredVideoCodec?.caseInsensitiveCompare("H264") == .orderedSame)
   }
 
+  /// Whether an answered H.264 format wins over a VP8 one listed before it: when publishing
+  /// with H.264 preferred, and no H.264 was taken yet. RFC 3264 §6.1 lets the offerer send any
+  /// codec of the answer; a player decodes what the sender sends, its first.
+  var prefersAnsweredH264: Bool {
+    request.direction == .publish && h264PacketizationMode == nil
+      && request.preferredVideoCodec?.caseInsensitiveCompare("H264") == .orderedSame
+  }
+
   /// The packetization mode of an answered H.264 format we can send and receive (0 or 1, any
   /// profile: libavcodec decodes them all, and constrained baseline is what we send), nil for
   /// one we cannot (interleaved mode 2, unreadable parameters).

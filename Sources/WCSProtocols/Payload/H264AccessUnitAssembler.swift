@@ -4,8 +4,9 @@ import WCSCodecs
 /// decoder can use.
 ///
 /// Packets come in sequence order (the jitter buffer releases them so). An access unit is the
-/// run of packets with one timestamp; it is complete at its marker packet, or when the next
-/// timestamp starts right after it (a lost marker). It is delivered when no packet of it was
+/// run of packets with one timestamp; it is complete when its first packet follows the packet
+/// before it without a gap and it ends at its marker packet, or where the next timestamp
+/// starts right after it (a lost marker). It is delivered when no packet of it was
 /// lost, every NAL type and length checks out (`H264Depacketizer`), each slice's PPS and that
 /// PPS's SPS were received (in it or before), and no SPS announces a picture over
 /// `pictureLimit`. Anything else is dropped and counted, and the receiver is told to ask for a
@@ -94,6 +95,9 @@ public struct H264AccessUnitAssembler: Sendable {
         finish(into: &output)
       }
       timestamp = packet.timestamp
+      // A lost packet just before it may have been its first (or a whole access unit it
+      // refers to): it starts complete only right after the packet before it.
+      if gap { broken = .lostPacket }
     } else if gap {
       broken = broken ?? .lostPacket
     }

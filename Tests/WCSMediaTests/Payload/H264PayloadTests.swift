@@ -163,6 +163,21 @@ final class H264PayloadTests: XCTestCase {
     }
   }
 
+  func testAccessUnitWhosePacketBeforeWasLostIsNotDelivered() throws {
+    let frames = try encodedFrames(count: 3, width: 160, height: 120)
+    var packetizer = H264Packetizer()
+    var all = packets(frames.map(\.frame), packetizer: &packetizer)
+    // Lose the last packet of the IDR (its marker): the IDR is incomplete, and the next
+    // access unit may have lost its first packet, so neither is delivered.
+    let idrPackets = all.prefix { $0.timestamp == frames[0].frame.timestamp }.count
+    all.remove(at: idrPackets - 1)
+    var assembler = H264AccessUnitAssembler()
+    var delivered = 0
+    for packet in all { delivered += assembler.insert(packet).accessUnits.count }
+    XCTAssertEqual(delivered, 0)
+    XCTAssertEqual(assembler.droppedAccessUnits, 3)
+  }
+
   func testFragmentWithoutStartIsCountedAndRequestsKeyFrame() {
     var assembler = H264AccessUnitAssembler()
     let output = assembler.insert(
