@@ -25,6 +25,8 @@ let cTargets: [Target] = [
   .target(name: "COpus", linkerSettings: [.linkedLibrary("opus"), .linkedLibrary("m")]),
   // libvpx (VP8).
   .target(name: "CVPX", linkerSettings: [.linkedLibrary("vpx")]),
+  // OpenH264 (H.264 encoding; decoding is libavcodec's, through CFFmpeg).
+  .target(name: "COpenH264", linkerSettings: [.linkedLibrary("openh264")]),
   // libyuv: pixel format conversion and scaling.
   .target(name: "CYUV", linkerSettings: [.linkedLibrary("yuv")]),
   // usrsctp: only its binding test (CWebRTCCoreTests) uses it.
@@ -71,10 +73,13 @@ let mediaTargets: [Target] = [
   // The seam WCSApi2 sees: MediaBackend, connection requests and states, frames, renderer and
   // capturer protocols, statistics values.
   .target(name: "WCSMediaSeam", swiftSettings: strict),
-  // Opus, VP8, G.711, pixel conversion (libyuv) and PNG/JPEG pictures (libpng, libturbojpeg).
+  // Opus, VP8, H.264 (OpenH264 encoding, libavcodec decoding), G.711, pixel conversion (libyuv)
+  // and PNG/JPEG pictures (libpng, libturbojpeg).
   .target(
     name: "WCSCodecs",
-    dependencies: ["WCSMediaSeam", "COpus", "CVPX", "CYUV", "CPNG", "CTurboJPEG"],
+    dependencies: [
+      "WCSMediaSeam", "COpus", "CVPX", "COpenH264", "CFFmpeg", "CYUV", "CPNG", "CTurboJPEG",
+    ],
     swiftSettings: strict),
   // Sans-I/O protocol cores: SDP, ICE/STUN/TURN, DTLS, SRTP, RTP/RTCP, payload formats, jitter
   // buffer and streams, congestion control. No sockets, threads or Dispatch.

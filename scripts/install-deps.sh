@@ -7,7 +7,8 @@ what=${1:-test}
 
 apt_build=(pkg-config libwebsockets-dev libssl-dev libsrtp2-dev libopus-dev libvpx-dev libusrsctp-dev
   libavformat-dev libavcodec-dev libswscale-dev libswresample-dev libavutil-dev libyuv-dev
-  libpulse-dev libasound2-dev libxcb1-dev libxcb-shm0-dev libturbojpeg0-dev libsdl2-dev libpng-dev libre-dev)
+  libpulse-dev libasound2-dev libxcb1-dev libxcb-shm0-dev libturbojpeg0-dev libsdl2-dev libpng-dev libre-dev
+  libopenh264-dev)
 apt_test=(ffmpeg openssl coturn forensics-samples-files pulseaudio pulseaudio-utils xvfb
   x11-xserver-utils chromium baresip-core)
 apt_demo=(ffmpeg forensics-samples-files)

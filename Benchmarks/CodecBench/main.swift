@@ -81,7 +81,9 @@ func benchmarkOpus() throws {
 
 do {
   try benchmarkVP8(width: 640, height: 480, kbps: 1000)
+  try benchmarkH264(width: 640, height: 480, kbps: 1000)
   try benchmarkVP8(width: 1280, height: 720, kbps: 2000)
+  try benchmarkH264(width: 1280, height: 720, kbps: 2000)
   try benchmarkOpus()
 } catch {
   print("benchmark failed: \(error)")

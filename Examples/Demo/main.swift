@@ -19,6 +19,7 @@ let usage = """
     --duration S       seconds to publish (default: the file's length, 8 for devices)
     --width W --height H --fps F   published video (default 640x360, 30 fps)
     --bitrate KBPS     video bitrate (default 0: the engine's choice)
+    --codec vp8|h264   video codec to publish with (default vp8); the server relays it as is
     --out DIR          where the played video/audio and the record go (default ./demo-output)
     --virtual          use the virtual camera and microphone
     --report FILE      write an HTML page of the run: thumbnails of the sent and played video,
@@ -81,6 +82,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   let minPSNR: Double
   let maxAVDelay: Double
   let limits: PlaybackLimits
+  let codec: String
   do {
     arguments = try ExampleArguments(
       argv, booleanFlags: ["virtual", "server-log", "window"], usage: usage)
@@ -92,6 +94,10 @@ func runDemo(_ argv: [String]) -> Int32 {
     minPSNR = try arguments.double("min-psnr", default: 30)
     maxAVDelay = try arguments.double("max-av-delay", default: 60) / 1000
     limits = try PlaybackLimits(arguments)
+    codec = (arguments.string("codec", default: "vp8") ?? "vp8").lowercased()
+    guard ["vp8", "h264"].contains(codec) else {
+      throw ExampleError.usage("--codec wants vp8 or h264, got \(codec)")
+    }
     for (name, value) in [("width", width), ("height", height), ("fps", fps)] where value <= 0 {
       throw ExampleError.usage("--\(name) wants a positive integer, got \(value)")
     }
@@ -234,6 +240,7 @@ func runDemo(_ argv: [String]) -> Int32 {
   publishOptions.display = sentPictures
   publishOptions.constraints = constraints
   publishOptions.record = true
+  publishOptions.preferredVideoCodec = codec == "h264" ? "H264" : "VP8"
   let publishStream: FPWCSApi2Stream
   do {
     publishStream = try session.createStream(publishOptions)

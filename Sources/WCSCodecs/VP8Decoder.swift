@@ -113,9 +113,7 @@ public final class VP8Decoder {
     return picture
   }
 
-  /// The picture as a `VideoFrame`: each plane copied row by row into a buffer of exactly
-  /// `width × rows` bytes that the `Data` takes over (no zero fill first, and no `Data`
-  /// bookkeeping per row).
+  /// The picture as a `VideoFrame`, each plane copied by `PlaneCopy.packed`.
   private static func videoFrame(_ image: vpx_image_t) -> VideoFrame? {
     guard image.fmt == VPX_IMG_FMT_I420 || image.fmt == VPX_IMG_FMT_YV12 else { return nil }
     let width = Int(image.d_w)
@@ -126,12 +124,7 @@ public final class VP8Decoder {
     func plane(_ pointer: UnsafeMutablePointer<UInt8>?, _ stride: Int32, _ w: Int, _ h: Int)
       -> Data
     {
-      guard let pointer, let buffer = malloc(w * h) else {
-        return Data(repeating: 128, count: w * h)
-      }
-      let rows = buffer.assumingMemoryBound(to: UInt8.self)
-      for row in 0..<h { (rows + row * w).initialize(from: pointer + row * Int(stride), count: w) }
-      return Data(bytesNoCopy: buffer, count: w * h, deallocator: .free)
+      PlaneCopy.packed(pointer, stride: Int(stride), width: w, rows: h)
     }
     let first = plane(image.planes.1, image.stride.1, chromaWidth, chromaHeight)
     let second = plane(image.planes.2, image.stride.2, chromaWidth, chromaHeight)

@@ -28,7 +28,12 @@ extension NativeMediaConnection {
       peerConnection.remoteAnswer.map(adoptPayloadTypes) ?? (audio: false, video: false)
     guard negotiated.audio || negotiated.video else {
       peerConnection.close()
-      return .failure(.answerRejected("no common codec: the answer accepts neither Opus nor VP8"))
+      return .failure(
+        .answerRejected("no common codec: the answer accepts none of Opus, VP8 and H.264"))
+    }
+    if negotiated.video, let error = adoptVideoCodec() {
+      peerConnection.close()
+      return .failure(error)
     }
     // A kind the answer rejected (or left without our codec) is not sent or decoded.
     if !negotiated.video {
@@ -65,6 +70,14 @@ extension NativeMediaConnection {
           negotiated.audio = true
         } else if section.kind == "video", name == "vp8", !negotiated.video {
           videoPayloadType = payloadType
+          h264PacketizationMode = nil
+          negotiated.video = true
+        } else if section.kind == "video", name == "h264",
+          !negotiated.video || prefersAnsweredH264,
+          let mode = Self.h264PacketizationMode(codec.formatParameters)
+        {
+          videoPayloadType = payloadType
+          h264PacketizationMode = mode
           negotiated.video = true
         }
       }

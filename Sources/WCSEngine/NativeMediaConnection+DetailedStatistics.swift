@@ -5,7 +5,10 @@ extension NativeMediaConnection {
   public struct DetailedStatistics: Sendable, Equatable {
     /// The transport summary.
     public var summary = MediaConnectionStats()
-    /// Pictures the VP8 encoder produced.
+    /// The negotiated video codec as `a=rtpmap` names it: `"VP8"` (RFC 7741) or `"H264"`
+    /// (RFC 6184).
+    public var videoCodec = "VP8"
+    /// Pictures the video encoder produced.
     public var framesEncoded = 0
     /// Key frames among them.
     public var keyFramesEncoded = 0

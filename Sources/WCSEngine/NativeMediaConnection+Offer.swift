@@ -43,10 +43,12 @@ extension NativeMediaConnection {
         opusPayloadType: Int(audioPayloadType), includeG711: false)
     }
     let video = request.video.map { _ in
-      SDPOfferParameters.Video(
+      var video = SDPOfferParameters.Video(
         direction: publish ? .sendonly : .recvonly, ssrc: videoSSRC, trackId: "video-\(cname)",
         vp8PayloadType: Int(videoPayloadType),
         rtx: SDPOfferParameters.RTX(payloadType: 97, ssrc: rtxSSRC))
+      video.h264 = offeredH264
+      return video
     }
     do {
       let sdp = try peerConnection.createOffer(

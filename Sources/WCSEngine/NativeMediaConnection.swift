@@ -141,6 +141,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var pacer: Pacer<PacedRTPPacket>?
   var pacerTimer: EventLoopTimer?
   var videoPayloadType: UInt8 = 96
+  /// The answer's H.264 packetization mode when it chose H.264 for video; nil for VP8.
+  var h264PacketizationMode: Int?
   var audioPayloadType: UInt8 = 111
   var rtxPayloadType: UInt8? {
     get { reception.rtxPayloadType }

@@ -16,7 +16,7 @@ import WCSProtocols
 /// the loop's `workBudget` has room; otherwise on the queue, so a slow decode never holds the
 /// packets and timers of other streams.
 final class VideoReceiveTrack: @unchecked Sendable {
-  // @unchecked Sendable: `receiver`, `averageCost` (and the A/V sync `renderQueue`,
+  // @unchecked Sendable: `receiver`, `h264` (set before the first packet), `averageCost` (and the A/V sync `renderQueue`,
   // `releaseScheduled`, `averageReleaseCost`) are used by one thread at a time: by jobs on `queue`, or on the loop
   // (inline decodes, the lip-sync release timer) only while `queuedJobs` is 0 — with a loop,
   // the loop is the only thread that queues jobs, and a job decrements the count (releasing)
@@ -29,6 +29,8 @@ final class VideoReceiveTrack: @unchecked Sendable {
 
   let queue = DispatchQueue(label: "WCSMedia.VideoReceiveTrack", qos: .userInitiated)
   let receiver: VideoDecodePipeline<VideoFrame>
+  /// The H.264 pipeline used instead of `receiver` once the answer chose H.264 (`useH264`).
+  private var h264: H264DecodePipeline?
   let renderer: (any VideoRenderer)?
   private let onKeyFrameNeeded: @Sendable () -> Void
   private let stats = Mutex(VideoDecodePipelineStatistics())
@@ -76,6 +78,13 @@ final class VideoReceiveTrack: @unchecked Sendable {
     self.loop = loop
     self.inlineCostLimit = MediaDuration(inlineCostLimit)
     self.onKeyFrameNeeded = onKeyFrameNeeded
+  }
+
+  /// Decodes H.264 (RFC 6184) instead of VP8: the answer chose it. Call before the first
+  /// packet is handed over, on the loop given at `init` (any thread without one).
+  /// - Throws: `H264Error.initialization` when libavcodec has no H.264 decoder.
+  func useH264() throws(H264Error) {
+    h264 = try H264DecodePipeline()
   }
 
   /// Decoder counters.
@@ -138,11 +147,13 @@ final class VideoReceiveTrack: @unchecked Sendable {
   func sourceChanged() {
     if let loop, loop.inEventLoop, queuedJobs.load(ordering: .acquiring) == 0 {
       receiver.restartSource()
+      h264?.restartSource()
       return
     }
     queuedJobs.add(1, ordering: .relaxed)
     queue.async {
       self.receiver.restartSource()
+      self.h264?.restartSource()
       self.queuedJobs.subtract(1, ordering: .releasing)
     }
   }
@@ -163,8 +174,13 @@ final class VideoReceiveTrack: @unchecked Sendable {
     let start = MediaInstant.now()
     var output = VideoDecodePipeline<VideoFrame>.Output()
     swap(&output, &self.output)
-    receiver.handle(packets, now: now, into: &output)
-    stats.withLock { $0 = receiver.statistics }
+    if let h264 {
+      h264.handle(packets, now: now, into: &output)
+      stats.withLock { $0 = h264.statistics }
+    } else {
+      receiver.handle(packets, now: now, into: &output)
+      stats.withLock { $0 = receiver.statistics }
+    }
     if output.needsKeyFrame { onKeyFrameNeeded() }
     output.needsKeyFrame = false
     present(&output.frames)

@@ -10,7 +10,8 @@ import WCSProtocols
 /// so a slow encode does not delay packets. A disabled (muted) track encodes black pictures, as
 /// the iOS SDK's disabled track does.
 final class VideoSendTrack: @unchecked Sendable {
-  // @unchecked Sendable: `encoder`, `packetizer` and `lastTimestamp` are used on `queue` only;
+  // @unchecked Sendable: `encoder`, `packetizer`, `h264` and `lastTimestamp` are used on
+  // `queue` only;
   // `enabled`, `stopped` and `statistics` sit behind mutexes.
 
   /// Counters of the track.
@@ -29,6 +30,8 @@ final class VideoSendTrack: @unchecked Sendable {
   let parameters: NativeEncodingParameters
   private let encoder: VP8Encoder
   private var packetizer = VP8Packetizer()
+  /// H.264 in place of VP8 once the answer chose it (`useH264`); on `queue` only.
+  private var h264: H264SendCodec?
   private let output: @Sendable (_ payloads: [PacketizedPayload], _ isKeyFrame: Bool) -> Void
   private let preview: (any VideoRenderer)?
   private let enabledState = Mutex(true)
@@ -92,6 +95,13 @@ final class VideoSendTrack: @unchecked Sendable {
     var cpu = 0.0
     defer { stats.withLock { $0.encodeCPUTime += cpu } }
     do {
+      if let h264 {
+        let frames = try CodecCPUTime.measure(into: &cpu) { () throws(H264Error) in
+          try h264.encoder.encode(source, timestamp: timestamp)
+        }
+        for frame in frames { send(frame, payloads: self.h264?.packetizer.packetize(frame) ?? []) }
+        return
+      }
       let frames = try CodecCPUTime.measure(into: &cpu) {
         try encoder.encode(source, timestamp: timestamp)
       }
@@ -108,9 +118,39 @@ final class VideoSendTrack: @unchecked Sendable {
     }
   }
 
+  private func send(_ frame: EncodedVideoFrame, payloads: [PacketizedPayload]) {
+    stats.withLock {
+      $0.framesEncoded += 1
+      if frame.isKeyFrame { $0.keyFramesEncoded += 1 }
+    }
+    output(payloads, frame.isKeyFrame)
+  }
+
+  /// Encodes with H.264 (RFC 6184 payloads in `packetizationMode`) instead of VP8 from the
+  /// next picture on: the answer chose it. Callable from any thread.
+  /// - Throws: `H264Error` when OpenH264 refuses the parameters.
+  func useH264(packetizationMode: Int) throws(H264Error) {
+    let configuration = H264Encoder.Configuration(
+      width: parameters.width, height: parameters.height, frameRate: parameters.frameRate,
+      bitrateKbps: statistics.bitrate / 1000, keyFrameInterval: 3000,
+      maxNALUnitSize: packetizationMode == 0 ? 1160 : nil)
+    // Made on the queue, which then owns it.
+    let result = queue.sync { () -> Result<Void, H264Error> in
+      Result { () throws(H264Error) in
+        self.h264 = H264SendCodec(
+          encoder: try H264Encoder(configuration: configuration),
+          packetizer: H264Packetizer(packetizationMode: packetizationMode))
+      }
+    }
+    try result.get()
+  }
+
   /// Makes the next encoded picture a key frame (a PLI/FIR arrived). Callable from any thread.
   func requestKeyFrame() {
-    queue.async { self.encoder.requestKeyFrame() }
+    queue.async {
+      self.encoder.requestKeyFrame()
+      self.h264?.encoder.requestKeyFrame()
+    }
   }
 
   /// Sets the encoder bitrate (bits per second, clamped to the parameters' bounds). Callable
@@ -122,12 +162,19 @@ final class VideoSendTrack: @unchecked Sendable {
       guard self.statistics.bitrate != clamped else { return }
       do {
         try self.encoder.setBitrate(max(1, clamped / 1000))
+        try self.h264?.encoder.setBitrate(max(1, clamped / 1000))
         self.stats.withLock { $0.bitrate = clamped }
       } catch {
         self.stats.withLock { $0.encodeErrors += 1 }
       }
     }
   }
+}
+
+/// The H.264 encoder and packetizer of a send track (`VideoSendTrack.useH264`).
+private struct H264SendCodec {
+  let encoder: H264Encoder
+  var packetizer: H264Packetizer
 }
 
 extension VideoFrame {

@@ -78,6 +78,10 @@ public final class FPWCSApi2StreamOptions {
   public var stripCodecs: [Any]?
   /// Ask for the RTP Coordination-of-Video-Orientation extension (`cvoExtension`).
   public var cvoExtension: Bool = false
+  /// Linux addition: the video codec offered first, `"H264"` or `"VP8"` (case-insensitive);
+  /// nil offers VP8, then H.264. The server takes the first it supports; `stripCodecs` still
+  /// removes a codec altogether.
+  public var preferredVideoCodec: String?
 
   // Linux additions.
 

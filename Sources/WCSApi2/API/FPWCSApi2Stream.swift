@@ -41,6 +41,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   private let transport: kFPWCSTransport
   private let cvoExtension: Bool
   private let stripCodecs: [String]
+  private let preferredVideoCodec: String?
   private let state: Mutex<StreamState>
   private let connectionState = Mutex<MediaConnectionState>(.new)
   /// Where played audio is heard (`setAudioOutput`, `setLoudspeakerStatus`, options).
@@ -86,6 +87,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     self.transport = options.transport
     self.cvoExtension = options.cvoExtension
     self.stripCodecs = (options.stripCodecs ?? []).map { "\($0)" }
+    self.preferredVideoCodec = options.preferredVideoCodec
     self.audioOutput = Mutex(options.audioOutput)
     self.state = Mutex(StreamState(id: mediaSessionId, name: name))
   }
@@ -110,6 +112,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
       display: published ? display : lastFrame ?? display, transport: transport,
       stripCodecs: stripCodecs)
     if !published { request.audio?.output = audioOutput.withLock { $0 } }
+    request.preferredVideoCodec = preferredVideoCodec
     return request
   }
 

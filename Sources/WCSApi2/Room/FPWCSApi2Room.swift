@@ -343,6 +343,7 @@ public final class FPWCSApi2Room: Sendable {
       copy.transport = options.transport
       copy.stripCodecs = options.stripCodecs
       copy.cvoExtension = options.cvoExtension
+      copy.preferredVideoCodec = options.preferredVideoCodec
       copy.audioOutput = options.audioOutput
     }
     copy.name = streamName

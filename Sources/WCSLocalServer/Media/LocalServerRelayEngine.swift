@@ -184,9 +184,12 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     let id = request.mediaSessionId
     let connection = PeerConnection(configuration: configuration.peerConnection, loop: loop)
     do {
-      let codecs = try RelayAnswer.offeredCodecs(request.offerSDP)
+      _ = try RelayAnswer.offeredCodecs(request.offerSDP)
       try connection.setRemoteDescription(offer: request.offerSDP)
-      let answer = try RelayAnswer.restrict(try connection.createAnswer())
+      let answer = try RelayAnswer.keepingFirstVideoCodec(
+        RelayAnswer.restrict(try connection.createAnswer()))
+      // What the publisher may send: the codecs its answer kept.
+      let codecs = RelayCodecs.payloadTypes(in: try SDPParser.parse(answer).description)
       let publisher = RelayPublisher(
         mediaSessionId: id, streamName: request.streamName, peerConnection: connection,
         codecs: codecs, rtcpSSRC: newSSRC(),
@@ -208,7 +211,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         let kinds = Set(codecs.values.map(\.kind))
         publisher.recording = RelayRecording(
           temporaryPath: temporaryRecordingPath(id),
-          hasVideo: kinds.contains(.video) && request.hasVideo,
+          // WebM takes VP8; an H.264 stream is recorded as audio only (MP4 is not done yet).
+          hasVideo: kinds.contains(.video) && request.hasVideo
+            && codecs.values.contains { $0.kind == .video && $0.name.uppercased() == "VP8" },
           hasAudio: kinds.contains(.audio) && request.hasAudio)
       }
       publishers[id] = publisher
@@ -234,11 +239,18 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     let connection = PeerConnection(configuration: configuration.peerConnection, loop: loop)
     do {
       let codecs = try RelayAnswer.offeredCodecs(request.offerSDP)
+      if let publisher = publishers[request.sourceMediaSessionId],
+        !RelayCodecs.playerTakesVideo(publisher: publisher.codecs, player: codecs)
+      {
+        throw RelayAnswerError.transcodingRequired
+      }
       try connection.setRemoteDescription(offer: request.offerSDP)
       let ssrcs: [RelayCodec.Kind: UInt32] = [.audio: newSSRC(), .video: newSSRC()]
       let rtxSSRCs: [RelayCodec.Kind: UInt32] = [.audio: newSSRC(), .video: newSSRC()]
       let answer = try RelayAnswer.restrict(
-        try connection.createAnswer(),
+        RelayAnswer.keepingVideoFormats(
+          try connection.createAnswer(),
+          for: publishers[request.sourceMediaSessionId]?.codecs ?? [:]),
         ssrcs: ["audio": ssrcs[.audio] ?? 1, "video": ssrcs[.video] ?? 2],
         retransmissionSSRCs: ["audio": rtxSSRCs[.audio] ?? 3, "video": rtxSSRCs[.video] ?? 4],
         cname: Self.cname(streamName: request.streamName))
@@ -310,7 +322,11 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         emit(.connected(mediaSessionId: id, codecs: Self.codecNames(publisher.codecs)))
       } else if let player = players[id], !player.connected {
         player.connected = true
-        emit(.connected(mediaSessionId: id, codecs: Self.codecNames(player.codecs)))
+        emit(
+          .connected(
+            mediaSessionId: id,
+            codecs: Self.codecNames(
+              publishers[player.sourceMediaSessionId]?.codecs ?? player.codecs)))
       }
     case .failed(let error):
       guard publishers[id] != nil || players[id] != nil else { return }
@@ -337,7 +353,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     let values = codecs.values
     return LocalServerMediaCodecs(
       audioCodec: values.contains { $0.kind == .audio } ? "opus" : nil,
-      videoCodec: values.contains { $0.kind == .video } ? "VP8" : nil)
+      videoCodec: values.first { $0.kind == .video }.map {
+        $0.name.uppercased() == "H264" ? "H264" : "VP8"
+      })
   }
 
   /// FAILED `info` for an error (wcs-protocol.md §5.2 wording where there is one).

@@ -91,6 +91,81 @@ enum RelayAnswer {
     return SDPWriter.write(sdp)
   }
 
+  /// A publisher's answer keeping, in each video section, only the formats of the first
+  /// relayable codec the publisher listed (its preference, RFC 3264 §6.1) and their RTX: the
+  /// relay does not transcode, so each stream has one video codec that players must take.
+  /// - Throws: `SDPParseError` when `answer` does not parse (our own text: only on a bug).
+  static func keepingFirstVideoCodec(_ answer: String) throws -> String {
+    try keepingVideoFormats(answer) { section in
+      let codecs = section.payloadTypes.compactMap { payloadType -> (Int, RelayCodec)? in
+        guard let map = section.rtpMap(payloadType: payloadType),
+          map.encodingName.lowercased() != "rtx"
+        else { return nil }
+        return (payloadType, codec(map, in: section))
+      }
+      guard let first = codecs.first?.1 else { return [] }
+      return Set(codecs.filter { sameCodec($0.1, first) }.map(\.0))
+    }
+  }
+
+  /// A player's answer keeping, in each video section, only the formats that carry the
+  /// publisher's video (`RelayCodecs.payloadTypeMap`) and their RTX: the player then decodes
+  /// what it is sent, whatever order it offered its codecs in.
+  static func keepingVideoFormats(_ answer: String, for publisher: [UInt8: RelayCodec]) throws
+    -> String
+  {
+    try keepingVideoFormats(answer) { section in
+      let player = RelayCodecs.payloadTypes(in: SessionDescription(media: [section]))
+      let sent = publisher.filter { $0.value.kind == .video }
+      return Set(RelayCodecs.payloadTypeMap(publisher: sent, player: player).values.map(Int.init))
+    }
+  }
+
+  private static func codec(_ map: RTPMap, in section: MediaDescription) -> RelayCodec {
+    var codec = RelayCodec(kind: .video, name: map.encodingName, clockRate: map.clockRate)
+    if map.encodingName.uppercased() == "H264" {
+      codec.h264 = H264FormatParameters(
+        section.formatParameters(payloadType: map.payloadType)?.parameters ?? [])
+    }
+    return codec
+  }
+
+  private static func sameCodec(_ a: RelayCodec, _ b: RelayCodec) -> Bool {
+    a.name.caseInsensitiveCompare(b.name) == .orderedSame && a.clockRate == b.clockRate
+      && RelayCodecs.sameH264Configuration(a.h264, b.h264)
+  }
+
+  /// `answer` with each accepted video section cut down to the media formats `keep` picks
+  /// (all kept when it picks none) and the RTX formats of those.
+  private static func keepingVideoFormats(
+    _ answer: String, keep: (MediaDescription) -> Set<Int>
+  ) throws -> String {
+    var sdp = try SDPParser.parse(answer).description
+    for index in sdp.media.indices
+    where sdp.media[index].media == "video" && !sdp.media[index].isRejected {
+      let section = sdp.media[index]
+      let kept = keep(section)
+      guard !kept.isEmpty else { continue }
+      let others = Set(
+        section.payloadTypes.filter { payloadType in
+          section.rtpMap(payloadType: payloadType)?.encodingName.lowercased() != "rtx"
+            && !kept.contains(payloadType)
+        })
+      guard !others.isEmpty else { continue }
+      sdp.media[index].formats.removeAll { Int($0).map(others.contains) ?? false }
+      sdp.media[index].attributes.removeAll { attribute in
+        switch attribute {
+        case .rtpmap(let map): return others.contains(map.payloadType)
+        case .fmtp(let parameters): return others.contains(parameters.payloadType)
+        case .rtcpFeedback(let feedback): return feedback.payloadType.map(others.contains) ?? false
+        default: return false
+        }
+      }
+      Self.stripUnassociatedRetransmission(&sdp.media[index])
+    }
+    return SDPWriter.write(sdp)
+  }
+
   /// Removes the RTX formats of `section` whose `apt` names no format left in it.
   static func stripUnassociatedRetransmission(_ section: inout MediaDescription) {
     let kept = Set(section.payloadTypes)
@@ -121,6 +196,9 @@ enum RelayAnswerError: Error, Equatable {
   /// The offer's accepted sections have neither Opus nor VP8 (FAILED info `No common codecs`,
   /// wcs-protocol.md §5.2).
   case noCommonCodecs
+  /// A player offered video but none of the publisher's video codec (FAILED info
+  /// `Transcoding required, but disabled`, wcs-protocol.md §5.2: the relay does not transcode).
+  case transcodingRequired
 
   /// The FAILED `info` the client gets: the WCS wording for `noCommonCodecs`, local-server
   /// texts (`WCSStreamInfo`) where WCS has none.
@@ -129,6 +207,7 @@ enum RelayAnswerError: Error, Equatable {
     case .offer(.noMediaSections): return WCSStreamInfo.offerHasNoMediaSections
     case .offer(.allMediaSectionsRejected): return WCSStreamInfo.offerMediaSectionsAllRejected
     case .noCommonCodecs: return WCSStreamInfo.noCommonCodecs
+    case .transcodingRequired: return WCSStreamInfo.transcodingRequiredButDisabled
     }
   }
 }

@@ -14,11 +14,15 @@ struct RelayCodec: Equatable, Sendable {
   var name: String
   /// RTP clock rate, Hz.
   var clockRate: Int
+  /// For H.264, its `a=fmtp` parameters (RFC 6184 §8.1): players get it only when the profile
+  /// and packetization mode match (§8.2.2), as the relay does not transcode.
+  var h264: H264FormatParameters? = nil
 }
 
-/// The codecs the local server relays and records (wcs-protocol.md §9.3): Opus and VP8.
+/// The codecs the local server relays (wcs-protocol.md §9.3): Opus, VP8 and H.264 (recorded:
+/// Opus and VP8).
 enum RelayCodecs {
-  static let relayed = ["opus", "VP8"]
+  static let relayed = ["opus", "VP8", "H264"]
 
   /// Payload type → codec for the Opus and VP8 formats of every section of `sdp`.
   static func payloadTypes(in sdp: SessionDescription) -> [UInt8: RelayCodec] {
@@ -36,8 +40,16 @@ enum RelayCodecs {
           ),
           let payloadType = UInt8(exactly: rtpMap.payloadType), payloadType < 128
         else { continue }
-        map[payloadType] = RelayCodec(
-          kind: kind, name: rtpMap.encodingName, clockRate: rtpMap.clockRate)
+        var codec = RelayCodec(kind: kind, name: rtpMap.encodingName, clockRate: rtpMap.clockRate)
+        if rtpMap.encodingName.uppercased() == "H264" {
+          // Unreadable parameters: not H.264 this relay can match, so not relayed.
+          guard
+            let parameters = H264FormatParameters(
+              section.formatParameters(payloadType: rtpMap.payloadType)?.parameters ?? [])
+          else { continue }
+          codec.h264 = parameters
+        }
+        map[payloadType] = codec
       }
     }
     return map
@@ -53,10 +65,30 @@ enum RelayCodecs {
       let match = player.filter {
         $0.value.kind == codec.kind && $0.value.clockRate == codec.clockRate
           && $0.value.name.caseInsensitiveCompare(codec.name) == .orderedSame
+          && Self.sameH264Configuration($0.value.h264, codec.h264)
       }.keys.min()
       if let match { map[publisherType] = match }
     }
     return map
+  }
+
+  /// Whether two H.264 formats (nil for other codecs) carry the same stream: profile and
+  /// packetization mode (RFC 6184 §8.2.2).
+  static func sameH264Configuration(_ a: H264FormatParameters?, _ b: H264FormatParameters?)
+    -> Bool
+  {
+    guard let a, let b else { return a == nil && b == nil }
+    return a.matches(b)
+  }
+
+  /// Whether a player with `player`'s codecs can take the video `publisher` sends without
+  /// transcoding: true when the publisher sends no video or the player offered none.
+  static func playerTakesVideo(publisher: [UInt8: RelayCodec], player: [UInt8: RelayCodec])
+    -> Bool
+  {
+    let sent = publisher.filter { $0.value.kind == .video }
+    guard !sent.isEmpty, player.contains(where: { $0.value.kind == .video }) else { return true }
+    return !payloadTypeMap(publisher: sent, player: player).isEmpty
   }
 
   /// RTX payload type → the media payload type it repairs (`a=fmtp:<rtx> apt=<media>`,

@@ -42,6 +42,9 @@ public enum WCSStreamInfo {
   /// The offer's accepted media sections have neither Opus nor VP8 (the only codecs the
   /// local server relays).
   public static let noCommonCodecs = "No common codecs"
+  /// A player that cannot take the publisher's video codec (the local server relays, never
+  /// transcodes), as a WCS with transcoding off says.
+  public static let transcodingRequiredButDisabled = "Transcoding required, but disabled"
   /// Local-server only: the offer has no `m=` line (WCS has no wording for this).
   public static let offerHasNoMediaSections = "Offer has no media sections"
   /// Local-server only: every `m=` line of the offer has port 0 (RFC 3264 §5.1).

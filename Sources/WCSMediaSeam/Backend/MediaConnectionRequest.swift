@@ -107,6 +107,9 @@ public struct MediaConnectionRequest: Sendable {
   public var transport: Transport
   /// Codec names (case-insensitive, e.g. `"H264"`) the engine must not offer.
   public var excludedCodecs: [String]
+  /// The video codec offered first (`"VP8"` or `"H264"`, case-insensitive): the one the
+  /// answerer picks when it takes both (RFC 3264 §6.1). Nil: VP8 first, then H.264.
+  public var preferredVideoCodec: String? = nil
 
   /// Creates a request.
   public init(

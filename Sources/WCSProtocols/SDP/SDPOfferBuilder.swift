@@ -121,6 +121,13 @@ public enum SDPOfferBuilder {
     let vp8 = video.vp8PayloadType
     var formats = [vp8]
     if let rtx = video.rtx { formats.append(rtx.payloadType) }
+    if let h264 = video.h264 {
+      if h264.isPreferred {
+        formats.insert(h264.payloadType, at: 0)
+      } else {
+        formats.append(h264.payloadType)
+      }
+    }
     var m = section(
       kind: "video", formats: formats, mid: mid, direction: video.direction,
       trackId: video.trackId,
@@ -129,12 +136,20 @@ public enum SDPOfferBuilder {
       ], p)
     m.attributes.append(
       .rtpmap(RTPMap(payloadType: vp8, encodingName: "VP8", clockRate: 90000)))
-    // RFC 4585 §4.2 nack/pli, RFC 5104 §7.1 ccm fir, libwebrtc goog-remb and transport-cc.
-    for (type, parameter) in [
-      ("goog-remb", nil), ("transport-cc", nil), ("ccm", "fir"), ("nack", nil), ("nack", "pli"),
-    ] as [(String, String?)] {
+    for (type, parameter) in videoFeedback {
       m.attributes.append(
         .rtcpFeedback(RTCPFeedback(payloadType: vp8, type: type, parameter: parameter)))
+    }
+    if let h264 = video.h264 {
+      let pt = h264.payloadType
+      m.attributes.append(.rtpmap(RTPMap(payloadType: pt, encodingName: "H264", clockRate: 90000)))
+      for (type, parameter) in videoFeedback {
+        m.attributes.append(
+          .rtcpFeedback(RTCPFeedback(payloadType: pt, type: type, parameter: parameter)))
+      }
+      m.attributes.append(
+        .fmtp(FormatParameters(payloadType: pt, parameters: h264.formatParameters.formatParameters))
+      )
     }
     if let rtx = video.rtx {
       m.attributes += [
@@ -153,6 +168,11 @@ public enum SDPOfferBuilder {
     }
     return m
   }
+
+  /// RFC 4585 §4.2 nack/pli, RFC 5104 §7.1 ccm fir, libwebrtc goog-remb and transport-cc.
+  private static let videoFeedback: [(String, String?)] = [
+    ("goog-remb", nil), ("transport-cc", nil), ("ccm", "fir"), ("nack", nil), ("nack", "pli"),
+  ]
 
   private static func ssrcLines(_ ssrc: UInt32, trackId: String, _ p: SDPOfferParameters)
     -> [SDPAttribute]

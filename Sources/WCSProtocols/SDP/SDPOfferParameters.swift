@@ -54,6 +54,8 @@ public struct SDPOfferParameters: Hashable, Sendable {
     public var vp8PayloadType: Int
     /// Optional RTX.
     public var rtx: RTX?
+    /// H.264 (RFC 6184) offered besides VP8, nil for VP8 only.
+    public var h264: H264? = nil
 
     /// Creates the video parameters.
     public init(
@@ -65,6 +67,26 @@ public struct SDPOfferParameters: Hashable, Sendable {
       self.trackId = trackId
       self.vp8PayloadType = vp8PayloadType
       self.rtx = rtx
+    }
+  }
+
+  /// An H.264 format of the video section.
+  public struct H264: Hashable, Sendable {
+    /// Its payload type (Chrome offers constrained baseline mode 1 at 125 or 102).
+    public var payloadType: Int
+    /// `profile-level-id`, `level-asymmetry-allowed`, `packetization-mode` (RFC 6184 §8.1).
+    public var formatParameters: H264FormatParameters
+    /// Listed before VP8 on the `m=` line: the answerer's first choice (RFC 3264 §5.1).
+    public var isPreferred: Bool
+
+    /// Creates the format: constrained baseline 3.1, mode 1, after VP8 unless preferred.
+    public init(
+      payloadType: Int = 102, formatParameters: H264FormatParameters = H264FormatParameters(),
+      isPreferred: Bool = false
+    ) {
+      self.payloadType = payloadType
+      self.formatParameters = formatParameters
+      self.isPreferred = isPreferred
     }
   }
 

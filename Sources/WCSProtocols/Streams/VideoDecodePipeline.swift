@@ -56,6 +56,18 @@ package final class VideoDecodePipeline<Picture> {
     package var arrivalTime: MediaInstant
     /// The `now` of the call that decoded it.
     package var renderTime: MediaInstant
+
+    /// A frame from its parts (for the other codecs' pipelines).
+    package init(
+      picture: Picture, rtpTimestamp: UInt32, isKeyFrame: Bool, arrivalTime: MediaInstant,
+      renderTime: MediaInstant
+    ) {
+      self.picture = picture
+      self.rtpTimestamp = rtpTimestamp
+      self.isKeyFrame = isKeyFrame
+      self.arrivalTime = arrivalTime
+      self.renderTime = renderTime
+    }
   }
 
   /// What one call produced.
@@ -184,8 +196,7 @@ package final class VideoDecodePipeline<Picture> {
     let stallTimeout: MediaDuration
     var statistics = VideoDecodePipelineStatistics()
     var waitingForKeyFrame = false
-    var firstRenderAt: MediaInstant?
-    var lastRenderAt: MediaInstant?
+    var timeline = RenderTimeline()
     var lastProgressAt: MediaInstant?
     /// The running call's output (`State.handle` lends it), `now` and the arrival of the
     /// packet being inserted.
@@ -243,21 +254,7 @@ package final class VideoDecodePipeline<Picture> {
         waitingForKeyFrame = false
         statistics.framesDecoded += 1
         if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
-        // A frame completed by a late packet is timed by that packet's arrival, which may come
-        // before the previous render: the render clock does not go back, or the next gap would
-        // count the difference twice.
-        let renderedAt = max(now, lastRenderAt ?? now)
-        if let lastRenderAt {
-          let gap = (renderedAt - lastRenderAt).seconds
-          statistics.longestGap = max(statistics.longestGap, gap)
-          if gap > VideoDecodePipelineStatistics.freezeThreshold { statistics.freezes += 1 }
-        }
-        firstRenderAt = firstRenderAt ?? renderedAt
-        lastRenderAt = renderedAt
-        if let firstRenderAt, statistics.framesDecoded > 1 {
-          let span = (renderedAt - firstRenderAt).seconds
-          if span > 0 { statistics.framesPerSecond = Double(statistics.framesDecoded - 1) / span }
-        }
+        _ = timeline.rendered(at: now, into: &statistics)
         output.frames.append(
           Frame(
             picture: consume picture, rtpTimestamp: frame.timestamp, isKeyFrame: frame.isKeyFrame,

@@ -223,7 +223,7 @@ final class LocalServerRelayTests: XCTestCase {
     XCTAssertTrue(configuration.peerConnection.iceLite)
   }
 
-  func testTheDefaultEngineRefusesAnOfferWithoutOpusOrVP8() throws {
+  func testTheDefaultEngineRefusesAnOfferWithoutARelayedCodec() throws {
     let records = try makeTemporaryDirectory("wcs-relay-default")
     defer { try? FileManager.default.removeItem(at: records) }
     let logs = Collector<String>()
@@ -232,17 +232,17 @@ final class LocalServerRelayTests: XCTestCase {
     configuration.mediaEngine = nil
     let server = try WCSLocalServer.start(configuration)
     defer { server.stop() }
-    let h264Only = [
+    let vp9Only = [
       "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "m=video 9 UDP/TLS/RTP/SAVPF 102",
       "c=IN IP4 0.0.0.0", "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
-      "a=setup:actpass", "a=rtpmap:102 H264/90000", "a=sendonly", "",
+      "a=setup:actpass", "a=rtpmap:102 VP9/90000", "a=sendonly", "",
     ].joined(separator: "\r\n")
     let client = TestClient(server.wsURL)
     client.establish()
-    client.send("publishStream", Self.stream("pub-h264", name: "h", published: true, sdp: h264Only))
-    let failed = client.waitForStatus("pub-h264", "FAILED")
+    client.send("publishStream", Self.stream("pub-vp9", name: "h", published: true, sdp: vp9Only))
+    let failed = client.waitForStatus("pub-vp9", "FAILED")
     XCTAssertEqual(failed?.object["info"], "No common codecs")
-    logs.wait { $0.contains { $0.contains("media pub-h264: offer refused") } }
+    logs.wait { $0.contains { $0.contains("media pub-vp9: offer refused") } }
     client.closeAndWait()
   }
 
@@ -277,11 +277,11 @@ final class LocalServerRelayTests: XCTestCase {
     XCTAssertEqual(
       client.waitForStatus("pub-zero", "FAILED")?.object["info"],
       "Every media section is rejected (port 0)")
-    let h264Only =
+    let vp9Only =
       (session + ["m=video 9 UDP/TLS/RTP/SAVPF 102"] + transport
-      + ["a=rtpmap:102 H264/90000", ""]).joined(separator: "\r\n")
-    client.send("publishStream", Self.stream("pub-h264", name: "h", published: true, sdp: h264Only))
-    XCTAssertEqual(client.waitForStatus("pub-h264", "FAILED")?.object["info"], "No common codecs")
+      + ["a=rtpmap:102 VP9/90000", ""]).joined(separator: "\r\n")
+    client.send("publishStream", Self.stream("pub-vp9", name: "h", published: true, sdp: vp9Only))
+    XCTAssertEqual(client.waitForStatus("pub-vp9", "FAILED")?.object["info"], "No common codecs")
     client.closeAndWait()
   }
 

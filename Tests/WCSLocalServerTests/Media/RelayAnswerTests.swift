@@ -16,18 +16,21 @@ final class RelayAnswerTests: XCTestCase {
     "a=rtpmap:98 H264/90000", "a=fmtp:98 profile-level-id=42e01f", "",
   ].joined(separator: "\r\n")
 
-  func testOnlyOpusAndVP8WithoutTransportCCAndWithOurSSRCs() throws {
+  func testOnlyOpusVP8AndH264WithoutTransportCCAndWithOurSSRCs() throws {
     let text = try RelayAnswer.restrict(
-      Self.answer, ssrcs: ["audio": 1111, "video": 2222], cname: "relay")
+      Self.answer.replacingOccurrences(of: "H264/90000", with: "VP9/90000"),
+      ssrcs: ["audio": 1111, "video": 2222], cname: "relay")
     let sdp = try SDPParser.parse(text).description
     XCTAssertEqual(sdp.media.map(\.payloadTypes), [[111], [96, 97]])
+    let withH264 = try SDPParser.parse(RelayAnswer.restrict(Self.answer)).description
+    XCTAssertEqual(withH264.media.map(\.payloadTypes), [[111], [96, 97, 98]])
     XCTAssertEqual(sdp.media[1].rtcpFeedback(payloadType: 96).map(\.type), ["nack", "nack"])
     XCTAssertTrue(sdp.media[0].rtcpFeedback(payloadType: 111).isEmpty)
     XCTAssertTrue(sdp.media[0].headerExtensions.isEmpty)
     XCTAssertEqual(sdp.media[0].ssrcAttributes.map(\.ssrc), [1111])
     XCTAssertEqual(sdp.media[1].ssrcAttributes.map(\.value), ["relay"])
     XCTAssertTrue(sdp.isICELite)
-    XCTAssertFalse(text.contains("H264"))
+    XCTAssertFalse(text.contains("VP9"))
     XCTAssertTrue(text.contains("a=fmtp:97 apt=96"))
     XCTAssertFalse(text.contains("ssrc-group"), "no RTX SSRC given: none signalled")
   }
@@ -35,7 +38,8 @@ final class RelayAnswerTests: XCTestCase {
   /// RTX (RFC 4588) stays where its `apt` is a relayed format, with our RTX SSRC in an
   /// `a=ssrc-group:FID` after the media SSRC; RTX of a stripped codec goes with the codec.
   func testRTXIsKeptForVP8WithAnFIDGroupAndDroppedForStrippedCodecs() throws {
-    let withH264RTX = Self.answer.replacingOccurrences(of: "96 97 98", with: "96 97 98 99")
+    let withH264RTX = Self.answer.replacingOccurrences(of: "H264/90000", with: "VP9/90000")
+      .replacingOccurrences(of: "96 97 98", with: "96 97 98 99")
       .replacingOccurrences(
         of: "a=fmtp:98 profile-level-id=42e01f",
         with: "a=fmtp:98 profile-level-id=42e01f\r\na=rtpmap:99 rtx/90000\r\na=fmtp:99 apt=98")
@@ -56,20 +60,21 @@ final class RelayAnswerTests: XCTestCase {
   /// An RTX format whose `apt` is missing or names nothing is not answered.
   func testRTXWithoutAUsableAptIsDropped() throws {
     let broken = Self.answer.replacingOccurrences(of: "a=fmtp:97 apt=96", with: "a=fmtp:97 apt=55")
+      .replacingOccurrences(of: "H264/90000", with: "VP9/90000")
     let text = try RelayAnswer.restrict(broken, ssrcs: ["video": 2222])
     XCTAssertEqual(try SDPParser.parse(text).description.media.map(\.payloadTypes), [[111], [96]])
     XCTAssertFalse(text.contains("rtx"))
   }
 
-  func testAnOfferWithoutOpusOrVP8HasNoCommonCodecs() {
-    let h264Only = [
+  func testAnOfferWithoutARelayedCodecHasNoCommonCodecs() {
+    let vp9Only = [
       "v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0",
-      "m=video 40000 UDP/TLS/RTP/SAVPF 98", "c=IN IP4 127.0.0.1", "a=rtpmap:98 H264/90000", "",
+      "m=video 40000 UDP/TLS/RTP/SAVPF 98", "c=IN IP4 127.0.0.1", "a=rtpmap:98 VP9/90000", "",
     ].joined(separator: "\r\n")
-    XCTAssertThrowsError(try RelayAnswer.restrict(h264Only)) {
+    XCTAssertThrowsError(try RelayAnswer.restrict(vp9Only)) {
       XCTAssertEqual($0 as? RelayAnswerError, .noCommonCodecs)
     }
-    XCTAssertThrowsError(try RelayAnswer.offeredCodecs(h264Only)) {
+    XCTAssertThrowsError(try RelayAnswer.offeredCodecs(vp9Only)) {
       XCTAssertEqual($0 as? RelayAnswerError, .noCommonCodecs)
     }
   }

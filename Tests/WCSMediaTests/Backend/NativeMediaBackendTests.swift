@@ -254,7 +254,8 @@ final class NativeMediaBackendAnswerTests: XCTestCase {
     let answer = try relay.answerPublisher(try offer(of: publisher))
     // The same answer with Opus and VP8 renamed to codecs we do not have.
     let foreign = answer.replacingOccurrences(of: "opus/48000", with: "ISAC/16000")
-      .replacingOccurrences(of: "VP8/90000", with: "H264/90000")
+      .replacingOccurrences(of: "VP8/90000", with: "VP9/90000")
+      .replacingOccurrences(of: "H264/90000", with: "VP9/90000")
     XCTAssertThrowsError(try apply(answer: foreign, to: publisher)) { error in
       guard case .answerRejected(let reason) = error as? MediaBackendError else {
         return XCTFail("\(error)")
