@@ -244,7 +244,9 @@ let tests: [Target] = [
     swiftSettings: strict),
   .testTarget(
     name: "WCSApi2Tests",
-    dependencies: ["WCSApi2", "WCSTransport", "WCSMedia", "FPWCSApi2Swift", "WCSLocalServer"],
+    dependencies: [
+      "WCSApi2", "WCSTransport", "WCSMedia", "FPWCSApi2Swift", "WCSLocalServer", "TestSupport",
+    ],
     swiftSettings: strict),
   .testTarget(
     name: "WCSLocalServerTests",

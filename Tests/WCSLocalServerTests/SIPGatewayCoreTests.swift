@@ -1,3 +1,4 @@
+import WCSCodecs
 import WCSTransport
 import XCTest
 
@@ -240,8 +241,8 @@ final class SIPGatewayCoreTests: XCTestCase {
     XCTAssertTrue(answer.contains("m=audio 4000 RTP/AVP 0 101\r\n"))
     XCTAssertTrue(answer.contains("a=sendonly\r\n"))
     XCTAssertFalse(answer.contains("PCMA"))
-    XCTAssertEqual(G711.ulawToLinear(0xff), 0)
-    XCTAssertEqual(G711.ulawToLinear(0x00), -32124)
-    XCTAssertEqual(G711.alawToLinear(0xd5), 8)
+    XCTAssertEqual(G711.linear(muLaw: 0xff), 0)
+    XCTAssertEqual(G711.linear(muLaw: 0x00), -32124)
+    XCTAssertEqual(G711.linear(aLaw: 0xd5), 8)
   }
 }

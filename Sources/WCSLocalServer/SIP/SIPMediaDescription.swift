@@ -128,25 +128,3 @@ struct SIPMediaDescription: Sendable, Equatable {
     return lines.joined(separator: "\r\n") + "\r\n"
   }
 }
-
-/// G.711 (ITU-T G.711) expansion to 16-bit linear PCM: μ-law (PCMU) and A-law (PCMA).
-enum G711 {
-  static func ulawToLinear(_ byte: UInt8) -> Int16 {
-    let u = ~byte
-    let sign = u & 0x80
-    let exponent = Int((u >> 4) & 0x07)
-    let mantissa = Int(u & 0x0f)
-    let magnitude = (((mantissa << 3) + 0x84) << exponent) - 0x84
-    return Int16(sign != 0 ? -magnitude : magnitude)
-  }
-
-  static func alawToLinear(_ byte: UInt8) -> Int16 {
-    let a = byte ^ 0x55
-    let sign = a & 0x80
-    let exponent = Int((a >> 4) & 0x07)
-    let mantissa = Int(a & 0x0f)
-    var magnitude = (mantissa << 4) + 8
-    if exponent != 0 { magnitude = (magnitude + 0x100) << (exponent - 1) }
-    return Int16(sign != 0 ? magnitude : -magnitude)
-  }
-}

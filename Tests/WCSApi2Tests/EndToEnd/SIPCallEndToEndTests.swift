@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import WCSLocalServer
 import WCSMedia
 import XCTest
@@ -214,29 +215,6 @@ final class SIPCallEndToEndTests: XCTestCase {
       if verbose { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
     return try WCSLocalServer.start(configuration)
-  }
-}
-
-/// Tone analysis of received audio.
-enum Tone {
-  /// The strongest frequency of `samples` between 100 and 3500 Hz, in 10 Hz steps (Goertzel).
-  static func dominantFrequency(_ samples: [Int16], rate: Double) -> Double {
-    var best = (frequency: 0.0, power: 0.0)
-    let values = samples.map(Double.init)
-    for step in 10...350 {
-      let frequency = Double(step) * 10
-      let coefficient = 2 * cos(2 * Double.pi * frequency / rate)
-      var s1 = 0.0
-      var s2 = 0.0
-      for x in values {
-        let s = x + coefficient * s1 - s2
-        s2 = s1
-        s1 = s
-      }
-      let power = s1 * s1 + s2 * s2 - coefficient * s1 * s2
-      if power > best.power { best = (frequency, power) }
-    }
-    return best.frequency
   }
 }
 

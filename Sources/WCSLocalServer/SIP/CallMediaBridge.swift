@@ -1,0 +1,209 @@
+import WCSCodecs
+import WCSProtocols
+
+/// The audio of one gateway call between its WebRTC leg (Opus, RFC 7587) and its SIP leg
+/// (PCMU/PCMA, RFC 3551 §4.5.14), transcoded through 48 kHz linear PCM (libopus and
+/// `G711AudioConverter`), or passed through with its payload type and SSRC rewritten when the
+/// SIP side took Opus too. Sans-I/O: packets in, packets out; the driver does the sockets.
+///
+/// Each direction has its own SSRC, sequence numbers and timestamps (RFC 3550 §5.1): toward
+/// SIP the timestamps are the Opus ones scaled to 8 kHz and the sequence numbers follow the
+/// WebRTC leg's (a gap stays a gap); toward WebRTC the G.711 audio is regrouped into 20 ms Opus
+/// frames, timestamped from the SIP packets' own. While `holding` nothing goes either way
+/// (RFC 3264 §8.4). RFC 4733 events from the SIP side go nowhere: the WebRTC leg's answer keeps
+/// only Opus and VP8 (the SDK sends its DTMF through `sendDtmf`, which the SIP leg turns into
+/// telephone-events).
+struct CallMediaBridge {
+  /// What went through, for statistics and tests.
+  struct Statistics: Equatable, Sendable {
+    /// RTP packets sent to the SIP leg / to the WebRTC leg.
+    var packetsToSIP = 0
+    var packetsToWebRTC = 0
+    /// Packets that could not be used (not RTP, another payload type, undecodable), both ways.
+    var packetsDropped = 0
+    /// Packets dropped because the call is on hold.
+    var packetsHeld = 0
+  }
+
+  /// How the SIP leg carries audio.
+  enum SIPCodec: Equatable, Sendable {
+    /// G.711 μ-law (PT 0) or A-law (PT 8): transcoded.
+    case g711(G711.Law)
+    /// Opus with this payload type: passed through.
+    case opus(UInt8)
+  }
+
+  /// Samples (48 kHz) from the SIP side held for the next Opus frame, at most (100 ms): a far
+  /// end sending faster than real time cannot grow the buffer.
+  static let maxPendingSamples = 4800
+  /// Opus payload types are dynamic (RFC 3551 §6): 96...127.
+  static let dynamicPayloadTypes: ClosedRange<UInt8> = 96...127
+
+  let webRTCPayloadType: UInt8
+  /// Our SSRC toward the WebRTC client and toward the SIP far end.
+  let webRTCSSRC: UInt32
+  let sipSSRC: UInt32
+  private(set) var sipCodec: SIPCodec?
+  /// The call is on hold (either side): no media either way.
+  var holding = false
+  private(set) var statistics = Statistics()
+
+  private var toSIP: G711AudioConverter?
+  private var fromSIP: G711AudioConverter?
+  private let decoder: OpusDecoder
+  private let encoder: OpusEncoder
+  /// The first WebRTC packet's sequence number and timestamp, and ours for it.
+  private var toSIPOrigin: (sequence: UInt16, timestamp: UInt32)?
+  private let toSIPBase: (sequence: UInt16, timestamp: UInt32)
+  private var pending: [Int16] = []
+  /// The 48 kHz timestamp of `pending`'s first sample.
+  private var pendingTimestamp: UInt32 = 0
+  private var fromSIPOrigin: UInt32?
+  private let fromSIPBase: UInt32
+  private var webRTCSequence: UInt16
+
+  /// A bridge for a WebRTC leg that negotiated Opus as `webRTCPayloadType`.
+  /// - Throws: `OpusError` when libopus cannot make a codec.
+  init(webRTCPayloadType: UInt8, webRTCSSRC: UInt32, sipSSRC: UInt32) throws(OpusError) {
+    self.webRTCPayloadType = webRTCPayloadType
+    self.webRTCSSRC = webRTCSSRC
+    self.sipSSRC = sipSSRC
+    decoder = try OpusDecoder(channels: 1)
+    // No FEC: the SIP leg's G.711 has none to carry over, and the WebRTC leg is loopback here.
+    encoder = try OpusEncoder(
+      configuration: OpusEncoder.Configuration(channels: 1, bitrate: 32_000, inbandFEC: false))
+    toSIPBase = (UInt16.random(in: 0...UInt16.max), UInt32.random(in: 0...UInt32.max))
+    fromSIPBase = UInt32.random(in: 0...UInt32.max)
+    webRTCSequence = UInt16.random(in: 0...UInt16.max)
+  }
+
+  /// The SIP side's codec, from its SDP (again after a re-INVITE: the converters restart when
+  /// it changes).
+  mutating func setSIPCodec(_ codec: SIPCodec) {
+    guard codec != sipCodec else { return }
+    sipCodec = codec
+    if case .g711(let law) = codec {
+      toSIP = G711AudioConverter(law: law)
+      fromSIP = G711AudioConverter(law: law)
+    } else {
+      toSIP = nil
+      fromSIP = nil
+    }
+    pending = []
+  }
+
+  /// A packet the WebRTC leg received (Opus from the client): the packet for the SIP leg, or
+  /// nil (no SIP codec yet, held, or not usable).
+  mutating func receiveFromWebRTC(_ bytes: [UInt8]) -> [UInt8]? {
+    guard let packet = try? RTPPacket.parse(bytes), packet.header.payloadType == webRTCPayloadType,
+      !packet.payload.isEmpty
+    else {
+      statistics.packetsDropped += 1
+      return nil
+    }
+    guard let sipCodec else { return nil }
+    guard !holding else {
+      statistics.packetsHeld += 1
+      return nil
+    }
+    let origin = toSIPOrigin ?? (packet.header.sequenceNumber, packet.header.timestamp)
+    toSIPOrigin = origin
+    let sequence = toSIPBase.sequence &+ (packet.header.sequenceNumber &- origin.sequence)
+    let elapsed = packet.header.timestamp &- origin.timestamp
+    let payloadType: UInt8
+    let payload: [UInt8]
+    let timestamp: UInt32
+    switch sipCodec {
+    case .opus(let type):
+      payloadType = type
+      payload = packet.payload
+      timestamp = toSIPBase.timestamp &+ elapsed
+    case .g711(let law):
+      guard let frame = try? decoder.decode(packet.payload), var converter = toSIP else {
+        statistics.packetsDropped += 1
+        return nil
+      }
+      payload = converter.encode(frame)
+      toSIP = converter
+      payloadType = law.payloadType
+      timestamp = toSIPBase.timestamp &+ elapsed / 6
+    }
+    let header = RTPHeader(
+      marker: packet.header.marker, payloadType: payloadType, sequenceNumber: sequence,
+      timestamp: timestamp, ssrc: sipSSRC)
+    guard let out = try? RTPPacket(header: header, payload: payload).serialized() else {
+      return nil
+    }
+    statistics.packetsToSIP += 1
+    return out
+  }
+
+  /// A packet the SIP leg received: the packets for the WebRTC leg (none until a 20 ms Opus
+  /// frame is complete, or when held or not usable). RFC 4733 events are dropped.
+  mutating func receiveFromSIP(_ bytes: [UInt8]) -> [[UInt8]] {
+    guard let packet = try? RTPPacket.parse(bytes), let sipCodec else {
+      statistics.packetsDropped += 1
+      return []
+    }
+    guard !holding else {
+      statistics.packetsHeld += 1
+      return []
+    }
+    let origin = fromSIPOrigin ?? packet.header.timestamp
+    fromSIPOrigin = origin
+    switch sipCodec {
+    case .opus(let type):
+      guard packet.header.payloadType == type, !packet.payload.isEmpty else {
+        statistics.packetsDropped += 1
+        return []
+      }
+      return send(
+        packet.payload, timestamp: fromSIPBase &+ (packet.header.timestamp &- origin),
+        marker: packet.header.marker
+      ).map { [$0] } ?? []
+    case .g711(let law):
+      guard packet.header.payloadType == law.payloadType, var converter = fromSIP else {
+        statistics.packetsDropped += 1
+        return []
+      }
+      let frame = converter.decode(packet.payload)
+      fromSIP = converter
+      if pending.isEmpty {
+        pendingTimestamp = fromSIPBase &+ (packet.header.timestamp &- origin) &* 6
+      }
+      pending.append(contentsOf: frame.samples)
+      if pending.count > Self.maxPendingSamples {
+        let excess = pending.count - Self.maxPendingSamples
+        pending.removeFirst(excess)
+        pendingTimestamp &+= UInt32(excess)
+      }
+      var out: [[UInt8]] = []
+      let size = OpusEncoder.frameSize
+      while pending.count >= size {
+        let frame = PCMAudioFrame(samples: Array(pending[0..<size]), channels: 1)
+        pending.removeFirst(size)
+        if let payload = try? encoder.encode(frame),
+          let bytes = send(payload, timestamp: pendingTimestamp, marker: false)
+        {
+          out.append(bytes)
+        } else {
+          statistics.packetsDropped += 1
+        }
+        pendingTimestamp &+= UInt32(size)
+      }
+      return out
+    }
+  }
+
+  private mutating func send(_ payload: [UInt8], timestamp: UInt32, marker: Bool) -> [UInt8]? {
+    let header = RTPHeader(
+      marker: marker, payloadType: webRTCPayloadType, sequenceNumber: webRTCSequence,
+      timestamp: timestamp, ssrc: webRTCSSRC)
+    guard let bytes = try? RTPPacket(header: header, payload: payload).serialized() else {
+      return nil
+    }
+    webRTCSequence &+= 1
+    statistics.packetsToWebRTC += 1
+    return bytes
+  }
+}
