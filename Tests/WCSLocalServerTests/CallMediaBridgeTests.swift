@@ -21,8 +21,7 @@ final class CallMediaBridgeTests: XCTestCase {
     }
   }
 
-  private func rtp(_ payload: [UInt8], pt: UInt8, sequence: UInt16, timestamp: UInt32) -> [UInt8]
-  {
+  private func rtp(_ payload: [UInt8], pt: UInt8, sequence: UInt16, timestamp: UInt32) -> [UInt8] {
     let header = RTPHeader(
       payloadType: pt, sequenceNumber: sequence, timestamp: timestamp, ssrc: 0x1234)
     return (try? RTPPacket(header: header, payload: payload).serialized()) ?? []
@@ -41,7 +40,8 @@ final class CallMediaBridgeTests: XCTestCase {
       let payload = try encoder.encode(PCMAudioFrame(samples: frame, channels: 1))
       let out = try XCTUnwrap(
         bridge.receiveFromWebRTC(
-          rtp(payload, pt: Self.opus, sequence: UInt16(100 + index),
+          rtp(
+            payload, pt: Self.opus, sequence: UInt16(100 + index),
             timestamp: UInt32(5000 + 960 * index))))
       let packet = try RTPPacket.parse(out)
       XCTAssertEqual(packet.header.payloadType, 0)
@@ -52,7 +52,8 @@ final class CallMediaBridgeTests: XCTestCase {
     }
     XCTAssertEqual(packets[1].header.timestamp &- packets[0].header.timestamp, 160)
     XCTAssertEqual(packets[1].header.sequenceNumber &- packets[0].header.sequenceNumber, 1)
-    XCTAssertEqual(Tone.dominantFrequency(Array(samples.suffix(4000)), rate: 8000), 440, accuracy: 10)
+    XCTAssertEqual(
+      Tone.dominantFrequency(Array(samples.suffix(4000)), rate: 8000), 440, accuracy: 10)
     XCTAssertEqual(bridge.statistics.packetsToSIP, 50)
   }
 
@@ -104,5 +105,26 @@ final class CallMediaBridgeTests: XCTestCase {
     XCTAssertEqual(bridge.statistics.packetsHeld, 2)
     XCTAssertNil(bridge.receiveFromWebRTC([0x80, 1, 2]), "not RTP")
     XCTAssertEqual(bridge.statistics.packetsDropped, 1)
+  }
+
+  func testEventsTowardSIPShareTheAudioSequenceAndPauseTheAudio() throws {
+    var bridge = try CallMediaBridge(webRTCPayloadType: Self.opus, webRTCSSRC: 7, sipSSRC: 2)
+    bridge.setSIPCodec(.opus(109))
+    let first = try RTPPacket.parse(
+      try XCTUnwrap(bridge.receiveFromWebRTC(rtp([1], pt: Self.opus, sequence: 1, timestamp: 0))))
+    let eventTimestamp = bridge.pauseAudioToSIP()
+    XCTAssertEqual(eventTimestamp, first.header.timestamp &+ 160)
+    XCTAssertNil(
+      bridge.receiveFromWebRTC(rtp([2], pt: Self.opus, sequence: 2, timestamp: 960)),
+      "audio waits while events go out")
+    var event = rtp([1, 0x80, 0, 160], pt: 101, sequence: 999, timestamp: eventTimestamp)
+    bridge.numberForSIP(&event)
+    XCTAssertEqual(
+      try RTPPacket.parse(event).header.sequenceNumber, first.header.sequenceNumber &+ 1)
+    bridge.resumeAudioToSIP()
+    let next = try RTPPacket.parse(
+      try XCTUnwrap(bridge.receiveFromWebRTC(rtp([3], pt: Self.opus, sequence: 3, timestamp: 1920)))
+    )
+    XCTAssertEqual(next.header.sequenceNumber, first.header.sequenceNumber &+ 2)
   }
 }

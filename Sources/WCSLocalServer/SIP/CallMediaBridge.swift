@@ -7,8 +7,8 @@ import WCSProtocols
 /// SIP side took Opus too. Sans-I/O: packets in, packets out; the driver does the sockets.
 ///
 /// Each direction has its own SSRC, sequence numbers and timestamps (RFC 3550 §5.1): toward
-/// SIP the timestamps are the Opus ones scaled to 8 kHz and the sequence numbers follow the
-/// WebRTC leg's (a gap stays a gap); toward WebRTC the G.711 audio is regrouped into 20 ms Opus
+/// SIP the timestamps are the Opus ones scaled to 8 kHz, and RFC 4733 events the SIP leg sends
+/// take their numbers from the same sequence (`numberForSIP`); toward WebRTC the G.711 audio is regrouped into 20 ms Opus
 /// frames, timestamped from the SIP packets' own. While `holding` nothing goes either way
 /// (RFC 3264 §8.4). RFC 4733 events from the SIP side go nowhere: the WebRTC leg's answer keeps
 /// only Opus and VP8 (the SDK sends its DTMF through `sendDtmf`, which the SIP leg turns into
@@ -52,9 +52,15 @@ struct CallMediaBridge {
   private var fromSIP: G711AudioConverter?
   private let decoder: OpusDecoder
   private let encoder: OpusEncoder
-  /// The first WebRTC packet's sequence number and timestamp, and ours for it.
-  private var toSIPOrigin: (sequence: UInt16, timestamp: UInt32)?
-  private let toSIPBase: (sequence: UInt16, timestamp: UInt32)
+  /// The first WebRTC packet's timestamp, and ours for it.
+  private var toSIPOrigin: UInt32?
+  private let toSIPBase: UInt32
+  /// The next sequence number toward SIP: audio and RFC 4733 events share it.
+  private var sipSequence: UInt16
+  /// The timestamp of the last audio packet toward SIP.
+  private var lastSIPTimestamp: UInt32
+  /// RFC 4733 events being sent: audio toward SIP waits (RFC 4733 §2.5.1.2).
+  private var eventsInProgress = 0
   private var pending: [Int16] = []
   /// The 48 kHz timestamp of `pending`'s first sample.
   private var pendingTimestamp: UInt32 = 0
@@ -72,7 +78,9 @@ struct CallMediaBridge {
     // No FEC: the SIP leg's G.711 has none to carry over, and the WebRTC leg is loopback here.
     encoder = try OpusEncoder(
       configuration: OpusEncoder.Configuration(channels: 1, bitrate: 32_000, inbandFEC: false))
-    toSIPBase = (UInt16.random(in: 0...UInt16.max), UInt32.random(in: 0...UInt32.max))
+    toSIPBase = UInt32.random(in: 0...UInt32.max)
+    sipSequence = UInt16.random(in: 0...UInt16.max)
+    lastSIPTimestamp = toSIPBase
     fromSIPBase = UInt32.random(in: 0...UInt32.max)
     webRTCSequence = UInt16.random(in: 0...UInt16.max)
   }
@@ -106,10 +114,13 @@ struct CallMediaBridge {
       statistics.packetsHeld += 1
       return nil
     }
-    let origin = toSIPOrigin ?? (packet.header.sequenceNumber, packet.header.timestamp)
+    guard eventsInProgress == 0 else {
+      statistics.packetsHeld += 1
+      return nil
+    }
+    let origin = toSIPOrigin ?? packet.header.timestamp
     toSIPOrigin = origin
-    let sequence = toSIPBase.sequence &+ (packet.header.sequenceNumber &- origin.sequence)
-    let elapsed = packet.header.timestamp &- origin.timestamp
+    let elapsed = packet.header.timestamp &- origin
     let payloadType: UInt8
     let payload: [UInt8]
     let timestamp: UInt32
@@ -117,7 +128,7 @@ struct CallMediaBridge {
     case .opus(let type):
       payloadType = type
       payload = packet.payload
-      timestamp = toSIPBase.timestamp &+ elapsed
+      timestamp = toSIPBase &+ elapsed
     case .g711(let law):
       guard let frame = try? decoder.decode(packet.payload), var converter = toSIP else {
         statistics.packetsDropped += 1
@@ -126,16 +137,40 @@ struct CallMediaBridge {
       payload = converter.encode(frame)
       toSIP = converter
       payloadType = law.payloadType
-      timestamp = toSIPBase.timestamp &+ elapsed / 6
+      timestamp = toSIPBase &+ elapsed / 6
     }
     let header = RTPHeader(
-      marker: packet.header.marker, payloadType: payloadType, sequenceNumber: sequence,
+      marker: packet.header.marker, payloadType: payloadType, sequenceNumber: sipSequence,
       timestamp: timestamp, ssrc: sipSSRC)
     guard let out = try? RTPPacket(header: header, payload: payload).serialized() else {
       return nil
     }
+    sipSequence &+= 1
+    lastSIPTimestamp = timestamp
     statistics.packetsToSIP += 1
     return out
+  }
+
+  /// RFC 4733 events start toward SIP: audio waits until `resumeAudioToSIP()`. Returns the
+  /// timestamp the first event takes, one 20 ms packet after the last audio (8 kHz G.711
+  /// clock; Opus pass-through uses 48 kHz, where the events' own 8 kHz clock does not apply).
+  mutating func pauseAudioToSIP() -> UInt32 {
+    eventsInProgress += 1
+    return lastSIPTimestamp &+ 160
+  }
+
+  /// The last event packet went out: audio goes on.
+  mutating func resumeAudioToSIP() {
+    eventsInProgress = max(0, eventsInProgress - 1)
+  }
+
+  /// Gives an event packet (a whole RTP packet, its SSRC ours) the next sequence number of
+  /// the stream toward SIP.
+  mutating func numberForSIP(_ packet: inout [UInt8]) {
+    guard packet.count >= RTPHeader.fixedHeaderLength else { return }
+    packet[2] = UInt8(sipSequence >> 8)
+    packet[3] = UInt8(sipSequence & 0xff)
+    sipSequence &+= 1
   }
 
   /// A packet the SIP leg received: the packets for the WebRTC leg (none until a 20 ms Opus

@@ -102,21 +102,37 @@ final class SIPRTPLeg: Sendable {
 
   /// Sends `digits` as RFC 4733 events, paced on the leg's queue; `false` when the far end
   /// negotiated no telephone-event or gave no address.
+  /// While the call's audio is bridged the events share its SSRC, numbering and clock
+  /// (RFC 4733 §2.5.1.2: the audio pauses during them), so the far end sees one stream.
   func sendDTMF(_ digits: String) -> Bool {
+    let bridgedTimestamp = reception.link.withLock { $0?.bridge.pauseAudioToSIP() }
     let plan = reception.state.withLock {
       state -> (packets: [TelephoneEventEncoder.Packet], to: SIPMediaDescription)? in
       guard let remote = state.remote, let pt = remote.telephoneEvent else { return nil }
       let result = TelephoneEventEncoder(payloadType: pt).packets(
-        for: digits, ssrc: ssrc, sequence: state.sequence, timestamp: state.timestamp)
+        for: digits, ssrc: ssrc, sequence: state.sequence,
+        timestamp: bridgedTimestamp ?? state.timestamp)
       state.sequence = result.nextSequence
       state.timestamp = result.nextTimestamp
       return (result.packets, remote)
     }
-    guard let plan else { return false }
+    guard let plan else {
+      if bridgedTimestamp != nil { reception.link.withLock { $0?.bridge.resumeAudioToSIP() } }
+      return false
+    }
     let start = DispatchTime.now()
-    for packet in plan.packets {
+    for (index, packet) in plan.packets.enumerated() {
+      let last = index == plan.packets.count - 1
       queue.asyncAfter(deadline: start + .milliseconds(packet.atMillis)) { [weak self] in
-        guard let self, self.send(packet.bytes, to: plan.to) else { return }
+        guard let self else { return }
+        var bytes = packet.bytes
+        if bridgedTimestamp != nil {
+          self.reception.link.withLock { link in
+            link?.bridge.numberForSIP(&bytes)
+            if last { link?.bridge.resumeAudioToSIP() }
+          }
+        }
+        guard self.send(bytes, to: plan.to) else { return }
         self.reception.state.withLock { $0.dtmfPacketsSent += 1 }
       }
     }
@@ -229,12 +245,15 @@ final class Reception: Sendable {
       state.bytesReceived += packet.count
       guard payloadType == 0 || payloadType == 8 else { return }
       state.samples.append(
-        contentsOf: payload.map { payloadType == 0 ? G711.linear(muLaw: $0) : G711.linear(aLaw: $0) })
+        contentsOf: payload.map {
+          payloadType == 0 ? G711.linear(muLaw: $0) : G711.linear(aLaw: $0)
+        })
       if state.samples.count > SIPRTPLeg.keptSamples {
         state.samples.removeFirst(state.samples.count - SIPRTPLeg.keptSamples)
       }
     }
-    let forward = link.withLock { link -> (packets: [[UInt8]], port: any CallMediaPort, id: String)? in
+    let forward = link.withLock {
+      link -> (packets: [[UInt8]], port: any CallMediaPort, id: String)? in
       guard link != nil, let packets = link?.bridge.receiveFromSIP(Array(packet)),
         let port = link?.port, let id = link?.mediaSessionId
       else { return nil }

@@ -11,8 +11,11 @@ import XCTest
 /// microphone) through the local server's SIP gateway, everything on 127.0.0.1. Skipped when
 /// baresip is not installed (`scripts/install-deps.sh test` installs it).
 final class SIPCallEndToEndTests: XCTestCase {
-  func testCallToBaresipIsEstablishedCarriesItsToneSendsDTMFHoldsAndFinishes() async throws {
-    let peer = try BaresipPeer.start(answer: true)
+  /// Both directions carry their tone (baresip's 880 Hz to the SDK, the SDK's virtual 440 Hz
+  /// microphone to baresip, transcoded Opus ↔ PCMU), DTMF arrives, hold stops media both ways
+  /// and unhold brings it back.
+  func testCallToBaresipCarriesBothTonesSendsDTMFHoldsAndFinishes() async throws {
+    let peer = try BaresipPeer.start(answer: true, recording: true)
     defer { peer.stop() }
     let server = try startServer()
     defer { server.stop() }
@@ -21,11 +24,34 @@ final class SIPCallEndToEndTests: XCTestCase {
     try await call.connect()
     XCTAssertEqual(call.getStatus(), .fpwcsCallStatusEstablished)
     XCTAssertEqual(call.getSipStatus(), 200)
+    let heard = Locked<[Int16]>([])
+    let connection = try XCTUnwrap(session.callConnection(call) as? NativeMediaConnection)
+    connection.setPlayoutSink(
+      PlayoutAudioCallbackSink { frame in
+        let mono = stride(from: 0, to: frame.samples.count, by: max(1, frame.channels)).map {
+          frame.samples[$0]
+        }
+        heard.withLock {
+          $0 += mono
+          if $0.count > 48_000 { $0.removeFirst($0.count - 48_000) }
+        }
+      })
     try await waitFor("baresip's tone reaches the gateway", timeout: 10) {
       server.sipLegStatistics().first.map { $0.recentSamples.count >= 4000 } ?? false
     }
     let samples = try XCTUnwrap(server.sipLegStatistics().first).recentSamples
     XCTAssertEqual(Tone.dominantFrequency(samples, rate: 8000), 880, accuracy: 20)
+    // G.711 to the gateway, Opus to the SDK, played here at 48 kHz.
+    try await waitFor("the SDK plays baresip's tone", timeout: 15) {
+      let samples = heard.value
+      return samples.count >= 24_000
+        && Tone.dominantFrequency(Array(samples.suffix(24_000)), rate: 48_000) == 880
+    }
+    XCTAssertGreaterThan(
+      Tone.share(of: 880, in: Array(heard.value.suffix(24_000)), rate: 48_000), 0.5)
+    let flowing = try XCTUnwrap(server.sipLegStatistics().first)
+    XCTAssertGreaterThan(flowing.packetsToSIP, 25, "the SDK's Opus reaches baresip as G.711")
+    XCTAssertGreaterThan(flowing.packetsToWebRTC, 25)
 
     try call.sendDTMF("19#", type: .fpwcsCallDTMFRFC2833)
     try await waitFor("baresip reports the digits", timeout: 10) {
@@ -35,8 +61,19 @@ final class SIPCallEndToEndTests: XCTestCase {
 
     try call.hold()
     try await waitFor("HOLD") { call.getStatus() == .fpwcsCallStatusHold }
+    try await Task.sleep(for: .milliseconds(300))
+    let held = try XCTUnwrap(server.sipLegStatistics().first)
+    try await Task.sleep(for: .seconds(1))
+    let stillHeld = try XCTUnwrap(server.sipLegStatistics().first)
+    XCTAssertEqual(stillHeld.packetsToSIP, held.packetsToSIP, "no media to baresip on hold")
+    XCTAssertEqual(stillHeld.packetsToWebRTC, held.packetsToWebRTC, "no media to the SDK on hold")
     try call.unhold()
     try await waitFor("ESTABLISHED again") { call.getStatus() == .fpwcsCallStatusEstablished }
+    try await waitFor("media again after unhold", timeout: 10) {
+      guard let now = server.sipLegStatistics().first else { return false }
+      return now.packetsToSIP > stillHeld.packetsToSIP + 25
+        && now.packetsToWebRTC > stillHeld.packetsToWebRTC + 25
+    }
 
     call.hangup()
     try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
@@ -52,6 +89,13 @@ final class SIPCallEndToEndTests: XCTestCase {
       ].filter { seen.value.contains($0) })
     XCTAssertTrue(seen.value.contains(.fpwcsCallStatusTrying))
     XCTAssertEqual(server.sipLegStatistics().count, 0, "the RTP leg is closed")
+    // What baresip decoded and wrote down (its sndfile module): the SDK's 440 Hz.
+    try await waitFor("baresip wrote what it heard", timeout: 10) {
+      peer.decodedAudio().samples.count >= 8000
+    }
+    let decoded = peer.decodedAudio()
+    let tail = Array(decoded.samples.suffix(Int(decoded.rate)))
+    XCTAssertEqual(Tone.dominantFrequency(tail, rate: decoded.rate), 440, accuracy: 20)
   }
 
   func testNoAnswerUnreachableHostAndUnknownUserFail() async throws {
@@ -146,6 +190,8 @@ final class SIPCallEndToEndTests: XCTestCase {
     try await waitFor("descriptors back", timeout: 10) {
       ProcessCounters.fileDescriptors <= descriptors + 2
     }
+    // Idle dispatch worker threads linger a few seconds after the calls' media work.
+    try? await waitFor("threads back", timeout: 15) { ProcessCounters.threads <= threads + 4 }
     XCTAssertLessThanOrEqual(ProcessCounters.threads, threads + 4)
     XCTAssertTrue(session.getCalls().isEmpty)
   }
@@ -246,18 +292,27 @@ final class BaresipPeer: Sendable {
   }
 
   /// Starts baresip; with `dial`, it calls that URI once ready.
-  static func start(answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil) throws
-    -> BaresipPeer
-  {
+  /// With `recording`, baresip's `sndfile` module writes what it decodes (what the gateway
+  /// sends it) to `dump-*-dec.wav` in `recordingDirectory`.
+  static func start(
+    answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil, recording: Bool = false
+  ) throws -> BaresipPeer {
     guard isInstalled else { throw XCTSkip("baresip is not installed") }
-    return try BaresipPeer(answer: answer, hangupAfter: hangupAfterSeconds, dial: dial)
+    return try BaresipPeer(
+      answer: answer, hangupAfter: hangupAfterSeconds, dial: dial, recording: recording)
   }
 
-  private init(answer: Bool, hangupAfter: Int?, dial: String?) throws {
+  /// Where `sndfile` writes (inside baresip's config directory).
+  var recordingDirectory: URL { directory.appendingPathComponent("sound") }
+
+  private init(answer: Bool, hangupAfter: Int?, dial: String?, recording: Bool) throws {
     port = Self.freePort()
     directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("baresip-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let sound = directory.appendingPathComponent("sound")
+    try FileManager.default.createDirectory(at: sound, withIntermediateDirectories: true)
+    let recorder = recording ? "module sndfile.so\nsnd_path \(sound.path)\n" : ""
     let rtpBase = 30000 + (port % 200) * 10
     let config = """
       poll_method epoll
@@ -276,7 +331,7 @@ final class BaresipPeer: Sendable {
       module aufile.so
       module_app account.so
       module_app menu.so
-
+      \(recorder)
       """
     try config.write(
       to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
@@ -323,6 +378,36 @@ final class BaresipPeer: Sendable {
       digits.append(line[range.upperBound])
     }
     return digits
+  }
+
+  /// The audio baresip decoded, from the newest `dump-*-dec.wav` (16-bit PCM, first channel),
+  /// and its sample rate; empty when there is none.
+  func decodedAudio() -> (samples: [Int16], rate: Double) {
+    let names =
+      (try? FileManager.default.contentsOfDirectory(atPath: recordingDirectory.path)) ?? []
+    guard let name = names.filter({ $0.hasSuffix("-dec.wav") }).sorted().last,
+      let data = FileManager.default.contents(
+        atPath: recordingDirectory.appendingPathComponent(name).path),
+      data.count > 44
+    else { return ([], 0) }
+    let bytes = [UInt8](data)
+    func word(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+    let channels = max(1, word(22))
+    let rate = Double(word(24) | word(26) << 16)
+    // The data chunk follows the fmt chunk; libsndfile may write others between.
+    var offset = 12
+    while offset + 8 <= bytes.count,
+      String(decoding: bytes[offset..<offset + 4], as: UTF8.self) != "data"
+    {
+      offset += 8 + (word(offset + 4) | word(offset + 6) << 16)
+    }
+    offset += 8
+    var samples: [Int16] = []
+    while offset + 2 * channels <= bytes.count {
+      samples.append(Int16(bitPattern: UInt16(word(offset))))
+      offset += 2 * channels
+    }
+    return (samples, rate)
   }
 
   func stop() {
