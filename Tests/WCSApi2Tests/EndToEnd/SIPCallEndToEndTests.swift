@@ -117,6 +117,23 @@ final class SIPCallEndToEndTests: XCTestCase {
     try await waitFor("no leg left") { server.sipLegStatistics().isEmpty }
   }
 
+  func testBaresipRejectingAfterRingingEndsTheCallWithBusy() async throws {
+    let peer = try BaresipPeer.start(answer: false)
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, call, seen) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    try call.call()
+    try await waitFor("RING", timeout: 10) { call.getStatus() == .fpwcsCallStatusRing }
+    try peer.command("hangup")
+    try await waitFor("BUSY", timeout: 10) { call.getStatus().isTerminal }
+    XCTAssertEqual(call.getStatus(), .fpwcsCallStatusBusy, "\(call.getInfo() ?? "")")
+    XCTAssertEqual(call.getSipStatus(), 486)
+    XCTAssertEqual(seen.value.last, .fpwcsCallStatusBusy)
+    try await waitFor("no leg left") { server.sipLegStatistics().isEmpty }
+  }
+
   func testHangupFromBaresipEndsTheCallWithFinish() async throws {
     let peer = try BaresipPeer.start(answer: true, hangupAfterSeconds: 2)
     defer { peer.stop() }
@@ -162,6 +179,10 @@ final class SIPCallEndToEndTests: XCTestCase {
     }
     let samples = try XCTUnwrap(server.sipLegStatistics().first).recentSamples
     XCTAssertEqual(Tone.dominantFrequency(samples, rate: 8000), 880, accuracy: 20)
+    try await waitFor("audio is bridged both ways", timeout: 10) {
+      guard let leg = server.sipLegStatistics().first else { return false }
+      return leg.packetsToSIP > 25 && leg.packetsToWebRTC > 25
+    }
     call.hangup()
     try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
   }
@@ -268,6 +289,8 @@ final class SIPCallEndToEndTests: XCTestCase {
 /// `sip:baresip@127.0.0.1:<port>`, `ausine` at 880 Hz as microphone, G.711 only.
 final class BaresipPeer: Sendable {
   let port: Int
+  /// baresip's `ctrl_tcp` port (netstring-framed JSON commands).
+  let controlPort: Int
   private let process: Process
   private let buffer = Locked("")
   private let directory: URL
@@ -313,6 +336,7 @@ final class BaresipPeer: Sendable {
     let sound = directory.appendingPathComponent("sound")
     try FileManager.default.createDirectory(at: sound, withIntermediateDirectories: true)
     let recorder = recording ? "module sndfile.so\nsnd_path \(sound.path)\n" : ""
+    controlPort = Self.freePort()
     let rtpBase = 30000 + (port % 200) * 10
     let config = """
       poll_method epoll
@@ -331,6 +355,8 @@ final class BaresipPeer: Sendable {
       module aufile.so
       module_app account.so
       module_app menu.so
+      module_app ctrl_tcp.so
+      ctrl_tcp_listen 127.0.0.1:\(controlPort)
       \(recorder)
       """
     try config.write(
@@ -408,6 +434,26 @@ final class BaresipPeer: Sendable {
       offset += 2 * channels
     }
     return (samples, rate)
+  }
+
+  /// Runs one baresip command (`hangup`, `accept`, ...) through `ctrl_tcp`.
+  func command(_ name: String) throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var sin = sockaddr_in()
+    sin.sin_family = sa_family_t(AF_INET)
+    sin.sin_port = UInt16(controlPort).bigEndian
+    sin.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &sin) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw XCTSkip("baresip's ctrl_tcp is not reachable") }
+    let json = "{\"command\":\"\(name)\",\"token\":\"t\"}"
+    let frame = Array("\(json.utf8.count):\(json),".utf8)
+    _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    usleep(200_000)
   }
 
   func stop() {
