@@ -219,6 +219,12 @@ let benchmarks: [Target] =
       name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
       path: "Benchmarks/HardeningBench", swiftSettings: strict),
     .executableTarget(
+      name: "CallBench",
+      dependencies: [
+        "BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia", "TestSupport",
+      ],
+      path: "Benchmarks/CallBench", swiftSettings: strict),
+    .executableTarget(
       name: "RoomBench",
       dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/RoomBench", swiftSettings: strict),

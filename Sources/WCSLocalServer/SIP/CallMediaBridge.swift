@@ -13,20 +13,21 @@ import WCSProtocols
 /// (RFC 3264 §8.4). RFC 4733 events from the SIP side go nowhere: the WebRTC leg's answer keeps
 /// only Opus and VP8 (the SDK sends its DTMF through `sendDtmf`, which the SIP leg turns into
 /// telephone-events).
-struct CallMediaBridge {
+public struct CallMediaBridge {
   /// What went through, for statistics and tests.
-  struct Statistics: Equatable, Sendable {
-    /// RTP packets sent to the SIP leg / to the WebRTC leg.
-    var packetsToSIP = 0
-    var packetsToWebRTC = 0
+  public struct Statistics: Equatable, Sendable {
+    /// RTP packets sent to the SIP leg.
+    public var packetsToSIP = 0
+    /// RTP packets sent to the WebRTC leg.
+    public var packetsToWebRTC = 0
     /// Packets that could not be used (not RTP, another payload type, undecodable), both ways.
-    var packetsDropped = 0
+    public var packetsDropped = 0
     /// Packets dropped because the call is on hold.
-    var packetsHeld = 0
+    public var packetsHeld = 0
   }
 
   /// How the SIP leg carries audio.
-  enum SIPCodec: Equatable, Sendable {
+  public enum SIPCodec: Equatable, Sendable {
     /// G.711 μ-law (PT 0) or A-law (PT 8): transcoded.
     case g711(G711.Law)
     /// Opus with this payload type: passed through.
@@ -35,18 +36,20 @@ struct CallMediaBridge {
 
   /// Samples (48 kHz) from the SIP side held for the next Opus frame, at most (100 ms): a far
   /// end sending faster than real time cannot grow the buffer.
-  static let maxPendingSamples = 4800
-  /// Opus payload types are dynamic (RFC 3551 §6): 96...127.
-  static let dynamicPayloadTypes: ClosedRange<UInt8> = 96...127
+  public static let maxPendingSamples = 4800
 
-  let webRTCPayloadType: UInt8
-  /// Our SSRC toward the WebRTC client and toward the SIP far end.
-  let webRTCSSRC: UInt32
-  let sipSSRC: UInt32
-  private(set) var sipCodec: SIPCodec?
+  /// The WebRTC leg's Opus payload type.
+  public let webRTCPayloadType: UInt8
+  /// Our SSRC toward the WebRTC client.
+  public let webRTCSSRC: UInt32
+  /// Our SSRC toward the SIP far end.
+  public let sipSSRC: UInt32
+  /// The SIP side's codec, `nil` until its SDP is known.
+  public private(set) var sipCodec: SIPCodec?
   /// The call is on hold (either side): no media either way.
-  var holding = false
-  private(set) var statistics = Statistics()
+  public var holding = false
+  /// What went through.
+  public private(set) var statistics = Statistics()
 
   private var toSIP: G711AudioConverter?
   private var fromSIP: G711AudioConverter?
@@ -70,7 +73,7 @@ struct CallMediaBridge {
 
   /// A bridge for a WebRTC leg that negotiated Opus as `webRTCPayloadType`.
   /// - Throws: `OpusError` when libopus cannot make a codec.
-  init(webRTCPayloadType: UInt8, webRTCSSRC: UInt32, sipSSRC: UInt32) throws(OpusError) {
+  public init(webRTCPayloadType: UInt8, webRTCSSRC: UInt32, sipSSRC: UInt32) throws(OpusError) {
     self.webRTCPayloadType = webRTCPayloadType
     self.webRTCSSRC = webRTCSSRC
     self.sipSSRC = sipSSRC
@@ -87,7 +90,7 @@ struct CallMediaBridge {
 
   /// The SIP side's codec, from its SDP (again after a re-INVITE: the converters restart when
   /// it changes).
-  mutating func setSIPCodec(_ codec: SIPCodec) {
+  public mutating func setSIPCodec(_ codec: SIPCodec) {
     guard codec != sipCodec else { return }
     sipCodec = codec
     if case .g711(let law) = codec {
@@ -102,7 +105,7 @@ struct CallMediaBridge {
 
   /// A packet the WebRTC leg received (Opus from the client): the packet for the SIP leg, or
   /// nil (no SIP codec yet, held, or not usable).
-  mutating func receiveFromWebRTC(_ bytes: [UInt8]) -> [UInt8]? {
+  public mutating func receiveFromWebRTC(_ bytes: [UInt8]) -> [UInt8]? {
     guard let packet = try? RTPPacket.parse(bytes), packet.header.payloadType == webRTCPayloadType,
       !packet.payload.isEmpty
     else {
@@ -154,19 +157,19 @@ struct CallMediaBridge {
   /// RFC 4733 events start toward SIP: audio waits until `resumeAudioToSIP()`. Returns the
   /// timestamp the first event takes, one 20 ms packet after the last audio (8 kHz G.711
   /// clock; Opus pass-through uses 48 kHz, where the events' own 8 kHz clock does not apply).
-  mutating func pauseAudioToSIP() -> UInt32 {
+  public mutating func pauseAudioToSIP() -> UInt32 {
     eventsInProgress += 1
     return lastSIPTimestamp &+ 160
   }
 
   /// The last event packet went out: audio goes on.
-  mutating func resumeAudioToSIP() {
+  public mutating func resumeAudioToSIP() {
     eventsInProgress = max(0, eventsInProgress - 1)
   }
 
   /// Gives an event packet (a whole RTP packet, its SSRC ours) the next sequence number of
   /// the stream toward SIP.
-  mutating func numberForSIP(_ packet: inout [UInt8]) {
+  public mutating func numberForSIP(_ packet: inout [UInt8]) {
     guard packet.count >= RTPHeader.fixedHeaderLength else { return }
     packet[2] = UInt8(sipSequence >> 8)
     packet[3] = UInt8(sipSequence & 0xff)
@@ -175,7 +178,7 @@ struct CallMediaBridge {
 
   /// A packet the SIP leg received: the packets for the WebRTC leg (none until a 20 ms Opus
   /// frame is complete, or when held or not usable). RFC 4733 events are dropped.
-  mutating func receiveFromSIP(_ bytes: [UInt8]) -> [[UInt8]] {
+  public mutating func receiveFromSIP(_ bytes: [UInt8]) -> [[UInt8]] {
     guard let packet = try? RTPPacket.parse(bytes), let sipCodec else {
       statistics.packetsDropped += 1
       return []

@@ -285,114 +285,50 @@ final class SIPCallEndToEndTests: XCTestCase {
   }
 }
 
-/// A baresip process on 127.0.0.1 with its own config directory: one account
-/// `sip:baresip@127.0.0.1:<port>`, `ausine` at 880 Hz as microphone, G.711 only.
+/// A `BaresipProcess` for the call tests: user `baresip`, optionally recording what it decodes.
 final class BaresipPeer: Sendable {
-  let port: Int
-  /// baresip's `ctrl_tcp` port (netstring-framed JSON commands).
-  let controlPort: Int
-  private let process: Process
-  private let buffer = Locked("")
-  private let directory: URL
+  private let process: BaresipProcess
 
-  static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/baresip") }
+  var port: Int { process.port }
 
-  /// A UDP port nothing listens on right now.
-  static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var sin = sockaddr_in()
-    sin.sin_family = sa_family_t(AF_INET)
-    sin.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &sin) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &sin) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: sin.sin_port))
-  }
+  /// A UDP and TCP port nothing listens on right now.
+  static func freePort() -> Int { BaresipProcess.freePort() }
 
-  /// Starts baresip; with `dial`, it calls that URI once ready.
-  /// With `recording`, baresip's `sndfile` module writes what it decodes (what the gateway
-  /// sends it) to `dump-*-dec.wav` in `recordingDirectory`.
+  /// Starts baresip; with `dial`, it calls that URI once ready. With `recording`, baresip's
+  /// `sndfile` module writes what it decodes (what the gateway sends it) to `dump-*-dec.wav`
+  /// in `recordingDirectory`.
   static func start(
     answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil, recording: Bool = false
   ) throws -> BaresipPeer {
-    guard isInstalled else { throw XCTSkip("baresip is not installed") }
-    return try BaresipPeer(
-      answer: answer, hangupAfter: hangupAfterSeconds, dial: dial, recording: recording)
-  }
-
-  /// Where `sndfile` writes (inside baresip's config directory).
-  var recordingDirectory: URL { directory.appendingPathComponent("sound") }
-
-  private init(answer: Bool, hangupAfter: Int?, dial: String?, recording: Bool) throws {
-    port = Self.freePort()
-    directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("baresip-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let sound = directory.appendingPathComponent("sound")
-    try FileManager.default.createDirectory(at: sound, withIntermediateDirectories: true)
-    let recorder = recording ? "module sndfile.so\nsnd_path \(sound.path)\n" : ""
-    controlPort = Self.freePort()
-    let rtpBase = 30000 + (port % 200) * 10
-    let config = """
-      poll_method epoll
-      sip_listen 127.0.0.1:\(port)
-      net_interface 127.0.0.1
-      audio_player aufile,/dev/null
-      audio_source ausine,880
-      ausrc_srate 48000
-      auplay_srate 48000
-      ausrc_channels 2
-      audio_alert aufile,/dev/null
-      rtp_ports \(rtpBase)-\(rtpBase + 9)
-      module_path /usr/lib/baresip/modules
-      module g711.so
-      module ausine.so
-      module aufile.so
-      module_app account.so
-      module_app menu.so
-      module_app ctrl_tcp.so
-      ctrl_tcp_listen 127.0.0.1:\(controlPort)
-      \(recorder)
-      """
-    try config.write(
-      to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-    let mode = answer ? "auto" : "manual"
-    try "<sip:baresip@127.0.0.1:\(port)>;regint=0;answermode=\(mode)\n".write(
-      to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
-    try "".write(
-      to: directory.appendingPathComponent("contacts"), atomically: true, encoding: .utf8)
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/baresip")
-    var arguments = ["-f", directory.path]
-    if let hangupAfter { arguments += ["-t", "\(hangupAfter + 2)"] }
+    guard BaresipProcess.isInstalled else { throw XCTSkip("baresip is not installed") }
+    var arguments: [String] = []
+    if let hangupAfterSeconds { arguments += ["-t", "\(hangupAfterSeconds + 2)"] }
     if let dial { arguments += ["-e", "/dial \(dial)"] }
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    let buffer = buffer
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      guard !data.isEmpty else { return }
-      let text = String(decoding: data, as: UTF8.self)
-      buffer.withLock { $0 += text }
+    let sound = FileManager.default.temporaryDirectory
+      .appendingPathComponent("baresip-sound-\(UUID().uuidString.prefix(8))")
+    let recorder = recording ? "module sndfile.so\nsnd_path \(sound.path)" : ""
+    if recording {
+      try FileManager.default.createDirectory(at: sound, withIntermediateDirectories: true)
     }
-    try process.run()
-    let deadline = Date().addingTimeInterval(10)
-    while !output.contains("baresip is ready"), Date() < deadline { usleep(20_000) }
-    guard output.contains("baresip is ready") else {
-      stop()
-      throw XCTSkip("baresip did not start: \(output.suffix(400))")
+    do {
+      return BaresipPeer(
+        try BaresipProcess(
+          user: "baresip", answer: answer, extraConfig: recorder, arguments: arguments),
+        recordingDirectory: sound)
+    } catch let failure as BaresipProcess.StartFailure {
+      throw XCTSkip(failure.description)
     }
   }
 
-  var output: String { buffer.withLock { $0 } }
+  /// Where `sndfile` writes.
+  let recordingDirectory: URL
+
+  private init(_ process: BaresipProcess, recordingDirectory: URL) {
+    self.process = process
+    self.recordingDirectory = recordingDirectory
+  }
+
+  var output: String { process.output }
 
   /// DTMF digits baresip reported receiving (the start of each event), in order.
   var receivedDigits: String {
@@ -442,7 +378,7 @@ final class BaresipPeer: Sendable {
     defer { close(fd) }
     var sin = sockaddr_in()
     sin.sin_family = sa_family_t(AF_INET)
-    sin.sin_port = UInt16(controlPort).bigEndian
+    sin.sin_port = UInt16(process.controlPort).bigEndian
     sin.sin_addr.s_addr = inet_addr("127.0.0.1")
     let connected = withUnsafePointer(to: &sin) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -460,13 +396,7 @@ final class BaresipPeer: Sendable {
     if ProcessInfo.processInfo.environment["WCS_TEST_LOG"] != nil {
       FileHandle.standardError.write(Data(("baresip output:\n" + output).utf8))
     }
-    // Polled: `waitUntilExit` spins a run loop that can wait forever off the main thread.
-    if process.isRunning {
-      process.terminate()
-      let deadline = Date().addingTimeInterval(5)
-      while process.isRunning, Date() < deadline { usleep(20_000) }
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-    try? FileManager.default.removeItem(at: directory)
+    process.stop()
+    try? FileManager.default.removeItem(at: recordingDirectory)
   }
 }
