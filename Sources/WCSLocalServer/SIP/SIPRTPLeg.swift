@@ -155,7 +155,7 @@ final class SIPRTPLeg: Sendable {
         var bridge = try? CallMediaBridge(
           webRTCPayloadType: opus, webRTCSSRC: UInt32.random(in: 1...UInt32.max), sipSSRC: ssrc)
       else { return false }
-      if let remote { bridge.setSIPCodec(remote.codec.bridgeCodec) }
+      if let remote { bridge.setSIPCodec(remote.bridgeCodec) }
       bridge.holding = remote?.holding ?? false
       link = Reception.Link(bridge: bridge, port: port, mediaSessionId: mediaSessionId)
       return true
@@ -166,7 +166,7 @@ final class SIPRTPLeg: Sendable {
   func setRemote(_ remote: SIPMediaDescription) {
     reception.state.withLock { $0.remote = remote }
     reception.link.withLock { link in
-      link?.bridge.setSIPCodec(remote.codec.bridgeCodec)
+      link?.bridge.setSIPCodec(remote.bridgeCodec)
       if let local = link?.localHold { link?.bridge.holding = local || remote.holding }
     }
   }
@@ -269,10 +269,14 @@ final class Reception: Sendable {
   }
 }
 
-extension SIPMediaDescription.Codec {
-  /// How the bridge carries this codec.
+extension SIPMediaDescription {
+  /// How the bridge carries the leg's codec.
   var bridgeCodec: CallMediaBridge.SIPCodec {
-    self == .pcmu ? .g711(.muLaw) : .g711(.aLaw)
+    switch codec {
+    case .pcmu: return .g711(.muLaw)
+    case .pcma: return .g711(.aLaw)
+    case .opus: return .opus(payloadType)
+    }
   }
 }
 

@@ -24,31 +24,14 @@ final class SIPCallEndToEndTests: XCTestCase {
     try await call.connect()
     XCTAssertEqual(call.getStatus(), .fpwcsCallStatusEstablished)
     XCTAssertEqual(call.getSipStatus(), 200)
-    let heard = Locked<[Int16]>([])
-    let connection = try XCTUnwrap(session.callConnection(call) as? NativeMediaConnection)
-    connection.setPlayoutSink(
-      PlayoutAudioCallbackSink { frame in
-        let mono = stride(from: 0, to: frame.samples.count, by: max(1, frame.channels)).map {
-          frame.samples[$0]
-        }
-        heard.withLock {
-          $0 += mono
-          if $0.count > 48_000 { $0.removeFirst($0.count - 48_000) }
-        }
-      })
+    let heard = try playedAudio(session, call)
     try await waitFor("baresip's tone reaches the gateway", timeout: 10) {
       server.sipLegStatistics().first.map { $0.recentSamples.count >= 4000 } ?? false
     }
     let samples = try XCTUnwrap(server.sipLegStatistics().first).recentSamples
     XCTAssertEqual(Tone.dominantFrequency(samples, rate: 8000), 880, accuracy: 20)
     // G.711 to the gateway, Opus to the SDK, played here at 48 kHz.
-    try await waitFor("the SDK plays baresip's tone", timeout: 15) {
-      let samples = heard.value
-      return samples.count >= 24_000
-        && Tone.dominantFrequency(Array(samples.suffix(24_000)), rate: 48_000) == 880
-    }
-    XCTAssertGreaterThan(
-      Tone.share(of: 880, in: Array(heard.value.suffix(24_000)), rate: 48_000), 0.5)
+    try await assertPlaysBaresipsTone(heard)
     let flowing = try XCTUnwrap(server.sipLegStatistics().first)
     XCTAssertGreaterThan(flowing.packetsToSIP, 25, "the SDK's Opus reaches baresip as G.711")
     XCTAssertGreaterThan(flowing.packetsToWebRTC, 25)
@@ -89,13 +72,27 @@ final class SIPCallEndToEndTests: XCTestCase {
       ].filter { seen.value.contains($0) })
     XCTAssertTrue(seen.value.contains(.fpwcsCallStatusTrying))
     XCTAssertEqual(server.sipLegStatistics().count, 0, "the RTP leg is closed")
-    // What baresip decoded and wrote down (its sndfile module): the SDK's 440 Hz.
-    try await waitFor("baresip wrote what it heard", timeout: 10) {
-      peer.decodedAudio().samples.count >= 8000
-    }
-    let decoded = peer.decodedAudio()
-    let tail = Array(decoded.samples.suffix(Int(decoded.rate)))
-    XCTAssertEqual(Tone.dominantFrequency(tail, rate: decoded.rate), 440, accuracy: 20)
+    try await assertBaresipHeardTheSDKsTone(peer)
+  }
+
+  /// baresip with Opus takes the gateway's Opus offer: no transcoding, both tones arrive.
+  func testOpusOnTheSIPSideIsPassedThroughBothWays() async throws {
+    let peer = try BaresipPeer.start(answer: true, recording: true, modules: "module opus.so")
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, call, _) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    try await call.connect()
+    let heard = try playedAudio(session, call)
+    try await assertPlaysBaresipsTone(heard)
+    XCTAssertTrue(peer.output.contains("Set audio encoder: opus"), peer.output)
+    let leg = try XCTUnwrap(server.sipLegStatistics().first)
+    XCTAssertGreaterThan(leg.packetsToSIP, 25)
+    XCTAssertTrue(leg.recentSamples.isEmpty, "no G.711 arrived")
+    call.hangup()
+    try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
+    try await assertBaresipHeardTheSDKsTone(peer)
   }
 
   func testNoAnswerUnreachableHostAndUnknownUserFail() async throws {
@@ -219,6 +216,49 @@ final class SIPCallEndToEndTests: XCTestCase {
 
   // MARK: helpers
 
+  /// What the call's connection plays from now on (first channel, the last second at 48 kHz).
+  private func playedAudio(_ session: FPWCSApi2Session, _ call: FPWCSApi2Call) throws -> Locked<
+    [Int16]
+  > {
+    let heard = Locked<[Int16]>([])
+    let connection = try XCTUnwrap(session.callConnection(call) as? NativeMediaConnection)
+    connection.setPlayoutSink(
+      PlayoutAudioCallbackSink { frame in
+        let mono = stride(from: 0, to: frame.samples.count, by: max(1, frame.channels)).map {
+          frame.samples[$0]
+        }
+        heard.withLock {
+          $0 += mono
+          if $0.count > 48_000 { $0.removeFirst($0.count - 48_000) }
+        }
+      })
+    return heard
+  }
+
+  /// baresip's 880 Hz is what the SDK plays.
+  private func assertPlaysBaresipsTone(_ heard: Locked<[Int16]>) async throws {
+    try await waitFor("the SDK plays baresip's tone", timeout: 15) {
+      let samples = heard.value
+      return samples.count >= 24_000
+        && Tone.dominantFrequency(Array(samples.suffix(24_000)), rate: 48_000) == 880
+    }
+    XCTAssertGreaterThan(
+      Tone.share(of: 880, in: Array(heard.value.suffix(24_000)), rate: 48_000), 0.5)
+  }
+
+  /// What baresip decoded and wrote down (its sndfile module) is the SDK's 440 Hz.
+  private func assertBaresipHeardTheSDKsTone(_ peer: BaresipPeer) async throws {
+    // libsndfile may hold the last writes until baresip closes the file at the call's end.
+    let deadline = Date().addingTimeInterval(5)
+    while peer.decodedAudio().samples.count < 8000, Date() < deadline {
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    let decoded = peer.decodedAudio()
+    XCTAssertGreaterThanOrEqual(decoded.samples.count, 4000, "half a second at 8 kHz at least")
+    let tail = Array(decoded.samples.suffix(Int(decoded.rate)))
+    XCTAssertEqual(Tone.dominantFrequency(tail, rate: decoded.rate), 440, accuracy: 20)
+  }
+
   private func assertCallEnds(
     _ call: FPWCSApi2Call, _ status: kFPWCSCallStatus, info: String?,
     file: StaticString = #filePath, line: UInt = #line
@@ -298,7 +338,8 @@ final class BaresipPeer: Sendable {
   /// `sndfile` module writes what it decodes (what the gateway sends it) to `dump-*-dec.wav`
   /// in `recordingDirectory`.
   static func start(
-    answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil, recording: Bool = false
+    answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil, recording: Bool = false,
+    modules: String = ""
   ) throws -> BaresipPeer {
     guard BaresipProcess.isInstalled else { throw XCTSkip("baresip is not installed") }
     var arguments: [String] = []
@@ -306,7 +347,7 @@ final class BaresipPeer: Sendable {
     if let dial { arguments += ["-e", "/dial \(dial)"] }
     let sound = FileManager.default.temporaryDirectory
       .appendingPathComponent("baresip-sound-\(UUID().uuidString.prefix(8))")
-    let recorder = recording ? "module sndfile.so\nsnd_path \(sound.path)" : ""
+    let recorder = (recording ? "module sndfile.so\nsnd_path \(sound.path)\n" : "") + modules
     if recording {
       try FileManager.default.createDirectory(at: sound, withIntermediateDirectories: true)
     }
