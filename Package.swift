@@ -225,6 +225,12 @@ let benchmarks: [Target] =
       name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
       path: "Benchmarks/HardeningBench", swiftSettings: strict),
     .executableTarget(
+      name: "CallBench",
+      dependencies: [
+        "BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia", "TestSupport",
+      ],
+      path: "Benchmarks/CallBench", swiftSettings: strict),
+    .executableTarget(
       name: "RoomBench",
       dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/RoomBench", swiftSettings: strict),
@@ -250,7 +256,9 @@ let tests: [Target] = [
     swiftSettings: strict),
   .testTarget(
     name: "WCSApi2Tests",
-    dependencies: ["WCSApi2", "WCSTransport", "WCSMedia", "FPWCSApi2Swift", "WCSLocalServer"],
+    dependencies: [
+      "WCSApi2", "WCSTransport", "WCSMedia", "FPWCSApi2Swift", "WCSLocalServer", "TestSupport",
+    ],
     swiftSettings: strict),
   .testTarget(
     name: "WCSLocalServerTests",

@@ -48,7 +48,7 @@ extension NativeMediaConnection {
       audioTrack = nil
       audioReceiveTrack = nil
     }
-    if request.direction == .publish {
+    if request.sends {
       setUpSendStreams(now: loop.mediaNow())
     }
     schedulePoll()

@@ -23,7 +23,7 @@ extension NativeMediaConnection {
   public func setAudioOutput(_ output: MediaConnectionRequest.AudioOutput)
     throws(MediaBackendError)
   {
-    guard request.direction == .play else {
+    guard request.receives else {
       throw .audioOutputUnavailable("a publish connection has no played audio")
     }
     guard let audio = request.audio else {

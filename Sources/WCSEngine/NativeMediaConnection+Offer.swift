@@ -14,13 +14,15 @@ extension NativeMediaConnection {
     loop.assertInEventLoop()
     guard !closed else { return .failure(.closed) }
     guard peerConnection == nil else { return .failure(.offerFailed("offer already created")) }
-    if request.direction == .publish {
+    // A call sends and receives (`MediaConnectionRequest.receivesToo`).
+    if request.sends {
       do throws(MediaBackendError) {
         try openSendTracks()
       } catch {
         return .failure(error)
       }
-    } else {
+    }
+    if request.receives {
       do throws(MediaBackendError) {
         try openReceiveTracks()
       } catch {
@@ -37,14 +39,19 @@ extension NativeMediaConnection {
     peerConnection.onRTCP = { packet in reference.object?.receiveRTCP(packet) }
     self.peerConnection = peerConnection
     let publish = request.direction == .publish
+    let direction: MediaDirection =
+      request.sends && request.receives ? .sendrecv : publish ? .sendonly : .recvonly
+    // A two-way offer names its directions per section; one-way offers use the WCS shapes.
+    let mode: PeerConnection.OfferMode =
+      direction == .sendrecv ? .asGiven : publish ? .publish : .play
     let audio = request.audio.map { _ in
       SDPOfferParameters.Audio(
-        direction: publish ? .sendonly : .recvonly, ssrc: audioSSRC, trackId: "audio-\(cname)",
+        direction: direction, ssrc: audioSSRC, trackId: "audio-\(cname)",
         opusPayloadType: Int(audioPayloadType), includeG711: false)
     }
     let video = request.video.map { _ in
       var video = SDPOfferParameters.Video(
-        direction: publish ? .sendonly : .recvonly, ssrc: videoSSRC, trackId: "video-\(cname)",
+        direction: direction, ssrc: videoSSRC, trackId: "video-\(cname)",
         vp8PayloadType: Int(videoPayloadType),
         rtx: SDPOfferParameters.RTX(payloadType: 97, ssrc: rtxSSRC))
       video.h264 = offeredH264
@@ -52,7 +59,7 @@ extension NativeMediaConnection {
     }
     do {
       let sdp = try peerConnection.createOffer(
-        audio: audio, video: video, mode: publish ? .publish : .play, cname: cname)
+        audio: audio, video: video, mode: mode, cname: cname)
       return .success(sdp)
     } catch {
       return .failure(.offerFailed("\(error)"))
@@ -160,7 +167,7 @@ extension NativeMediaConnection {
     if request.video != nil {
       do {
         videoReceiveTrack = try VideoReceiveTrack(
-          renderer: request.renderer, playoutSync: playoutSync,
+          renderer: request.receivedVideoRenderer, playoutSync: playoutSync,
           loop: configuration.decodesVideoOnLoop ? loop : nil
         ) {
           [weak self] in

@@ -12,7 +12,7 @@ extension NativeMediaConnection {
     guard raw.count >= 12 else { return }
     // When it arrived, though the loop may have been busy since.
     let now = loop.datagramArrival ?? loop.mediaNow()
-    let play = request.direction == .play
+    let play = request.receives
     // Play: the transport feedback's deadline, armed together with the stream's once the packet
     // was handled (one look at the armed poll instead of two); on a return before that, alone.
     var packet: RTPPacket
@@ -138,7 +138,7 @@ extension NativeMediaConnection {
   func requestKeyFrameFromSender() {
     for entry in receivers.values where entry.isVideo {
       entry.video?.requestKeyFrame()
-      if request.direction == .play { pollNoLaterThan(entry.nextDeadline) }
+      if request.receives { pollNoLaterThan(entry.nextDeadline) }
     }
   }
 }

@@ -18,7 +18,7 @@ extension NativeMediaConnection {
     // A renderer called on the loop may have closed the connection during the poll.
     guard !closed else { return }
     let now = loop.mediaNow()
-    let leeway = request.direction == .play ? Self.playPollLeeway : Self.publishPollLeeway
+    let leeway = request.receives ? Self.playPollLeeway : Self.publishPollLeeway
     let deadline = max(nextPollDeadline(now: now), now + Self.minimumPollInterval)
     if fromPoll, pollTimer == nil,
       let again = loop.scheduleFiringActionAgain(at: deadline, leeway: leeway)
@@ -63,11 +63,12 @@ extension NativeMediaConnection {
     for entry in reception.routes {
       next = min(next, entry.nextDeadline)
     }
-    if request.direction == .publish {
-      // Only publish has send streams (see `poll`).
+    if request.sends {
+      // Only publish (and a call) has send streams (see `poll`).
       if let due = videoSend?.nextDeadline { next = min(next, due) }
       if let due = audioSend?.nextDeadline { next = min(next, due) }
-    } else if transportWideCCID != nil,
+    }
+    if request.receives, transportWideCCID != nil,
       let due = reception.transportFeedbackGenerator.nextDeadline
     {
       next = min(next, mediaClockOrigin + .microseconds(Int(due)))
@@ -101,8 +102,7 @@ extension NativeMediaConnection {
     }
     // Only publish has send streams (`setUpSendStreams`): play skips looking at them (each
     // look is an access and a resilient enum check).
-    let publish = request.direction == .publish
-    if publish {
+    if request.sends {
       // In place (see `sendMedia`).
       if let output = videoSend?.poll(now: mediaNow) {
         process(output, video: true, now: mediaNow)
@@ -114,7 +114,7 @@ extension NativeMediaConnection {
         for entry in receivers.values { entry.video?.roundTripTime = rtt }
       }
     }
-    if !publish, transportWideCCID != nil {
+    if request.receives, transportWideCCID != nil {
       let micros = (mediaNow - mediaClockOrigin).microseconds
       for description in reception.transportFeedbackGenerator.poll(now: micros) {
         extra.transportFeedbackSent += 1
@@ -214,7 +214,7 @@ extension NativeMediaConnection {
         result.packetsRecovered += nack.recovered
         result.packetsGivenUp += nack.givenUp
       }
-      if request.direction == .play, let lost = entry.source?.statistics.cumulativeLost {
+      if request.receives, let lost = entry.source?.statistics.cumulativeLost {
         result.summary.packetsLost += Int64(lost)
       }
     }

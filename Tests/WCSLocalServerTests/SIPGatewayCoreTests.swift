@@ -1,3 +1,4 @@
+import WCSCodecs
 import WCSTransport
 import XCTest
 
@@ -240,8 +241,32 @@ final class SIPGatewayCoreTests: XCTestCase {
     XCTAssertTrue(answer.contains("m=audio 4000 RTP/AVP 0 101\r\n"))
     XCTAssertTrue(answer.contains("a=sendonly\r\n"))
     XCTAssertFalse(answer.contains("PCMA"))
-    XCTAssertEqual(G711.ulawToLinear(0xff), 0)
-    XCTAssertEqual(G711.ulawToLinear(0x00), -32124)
-    XCTAssertEqual(G711.alawToLinear(0xd5), 8)
+    XCTAssertEqual(G711.linear(muLaw: 0xff), 0)
+    XCTAssertEqual(G711.linear(muLaw: 0x00), -32124)
+    XCTAssertEqual(G711.linear(aLaw: 0xd5), 8)
+  }
+
+  func testSIPLegOffersOpusFirstAndAnOpusAnswerIsPassedThrough() throws {
+    let offer = SIPMediaDescription.localSDP(
+      address: "127.0.0.1", port: 4000, sessionId: 7, version: 2, answering: nil,
+      direction: "sendrecv")
+    XCTAssertTrue(offer.contains("m=audio 4000 RTP/AVP 111 0 8 101\r\n"), offer)
+    XCTAssertTrue(offer.contains("a=rtpmap:111 opus/48000/2\r\n"))
+    let answer = try SIPMediaDescription.parse(
+      "v=0\r\nc=IN IP4 127.0.0.1\r\nm=audio 5000 RTP/AVP 98 101\r\n"
+        + "a=rtpmap:98 opus/48000/2\r\na=rtpmap:101 telephone-event/8000\r\n")
+    XCTAssertEqual(answer.codec, .opus)
+    XCTAssertEqual(answer.payloadType, 98)
+    XCTAssertEqual(answer.bridgeCodec, .opus(98))
+    XCTAssertEqual(answer.telephoneEvent, 101)
+    let reply = SIPMediaDescription.localSDP(
+      address: "127.0.0.1", port: 4000, sessionId: 7, version: 3, answering: answer,
+      direction: "sendrecv")
+    XCTAssertTrue(reply.contains("m=audio 4000 RTP/AVP 98 101\r\n"), reply)
+    XCTAssertFalse(reply.contains("PCMU"))
+    XCTAssertThrowsError(
+      try SIPMediaDescription.parse(
+        "v=0\r\nc=IN IP4 127.0.0.1\r\nm=audio 5000 RTP/AVP 8\r\na=rtpmap:8 opus/48000/2\r\n"),
+      "Opus on a static payload type is not Opus")
   }
 }

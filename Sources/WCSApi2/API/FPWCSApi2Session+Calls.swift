@@ -122,9 +122,14 @@ extension FPWCSApi2Session {
     guard let call = callObjects[id] else { return }
     let media = call.mediaOptions
     let local = media.localConstraints ?? FPWCSApi2Call.audioOnly()
-    let request = MediaRequestBuilder.connectionRequest(
+    var request = MediaRequestBuilder.connectionRequest(
       local, direction: .publish, display: media.localDisplay, transport: .fpwcsTransportUDP,
       stripCodecs: [])
+    // Two-way media (sendrecv): what the far end says plays here; its video (a video call
+    // whose remote constraints ask for it) goes to `remoteDisplay`.
+    request.receivesToo = true
+    request.remoteRenderer = media.remoteDisplay
+    request.audio?.output = media.audioOutput
     let connection: any MediaConnection
     do throws(MediaBackendError) {
       connection = try backend.makeConnection(request) { [weak self] state in

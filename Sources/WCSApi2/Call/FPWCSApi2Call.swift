@@ -62,6 +62,8 @@ public final class FPWCSApi2Call: @unchecked Sendable {
     var localDisplay: (any VideoRenderer)?
     var remoteDisplay: (any VideoRenderer)?
     var custom: [String: JSONValue]?
+    /// Where the far end's audio is heard besides the playout sink (`setLoudspeakerStatus`).
+    var audioOutput: MediaConnectionRequest.AudioOutput = .none
   }
 
   init(session: FPWCSApi2Session, state: CallState, media: MediaOptions) {
@@ -152,11 +154,20 @@ public final class FPWCSApi2Call: @unchecked Sendable {
     session?.callConnection(self).map { try? $0.switchCamera() }
   }
 
-  /// Plays the call's audio on the default sound output (`true`) or not (`false`).
-  /// - Throws: `WCSError.notSupported`: call media sends only in this version (see `answer()`),
-  ///   so there is no received audio to route.
+  /// Plays the far end's audio on the default sound output (`true`) or stops playing it there
+  /// (`false`): the Linux mapping of the iOS loudspeaker switch, as on a played stream. Before
+  /// `call()`/`answer()` the choice is remembered; afterwards the device is opened at once.
+  /// - Throws: `WCSError.media(.audioOutputUnavailable(reason))` when the device cannot be
+  ///   opened (the call goes on without it).
   public func setLoudspeakerStatus(_ enable: Bool) throws {
-    throw WCSError.notSupported("received call audio (call media is send-only in this version)")
+    let output: MediaConnectionRequest.AudioOutput = enable ? .defaultDevice : .none
+    changeMedia { $0.audioOutput = output }
+    guard let connection = session?.callConnection(self) else { return }
+    do throws(MediaBackendError) {
+      try connection.setAudioOutput(output)
+    } catch {
+      throw WCSError.media(error)
+    }
   }
 
   /// Sets the callback for one status, replacing an earlier one. Returns self.

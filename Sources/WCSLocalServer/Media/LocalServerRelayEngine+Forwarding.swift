@@ -29,6 +29,7 @@ extension LocalServerRelayEngine {
     guard let codec = publisher.codecs[header.payloadType] else { return }
     publisher.statistics.packetsIn += 1
     if codec.kind == .video { publisher.statistics.videoBytes += bytes.count }
+    if codec.kind == .audio, let tap = publisher.callMediaTap { tap(bytes) }
     let now = loop.mediaNow()
     let ssrc = header.ssrc
     if publisher.caches[ssrc] == nil {

@@ -64,6 +64,9 @@ final class RelayPublisher {
 
   /// The SSRC the publisher sends Opus from, once seen.
   var audioSSRC: UInt32?
+  /// A gateway call's WebRTC leg: where its audio packets go besides the relay
+  /// (`CallMediaPort`).
+  var callMediaTap: (@Sendable ([UInt8]) -> Void)?
 }
 
 /// The losses of one publisher SSRC: its sequence numbers extended past the wrap (RFC 3550

@@ -28,6 +28,11 @@ public struct SIPLegStatistics: Sendable, Equatable {
   public var dtmfPacketsSent: Int
   /// The last second of received G.711 audio, 8 kHz linear PCM.
   public var recentSamples: [Int16]
+  /// RTP packets the bridge sent to the SIP far end / to the WebRTC client.
+  public var packetsToSIP = 0
+  public var packetsToWebRTC = 0
+  /// Packets the bridge held back because the call is on hold.
+  public var packetsHeld = 0
 }
 
 /// One libre user agent and what its C event handler needs.
@@ -57,6 +62,8 @@ public final class SIPGateway: Sendable {
   private let queue = DispatchQueue(label: "SIPGateway")
   private let main: SIPAgentContext
   private let state = Mutex(State())
+  struct WeakPort: Sendable { weak var value: (any CallMediaPort)? }
+  private let callMedia = Mutex(WeakPort())
 
   struct CallRoute: Sendable {
     let agent: SIPAgentContext
@@ -111,11 +118,16 @@ public final class SIPGateway: Sendable {
     let legs = state.withLock { $0.legs }
     return legs.keys.sorted().compactMap { call in
       guard let leg = legs[call] else { return nil }
-      return leg.reception.state.withLock {
+      let bridged = leg.reception.bridgeStatistics
+      var statistics = leg.reception.state.withLock {
         SIPLegStatistics(
           call: call, packetsReceived: $0.packetsReceived, bytesReceived: $0.bytesReceived,
           dtmfPacketsSent: $0.dtmfPacketsSent, recentSamples: $0.samples)
       }
+      statistics.packetsToSIP = bridged.packetsToSIP
+      statistics.packetsToWebRTC = bridged.packetsToWebRTC
+      statistics.packetsHeld = bridged.packetsHeld
+      return statistics
     }
   }
 
@@ -149,6 +161,7 @@ public final class SIPGateway: Sendable {
       if let route { _ = sipgw_hangup(route.agent.raw, route.call, code, reason) }
     case .hold(let call, let on):
       guard let route = route(call), let leg = leg(call) else { return }
+      leg.setHolding(on)
       let sdp = leg.localSDP(answering: nil, hold: on)
       check(call, sipgw_modify(route.agent.raw, route.call, sdp))
     case .dtmf(let call, let digits, let info):
@@ -164,7 +177,18 @@ public final class SIPGateway: Sendable {
     case .refer(let call, let uri):
       guard let route = route(call) else { return }
       check(call, sipgw_refer(route.agent.raw, route.call, uri))
+    case .bridge(let call, let mediaSessionId):
+      guard let leg = leg(call), let port = callMedia.withLock({ $0.value }) else { return }
+      if !leg.bridge(to: port, mediaSessionId: mediaSessionId) {
+        deliver(.mediaFailed(call: call, reason: "the WebRTC leg has no Opus to bridge"))
+      }
     }
+  }
+
+  /// Where calls' WebRTC legs are (the server's relay engine); without one calls carry no
+  /// media between the legs.
+  func attach(callMedia port: (any CallMediaPort)?) {
+    callMedia.withLock { $0 = WeakPort(value: port) }
   }
 
   private func register(_ session: UInt64, _ account: SIPAccount, _ expires: UInt32) {
@@ -249,7 +273,7 @@ public final class SIPGateway: Sendable {
         // The outgoing call's answer: the leg learns where to send.
         do {
           let remote = try SIPMediaDescription.parse(sdp)
-          leg.reception.state.withLock { $0.remote = remote }
+          leg.setRemote(remote)
         } catch {
           deliver(.mediaFailed(call: call, reason: "\(error)"))
           return
@@ -260,7 +284,7 @@ public final class SIPGateway: Sendable {
       guard let call = gatewayCall(agent, event.call), let leg = leg(call), let sdp = event.sdp,
         let remote = try? SIPMediaDescription.parse(sdp)
       else { return }
-      leg.reception.state.withLock { $0.remote = remote }
+      leg.setRemote(remote)
     case Int32(SIPGW_EVENT_CLOSED.rawValue):
       guard let call = gatewayCall(agent, event.call) else { return }
       let leg = state.withLock { state -> SIPRTPLeg? in
@@ -295,7 +319,7 @@ public final class SIPGateway: Sendable {
       queue.async { _ = sipgw_hangup(agent.raw, event.call, 500, "Server Internal Error") }
       return
     }
-    leg.reception.state.withLock { $0.remote = remote }
+    leg.setRemote(remote)
     let call = state.withLock { state -> UInt32 in
       let call = state.nextIncoming
       state.nextIncoming = call == UInt32.max ? 0x8000_0000 : call + 1

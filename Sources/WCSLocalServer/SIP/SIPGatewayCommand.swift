@@ -22,6 +22,8 @@ public enum SIPGatewayCommand: Sendable, Equatable {
   case dtmf(call: UInt32, digits: String, info: Bool)
   /// REFER to `uri` (blind transfer).
   case refer(call: UInt32, uri: String)
+  /// The call's WebRTC leg `mediaSessionId` is connected: bridge its audio to the RTP leg.
+  case bridge(call: UInt32, mediaSessionId: String)
 }
 
 /// What the SIP side reports back to the signalling core.

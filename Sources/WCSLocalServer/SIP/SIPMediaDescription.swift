@@ -1,18 +1,23 @@
 /// The SIP leg's audio as its SDP says it (RFC 4566, RFC 3264): where the far end receives
-/// RTP, and the payload types of G.711 and `telephone-event` it took. Sans-I/O.
+/// RTP, the codec it took (Opus, passed through to the WebRTC leg, or G.711, transcoded) and
+/// its `telephone-event` payload type. Sans-I/O.
 struct SIPMediaDescription: Sendable, Equatable {
   /// An audio codec of the SIP leg.
   enum Codec: String, Sendable {
     case pcmu = "PCMU"
     case pcma = "PCMA"
-
-    /// RFC 3551 static payload type.
-    var payloadType: UInt8 { self == .pcmu ? 0 : 8 }
+    /// RFC 7587 Opus: the WebRTC leg's own codec, so the gateway passes it through.
+    case opus = "opus"
   }
+
+  /// The payload type the gateway offers Opus on (dynamic, RFC 3551 §6).
+  static let offeredOpusPayloadType: UInt8 = 111
 
   var address: String
   var port: UInt16
   var codec: Codec
+  /// The codec's payload type: 0 (PCMU), 8 (PCMA) or the far end's Opus one.
+  var payloadType: UInt8
   /// `telephone-event/8000` payload type, `nil` when the far end did not offer it.
   var telephoneEvent: UInt8?
   /// `a=sendonly`/`a=inactive`: the far end holds the call.
@@ -30,7 +35,7 @@ struct SIPMediaDescription: Sendable, Equatable {
       case .noAudio: return "SDP has no usable m=audio line"
       case .noAddress: return "SDP has no c= address"
       case .badPort(let text): return "SDP has a bad audio port '\(text.prefix(16))'"
-      case .noCommonCodec: return "No common codecs (PCMU/PCMA)"
+      case .noCommonCodec: return "No common codecs (opus/PCMU/PCMA)"
       }
     }
   }
@@ -85,31 +90,37 @@ struct SIPMediaDescription: Sendable, Equatable {
       throw .noAddress
     }
     var codec: Codec?
+    var payloadType: UInt8 = 0
     for format in formats {
       let name = rtpmap[format] ?? (format == 0 ? "pcmu/8000" : format == 8 ? "pcma/8000" : "")
       if name.hasPrefix("pcmu/8000") {
         codec = .pcmu
       } else if name.hasPrefix("pcma/8000") {
         codec = .pcma
+      } else if name.hasPrefix("opus/48000"), format >= 96, format <= 127 {
+        codec = .opus
       }
+      payloadType = format
       if codec != nil { break }
     }
     guard let codec else { throw .noCommonCodec }
     let telephoneEvent = formats.first { rtpmap[$0]?.hasPrefix("telephone-event/8000") == true }
     return SIPMediaDescription(
-      address: address, port: port, codec: codec, telephoneEvent: telephoneEvent,
-      holding: holding)
+      address: address, port: port, codec: codec, payloadType: payloadType,
+      telephoneEvent: telephoneEvent, holding: holding)
   }
 
-  /// The gateway's SDP: an offer with PCMU, PCMA and telephone-event 101, or an answer that
-  /// keeps the far end's codec and event payload type. `direction` is `sendrecv` or
+  /// The gateway's SDP: an offer with Opus (111, preferred: no transcoding), PCMU, PCMA and
+  /// telephone-event 101, or an answer that keeps the far end's codec and event payload type. `direction` is `sendrecv` or
   /// `sendonly` (hold, RFC 3264 §8.4).
   static func localSDP(
     address: String, port: UInt16, sessionId: UInt64, version: Int,
     answering remote: SIPMediaDescription?, direction: String
   ) -> String {
     let event: UInt8? = remote == nil ? 101 : remote?.telephoneEvent
-    var formats: [UInt8] = remote.map { [$0.codec.payloadType] } ?? [0, 8]
+    let opus =
+      remote?.codec == .opus ? remote?.payloadType : remote == nil ? offeredOpusPayloadType : nil
+    var formats: [UInt8] = remote.map { [$0.payloadType] } ?? [offeredOpusPayloadType, 0, 8]
     if let event { formats.append(event) }
     let formatList = formats.map { String($0) }.joined(separator: " ")
     var lines: [String] = [
@@ -117,6 +128,11 @@ struct SIPMediaDescription: Sendable, Equatable {
       "c=IN IP4 \(address)", "t=0 0",
       "m=audio \(port) RTP/AVP \(formatList)",
     ]
+    if let opus {
+      // Mono, no FEC: what the WebRTC leg's SDK sends (RFC 7587 §6.1 keeps the /2).
+      lines.append("a=rtpmap:\(opus) opus/48000/2")
+      lines.append("a=fmtp:\(opus) useinbandfec=0")
+    }
     if remote == nil || remote?.codec == .pcmu { lines.append("a=rtpmap:0 PCMU/8000") }
     if remote == nil || remote?.codec == .pcma { lines.append("a=rtpmap:8 PCMA/8000") }
     if let event {
@@ -126,27 +142,5 @@ struct SIPMediaDescription: Sendable, Equatable {
     lines.append("a=ptime:20")
     lines.append("a=\(direction)")
     return lines.joined(separator: "\r\n") + "\r\n"
-  }
-}
-
-/// G.711 (ITU-T G.711) expansion to 16-bit linear PCM: μ-law (PCMU) and A-law (PCMA).
-enum G711 {
-  static func ulawToLinear(_ byte: UInt8) -> Int16 {
-    let u = ~byte
-    let sign = u & 0x80
-    let exponent = Int((u >> 4) & 0x07)
-    let mantissa = Int(u & 0x0f)
-    let magnitude = (((mantissa << 3) + 0x84) << exponent) - 0x84
-    return Int16(sign != 0 ? -magnitude : magnitude)
-  }
-
-  static func alawToLinear(_ byte: UInt8) -> Int16 {
-    let a = byte ^ 0x55
-    let sign = a & 0x80
-    let exponent = Int((a >> 4) & 0x07)
-    let mantissa = Int(a & 0x0f)
-    var magnitude = (mantissa << 4) + 8
-    if exponent != 0 { magnitude = (magnitude + 0x100) << (exponent - 1) }
-    return Int16(sign != 0 ? magnitude : -magnitude)
   }
 }

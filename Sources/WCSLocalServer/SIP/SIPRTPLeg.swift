@@ -2,6 +2,7 @@ import CSIPGateway
 import Dispatch
 import Foundation
 import Synchronization
+import WCSCodecs
 
 #if canImport(Glibc)
   import Glibc
@@ -101,31 +102,96 @@ final class SIPRTPLeg: Sendable {
 
   /// Sends `digits` as RFC 4733 events, paced on the leg's queue; `false` when the far end
   /// negotiated no telephone-event or gave no address.
+  /// While the call's audio is bridged the events share its SSRC, numbering and clock
+  /// (RFC 4733 §2.5.1.2: the audio pauses during them), so the far end sees one stream.
   func sendDTMF(_ digits: String) -> Bool {
+    let bridgedTimestamp = reception.link.withLock { $0?.bridge.pauseAudioToSIP() }
     let plan = reception.state.withLock {
       state -> (packets: [TelephoneEventEncoder.Packet], to: SIPMediaDescription)? in
       guard let remote = state.remote, let pt = remote.telephoneEvent else { return nil }
       let result = TelephoneEventEncoder(payloadType: pt).packets(
-        for: digits, ssrc: ssrc, sequence: state.sequence, timestamp: state.timestamp)
+        for: digits, ssrc: ssrc, sequence: state.sequence,
+        timestamp: bridgedTimestamp ?? state.timestamp)
       state.sequence = result.nextSequence
       state.timestamp = result.nextTimestamp
       return (result.packets, remote)
     }
-    guard let plan else { return false }
+    guard let plan else {
+      if bridgedTimestamp != nil { reception.link.withLock { $0?.bridge.resumeAudioToSIP() } }
+      return false
+    }
     let start = DispatchTime.now()
-    for packet in plan.packets {
+    for (index, packet) in plan.packets.enumerated() {
+      let last = index == plan.packets.count - 1
       queue.asyncAfter(deadline: start + .milliseconds(packet.atMillis)) { [weak self] in
-        self?.send(packet.bytes, to: plan.to)
+        guard let self else { return }
+        var bytes = packet.bytes
+        if bridgedTimestamp != nil {
+          self.reception.link.withLock { link in
+            link?.bridge.numberForSIP(&bytes)
+            if last { link?.bridge.resumeAudioToSIP() }
+          }
+        }
+        guard self.send(bytes, to: plan.to) else { return }
+        self.reception.state.withLock { $0.dtmfPacketsSent += 1 }
       }
     }
     return true
   }
 
-  private func send(_ bytes: [UInt8], to remote: SIPMediaDescription) {
+  /// Bridges this leg to the call's WebRTC leg `mediaSessionId` on `port` (once; again after a
+  /// failed try). `false` when the WebRTC leg is gone or has no Opus, or libopus failed.
+  func bridge(to port: any CallMediaPort, mediaSessionId: String) -> Bool {
+    guard reception.link.withLock({ $0 == nil }) else { return true }
+    let opus = port.openCallMedia(mediaSessionId) { [weak self] packet in
+      self?.fromWebRTC(packet)
+    }
+    guard let opus else { return false }
+    let remote = reception.state.withLock { $0.remote }
+    let ssrc = ssrc
+    // Made inside the lock: the codecs are not Sendable, so the bridge never leaves it.
+    return reception.link.withLock { link in
+      guard
+        var bridge = try? CallMediaBridge(
+          webRTCPayloadType: opus, webRTCSSRC: UInt32.random(in: 1...UInt32.max), sipSSRC: ssrc)
+      else { return false }
+      if let remote { bridge.setSIPCodec(remote.bridgeCodec) }
+      bridge.holding = remote?.holding ?? false
+      link = Reception.Link(bridge: bridge, port: port, mediaSessionId: mediaSessionId)
+      return true
+    }
+  }
+
+  /// What the far end's SDP now says (answer, re-INVITE, incoming offer).
+  func setRemote(_ remote: SIPMediaDescription) {
+    reception.state.withLock { $0.remote = remote }
+    reception.link.withLock { link in
+      link?.bridge.setSIPCodec(remote.bridgeCodec)
+      if let local = link?.localHold { link?.bridge.holding = local || remote.holding }
+    }
+  }
+
+  /// Our side holds the call (`hold`/`unhold`): media stops both ways until unhold.
+  func setHolding(_ on: Bool) {
+    let remoteHolds = reception.state.withLock { $0.remote?.holding ?? false }
+    reception.link.withLock { link in
+      link?.localHold = on
+      link?.bridge.holding = on || remoteHolds
+    }
+  }
+
+  private func fromWebRTC(_ packet: [UInt8]) {
+    guard let out = reception.link.withLock({ $0?.bridge.receiveFromWebRTC(packet) }),
+      let remote = reception.state.withLock({ $0.remote })
+    else { return }
+    _ = send(out, to: remote)
+  }
+
+  private func send(_ bytes: [UInt8], to remote: SIPMediaDescription) -> Bool {
     var sin = sockaddr_in()
     sin.sin_family = sa_family_t(AF_INET)
     sin.sin_port = remote.port.bigEndian
-    guard inet_pton(AF_INET, remote.address, &sin.sin_addr) == 1 else { return }
+    guard inet_pton(AF_INET, remote.address, &sin.sin_addr) == 1 else { return false }
     let sent = bytes.withUnsafeBytes { buffer in
       withUnsafePointer(to: &sin) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -134,13 +200,22 @@ final class SIPRTPLeg: Sendable {
         }
       }
     }
-    if sent > 0 { reception.state.withLock { $0.dtmfPacketsSent += 1 } }
+    return sent > 0
   }
 }
 
 /// What the leg's socket received, filled on the leg's queue.
 final class Reception: Sendable {
+  /// The bridge to the call's WebRTC leg and where its packets go.
+  struct Link {
+    var bridge: CallMediaBridge
+    let port: any CallMediaPort
+    let mediaSessionId: String
+    var localHold = false
+  }
+
   let state = Mutex(SIPRTPLeg.State())
+  let link = Mutex<Link?>(nil)
 
   func readAvailable(_ fd: Int32) {
     var buffer = [UInt8](repeating: 0, count: SIPRTPLeg.maxDatagram)
@@ -169,11 +244,38 @@ final class Reception: Sendable {
       state.packetsReceived += 1
       state.bytesReceived += packet.count
       guard payloadType == 0 || payloadType == 8 else { return }
-      let decode = payloadType == 0 ? G711.ulawToLinear : G711.alawToLinear
-      state.samples.append(contentsOf: payload.map(decode))
+      state.samples.append(
+        contentsOf: payload.map {
+          payloadType == 0 ? G711.linear(muLaw: $0) : G711.linear(aLaw: $0)
+        })
       if state.samples.count > SIPRTPLeg.keptSamples {
         state.samples.removeFirst(state.samples.count - SIPRTPLeg.keptSamples)
       }
+    }
+    let forward = link.withLock {
+      link -> (packets: [[UInt8]], port: any CallMediaPort, id: String)? in
+      guard link != nil, let packets = link?.bridge.receiveFromSIP(Array(packet)),
+        let port = link?.port, let id = link?.mediaSessionId
+      else { return nil }
+      return (packets, port, id)
+    }
+    guard let forward else { return }
+    for bytes in forward.packets { forward.port.sendCallMedia(forward.id, bytes) }
+  }
+
+  /// What the bridge passed so far (zeros before it exists).
+  var bridgeStatistics: CallMediaBridge.Statistics {
+    link.withLock { $0?.bridge.statistics ?? CallMediaBridge.Statistics() }
+  }
+}
+
+extension SIPMediaDescription {
+  /// How the bridge carries the leg's codec.
+  var bridgeCodec: CallMediaBridge.SIPCodec {
+    switch codec {
+    case .pcmu: return .g711(.muLaw)
+    case .pcma: return .g711(.aLaw)
+    case .opus: return .opus(payloadType)
     }
   }
 }

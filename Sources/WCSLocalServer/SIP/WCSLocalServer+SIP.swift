@@ -39,6 +39,7 @@ final class SIPEventRelay: Sendable {
 extension WCSLocalServer {
   func attach(_ relay: SIPEventRelay) {
     sipGateway = relay.gateway
+    relay.gateway?.attach(callMedia: engine as? any CallMediaPort)
     relay.attach(self)
   }
 

@@ -351,8 +351,9 @@ extension WCSServerCore {
       guard let call = calls.calls[id] else { return false }
       send(call.owner, ServerMessages.setRemoteSDP(mediaSessionId: id, sdp: sdp))
     case .connected(let id, _):
-      guard calls.calls[id] != nil else { return false }
+      guard let call = calls.calls[id] else { return false }
       log("call \(id): WebRTC leg connected")
+      actions.append(.sip(.bridge(call: call.sipCall, mediaSessionId: id)))
     case .failed(let id, let reason):
       guard let call = calls.calls[id] else { return false }
       actions.append(.sip(.hangup(call: call.sipCall, code: 0, reason: "")))

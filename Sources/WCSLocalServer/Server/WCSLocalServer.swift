@@ -39,7 +39,7 @@ public final class WCSLocalServer: @unchecked Sendable {
 
   // Queue only.
   private let core: WCSServerCore
-  private let engine: any LocalServerMediaEngine
+  let engine: any LocalServerMediaEngine
   private let engineWakesUs: Bool
   private var timer: (any DispatchSourceTimer)?
   /// The SIP side of the gateway (SIP/WCSLocalServer+SIP.swift).

@@ -110,6 +110,21 @@ public struct MediaConnectionRequest: Sendable {
   /// The video codec offered first (`"VP8"` or `"H264"`, case-insensitive): the one the
   /// answerer picks when it takes both (RFC 3264 §6.1). Nil: VP8 first, then H.264.
   public var preferredVideoCodec: String? = nil
+  /// Publish only: receive as well — a call's media, every section `sendrecv` (RFC 3264 §6.1).
+  /// The received audio is played as a played stream's is (`audio.output`, the playout sink);
+  /// received video goes to `remoteRenderer`, `renderer` staying the local preview.
+  public var receivesToo = false
+  /// Where a two-way connection (`receivesToo`) draws the received video.
+  public var remoteRenderer: (any VideoRenderer)?
+
+  /// Whether the connection captures and sends local media.
+  public var sends: Bool { direction == .publish }
+  /// Whether the connection receives and decodes the peer's media.
+  public var receives: Bool { direction == .play || receivesToo }
+  /// The renderer of the received video: `renderer` when playing, `remoteRenderer` in a call.
+  public var receivedVideoRenderer: (any VideoRenderer)? {
+    direction == .play ? renderer : remoteRenderer
+  }
 
   /// Creates a request.
   public init(

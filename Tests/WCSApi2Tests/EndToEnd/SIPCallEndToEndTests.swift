@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import WCSLocalServer
 import WCSMedia
 import XCTest
@@ -10,8 +11,11 @@ import XCTest
 /// microphone) through the local server's SIP gateway, everything on 127.0.0.1. Skipped when
 /// baresip is not installed (`scripts/install-deps.sh test` installs it).
 final class SIPCallEndToEndTests: XCTestCase {
-  func testCallToBaresipIsEstablishedCarriesItsToneSendsDTMFHoldsAndFinishes() async throws {
-    let peer = try BaresipPeer.start(answer: true)
+  /// Both directions carry their tone (baresip's 880 Hz to the SDK, the SDK's virtual 440 Hz
+  /// microphone to baresip, transcoded Opus ↔ PCMU), DTMF arrives, hold stops media both ways
+  /// and unhold brings it back.
+  func testCallToBaresipCarriesBothTonesSendsDTMFHoldsAndFinishes() async throws {
+    let peer = try BaresipPeer.start(answer: true, recording: true)
     defer { peer.stop() }
     let server = try startServer()
     defer { server.stop() }
@@ -20,11 +24,17 @@ final class SIPCallEndToEndTests: XCTestCase {
     try await call.connect()
     XCTAssertEqual(call.getStatus(), .fpwcsCallStatusEstablished)
     XCTAssertEqual(call.getSipStatus(), 200)
+    let heard = try playedAudio(session, call)
     try await waitFor("baresip's tone reaches the gateway", timeout: 10) {
       server.sipLegStatistics().first.map { $0.recentSamples.count >= 4000 } ?? false
     }
     let samples = try XCTUnwrap(server.sipLegStatistics().first).recentSamples
     XCTAssertEqual(Tone.dominantFrequency(samples, rate: 8000), 880, accuracy: 20)
+    // G.711 to the gateway, Opus to the SDK, played here at 48 kHz.
+    try await assertPlaysBaresipsTone(heard)
+    let flowing = try XCTUnwrap(server.sipLegStatistics().first)
+    XCTAssertGreaterThan(flowing.packetsToSIP, 25, "the SDK's Opus reaches baresip as G.711")
+    XCTAssertGreaterThan(flowing.packetsToWebRTC, 25)
 
     try call.sendDTMF("19#", type: .fpwcsCallDTMFRFC2833)
     try await waitFor("baresip reports the digits", timeout: 10) {
@@ -34,8 +44,19 @@ final class SIPCallEndToEndTests: XCTestCase {
 
     try call.hold()
     try await waitFor("HOLD") { call.getStatus() == .fpwcsCallStatusHold }
+    try await Task.sleep(for: .milliseconds(300))
+    let held = try XCTUnwrap(server.sipLegStatistics().first)
+    try await Task.sleep(for: .seconds(1))
+    let stillHeld = try XCTUnwrap(server.sipLegStatistics().first)
+    XCTAssertEqual(stillHeld.packetsToSIP, held.packetsToSIP, "no media to baresip on hold")
+    XCTAssertEqual(stillHeld.packetsToWebRTC, held.packetsToWebRTC, "no media to the SDK on hold")
     try call.unhold()
     try await waitFor("ESTABLISHED again") { call.getStatus() == .fpwcsCallStatusEstablished }
+    try await waitFor("media again after unhold", timeout: 10) {
+      guard let now = server.sipLegStatistics().first else { return false }
+      return now.packetsToSIP > stillHeld.packetsToSIP + 25
+        && now.packetsToWebRTC > stillHeld.packetsToWebRTC + 25
+    }
 
     call.hangup()
     try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
@@ -51,6 +72,27 @@ final class SIPCallEndToEndTests: XCTestCase {
       ].filter { seen.value.contains($0) })
     XCTAssertTrue(seen.value.contains(.fpwcsCallStatusTrying))
     XCTAssertEqual(server.sipLegStatistics().count, 0, "the RTP leg is closed")
+    try await assertBaresipHeardTheSDKsTone(peer)
+  }
+
+  /// baresip with Opus takes the gateway's Opus offer: no transcoding, both tones arrive.
+  func testOpusOnTheSIPSideIsPassedThroughBothWays() async throws {
+    let peer = try BaresipPeer.start(answer: true, recording: true, modules: "module opus.so")
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, call, _) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    try await call.connect()
+    let heard = try playedAudio(session, call)
+    try await assertPlaysBaresipsTone(heard)
+    XCTAssertTrue(peer.output.contains("Set audio encoder: opus"), peer.output)
+    let leg = try XCTUnwrap(server.sipLegStatistics().first)
+    XCTAssertGreaterThan(leg.packetsToSIP, 25)
+    XCTAssertTrue(leg.recentSamples.isEmpty, "no G.711 arrived")
+    call.hangup()
+    try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
+    try await assertBaresipHeardTheSDKsTone(peer)
   }
 
   func testNoAnswerUnreachableHostAndUnknownUserFail() async throws {
@@ -69,6 +111,23 @@ final class SIPCallEndToEndTests: XCTestCase {
     let unknown = try makeCall(session, "sip:someoneelse@127.0.0.1:\(peer.port)")
     await assertCallEnds(unknown, .fpwcsCallStatusFailed, info: nil)
     XCTAssertTrue(unknown.getSipStatus() >= 400 || unknown.getInfo() != nil)
+    try await waitFor("no leg left") { server.sipLegStatistics().isEmpty }
+  }
+
+  func testBaresipRejectingAfterRingingEndsTheCallWithBusy() async throws {
+    let peer = try BaresipPeer.start(answer: false)
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, call, seen) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    try call.call()
+    try await waitFor("RING", timeout: 10) { call.getStatus() == .fpwcsCallStatusRing }
+    try peer.command("hangup")
+    try await waitFor("BUSY", timeout: 10) { call.getStatus().isTerminal }
+    XCTAssertEqual(call.getStatus(), .fpwcsCallStatusBusy, "\(call.getInfo() ?? "")")
+    XCTAssertEqual(call.getSipStatus(), 486)
+    XCTAssertEqual(seen.value.last, .fpwcsCallStatusBusy)
     try await waitFor("no leg left") { server.sipLegStatistics().isEmpty }
   }
 
@@ -117,6 +176,10 @@ final class SIPCallEndToEndTests: XCTestCase {
     }
     let samples = try XCTUnwrap(server.sipLegStatistics().first).recentSamples
     XCTAssertEqual(Tone.dominantFrequency(samples, rate: 8000), 880, accuracy: 20)
+    try await waitFor("audio is bridged both ways", timeout: 10) {
+      guard let leg = server.sipLegStatistics().first else { return false }
+      return leg.packetsToSIP > 25 && leg.packetsToWebRTC > 25
+    }
     call.hangup()
     try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
   }
@@ -145,11 +208,56 @@ final class SIPCallEndToEndTests: XCTestCase {
     try await waitFor("descriptors back", timeout: 10) {
       ProcessCounters.fileDescriptors <= descriptors + 2
     }
+    // Idle dispatch worker threads linger a few seconds after the calls' media work.
+    try? await waitFor("threads back", timeout: 15) { ProcessCounters.threads <= threads + 4 }
     XCTAssertLessThanOrEqual(ProcessCounters.threads, threads + 4)
     XCTAssertTrue(session.getCalls().isEmpty)
   }
 
   // MARK: helpers
+
+  /// What the call's connection plays from now on (first channel, the last second at 48 kHz).
+  private func playedAudio(_ session: FPWCSApi2Session, _ call: FPWCSApi2Call) throws -> Locked<
+    [Int16]
+  > {
+    let heard = Locked<[Int16]>([])
+    let connection = try XCTUnwrap(session.callConnection(call) as? NativeMediaConnection)
+    connection.setPlayoutSink(
+      PlayoutAudioCallbackSink { frame in
+        let mono = stride(from: 0, to: frame.samples.count, by: max(1, frame.channels)).map {
+          frame.samples[$0]
+        }
+        heard.withLock {
+          $0 += mono
+          if $0.count > 48_000 { $0.removeFirst($0.count - 48_000) }
+        }
+      })
+    return heard
+  }
+
+  /// baresip's 880 Hz is what the SDK plays.
+  private func assertPlaysBaresipsTone(_ heard: Locked<[Int16]>) async throws {
+    try await waitFor("the SDK plays baresip's tone", timeout: 15) {
+      let samples = heard.value
+      return samples.count >= 24_000
+        && Tone.dominantFrequency(Array(samples.suffix(24_000)), rate: 48_000) == 880
+    }
+    XCTAssertGreaterThan(
+      Tone.share(of: 880, in: Array(heard.value.suffix(24_000)), rate: 48_000), 0.5)
+  }
+
+  /// What baresip decoded and wrote down (its sndfile module) is the SDK's 440 Hz.
+  private func assertBaresipHeardTheSDKsTone(_ peer: BaresipPeer) async throws {
+    // libsndfile may hold the last writes until baresip closes the file at the call's end.
+    let deadline = Date().addingTimeInterval(5)
+    while peer.decodedAudio().samples.count < 8000, Date() < deadline {
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    let decoded = peer.decodedAudio()
+    XCTAssertGreaterThanOrEqual(decoded.samples.count, 4000, "half a second at 8 kHz at least")
+    let tail = Array(decoded.samples.suffix(Int(decoded.rate)))
+    XCTAssertEqual(Tone.dominantFrequency(tail, rate: decoded.rate), 440, accuracy: 20)
+  }
 
   private func assertCallEnds(
     _ call: FPWCSApi2Call, _ status: kFPWCSCallStatus, info: String?,
@@ -217,123 +325,51 @@ final class SIPCallEndToEndTests: XCTestCase {
   }
 }
 
-/// Tone analysis of received audio.
-enum Tone {
-  /// The strongest frequency of `samples` between 100 and 3500 Hz, in 10 Hz steps (Goertzel).
-  static func dominantFrequency(_ samples: [Int16], rate: Double) -> Double {
-    var best = (frequency: 0.0, power: 0.0)
-    let values = samples.map(Double.init)
-    for step in 10...350 {
-      let frequency = Double(step) * 10
-      let coefficient = 2 * cos(2 * Double.pi * frequency / rate)
-      var s1 = 0.0
-      var s2 = 0.0
-      for x in values {
-        let s = x + coefficient * s1 - s2
-        s2 = s1
-        s1 = s
-      }
-      let power = s1 * s1 + s2 * s2 - coefficient * s1 * s2
-      if power > best.power { best = (frequency, power) }
-    }
-    return best.frequency
-  }
-}
-
-/// A baresip process on 127.0.0.1 with its own config directory: one account
-/// `sip:baresip@127.0.0.1:<port>`, `ausine` at 880 Hz as microphone, G.711 only.
+/// A `BaresipProcess` for the call tests: user `baresip`, optionally recording what it decodes.
 final class BaresipPeer: Sendable {
-  let port: Int
-  private let process: Process
-  private let buffer = Locked("")
-  private let directory: URL
+  private let process: BaresipProcess
 
-  static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/baresip") }
+  var port: Int { process.port }
 
-  /// A UDP port nothing listens on right now.
-  static func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var sin = sockaddr_in()
-    sin.sin_family = sa_family_t(AF_INET)
-    sin.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &sin) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    _ = withUnsafeMutablePointer(to: &sin) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: sin.sin_port))
-  }
+  /// A UDP and TCP port nothing listens on right now.
+  static func freePort() -> Int { BaresipProcess.freePort() }
 
-  /// Starts baresip; with `dial`, it calls that URI once ready.
-  static func start(answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil) throws
-    -> BaresipPeer
-  {
-    guard isInstalled else { throw XCTSkip("baresip is not installed") }
-    return try BaresipPeer(answer: answer, hangupAfter: hangupAfterSeconds, dial: dial)
-  }
-
-  private init(answer: Bool, hangupAfter: Int?, dial: String?) throws {
-    port = Self.freePort()
-    directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("baresip-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let rtpBase = 30000 + (port % 200) * 10
-    let config = """
-      poll_method epoll
-      sip_listen 127.0.0.1:\(port)
-      net_interface 127.0.0.1
-      audio_player aufile,/dev/null
-      audio_source ausine,880
-      ausrc_srate 48000
-      auplay_srate 48000
-      ausrc_channels 2
-      audio_alert aufile,/dev/null
-      rtp_ports \(rtpBase)-\(rtpBase + 9)
-      module_path /usr/lib/baresip/modules
-      module g711.so
-      module ausine.so
-      module aufile.so
-      module_app account.so
-      module_app menu.so
-
-      """
-    try config.write(
-      to: directory.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-    let mode = answer ? "auto" : "manual"
-    try "<sip:baresip@127.0.0.1:\(port)>;regint=0;answermode=\(mode)\n".write(
-      to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
-    try "".write(
-      to: directory.appendingPathComponent("contacts"), atomically: true, encoding: .utf8)
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/baresip")
-    var arguments = ["-f", directory.path]
-    if let hangupAfter { arguments += ["-t", "\(hangupAfter + 2)"] }
+  /// Starts baresip; with `dial`, it calls that URI once ready. With `recording`, baresip's
+  /// `sndfile` module writes what it decodes (what the gateway sends it) to `dump-*-dec.wav`
+  /// in `recordingDirectory`.
+  static func start(
+    answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil, recording: Bool = false,
+    modules: String = ""
+  ) throws -> BaresipPeer {
+    guard BaresipProcess.isInstalled else { throw XCTSkip("baresip is not installed") }
+    var arguments: [String] = []
+    if let hangupAfterSeconds { arguments += ["-t", "\(hangupAfterSeconds + 2)"] }
     if let dial { arguments += ["-e", "/dial \(dial)"] }
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    let buffer = buffer
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      guard !data.isEmpty else { return }
-      let text = String(decoding: data, as: UTF8.self)
-      buffer.withLock { $0 += text }
+    let sound = FileManager.default.temporaryDirectory
+      .appendingPathComponent("baresip-sound-\(UUID().uuidString.prefix(8))")
+    let recorder = (recording ? "module sndfile.so\nsnd_path \(sound.path)\n" : "") + modules
+    if recording {
+      try FileManager.default.createDirectory(at: sound, withIntermediateDirectories: true)
     }
-    try process.run()
-    let deadline = Date().addingTimeInterval(10)
-    while !output.contains("baresip is ready"), Date() < deadline { usleep(20_000) }
-    guard output.contains("baresip is ready") else {
-      stop()
-      throw XCTSkip("baresip did not start: \(output.suffix(400))")
+    do {
+      return BaresipPeer(
+        try BaresipProcess(
+          user: "baresip", answer: answer, extraConfig: recorder, arguments: arguments),
+        recordingDirectory: sound)
+    } catch let failure as BaresipProcess.StartFailure {
+      throw XCTSkip(failure.description)
     }
   }
 
-  var output: String { buffer.withLock { $0 } }
+  /// Where `sndfile` writes.
+  let recordingDirectory: URL
+
+  private init(_ process: BaresipProcess, recordingDirectory: URL) {
+    self.process = process
+    self.recordingDirectory = recordingDirectory
+  }
+
+  var output: String { process.output }
 
   /// DTMF digits baresip reported receiving (the start of each event), in order.
   var receivedDigits: String {
@@ -347,17 +383,61 @@ final class BaresipPeer: Sendable {
     return digits
   }
 
+  /// The audio baresip decoded, from the newest `dump-*-dec.wav` (16-bit PCM, first channel),
+  /// and its sample rate; empty when there is none.
+  func decodedAudio() -> (samples: [Int16], rate: Double) {
+    let names =
+      (try? FileManager.default.contentsOfDirectory(atPath: recordingDirectory.path)) ?? []
+    guard let name = names.filter({ $0.hasSuffix("-dec.wav") }).sorted().last,
+      let data = FileManager.default.contents(
+        atPath: recordingDirectory.appendingPathComponent(name).path),
+      data.count > 44
+    else { return ([], 0) }
+    let bytes = [UInt8](data)
+    func word(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+    let channels = max(1, word(22))
+    let rate = Double(word(24) | word(26) << 16)
+    // The data chunk follows the fmt chunk; libsndfile may write others between.
+    var offset = 12
+    while offset + 8 <= bytes.count,
+      String(decoding: bytes[offset..<offset + 4], as: UTF8.self) != "data"
+    {
+      offset += 8 + (word(offset + 4) | word(offset + 6) << 16)
+    }
+    offset += 8
+    var samples: [Int16] = []
+    while offset + 2 * channels <= bytes.count {
+      samples.append(Int16(bitPattern: UInt16(word(offset))))
+      offset += 2 * channels
+    }
+    return (samples, rate)
+  }
+
+  /// Runs one baresip command (`hangup`, `accept`, ...) through `ctrl_tcp`.
+  func command(_ name: String) throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var sin = sockaddr_in()
+    sin.sin_family = sa_family_t(AF_INET)
+    sin.sin_port = UInt16(process.controlPort).bigEndian
+    sin.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &sin) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw XCTSkip("baresip's ctrl_tcp is not reachable") }
+    let json = "{\"command\":\"\(name)\",\"token\":\"t\"}"
+    let frame = Array("\(json.utf8.count):\(json),".utf8)
+    _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    usleep(200_000)
+  }
+
   func stop() {
     if ProcessInfo.processInfo.environment["WCS_TEST_LOG"] != nil {
       FileHandle.standardError.write(Data(("baresip output:\n" + output).utf8))
     }
-    // Polled: `waitUntilExit` spins a run loop that can wait forever off the main thread.
-    if process.isRunning {
-      process.terminate()
-      let deadline = Date().addingTimeInterval(5)
-      while process.isRunning, Date() < deadline { usleep(20_000) }
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-    try? FileManager.default.removeItem(at: directory)
+    process.stop()
+    try? FileManager.default.removeItem(at: recordingDirectory)
   }
 }

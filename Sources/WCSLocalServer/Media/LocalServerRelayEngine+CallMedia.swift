@@ -1,0 +1,35 @@
+import WCSPeerConnection
+
+/// What the SIP gateway needs of a call's WebRTC leg: its audio packets as they arrive and a
+/// way to send it packets. The WebRTC leg is a `createPublisher` connection answered
+/// `sendrecv` (the SDK's call offers two-way media).
+public protocol CallMediaPort: AnyObject, Sendable {
+  /// Hands every audio RTP packet (decrypted, RTX unwrapped) the leg `mediaSessionId` receives
+  /// to `receive`, on the engine's own thread. Returns the leg's Opus payload type, `nil` when
+  /// there is no such leg or it negotiated no Opus.
+  func openCallMedia(_ mediaSessionId: String, receive: @escaping @Sendable ([UInt8]) -> Void)
+    -> UInt8?
+  /// Sends one RTP packet on the leg (SRTP-protected there); dropped when the leg is gone.
+  func sendCallMedia(_ mediaSessionId: String, _ packet: [UInt8])
+}
+
+extension LocalServerRelayEngine: CallMediaPort {
+  public func openCallMedia(
+    _ mediaSessionId: String, receive: @escaping @Sendable ([UInt8]) -> Void
+  ) -> UInt8? {
+    loop.submit {
+      guard let publisher = publishers[mediaSessionId],
+        let opus = publisher.codecs.filter({ $0.value.name.lowercased() == "opus" }).keys.min()
+      else { return nil }
+      publisher.callMediaTap = receive
+      return opus
+    }
+  }
+
+  public func sendCallMedia(_ mediaSessionId: String, _ packet: [UInt8]) {
+    loop.execute { [self] in
+      guard let publisher = publishers[mediaSessionId] else { return }
+      try? publisher.peerConnection.sendRTP(packet)
+    }
+  }
+}
