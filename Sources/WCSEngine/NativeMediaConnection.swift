@@ -174,6 +174,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     set { reception.videoBytes = newValue }
   }
   var mediaStarted = false
+  /// ICE servers of the request left out, and why (`NativeICEServers.resolve`).
+  var iceServerNotes: [String] = []
   /// Why the connection failed when a capture device was lost or failed; see `failureReason`.
   var captureFailure: (kind: CaptureDevice.Kind, reason: String)?
   /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.

@@ -41,6 +41,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   private let transport: kFPWCSTransport
   private let cvoExtension: Bool
   private let stripCodecs: [String]
+  /// The stream's ICE servers and policy over the session's.
+  private let iceSettings: ICESettings
   private let state: Mutex<StreamState>
   private let connectionState = Mutex<MediaConnectionState>(.new)
   /// Where played audio is heard (`setAudioOutput`, `setLoudspeakerStatus`, options).
@@ -87,6 +89,9 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     self.cvoExtension = options.cvoExtension
     self.stripCodecs = (options.stripCodecs ?? []).map { "\($0)" }
     self.audioOutput = Mutex(options.audioOutput)
+    self.iceSettings = try ICESettings(
+      servers: options.iceServers, policy: options.iceTransportPolicy
+    ).over(session.iceSettings)
     self.state = Mutex(StreamState(id: mediaSessionId, name: name))
   }
 
@@ -110,6 +115,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
       display: published ? display : lastFrame ?? display, transport: transport,
       stripCodecs: stripCodecs)
     if !published { request.audio?.output = audioOutput.withLock { $0 } }
+    iceSettings.apply(to: &request)
     return request
   }
 

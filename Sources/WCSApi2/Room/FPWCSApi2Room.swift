@@ -344,6 +344,8 @@ public final class FPWCSApi2Room: Sendable {
       copy.stripCodecs = options.stripCodecs
       copy.cvoExtension = options.cvoExtension
       copy.audioOutput = options.audioOutput
+      copy.iceServers = options.iceServers
+      copy.iceTransportPolicy = options.iceTransportPolicy
     }
     copy.name = streamName
     copy.display = display

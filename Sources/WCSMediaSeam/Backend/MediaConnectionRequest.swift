@@ -107,6 +107,10 @@ public struct MediaConnectionRequest: Sendable {
   public var transport: Transport
   /// Codec names (case-insensitive, e.g. `"H264"`) the engine must not offer.
   public var excludedCodecs: [String]
+  /// STUN/TURN servers for this connection; `nil` uses the engine's configured ones.
+  public var iceServers: [MediaICEServer]? = nil
+  /// Candidate policy for this connection; `nil` uses the engine's configured one.
+  public var iceTransportPolicy: MediaICETransportPolicy? = nil
 
   /// Creates a request.
   public init(
