@@ -331,10 +331,12 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     report(mapped)
   }
 
-  /// The cause WCSApi2 sees: an ICE failure after media started is lost consent (RFC 7675).
+  /// The cause WCSApi2 sees: an ICE failure after media started is lost consent (RFC 7675);
+  /// before, no pair worked, said with what was tried (`noCandidatePairReason`).
   func failure(of error: PeerConnectionError) -> MediaConnectionFailure {
     switch error {
-    case .iceFailed: return mediaStarted ? .consentExpired : .ice
+    case .iceFailed:
+      return mediaStarted ? .consentExpired : .noCandidatePair(tried: noCandidatePairReason())
     case .dtls(let dtls): return .dtls("\(dtls)")
     default: return .transport("\(error)")
     }

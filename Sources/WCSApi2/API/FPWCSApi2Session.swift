@@ -314,6 +314,9 @@ public final class FPWCSApi2Session: @unchecked Sendable {
             if case .failed(.captureDeviceLost(let kind, let reason)) = state {
               self.run(self.core.captureDeviceLost(streamId: id, kind: kind, reason: reason))
             }
+            if case .failed(let failure) = state, case .noCandidatePair = failure {
+              self.run(self.core.mediaUnreachable(streamId: id, failure: failure))
+            }
           }
         }
       } catch {
