@@ -306,19 +306,9 @@ public final class FPWCSApi2Session: @unchecked Sendable {
       try core.checkCanStart(streamId: id, operation: published ? "publish" : "play")
       let connection: any MediaConnection
       do throws(MediaBackendError) {
-        connection = try backend.makeConnection(stream.connectionRequest(published: published)) {
-          [weak self] state in
-          guard let self else { return }
-          self.work.async {
-            self.streamObjects[id]?.setConnectionState(state)
-            if case .failed(.captureDeviceLost(let kind, let reason)) = state {
-              self.run(self.core.captureDeviceLost(streamId: id, kind: kind, reason: reason))
-            }
-            if case .failed(let failure) = state, case .noCandidatePair = failure {
-              self.run(self.core.mediaUnreachable(streamId: id, failure: failure))
-            }
-          }
-        }
+        connection = try backend.makeConnection(
+          stream.connectionRequest(published: published),
+          onStateChange: connectionStateHandler(streamId: id))
       } catch {
         throw .media(error)
       }

@@ -23,8 +23,10 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     var statusContinuations: [UUID: AsyncStream<kFPWCSStreamStatus>.Continuation] = [:]
   }
 
-  /// The stream's `mediaSessionId` (a UUID made by the client).
-  let mediaSessionId: String
+  /// The stream's `mediaSessionId` (a UUID made by the client); a new one after each ICE
+  /// restart, since WCS takes a new offer only as a new stream.
+  var mediaSessionId: String { currentMediaSessionId.withLock { $0 } }
+  private let currentMediaSessionId: Mutex<String>
   let name: String
   private weak var session: FPWCSApi2Session?
   private let callbackQueue: DispatchQueue
@@ -73,7 +75,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     try FPWCSApi2StreamLimits.validate(name: name)
     let constraints = MediaRequestBuilder.effective(options.constraints)
     try FPWCSApi2StreamLimits.validate(constraints)
-    self.mediaSessionId = UUID().uuidString.lowercased()
+    let mediaSessionId = UUID().uuidString.lowercased()
+    self.currentMediaSessionId = Mutex(mediaSessionId)
     self.name = name
     self.session = session
     self.callbackQueue = session.callbackQueue
@@ -400,6 +403,11 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
 
   func update(_ newState: StreamState) {
     state.withLock { $0 = newState }
+  }
+
+  /// Takes the `mediaSessionId` of the connection an ICE restart made.
+  func adoptMediaSessionId(_ id: String) {
+    currentMediaSessionId.withLock { $0 = id }
   }
 
   func setConnectionState(_ newState: MediaConnectionState) {
