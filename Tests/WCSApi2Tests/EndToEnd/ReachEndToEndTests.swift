@@ -96,14 +96,19 @@ final class ReachEndToEndTests: XCTestCase {
   /// The client's media sockets bind here; the namespace drops UDP sent from these ports.
   private static let clientPorts: ClosedRange<UInt16> = 20_000...20_099
 
-  /// Runs `testPublisherWithUDPBlockedInsideNamespace` in a fresh network namespace (only `lo`)
-  /// where nftables drops every UDP datagram the client's media sockets send, while the local
-  /// server's (and its WebSocket over TCP) pass.
-  func testPublisherWithUDPBlockedFailsSayingWhatWasTried() throws {
+  private static var nft: String? {
+    ["/usr/sbin/nft", "/sbin/nft"].first(where: FileManager.default.isExecutableFile)
+  }
+
+  /// Runs the test `inner` of this class in a fresh network namespace (only `lo`) with an
+  /// nftables output chain `inet reach o`, holding `udp sport <clientPorts> drop` when
+  /// `blocked`; returns the fields of its `REACH-RESULT` line. Skips unless this process may
+  /// create namespaces and nft is installed.
+  private func runInNamespace(_ inner: String, blocked: Bool) throws -> [Substring] {
     guard getuid() == 0 else { throw XCTSkip("needs root for unshare -n and nft") }
-    guard
-      let nft = ["/usr/sbin/nft", "/sbin/nft"].first(where: FileManager.default.isExecutableFile)
-    else { throw XCTSkip("nft is not installed (apt-get install nftables)") }
+    guard let nft = Self.nft else {
+      throw XCTSkip("nft is not installed (apt-get install nftables)")
+    }
     let probe = Process()
     probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
     probe.arguments = ["-n", "true"]
@@ -111,17 +116,16 @@ final class ReachEndToEndTests: XCTestCase {
     probe.waitUntilExit()
     if probe.terminationStatus != 0 { throw XCTSkip("unshare -n is not permitted here") }
 
-    let ports = "\(Self.clientPorts.lowerBound)-\(Self.clientPorts.upperBound)"
     let script =
       "ip link set lo up && \(nft) add table inet reach"
       + " && \(nft) add chain inet reach o '{ type filter hook output priority 0; }'"
-      + " && \(nft) add rule inet reach o udp sport \(ports) drop"
+      + (blocked ? " && \(nft) add rule inet reach o \(Self.blockRule)" : "")
       + " && exec \"$0\" \"$@\""
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
     process.arguments = [
       "-n", "bash", "-c", script, CommandLine.arguments[0],
-      "WCSApi2Tests.ReachEndToEndTests/testPublisherWithUDPBlockedInsideNamespace",
+      "WCSApi2Tests.ReachEndToEndTests/\(inner)",
     ]
     process.environment = ProcessInfo.processInfo.environment.merging([
       Self.namespaceVariable: "1"
@@ -131,7 +135,7 @@ final class ReachEndToEndTests: XCTestCase {
     process.standardError = output
     try process.run()
     let timer = DispatchWorkItem { [process] in process.terminate() }
-    DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: timer)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: timer)
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     timer.cancel()
     process.waitUntilExit()
@@ -140,7 +144,27 @@ final class ReachEndToEndTests: XCTestCase {
       text.split(separator: "\n").last { $0.hasPrefix(marker) },
       "no result line (exit \(process.terminationStatus)): \(text.suffix(1500))")
     XCTAssertEqual(process.terminationStatus, 0, String(text.suffix(1500)))
-    let fields = line.dropFirst(marker.count).split(separator: " ", maxSplits: 1)
+    return line.dropFirst(marker.count).split(separator: " ", maxSplits: 1)
+  }
+
+  /// The nft rule that drops what the client's media sockets send.
+  private static var blockRule: String {
+    "udp sport \(clientPorts.lowerBound)-\(clientPorts.upperBound) drop"
+  }
+
+  /// Runs `nft` with `arguments` (inside the namespace).
+  private func nft(_ arguments: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try XCTUnwrap(Self.nft))
+    process.arguments = arguments.split(separator: " ").map(String.init)
+    try process.run()
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, "nft \(arguments)")
+  }
+
+  /// A publisher whose media UDP is dropped (the local server's and the WebSocket pass).
+  func testPublisherWithUDPBlockedFailsSayingWhatWasTried() throws {
+    let fields = try runInNamespace("testPublisherWithUDPBlockedInsideNamespace", blocked: true)
     let seconds = try XCTUnwrap(Double(fields[0]))
     let info = String(fields[1])
     print("publish → FAILED with UDP blocked: \(seconds) s; info: \(info)")
@@ -151,6 +175,67 @@ final class ReachEndToEndTests: XCTestCase {
     XCTAssertTrue(
       info.hasSuffix("UDP blocked? configure TURN over TCP (turn:host?transport=tcp or turns:)"),
       info)
+  }
+
+  /// A player whose path is blocked mid-stream until its consent expires, then restored: ICE
+  /// restarts (a new play under the same name) and pictures are decoded again soon after.
+  func testPlayerRestartsICEAfterThePathIsBlockedAndRestored() throws {
+    let fields = try runInNamespace("testPlayerRestartInsideNamespace", blocked: false)
+    let seconds = try XCTUnwrap(Double(fields[0]))
+    print("restore → frames decoded on the restarted connection: \(seconds) s (\(fields[1]))")
+    XCTAssertLessThan(seconds, 3, "resumes within 3 s of the restore")
+  }
+
+  /// The inner part of `testPlayerRestartsICEAfterThePathIsBlockedAndRestored`.
+  func testPlayerRestartInsideNamespace() throws {
+    guard ProcessInfo.processInfo.environment[Self.namespaceVariable] == "1" else {
+      throw XCTSkip(
+        "runs inside the namespace of testPlayerRestartsICEAfterThePathIsBlockedAndRestored")
+    }
+    let server = try WCSLocalServer.startForTest("reach-restart")
+    defer { server.stop() }
+    let publishing = try session(
+      server, backend: NativeMediaBackend(configuration: .init(systemDevices: nil)))
+    defer { publishing.disconnect() }
+    var fast = PeerConnectionConfiguration(
+      allowLoopback: true, hostAddresses: [.loopbackV4], portRange: Self.clientPorts)
+    fast.iceConsentInterval = 0.25
+    fast.iceDisconnectedTimeout = 0.75
+    fast.iceConsentTimeout = 1.5
+    let playing = try session(
+      server,
+      backend: NativeMediaBackend(configuration: .init(peerConnection: fast, systemDevices: nil)))
+    defer { playing.disconnect() }
+
+    let publisher = try publishing.createStream(streamOptions("restarted"))
+    try publisher.publish()
+    wait("publishing") { publisher.getStatus() == .fpwcsStreamStatusPublishing }
+    let player = try playing.createStream(streamOptions("restarted"))
+    let recorder = StatusRecorder(player)
+    try player.play()
+    wait("frames before the block") { (stats(player)?.detailed?.framesDecoded ?? 0) >= 10 }
+    let firstId = player.getStreamID()
+
+    try nft("add rule inet reach o \(Self.blockRule)")
+    wait("ICE restarted after consent expired", timeout: 10) { player.getStreamID() != firstId }
+    Thread.sleep(forTimeInterval: 1)
+    try nft("flush chain inet reach o")
+    let restored = Date()
+    wait("frames on the restarted connection", timeout: 15) {
+      player.getStreamID() != firstId && (stats(player)?.detailed?.framesDecoded ?? 0) > 0
+        && player.getConnectionState() == .connected
+    }
+    let seconds = Date().timeIntervalSince(restored)
+    wait("more frames") { (stats(player)?.detailed?.framesDecoded ?? 0) >= 10 }
+    playing.callbackQueue.sync {}
+    XCTAssertEqual(
+      recorder.all,
+      [.fpwcsStreamStatusPending, .fpwcsStreamStatusPlaying, .fpwcsStreamStatusPlaying],
+      "no FAILED; a second PLAYING once the server took the restarted connection")
+    XCTAssertEqual(player.getStatus(), .fpwcsStreamStatusPlaying)
+    XCTAssertEqual(publisher.getStatus(), .fpwcsStreamStatusPublishing)
+    print(
+      "REACH-RESULT \(String(format: "%.2f", seconds)) statuses=\(recorder.all.map(\.rawValue))")
   }
 
   /// The part of the test above that runs in the namespace; skipped when run directly.
