@@ -4,6 +4,12 @@ import WCSProtocols
 
 /// What ICE chose, for the stats, and what it tried, for the failure reason.
 extension NativeMediaConnection {
+  /// Reads what ICE chose: the policy, the selected pair and the servers left out; `nil`
+  /// before the offer made a transport. `completion` runs on the loop.
+  public func iceStatistics(completion: @escaping @Sendable (MediaICEStats?) -> Void) {
+    loop.execute { completion(self.iceStatistics()) }
+  }
+
   /// The policy, selected pair and unusable servers; `nil` before the offer made a transport.
   func iceStatistics() -> MediaICEStats? {
     guard let peerConnection else { return nil }

@@ -154,7 +154,6 @@ extension NativeMediaConnection {
   func collectStatistics() -> DetailedStatistics {
     var result = extra
     result.summary = counters
-    result.summary.ice = iceStatistics()
     if let estimator { result.summary.availableOutgoingBitrate = estimator.targetBitrate }
     if let video = videoTrack?.statistics {
       result.framesEncoded = video.framesEncoded

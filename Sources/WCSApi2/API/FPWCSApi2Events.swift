@@ -82,11 +82,19 @@ public final class FPWCSApi2StreamStats: Sendable {
   /// The native engine's codec and RTCP counters (NACK, PLI, key frames, retransmissions;
   /// Linux addition), `nil` with another media engine.
   public let detailed: NativeMediaConnection.DetailedStatistics?
+  /// What ICE chose (Linux addition): the policy, the selected candidate pair's local and
+  /// remote candidates (type, protocol, relay protocol, address) and the ICE servers left out;
+  /// `nil` with another media engine or before the connection made its offer.
+  public let ice: MediaICEStats?
 
-  init(_ stats: MediaConnectionStats, detailed: NativeMediaConnection.DetailedStatistics? = nil) {
+  init(
+    _ stats: MediaConnectionStats, detailed: NativeMediaConnection.DetailedStatistics? = nil,
+    ice: MediaICEStats? = nil
+  ) {
     self.currentVideoBitrate = stats.currentVideoBitrate
     self.availableOutgoingBitrate = stats.availableOutgoingBitrate
     self.connection = stats
     self.detailed = detailed
+    self.ice = ice
   }
 }

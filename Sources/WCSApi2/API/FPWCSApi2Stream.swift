@@ -264,7 +264,11 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     // The native engine's detailed counters (NACK, PLI, key frames) come in the same read.
     if let native = connection as? NativeMediaConnection {
       native.detailedStatistics { detailed in
-        queue.async { box.value(FPWCSApi2StreamStats(detailed.summary, detailed: detailed)) }
+        native.iceStatistics { ice in
+          queue.async {
+            box.value(FPWCSApi2StreamStats(detailed.summary, detailed: detailed, ice: ice))
+          }
+        }
       }
       return
     }

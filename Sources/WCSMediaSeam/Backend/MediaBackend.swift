@@ -115,9 +115,6 @@ public struct MediaConnectionStats: Sendable, Equatable {
   public var currentVideoBitrate: Int
   /// Congestion controller's estimate of available send bandwidth in bits per second (0 = unknown).
   public var availableOutgoingBitrate: Int
-  /// The ICE policy, selected candidate pair and unusable servers; `nil` when the engine does
-  /// not report them or no transport exists yet.
-  public var ice: MediaICEStats? = nil
 
   /// Creates a stats value; all counters default to 0.
   public init(
