@@ -219,8 +219,13 @@ let benchmarks: [Target] =
       name: "LossBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/LossBench", swiftSettings: strict),
     .executableTarget(
-      name: "SetupBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer"],
+      name: "SetupBench", dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer"],
       path: "Benchmarks/SetupBench", swiftSettings: strict),
+    // ConnectBench: publish → PUBLISHING over direct UDP and through TURN (issue 27).
+    .executableTarget(
+      name: "ConnectBench",
+      dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
+      path: "Benchmarks/ConnectBench", swiftSettings: strict),
     .executableTarget(
       name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
       path: "Benchmarks/HardeningBench", swiftSettings: strict),

@@ -1,3 +1,4 @@
+import BenchSupport
 // Stream setup through the bundled local server, timed where an app sees it (FPWCSApi2 status
 // callbacks, the first decoded frame at the renderer): one publisher (virtual camera 640x360 at
 // 30 fps and microphone), then N players in sessions of their own calling `play()` at once on
@@ -68,14 +69,6 @@ func value(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> 
   guard let from, let to else { return nil }
   let (seconds, attoseconds) = from.duration(to: to).components
   return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-}
-
-func option(_ name: String, default fallback: Int) -> Int {
-  let arguments = CommandLine.arguments
-  guard let index = arguments.firstIndex(of: "--" + name), index + 1 < arguments.count,
-    let value = Int(arguments[index + 1]), value > 0
-  else { return fallback }
-  return value
 }
 
 /// A connected session, or `nil` (reported) when it did not reach ESTABLISHED in 5 s.

@@ -29,8 +29,9 @@ extension NativeMediaConnection {
         return .failure(error)
       }
     }
-    let peerConnection = PeerConnection(
-      configuration: configuration.peerConnection, loop: loop)
+    let ice = NativeICEServers.resolve(request, base: configuration.peerConnection)
+    iceServerNotes = ice.notes
+    let peerConnection = PeerConnection(configuration: ice.configuration, loop: loop)
     peerConnection.onEvent = { [weak self] event in self?.handle(event) }
     // Called per packet: a constant weak reference rather than `[weak self]` (see
     // `WeakReference`).

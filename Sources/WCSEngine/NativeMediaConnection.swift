@@ -176,6 +176,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     set { reception.videoBytes = newValue }
   }
   var mediaStarted = false
+  /// ICE servers of the request left out, and why (`NativeICEServers.resolve`).
+  var iceServerNotes: [String] = []
   /// Why the connection failed when a capture device was lost or failed; see `failureReason`.
   var captureFailure: (kind: CaptureDevice.Kind, reason: String)?
   /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
@@ -331,10 +333,12 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     report(mapped)
   }
 
-  /// The cause WCSApi2 sees: an ICE failure after media started is lost consent (RFC 7675).
+  /// The cause WCSApi2 sees: an ICE failure after media started is lost consent (RFC 7675);
+  /// before, no pair worked, said with what was tried (`noCandidatePairReason`).
   func failure(of error: PeerConnectionError) -> MediaConnectionFailure {
     switch error {
-    case .iceFailed: return mediaStarted ? .consentExpired : .ice
+    case .iceFailed:
+      return mediaStarted ? .consentExpired : .noCandidatePair(tried: noCandidatePairReason())
     case .dtls(let dtls): return .dtls("\(dtls)")
     default: return .transport("\(error)")
     }

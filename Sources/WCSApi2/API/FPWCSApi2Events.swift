@@ -85,12 +85,20 @@ public final class FPWCSApi2StreamStats: Sendable {
   /// How long a played stream holds media before playing it (Linux addition), `nil` when
   /// publishing or with another media engine.
   public let playoutDelay: FPWCSApi2PlayoutDelay?
+  /// What ICE chose (Linux addition): the policy, the selected candidate pair's local and
+  /// remote candidates (type, protocol, relay protocol, address) and the ICE servers left out;
+  /// `nil` with another media engine or before the connection made its offer.
+  public let ice: MediaICEStats?
 
-  init(_ stats: MediaConnectionStats, detailed: NativeMediaConnection.DetailedStatistics? = nil) {
+  init(
+    _ stats: MediaConnectionStats, detailed: NativeMediaConnection.DetailedStatistics? = nil,
+    ice: MediaICEStats? = nil
+  ) {
     self.currentVideoBitrate = stats.currentVideoBitrate
     self.availableOutgoingBitrate = stats.availableOutgoingBitrate
     self.connection = stats
     self.detailed = detailed
     self.playoutDelay = detailed.flatMap(FPWCSApi2PlayoutDelay.init)
+    self.ice = ice
   }
 }

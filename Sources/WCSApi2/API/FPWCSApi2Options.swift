@@ -31,6 +31,13 @@ public final class FPWCSApi2SessionOptions {
   public var sipOutboundProxy: String?
   /// SIP port.
   public var sipPort: Int?
+  /// STUN and TURN servers for every stream of the session (iOS `mediaConfig.iceServers`,
+  /// `FPWCSApi2IceServer`); `nil` = the media engine's configured ones. Parsed when the
+  /// session is created: a bad URI throws `WCSError.invalidOption`.
+  public var iceServers: [FPWCSApi2IceServer]?
+  /// Candidate policy for every stream (iOS `mediaConfig.iceTransportPolicy`); `nil` = the
+  /// engine's (`.all` by default). `.relay` needs a TURN server.
+  public var iceTransportPolicy: FPWCSApi2IceTransportPolicy?
 
   // Linux additions.
 
@@ -92,6 +99,11 @@ public final class FPWCSApi2StreamOptions {
   /// without it. Change it later with `FPWCSApi2Stream.setAudioOutput(_:)` or
   /// `setLoudspeakerStatus(_:)`. Ignored for a published stream.
   public var audioOutput: MediaConnectionRequest.AudioOutput = .none
+  /// STUN and TURN servers for this stream only, replacing the session's
+  /// (`FPWCSApi2SessionOptions.iceServers`); `nil` = the session's. `[]` = none at all.
+  public var iceServers: [FPWCSApi2IceServer]?
+  /// Candidate policy for this stream only; `nil` = the session's.
+  public var iceTransportPolicy: FPWCSApi2IceTransportPolicy?
 
   /// Empty options.
   public init() {}

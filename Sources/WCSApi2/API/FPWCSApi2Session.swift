@@ -50,6 +50,8 @@ public final class FPWCSApi2Session: @unchecked Sendable {
   let connectOptions: SignalingConnectOptions
   let injectedTransport: (any SignalingTransport)?
   let backend: any MediaBackend
+  /// The session's ICE servers and policy (`FPWCSApi2SessionOptions.iceServers`).
+  let iceSettings: ICESettings
   var transport: (any SignalingTransport)?
   var transportGeneration = 0
   let probesInterval: Double
@@ -95,6 +97,8 @@ public final class FPWCSApi2Session: @unchecked Sendable {
     self.core = SessionCore(config: config)
     self.serverUrl = url
     self.connectOptions = options.connectOptions
+    self.iceSettings = try ICESettings(
+      servers: options.iceServers, policy: options.iceTransportPolicy)
     self.injectedTransport = options.signalingTransport
     self.backend = options.mediaBackend ?? WCSApi2Environment.sharedMediaBackend
     // libsrtp's self-tests and the DTLS certificate, while the session connects rather than
@@ -302,16 +306,9 @@ public final class FPWCSApi2Session: @unchecked Sendable {
       try core.checkCanStart(streamId: id, operation: published ? "publish" : "play")
       let connection: any MediaConnection
       do throws(MediaBackendError) {
-        connection = try backend.makeConnection(stream.connectionRequest(published: published)) {
-          [weak self] state in
-          guard let self else { return }
-          self.work.async {
-            self.streamObjects[id]?.setConnectionState(state)
-            if case .failed(.captureDeviceLost(let kind, let reason)) = state {
-              self.run(self.core.captureDeviceLost(streamId: id, kind: kind, reason: reason))
-            }
-          }
-        }
+        connection = try backend.makeConnection(
+          stream.connectionRequest(published: published),
+          onStateChange: connectionStateHandler(streamId: id))
       } catch {
         throw .media(error)
       }

@@ -23,8 +23,10 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     var statusContinuations: [UUID: AsyncStream<kFPWCSStreamStatus>.Continuation] = [:]
   }
 
-  /// The stream's `mediaSessionId` (a UUID made by the client).
-  let mediaSessionId: String
+  /// The stream's `mediaSessionId` (a UUID made by the client); a new one after each ICE
+  /// restart, since WCS takes a new offer only as a new stream.
+  var mediaSessionId: String { currentMediaSessionId.withLock { $0 } }
+  private let currentMediaSessionId: Mutex<String>
   let name: String
   private weak var session: FPWCSApi2Session?
   private let callbackQueue: DispatchQueue
@@ -42,6 +44,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   private let cvoExtension: Bool
   private let stripCodecs: [String]
   private let preferredVideoCodec: String?
+  /// The stream's ICE servers and policy over the session's.
+  private let iceSettings: ICESettings
   private let state: Mutex<StreamState>
   private let connectionState = Mutex<MediaConnectionState>(.new)
   /// Where played audio is heard (`setAudioOutput`, `setLoudspeakerStatus`, options).
@@ -72,7 +76,8 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     try FPWCSApi2StreamLimits.validate(name: name)
     let constraints = MediaRequestBuilder.effective(options.constraints)
     try FPWCSApi2StreamLimits.validate(constraints)
-    self.mediaSessionId = UUID().uuidString.lowercased()
+    let mediaSessionId = UUID().uuidString.lowercased()
+    self.currentMediaSessionId = Mutex(mediaSessionId)
     self.name = name
     self.session = session
     self.callbackQueue = session.callbackQueue
@@ -89,6 +94,9 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     self.stripCodecs = (options.stripCodecs ?? []).map { "\($0)" }
     self.preferredVideoCodec = options.preferredVideoCodec
     self.audioOutput = Mutex(options.audioOutput)
+    self.iceSettings = try ICESettings(
+      servers: options.iceServers, policy: options.iceTransportPolicy
+    ).over(session.iceSettings)
     self.state = Mutex(StreamState(id: mediaSessionId, name: name))
   }
 
@@ -113,6 +121,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
       stripCodecs: stripCodecs)
     if !published { request.audio?.output = audioOutput.withLock { $0 } }
     request.preferredVideoCodec = preferredVideoCodec
+    iceSettings.apply(to: &request)
     return request
   }
 
@@ -258,7 +267,11 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     // The native engine's detailed counters (NACK, PLI, key frames) come in the same read.
     if let native = connection as? NativeMediaConnection {
       native.detailedStatistics { detailed in
-        queue.async { box.value(FPWCSApi2StreamStats(detailed.summary, detailed: detailed)) }
+        native.iceStatistics { ice in
+          queue.async {
+            box.value(FPWCSApi2StreamStats(detailed.summary, detailed: detailed, ice: ice))
+          }
+        }
       }
       return
     }
@@ -397,6 +410,11 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
 
   func update(_ newState: StreamState) {
     state.withLock { $0 = newState }
+  }
+
+  /// Takes the `mediaSessionId` of the connection an ICE restart made.
+  func adoptMediaSessionId(_ id: String) {
+    currentMediaSessionId.withLock { $0 = id }
   }
 
   func setConnectionState(_ newState: MediaConnectionState) {

@@ -62,4 +62,7 @@ struct StreamState: Sendable, Equatable {
   /// The server's answer went to the media engine; a repeated `setRemoteSDP` is skipped (the
   /// engine refuses a second answer, which would fail a working stream).
   var answerApplied = false
+  /// ICE restarts (RFC 8445 §9, by re-publishing or re-playing) since the stream last
+  /// connected; `SessionCore+Reach.swift`.
+  var iceRestarts = 0
 }

@@ -345,6 +345,8 @@ public final class FPWCSApi2Room: Sendable {
       copy.cvoExtension = options.cvoExtension
       copy.preferredVideoCodec = options.preferredVideoCodec
       copy.audioOutput = options.audioOutput
+      copy.iceServers = options.iceServers
+      copy.iceTransportPolicy = options.iceTransportPolicy
     }
     copy.name = streamName
     copy.display = display

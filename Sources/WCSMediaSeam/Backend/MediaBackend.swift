@@ -37,6 +37,10 @@ public enum MediaConnectionFailure: Sendable, Equatable, CustomStringConvertible
   case ice
   /// Consent freshness checks stopped getting answers after the connection was up (RFC 7675 §5.1).
   case consentExpired
+  /// Every candidate pair failed its checks before media flowed (RFC 8445 §7.2.5.3) and the
+  /// engine can say what it tried: `tried` lists the local and remote candidates, the servers
+  /// it could not use and the likely cause ("UDP blocked? configure TURN over TCP").
+  case noCandidatePair(tried: String)
   /// The DTLS handshake failed or timed out, or the peer's certificate did not match the SDP
   /// fingerprint (RFC 8122 §5); `reason` is the DTLS layer's message.
   case dtls(String)
@@ -51,6 +55,7 @@ public enum MediaConnectionFailure: Sendable, Equatable, CustomStringConvertible
     switch self {
     case .ice: return "ICE failed"
     case .consentExpired: return "ICE consent expired"
+    case .noCandidatePair(let tried): return "no ICE candidate pair succeeded: \(tried)"
     case .dtls(let reason): return "DTLS failed: \(reason)"
     case .transport(let reason): return "transport failed: \(reason)"
     case .captureDeviceLost(let kind, let reason):

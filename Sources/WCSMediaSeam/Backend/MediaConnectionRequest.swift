@@ -125,6 +125,10 @@ public struct MediaConnectionRequest: Sendable {
   public var receivedVideoRenderer: (any VideoRenderer)? {
     direction == .play ? renderer : remoteRenderer
   }
+  /// STUN/TURN servers for this connection; `nil` uses the engine's configured ones.
+  public var iceServers: [MediaICEServer]? = nil
+  /// Candidate policy for this connection; `nil` uses the engine's configured one.
+  public var iceTransportPolicy: MediaICETransportPolicy? = nil
 
   /// Creates a request.
   public init(

@@ -6,12 +6,21 @@ public struct ICETURNServer: Hashable, Sendable {
   public var username: String
   /// Long-term credential password (already SASLprep/OpaqueString-processed).
   public var password: String
+  /// How the server is reached; `TURNClient` speaks `.udp` only.
+  public var transport: ICETURNTransport
+  /// The name the server's TLS certificate must match (`.tls`); `nil` matches the address.
+  public var serverName: String?
 
   /// Makes a server entry.
-  public init(address: ICETransportAddress, username: String, password: String) {
+  public init(
+    address: ICETransportAddress, username: String, password: String,
+    transport: ICETURNTransport = .udp, serverName: String? = nil
+  ) {
     self.address = address
     self.username = username
     self.password = password
+    self.transport = transport
+    self.serverName = serverName
   }
 }
 

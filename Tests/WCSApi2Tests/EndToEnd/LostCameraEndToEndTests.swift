@@ -10,29 +10,8 @@ import XCTest
 /// with the camera's reason, the server hears `unPublishStream` and drops the stream, and its
 /// UNPUBLISHED answer does not reach the app.
 final class LostCameraEndToEndTests: XCTestCase {
-  /// Polls `condition` every 20 ms for up to `timeout` seconds (real sockets: no virtual clock).
-  private func wait(
-    _ message: String, timeout: Double = 20, file: StaticString = #filePath, line: UInt = #line,
-    _ condition: () -> Bool
-  ) {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-      guard Date() < deadline else {
-        return XCTFail("timed out: \(message)", file: file, line: line)
-      }
-      Thread.sleep(forTimeInterval: 0.02)
-    }
-  }
-
   func testUnpluggedCameraFailsThePublisherAndTheServerDropsTheStream() throws {
-    var configuration = WCSLocalServer.Configuration()
-    configuration.wsPort = 0
-    configuration.httpPort = 0
-    configuration.recordsDirectory =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("wcs-lost-camera-\(UUID().uuidString.prefix(8))").path
-    configuration.logSink = { _ in }
-    let server = try WCSLocalServer.start(configuration)
+    let server = try WCSLocalServer.startForTest("lost-camera")
     defer { server.stop() }
 
     let camera = UnpluggableCameraIO()

@@ -26,7 +26,10 @@ final class NativeMediaBackendFailureCauseTests: XCTestCase {
     XCTAssertEqual(
       before,
       [
-        .ice, .dtls("\(DTLSError.missingPeerCertificate)"),
+        .noCandidatePair(
+          tried:
+            "local none; remote none; UDP blocked? configure TURN over TCP (turn:host?transport=tcp or turns:)"
+        ), .dtls("\(DTLSError.missingPeerCertificate)"),
         .transport("\(PeerConnectionError.incompatibleSetup(reason: "both passive"))"),
       ])
     let after = loop.submit {

@@ -1,0 +1,307 @@
+import Foundation
+import WCSLocalServer
+import WCSMedia
+import XCTest
+
+@testable import WCSApi2
+
+/// Reaching the local server through what the session options configure: a TURN relay given in
+/// `iceServers` with `iceTransportPolicy = .relay` (coturn on 127.0.0.1, long-term
+/// credentials), its use visible in `getStats`; and a client whose UDP is dropped by nftables
+/// in a network namespace, which fails with a reason that says so.
+final class ReachEndToEndTests: XCTestCase {
+  private func session(
+    _ server: WCSLocalServer, backend: NativeMediaBackend,
+    configure: (FPWCSApi2SessionOptions) -> Void = { _ in }
+  ) throws -> FPWCSApi2Session {
+    let options = FPWCSApi2SessionOptions()
+    options.urlServer = server.wsURL
+    options.mediaBackend = backend
+    options.bandwidthSampleInterval = 0
+    configure(options)
+    let session = try FPWCSApi2.createSession(options)
+    session.connect()
+    wait("session established") { session.getStatus() == .fpwcsSessionStatusEstablished }
+    return session
+  }
+
+  private func streamOptions(_ name: String) -> FPWCSApi2StreamOptions {
+    let options = FPWCSApi2StreamOptions()
+    options.name = name
+    let constraints = FPWCSApi2MediaConstraints(audio: false, video: true)
+    constraints?.video?.maxWidth = 320
+    constraints?.video?.maxHeight = 240
+    options.constraints = constraints
+    return options
+  }
+
+  private func stats(_ stream: FPWCSApi2Stream) -> FPWCSApi2StreamStats? {
+    let result = Locked<FPWCSApi2StreamStats?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    stream.getStats { stats in
+      result.withLock { $0 = stats }
+      done.signal()
+    }
+    _ = done.wait(timeout: .now() + 5)
+    return result.value
+  }
+
+  func testRelayPolicyPublishesAndPlaysThroughTURNAndStatsShowTheRelay() throws {
+    let turn = try CoturnProcess()
+    defer { turn.stop() }
+    let server = try WCSLocalServer.startForTest("reach")
+    defer { server.stop() }
+    let backend = NativeMediaBackend(
+      configuration: NativeMediaBackend.Configuration(systemDevices: nil))
+    let session = try session(server, backend: backend) { options in
+      options.iceServers = [
+        FPWCSApi2IceServer(
+          url: "turn:127.0.0.1:\(turn.port)", username: "user", credential: "secret")
+      ]
+      options.iceTransportPolicy = .relay
+    }
+    defer { session.disconnect() }
+
+    let publisher = try session.createStream(streamOptions("relayed"))
+    try publisher.publish()
+    wait("publishing") { publisher.getStatus() == .fpwcsStreamStatusPublishing }
+    let player = try session.createStream(streamOptions("relayed"))
+    try player.play()
+    wait("playing") { player.getStatus() == .fpwcsStreamStatusPlaying }
+    wait("frames decoded through the relay") {
+      (stats(player)?.detailed?.framesDecoded ?? 0) >= 10
+    }
+
+    for stream in [publisher, player] {
+      let ice = try XCTUnwrap(stats(stream)?.ice)
+      XCTAssertEqual(ice.transportPolicy, .relay)
+      let local = try XCTUnwrap(ice.localCandidate)
+      XCTAssertEqual(local.candidateType, "relay")
+      XCTAssertEqual(local.transportProtocol, "udp")
+      XCTAssertEqual(local.relayProtocol, "udp")
+      XCTAssertEqual(local.address, "127.0.0.1")
+      let remote = try XCTUnwrap(ice.remoteCandidate)
+      XCTAssertEqual(remote.candidateType, "host")
+      XCTAssertEqual(remote.address, "127.0.0.1")
+      XCTAssertNil(remote.relayProtocol)
+      XCTAssertEqual(ice.notes, [])
+    }
+  }
+
+  // MARK: UDP blocked
+
+  private static let namespaceVariable = "WCS_REACH_UDP_BLOCKED"
+  /// The client's media sockets bind here; the namespace drops UDP sent from these ports.
+  private static let clientPorts: ClosedRange<UInt16> = 20_000...20_099
+
+  private static var nft: String? {
+    ["/usr/sbin/nft", "/sbin/nft"].first(where: FileManager.default.isExecutableFile)
+  }
+
+  /// Runs the test `inner` of this class in a fresh network namespace (only `lo`) with an
+  /// nftables output chain `inet reach o`, holding `udp sport <clientPorts> drop` when
+  /// `blocked`; returns the fields of its `REACH-RESULT` line. Skips unless this process may
+  /// create namespaces and nft is installed.
+  private func runInNamespace(_ inner: String, blocked: Bool) throws -> [Substring] {
+    guard getuid() == 0 else { throw XCTSkip("needs root for unshare -n and nft") }
+    guard let nft = Self.nft else {
+      throw XCTSkip("nft is not installed (apt-get install nftables)")
+    }
+    let probe = Process()
+    probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    probe.arguments = ["-n", "true"]
+    do { try probe.run() } catch { throw XCTSkip("unshare is not runnable: \(error)") }
+    probe.waitUntilExit()
+    if probe.terminationStatus != 0 { throw XCTSkip("unshare -n is not permitted here") }
+
+    let script =
+      "ip link set lo up && \(nft) add table inet reach"
+      + " && \(nft) add chain inet reach o '{ type filter hook output priority 0; }'"
+      + (blocked ? " && \(nft) add rule inet reach o \(Self.blockRule)" : "")
+      + " && exec \"$0\" \"$@\""
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    process.arguments = [
+      "-n", "bash", "-c", script, CommandLine.arguments[0],
+      "WCSApi2Tests.ReachEndToEndTests/\(inner)",
+    ]
+    process.environment = ProcessInfo.processInfo.environment.merging([
+      Self.namespaceVariable: "1"
+    ]) { _, new in new }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let timer = DispatchWorkItem { [process] in process.terminate() }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: timer)
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    timer.cancel()
+    process.waitUntilExit()
+    let marker = "REACH-RESULT "
+    let line = try XCTUnwrap(
+      text.split(separator: "\n").last { $0.hasPrefix(marker) },
+      "no result line (exit \(process.terminationStatus)): \(text.suffix(1500))")
+    XCTAssertEqual(process.terminationStatus, 0, String(text.suffix(1500)))
+    return line.dropFirst(marker.count).split(separator: " ", maxSplits: 1)
+  }
+
+  /// The nft rule that drops what the client's media sockets send.
+  private static var blockRule: String {
+    "udp sport \(clientPorts.lowerBound)-\(clientPorts.upperBound) drop"
+  }
+
+  /// Runs `nft` with `arguments` (inside the namespace).
+  private func nft(_ arguments: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try XCTUnwrap(Self.nft))
+    process.arguments = arguments.split(separator: " ").map(String.init)
+    try process.run()
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, "nft \(arguments)")
+  }
+
+  /// A publisher whose media UDP is dropped (the local server's and the WebSocket pass).
+  func testPublisherWithUDPBlockedFailsSayingWhatWasTried() throws {
+    let fields = try runInNamespace("testPublisherWithUDPBlockedInsideNamespace", blocked: true)
+    let seconds = try XCTUnwrap(Double(fields[0]))
+    let info = String(fields[1])
+    print("publish → FAILED with UDP blocked: \(seconds) s; info: \(info)")
+    XCTAssertLessThan(seconds, 30, "within the 30 s connect timeout")
+    XCTAssertTrue(
+      info.hasPrefix("Failed by ICE timeout: no ICE candidate pair succeeded: local 1 host udp"),
+      info)
+    XCTAssertTrue(
+      info.hasSuffix("UDP blocked? configure TURN over TCP (turn:host?transport=tcp or turns:)"),
+      info)
+  }
+
+  /// A player whose path is blocked mid-stream until its consent expires, then restored: ICE
+  /// restarts (a new play under the same name) and pictures are decoded again soon after.
+  func testPlayerRestartsICEAfterThePathIsBlockedAndRestored() throws {
+    let fields = try runInNamespace("testPlayerRestartInsideNamespace", blocked: false)
+    let seconds = try XCTUnwrap(Double(fields[0]))
+    print("restore → frames decoded on the restarted connection: \(seconds) s (\(fields[1]))")
+    XCTAssertLessThan(seconds, 3, "resumes within 3 s of the restore")
+  }
+
+  /// The inner part of `testPlayerRestartsICEAfterThePathIsBlockedAndRestored`.
+  func testPlayerRestartInsideNamespace() throws {
+    guard ProcessInfo.processInfo.environment[Self.namespaceVariable] == "1" else {
+      throw XCTSkip(
+        "runs inside the namespace of testPlayerRestartsICEAfterThePathIsBlockedAndRestored")
+    }
+    let server = try WCSLocalServer.startForTest("reach-restart")
+    defer { server.stop() }
+    let publishing = try session(
+      server, backend: NativeMediaBackend(configuration: .init(systemDevices: nil)))
+    defer { publishing.disconnect() }
+    var fast = PeerConnectionConfiguration(
+      allowLoopback: true, hostAddresses: [.loopbackV4], portRange: Self.clientPorts)
+    fast.iceConsentInterval = 0.25
+    fast.iceDisconnectedTimeout = 0.75
+    fast.iceConsentTimeout = 1.5
+    let playing = try session(
+      server,
+      backend: NativeMediaBackend(configuration: .init(peerConnection: fast, systemDevices: nil)))
+    defer { playing.disconnect() }
+
+    let publisher = try publishing.createStream(streamOptions("restarted"))
+    try publisher.publish()
+    wait("publishing") { publisher.getStatus() == .fpwcsStreamStatusPublishing }
+    let player = try playing.createStream(streamOptions("restarted"))
+    let recorder = StatusRecorder(player)
+    try player.play()
+    wait("frames before the block") { (stats(player)?.detailed?.framesDecoded ?? 0) >= 10 }
+    let firstId = player.getStreamID()
+
+    try nft("add rule inet reach o \(Self.blockRule)")
+    wait("ICE restarted after consent expired", timeout: 10) { player.getStreamID() != firstId }
+    Thread.sleep(forTimeInterval: 1)
+    try nft("flush chain inet reach o")
+    let restored = Date()
+    wait("frames on the restarted connection", timeout: 15) {
+      player.getStreamID() != firstId && (stats(player)?.detailed?.framesDecoded ?? 0) > 0
+        && player.getConnectionState() == .connected
+    }
+    let seconds = Date().timeIntervalSince(restored)
+    wait("more frames") { (stats(player)?.detailed?.framesDecoded ?? 0) >= 10 }
+    playing.callbackQueue.sync {}
+    XCTAssertEqual(
+      recorder.all,
+      [.fpwcsStreamStatusPending, .fpwcsStreamStatusPlaying, .fpwcsStreamStatusPlaying],
+      "no FAILED; a second PLAYING once the server took the restarted connection")
+    XCTAssertEqual(player.getStatus(), .fpwcsStreamStatusPlaying)
+    XCTAssertEqual(publisher.getStatus(), .fpwcsStreamStatusPublishing)
+    print(
+      "REACH-RESULT \(String(format: "%.2f", seconds)) statuses=\(recorder.all.map(\.rawValue))")
+  }
+
+  /// The part of the test above that runs in the namespace; skipped when run directly.
+  func testPublisherWithUDPBlockedInsideNamespace() throws {
+    guard ProcessInfo.processInfo.environment[Self.namespaceVariable] == "1" else {
+      throw XCTSkip(
+        "runs inside the namespace of testPublisherWithUDPBlockedFailsSayingWhatWasTried")
+    }
+    let server = try WCSLocalServer.startForTest("reach")
+    defer { server.stop() }
+    let backend = NativeMediaBackend(
+      configuration: NativeMediaBackend.Configuration(
+        peerConnection: PeerConnectionConfiguration(
+          allowLoopback: true, hostAddresses: [.loopbackV4], portRange: Self.clientPorts),
+        systemDevices: nil))
+    let session = try session(server, backend: backend)
+    defer { session.disconnect() }
+    let stream = try session.createStream(streamOptions("blocked"))
+    let recorder = StatusRecorder(stream)
+    let start = Date()
+    try stream.publish()
+    wait("failed", timeout: 40) { stream.getStatus() == .fpwcsStreamStatusFailed }
+    let seconds = Date().timeIntervalSince(start)
+    session.callbackQueue.sync {}
+    XCTAssertEqual(recorder.all, [.fpwcsStreamStatusFailed])
+    XCTAssertEqual(stream.getStatusInfo(), .fpwcsStreamStatusInfoFailedByIceTimeout)
+    guard case .failed(.noCandidatePair) = stream.getConnectionState() else {
+      return XCTFail("connection state \(stream.getConnectionState())")
+    }
+    print("REACH-RESULT \(String(format: "%.2f", seconds)) \(stream.getInfo() ?? "")")
+  }
+}
+
+/// coturn (`turnserver`) on 127.0.0.1, UDP only, long-term credentials `user`/`secret`, loopback
+/// peers allowed; stopped by `stop()` or on deinit. Throws `XCTSkip` when coturn is missing.
+final class CoturnProcess {
+  let port: UInt16
+  private let process = Process()
+  private let directory: URL
+
+  init() throws {
+    let executable = "/usr/bin/turnserver"
+    guard FileManager.default.isExecutableFile(atPath: executable) else {
+      throw XCTSkip("coturn is not installed (apt-get install coturn)")
+    }
+    port = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)).localAddress.port
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("wcs-reach-turn-\(UInt32.random(in: 0 ... .max))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = [
+      "-n", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
+      "--user=user:secret", "--realm=wcs.test", "--lt-cred-mech", "--no-tls", "--no-dtls",
+      "--no-tcp", "--allow-loopback-peers", "--no-cli", "--log-file=stdout",
+      "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+  }
+
+  deinit { stop() }
+
+  func stop() {
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(at: directory)
+  }
+}

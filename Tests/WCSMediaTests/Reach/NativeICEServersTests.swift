@@ -1,0 +1,92 @@
+import XCTest
+
+@testable import WCSEngine
+@testable import WCSMedia
+@testable import WCSMediaSeam
+@testable import WCSPeerConnection
+@testable import WCSProtocols
+
+/// A request's ICE servers become the PeerConnection's STUN and TURN entries: names resolved,
+/// transports carried, and what the UDP-only TURN client cannot use left out with a note.
+final class NativeICEServersTests: XCTestCase {
+  private func request(
+    _ servers: [MediaICEServer]?, policy: MediaICETransportPolicy? = nil
+  ) -> MediaConnectionRequest {
+    var request = MediaConnectionRequest(direction: .publish, audio: .init(), video: nil)
+    request.iceServers = servers
+    request.iceTransportPolicy = policy
+    return request
+  }
+
+  func testServersReplaceTheEnginesAndNonUDPTURNIsSkippedWithANote() {
+    var base = PeerConnectionConfiguration.loopback
+    base.stunServers = [ICETransportAddress(ip: .v4(0x0A00_0001), port: 3478)]
+    let servers = [
+      MediaICEServer(scheme: .stun, host: "127.0.0.1", port: 19302, transport: .udp),
+      MediaICEServer(
+        scheme: .turn, host: "turn.test", port: 3478, transport: .udp, username: "u",
+        credential: "p"),
+      MediaICEServer(
+        scheme: .turn, host: "127.0.0.1", port: 80, transport: .tcp, username: "u",
+        credential: "p"),
+      MediaICEServer(
+        scheme: .turns, host: "turn.test", port: 443, transport: .tls, username: "u",
+        credential: "p"),
+      MediaICEServer(scheme: .stun, host: "nowhere.invalid", port: 3478, transport: .udp),
+    ]
+    let lookup: (String) -> [ICEIPAddress] = { host in
+      switch host {
+      case "turn.test": return [.v4(0xC000_0207)]
+      case "nowhere.invalid": return []
+      default: return ICEIPAddress(host).map { [$0] } ?? []
+      }
+    }
+    let resolution = NativeICEServers.resolve(
+      request(servers, policy: .relay), base: base, lookup: lookup)
+    XCTAssertEqual(
+      resolution.configuration.stunServers, [ICETransportAddress(ip: .loopbackV4, port: 19302)])
+    XCTAssertEqual(
+      resolution.configuration.turnServers,
+      [
+        ICETURNServer(
+          address: ICETransportAddress(ip: .v4(0xC000_0207), port: 3478), username: "u",
+          password: "p", transport: .udp, serverName: "turn.test")
+      ])
+    XCTAssertEqual(resolution.configuration.iceTransportPolicy, .relay)
+    XCTAssertEqual(
+      resolution.notes,
+      [
+        "turn:127.0.0.1:80?transport=tcp: TURN over TCP not supported",
+        "turns:turn.test:443: TURN over TLS not supported",
+        "stun:nowhere.invalid:3478: host 'nowhere.invalid' did not resolve",
+      ])
+  }
+
+  func testWithoutRequestServersTheEngineConfigurationStays() {
+    var base = PeerConnectionConfiguration.loopback
+    base.stunServers = [ICETransportAddress(ip: .v4(0x0A00_0001), port: 3478)]
+    let resolution = NativeICEServers.resolve(request(nil), base: base)
+    XCTAssertEqual(resolution.configuration.stunServers, base.stunServers)
+    XCTAssertEqual(resolution.configuration.iceTransportPolicy, .all)
+    XCTAssertEqual(resolution.notes, [])
+  }
+
+  func testRelayPolicyWithoutUsableTURNIsANote() {
+    let servers = [
+      MediaICEServer(
+        scheme: .turn, host: "127.0.0.1", port: 80, transport: .tcp, username: "u",
+        credential: "p")
+    ]
+    let resolution = NativeICEServers.resolve(
+      request(servers, policy: .relay), base: .loopback)
+    XCTAssertEqual(resolution.configuration.turnServers, [])
+    XCTAssertEqual(
+      resolution.notes.last,
+      "iceTransportPolicy relay without a usable TURN server: nothing to gather")
+  }
+
+  func testLocalhostResolvesThroughTheSystemResolver() {
+    XCTAssertEqual(NativeICEServers.resolveHost("127.0.0.1"), [.loopbackV4])
+    XCTAssertTrue(NativeICEServers.resolveHost("localhost").contains { $0.isLoopback })
+  }
+}
