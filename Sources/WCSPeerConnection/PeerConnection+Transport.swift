@@ -250,6 +250,10 @@ extension PeerConnection {
   /// (ICE consent decides about the path). Application data goes through
   /// `sendApplicationDatagram` instead.
   func send(_ bytes: [UInt8], socket: ICESocketID, to destination: ICETransportAddress) {
+    if let stream = turnStream(socket: socket, to: destination) {
+      _ = stream.send(bytes)
+      return
+    }
     guard sockets.indices.contains(socket) else { return }
     _ = try? sockets[socket].send(bytes, to: destination)
   }

@@ -1,17 +1,23 @@
-/// A TURN server and the long-term credentials to use on it (RFC 8656, UDP transport).
+/// A TURN server and the long-term credentials to use on it (RFC 8656).
 public struct ICETURNServer: Hashable, Sendable {
-  /// The server's UDP transport address.
+  /// The server's transport address (its UDP, TCP or TLS port, by `transport`).
   public var address: ICETransportAddress
   /// Long-term credential username.
   public var username: String
   /// Long-term credential password (already SASLprep/OpaqueString-processed).
   public var password: String
+  /// How the server is reached: UDP (the default), TCP or TLS.
+  public var transport: ICETURNTransport
 
   /// Makes a server entry.
-  public init(address: ICETransportAddress, username: String, password: String) {
+  public init(
+    address: ICETransportAddress, username: String, password: String,
+    transport: ICETURNTransport = .udp
+  ) {
     self.address = address
     self.username = username
     self.password = password
+    self.transport = transport
   }
 }
 
@@ -26,7 +32,10 @@ public enum TURNEvent: Equatable, Sendable {
   case data(peer: ICETransportAddress, bytes: [UInt8])
 }
 
-/// A Sans-I/O TURN client over UDP (RFC 8656): Allocate with the long-term credential mechanism
+/// A Sans-I/O TURN client (RFC 8656) over UDP, TCP or TLS (`server.transport`; for a stream
+/// the driver carries each output datagram on the connection to the server, framed with
+/// `ICEStreamFramer.frame(_:framing: .turn)`, and hands each frame it reads to `receive`,
+/// and calls `transportClosed` when the connection ends): Allocate with the long-term credential mechanism
 /// (401 → REALM/NONCE → signed retry; 438 → new nonce), Refresh before the lifetime ends,
 /// CreatePermission per peer IP (refreshed every 4 minutes), Send and Data indications.
 /// ChannelBind is not used. Datagrams go from `socket` to `server.address`.
@@ -75,6 +84,8 @@ public final class TURNClient {
   /// Shortest wait before a Refresh, seconds: a server granting a tiny LIFETIME must not make
   /// the client refresh back to back.
   static let minimumRefreshDelay = 5.0
+  /// Ti: how long a request over TCP or TLS waits for its response, seconds (RFC 8489 §6.2.2).
+  static let reliableTransactionTimeout = 39.5
 
   /// Creates a client; nothing is sent until `start`.
   public init(server: ICETURNServer, socket: ICESocketID, randomSeed: UInt64? = nil) {
@@ -183,6 +194,15 @@ public final class TURNClient {
       permissions[peer] = now + Self.permissionRefresh
       send(.createPermission(peer), authAttempts: 0, now: now)
     }
+  }
+
+  /// The TCP or TLS connection to the server ended or could not be made (RFC 8656 §3.1: the
+  /// allocation lives and dies with it): the client fails with `reason`. Harmless after a
+  /// failure.
+  public func transportClosed(reason: String) {
+    guard !failed else { return }
+    fail(
+      "connection to the TURN server \(server.address) (\(server.transport.rawValue)): \(reason)")
   }
 
   /// Releases the allocation (Refresh with LIFETIME 0, RFC 8656 §7).
@@ -301,9 +321,13 @@ public final class TURNClient {
     guard let bytes = try? message.encode(key: signed ? key : nil, fingerprint: true) else {
       return
     }
+    // Over a stream nothing is retransmitted: the transaction just times out after Ti
+    // (RFC 8489 §6.2.2), so a server that accepts and never answers fails the allocation.
+    let stream = server.transport.isStream
+    let timeout = stream ? Self.reliableTransactionTimeout : 0.25
     transactions[message.transactionID] = Transaction(
-      request: request, bytes: bytes, remaining: 6, timeout: 0.25, deadline: now + 0.25,
-      authAttempts: authAttempts, signed: signed)
+      request: request, bytes: bytes, remaining: stream ? 0 : 6, timeout: timeout,
+      deadline: now + timeout, authAttempts: authAttempts, signed: signed)
     datagrams.append(ICEDatagram(socket: socket, destination: server.address, bytes: bytes))
   }
 }

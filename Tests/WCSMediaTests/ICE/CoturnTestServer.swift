@@ -29,8 +29,12 @@ final class CoturnTestServer {
   }
 
   /// Starts coturn on a free port. Throws `XCTSkip` when coturn is not installed. The server
-  /// may still be starting when this returns: TURN retransmissions cover that.
-  init() throws {
+  /// may still be starting when this returns: TURN retransmissions cover that (over UDP; a
+  /// TCP client waits with `waitUntilListening`).
+  ///
+  /// - Parameter transport: how `server` reaches it; `.tcp` also turns UDP off (`--no-udp`),
+  ///   so nothing but the TCP leg can allocate (relayed addresses stay UDP).
+  init(transport: ICETURNTransport = .udp) throws {
     guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
       throw XCTSkip("coturn is not installed (apt-get install coturn)")
     }
@@ -49,11 +53,12 @@ final class CoturnTestServer {
       "--allow-loopback-peers", "--no-cli", "--log-file=\(logFile.path)", "--simple-log",
       "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
     ]
+    if transport == .tcp { process.arguments? += ["--no-udp"] }
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     server = ICETURNServer(
       address: ICETransportAddress(ip: .loopbackV4, port: port), username: "user",
-      password: "secret")
+      password: "secret", transport: transport)
     do {
       try process.run()
     } catch {
@@ -63,6 +68,28 @@ final class CoturnTestServer {
   }
 
   deinit { stop() }
+
+  /// Waits until coturn accepts TCP connections on its port (at most `timeout` seconds);
+  /// returns whether it did.
+  func waitUntilListening(timeout: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = server.address.port.bigEndian
+      address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      close(probe)
+      if connected == 0 { return true }
+      usleep(20_000)
+    }
+    return false
+  }
 
   /// Terminates coturn and removes its directory; calling it again is harmless.
   func stop() {
