@@ -1,35 +1,64 @@
 import WCSEventLoop
 import WCSProtocols
 
-/// The TCP connection from one driver socket's relay to a TURN server reached over TCP
-/// (`ICETURNTransport.tcp`, RFC 8656 §3.1): the TURN client's datagrams for that server go on
-/// it, framed by their own headers, and the frames read from it go back to the ICE agent as
-/// datagrams from the server on that driver socket.
+/// The TCP connection from one driver socket's relay to a TURN server reached over TCP or TLS
+/// (`ICETURNTransport.tcp`/`.tls`, RFC 8656 §3.1): the TURN client's datagrams for that server
+/// go on it, framed by their own headers (inside TLS records for `.tls`), and the frames read
+/// from it go back to the ICE agent as datagrams from the server on that driver socket.
 final class PeerConnectionTURNStream {
   let server: ICETURNServer
   /// The driver socket whose relay this connection carries.
   let baseSocket: ICESocketID
   let socket: EventLoopTCPSocket
+  /// The TLS session over `socket` for `.tls`; `nil` for plain TCP.
+  let tls: TLSClientStream?
   var framer = ICEStreamFramer(framing: .turn)
-  /// Frames refused because the write queue was full (the server reads too slowly).
+  /// Frames refused because the write queue was full (the server reads too slowly) or the
+  /// TLS session had ended.
   var writeFailures = 0
 
-  init(server: ICETURNServer, baseSocket: ICESocketID, socket: EventLoopTCPSocket) {
+  init(
+    server: ICETURNServer, baseSocket: ICESocketID, socket: EventLoopTCPSocket,
+    tls: TLSClientStream?
+  ) {
     self.server = server
     self.baseSocket = baseSocket
     self.socket = socket
+    self.tls = tls
   }
 
   /// Writes one TURN message (STUN, or ChannelData padded to 4); `false` when the connection
   /// is gone or its queue full.
   func send(_ datagram: [UInt8]) -> Bool {
     do {
-      try socket.write(try ICEStreamFramer.frame(datagram, framing: .turn))
+      let framed = try ICEStreamFramer.frame(datagram, framing: .turn)
+      if let tls {
+        try tls.write(framed)
+        try socket.write(tls.takeOutput())
+      } else {
+        try socket.write(framed)
+      }
       return true
     } catch {
       writeFailures += 1
       return false
     }
+  }
+
+  /// The TURN messages completed by `bytes` read from the connection (decrypted first for
+  /// TLS); the TLS answers they call for are written.
+  func receive(_ bytes: UnsafeRawBufferPointer) throws -> [[UInt8]] {
+    guard let tls else { return try framer.receive(bytes) }
+    let plaintext = try tls.receive(bytes)
+    try socket.write(tls.takeOutput())
+    return try framer.receive(plaintext)
+  }
+
+  /// Starts the TLS handshake once TCP is up.
+  func connected() throws {
+    guard let tls else { return }
+    try tls.start()
+    try socket.write(tls.takeOutput())
   }
 }
 
@@ -42,23 +71,27 @@ extension PeerConnection {
   /// by the socket, so the agent's first Allocate waits there. A server that cannot be
   /// reached fails its relay at once (`ICEAgent.turnConnectionClosed`).
   func openTURNStreams() {
-    for server in configuration.turnServers where server.transport == .tcp {
+    for server in configuration.turnServers where server.transport.isStream {
       for (index, socket) in sockets.enumerated()
       where socket.localAddress.ip.isIPv6 == server.address.ip.isIPv6 {
         let reference = WeakReference(self)
         do {
+          let tls =
+            server.transport == .tls
+            ? try TLSClientStream(
+              serverName: server.serverName ?? "\(server.address.ip)",
+              options: configuration.turnTLSOptions) : nil
           let tcp = try EventLoopTCPSocket.connect(
             loop: loop, to: server.address, timeout: Self.turnConnectTimeout
           ) { event in
             reference.object?.turnStreamEvent(event, server: server.address, socket: index)
           }
           turnStreams.append(
-            PeerConnectionTURNStream(server: server, baseSocket: index, socket: tcp))
+            PeerConnectionTURNStream(server: server, baseSocket: index, socket: tcp, tls: tls))
         } catch {
           // Reported once gathering started, when the agent has the relay.
           _ = loop.schedule(after: .zero) {
-            reference.object?.turnStreamEvent(
-              .closed(error), server: server.address, socket: index)
+            reference.object?.turnStreamFailed("\(error)", server: server.address, socket: index)
           }
         }
       }
@@ -81,29 +114,38 @@ extension PeerConnection {
   private func turnStreamEvent(
     _ event: EventLoopTCPEvent, server: ICETransportAddress, socket: ICESocketID
   ) {
-    guard !state.isFinal, let agent else { return }
+    guard !state.isFinal, let stream = turnStream(socket: socket, to: server) else { return }
     switch event {
     case .connected:
-      break
-    case .received(let bytes):
-      guard let stream = turnStream(socket: socket, to: server) else { return }
-      let frames: [[UInt8]]
-      do throws(ICEStreamFramingError) {
-        frames = try stream.framer.receive(bytes)
+      do {
+        try stream.connected()
       } catch {
         stream.socket.close()
-        agent.turnConnectionClosed(
-          socket: socket, server: server, reason: "bad framing: \(error)", now: iceNow())
-        serviceICE()
+        turnStreamFailed("\(error)", server: server, socket: socket)
+      }
+    case .received(let bytes):
+      let frames: [[UInt8]]
+      do {
+        frames = try stream.receive(bytes)
+      } catch {
+        // A stream cannot resynchronise after bad framing or a broken TLS record.
+        stream.socket.close()
+        turnStreamFailed("\(error)", server: server, socket: socket)
         return
       }
       for frame in frames {
         frame.withUnsafeBytes { receive($0, from: server, socket: socket) }
       }
     case .closed(let error):
-      let reason = error.map { "\($0)" } ?? "closed by the server"
-      agent.turnConnectionClosed(socket: socket, server: server, reason: reason, now: iceNow())
-      serviceICE()
+      turnStreamFailed(
+        error.map { "\($0)" } ?? "closed by the server", server: server, socket: socket)
     }
+  }
+
+  private func turnStreamFailed(_ reason: String, server: ICETransportAddress, socket: ICESocketID)
+  {
+    guard !state.isFinal, let agent else { return }
+    agent.turnConnectionClosed(socket: socket, server: server, reason: reason, now: iceNow())
+    serviceICE()
   }
 }

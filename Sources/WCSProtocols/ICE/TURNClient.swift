@@ -8,16 +8,20 @@ public struct ICETURNServer: Hashable, Sendable {
   public var password: String
   /// How the server is reached: UDP (the default), TCP or TLS.
   public var transport: ICETURNTransport
+  /// The host name of the server's URL (`turns:turn.example.com`), which its TLS certificate
+  /// must carry and which is sent as SNI; `nil`: the certificate must carry `address`'s IP.
+  public var serverName: String?
 
   /// Makes a server entry.
   public init(
     address: ICETransportAddress, username: String, password: String,
-    transport: ICETURNTransport = .udp
+    transport: ICETURNTransport = .udp, serverName: String? = nil
   ) {
     self.address = address
     self.username = username
     self.password = password
     self.transport = transport
+    self.serverName = serverName
   }
 }
 

@@ -16,6 +16,8 @@ final class CoturnTestServer {
   let server: ICETURNServer
   /// coturn's log (`--log-file`, `--simple-log`).
   let logFile: URL
+  /// The self-signed certificate of a `.tls` server (PEM); absent for the others.
+  let certificateFile: URL
   private let process: Process
   private let directory: URL
 
@@ -32,8 +34,10 @@ final class CoturnTestServer {
   /// may still be starting when this returns: TURN retransmissions cover that (over UDP; a
   /// TCP client waits with `waitUntilListening`).
   ///
-  /// - Parameter transport: how `server` reaches it; `.tcp` also turns UDP off (`--no-udp`),
-  ///   so nothing but the TCP leg can allocate (relayed addresses stay UDP).
+  /// - Parameter transport: how `server` reaches it; `.tcp` and `.tls` also turn UDP off
+  ///   (`--no-udp`), so nothing but the stream can allocate (relayed addresses stay UDP).
+  ///   `.tls` listens on a second port with a self-signed P-256 certificate for IP 127.0.0.1
+  ///   made by `openssl` (`certificateFile`, the CA file a verifying client trusts).
   init(transport: ICETURNTransport = .udp) throws {
     guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
       throw XCTSkip("coturn is not installed (apt-get install coturn)")
@@ -53,11 +57,34 @@ final class CoturnTestServer {
       "--allow-loopback-peers", "--no-cli", "--log-file=\(logFile.path)", "--simple-log",
       "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
     ]
-    if transport == .tcp { process.arguments? += ["--no-udp"] }
+    if transport.isStream { process.arguments? += ["--no-udp"] }
+    certificateFile = directory.appendingPathComponent("cert.pem")
+    var serverPort = port
+    if transport == .tls {
+      serverPort = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
+        .localAddress.port
+      let key = directory.appendingPathComponent("key.pem")
+      let openssl = Process()
+      openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+      openssl.arguments = [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        "-keyout", key.path, "-out", certificateFile.path, "-days", "1", "-subj", "/CN=127.0.0.1",
+        "-addext", "subjectAltName=IP:127.0.0.1",
+      ]
+      openssl.standardOutput = FileHandle.nullDevice
+      openssl.standardError = FileHandle.nullDevice
+      try openssl.run()
+      openssl.waitUntilExit()
+      process.arguments?.removeAll { $0 == "--no-tls" }
+      process.arguments? += [
+        "--tls-listening-port=\(serverPort)", "--cert=\(certificateFile.path)",
+        "--pkey=\(key.path)",
+      ]
+    }
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     server = ICETURNServer(
-      address: ICETransportAddress(ip: .loopbackV4, port: port), username: "user",
+      address: ICETransportAddress(ip: .loopbackV4, port: serverPort), username: "user",
       password: "secret", transport: transport)
     do {
       try process.run()

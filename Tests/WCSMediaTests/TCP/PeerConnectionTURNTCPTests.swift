@@ -6,6 +6,53 @@ import XCTest
 @testable import WCSPeerConnection
 @testable import WCSProtocols
 
+/// Connects a relay-only offerer (`configuration`, through `coturn`) to a loopback answerer,
+/// checks that the pair is relayed, then sends `toAnswerer` and `toOfferer` and checks they
+/// arrive byte-identical. Returns the peers, still connected (the caller shuts them down).
+func connectRelayOnlyAndExchangeRTP(
+  through coturn: CoturnTestServer, configuration: PeerConnectionConfiguration,
+  toAnswerer: [RTPPacket], toOfferer: [RTPPacket], file: StaticString = #filePath,
+  line: UInt = #line
+) throws -> LoopbackPeers {
+  XCTAssertTrue(coturn.waitUntilListening(), "coturn did not listen: \(coturn.log)")
+  let peers = LoopbackPeers(offererConfiguration: configuration)
+  let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
+  XCTAssertEqual(offer.candidates, [], file: file, line: line)
+  try peers.loop.submit {
+    let answer = try peers.answerer.setRemoteOffer(offer)
+    try peers.offerer.setRemoteAnswer(answer)
+  }
+  XCTAssertTrue(
+    eventually { peers.offererRecorder.events.value.contains(.gatheringComplete) },
+    "no allocation: \(coturn.log)", file: file, line: line)
+  let local = peers.loop.submit { peers.offerer.localCandidates }
+  XCTAssertEqual(local.map(\.type), [.relayed], "coturn: \(coturn.log)", file: file, line: line)
+  let relayed = try XCTUnwrap(local.first, file: file, line: line)
+  XCTAssertNotEqual(relayed.address, coturn.server.address, file: file, line: line)
+  peers.loop.submit {
+    peers.answerer.addRemoteCandidate(relayed)
+    peers.answerer.setRemoteEndOfCandidates()
+  }
+  XCTAssertTrue(
+    peers.waitForBoth { $0 == .connected },
+    "states: \(peers.offererRecorder.states) / \(peers.answererRecorder.states)", file: file,
+    line: line)
+  let pair = try XCTUnwrap(
+    peers.loop.submit { peers.offerer.stats.selectedPair }, file: file, line: line)
+  XCTAssertEqual(pair.local.type, .relayed, file: file, line: line)
+  XCTAssertLessThan(pair.socket, 0, file: file, line: line)
+  try peers.send(toAnswerer, from: peers.offerer)
+  try peers.send(toOfferer, from: peers.answerer)
+  XCTAssertTrue(
+    eventually {
+      peers.answererRecorder.rtp.value.count == toAnswerer.count
+        && peers.offererRecorder.rtp.value.count == toOfferer.count
+    }, file: file, line: line)
+  XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), toAnswerer, file: file, line: line)
+  XCTAssertEqual(peers.offererRecorder.rtp.value.map(\.packet), toOfferer, file: file, line: line)
+  return peers
+}
+
 /// A relay-only PeerConnection whose TURN server is reached over TCP (RFC 8656 §3.1): coturn
 /// on 127.0.0.1 with UDP listening off (`--no-udp`), so only the TCP leg can allocate.
 final class PeerConnectionTURNTCPTests: XCTestCase {
@@ -14,45 +61,12 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
   func testRelayOnlyOffererConnectsThroughTURNOverTCP() throws {
     let coturn = try CoturnTestServer(transport: .tcp)
     defer { coturn.stop() }
-    XCTAssertTrue(coturn.waitUntilListening(), "coturn did not listen: \(coturn.log)")
-    let peers = LoopbackPeers(offererConfiguration: .relayOnly(through: coturn))
-    defer { peers.shutdown() }
-
-    let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
-    XCTAssertEqual(offer.candidates, [])
-    try peers.loop.submit {
-      let answer = try peers.answerer.setRemoteOffer(offer)
-      try peers.offerer.setRemoteAnswer(answer)
-    }
-    XCTAssertTrue(
-      eventually { peers.offererRecorder.events.value.contains(.gatheringComplete) },
-      "no allocation: \(coturn.log)")
-    let local = peers.loop.submit { peers.offerer.localCandidates }
-    XCTAssertEqual(local.map(\.type), [.relayed], "coturn: \(coturn.log)")
-    let relayed = try XCTUnwrap(local.first)
-    XCTAssertNotEqual(relayed.address, coturn.server.address)
-    peers.loop.submit {
-      peers.answerer.addRemoteCandidate(relayed)
-      peers.answerer.setRemoteEndOfCandidates()
-    }
-    XCTAssertTrue(
-      peers.waitForBoth { $0 == .connected },
-      "states: \(peers.offererRecorder.states) / \(peers.answererRecorder.states)")
-    let pair = try XCTUnwrap(peers.loop.submit { peers.offerer.stats.selectedPair })
-    XCTAssertEqual(pair.local.type, .relayed)
-    XCTAssertLessThan(pair.socket, 0)
-
     let toAnswerer = TestMedia.packets(ssrc: 0x7463_7031, count: 40, seed: 5)
     let toOfferer = TestMedia.packets(ssrc: 0x7463_7032, count: 25, seed: 9)
-    try peers.send(toAnswerer, from: peers.offerer)
-    try peers.send(toOfferer, from: peers.answerer)
-    XCTAssertTrue(
-      eventually {
-        peers.answererRecorder.rtp.value.count == toAnswerer.count
-          && peers.offererRecorder.rtp.value.count == toOfferer.count
-      })
-    XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), toAnswerer)
-    XCTAssertEqual(peers.offererRecorder.rtp.value.map(\.packet), toOfferer)
+    let peers = try connectRelayOnlyAndExchangeRTP(
+      through: coturn, configuration: .relayOnly(through: coturn), toAnswerer: toAnswerer,
+      toOfferer: toOfferer)
+    defer { peers.shutdown() }
     let (stats, stream) = peers.loop.submit {
       (
         peers.offerer.stats,
@@ -102,5 +116,48 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
     loop.submit { connection.close() }
     let after = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count)
     XCTAssertEqual(after, before)
+  }
+}
+
+/// TURN over TLS (`turns:`, RFC 8656 §3.1) with coturn's self-signed certificate for
+/// 127.0.0.1: verified against it as CA, refused against the system store.
+final class PeerConnectionTURNTLSTests: XCTestCase {
+  func testRelayOnlyOffererConnectsThroughTURNOverTLSWithAVerifiedCertificate() throws {
+    let coturn = try CoturnTestServer(transport: .tls)
+    defer { coturn.stop() }
+    var configuration = PeerConnectionConfiguration.relayOnly(through: coturn)
+    configuration.turnTLSOptions = TLSClientOptions(caFile: coturn.certificateFile.path)
+    let peers = try connectRelayOnlyAndExchangeRTP(
+      through: coturn, configuration: configuration,
+      toAnswerer: TestMedia.packets(ssrc: 0x746C_7331, count: 30, seed: 7),
+      toOfferer: TestMedia.packets(ssrc: 0x746C_7332, count: 20, seed: 8))
+    defer { peers.shutdown() }
+    let version = peers.loop.submit { peers.offerer.turnStreams.first?.tls?.protocolVersion }
+    XCTAssertTrue(version == "TLSv1.3" || version == "TLSv1.2", "\(String(describing: version))")
+  }
+
+  /// The same server checked against the system store: its certificate is refused, the
+  /// relay fails with the verdict and gathering ends without a candidate.
+  func testSelfSignedTURNServerIsRefusedByDefault() throws {
+    let coturn = try CoturnTestServer(transport: .tls)
+    defer { coturn.stop() }
+    XCTAssertTrue(coturn.waitUntilListening(), "coturn did not listen: \(coturn.log)")
+    let loop = EventLoop(label: "turn-tls-refused")
+    defer { loop.shutdown() }
+    let connection = PeerConnection(
+      configuration: .relayOnly(through: coturn), loop: loop)
+    let recorder = PeerRecorder()
+    _ = try loop.submit {
+      recorder.attach(to: connection)
+      return try connection.localDescriptionForOffer()
+    }
+    XCTAssertTrue(eventually { recorder.events.value.contains(.gatheringComplete) })
+    XCTAssertEqual(loop.submit { connection.localCandidates }, [])
+    let stream = loop.submit {
+      connection.turnStreams.map { ($0.socket.isClosed, $0.tls?.isEstablished) }
+    }
+    XCTAssertEqual(stream.map(\.0), [true])
+    XCTAssertEqual(stream.map(\.1), [false])
+    loop.submit { connection.close() }
   }
 }
