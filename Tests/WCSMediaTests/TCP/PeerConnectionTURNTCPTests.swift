@@ -50,6 +50,9 @@ func connectRelayOnlyAndExchangeRTP(
     }, file: file, line: line)
   XCTAssertEqual(peers.answererRecorder.rtp.value.map(\.packet), toAnswerer, file: file, line: line)
   XCTAssertEqual(peers.offererRecorder.rtp.value.map(\.packet), toOfferer, file: file, line: line)
+  // The media went in ChannelData (RFC 8656 §12): the relay bound a channel to the answerer.
+  let channels = peers.loop.submit { peers.offerer.agent?.relays.map(\.client.boundChannels) }
+  XCTAssertEqual(channels, [1], file: file, line: line)
   return peers
 }
 
@@ -78,8 +81,9 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
     XCTAssertEqual(stats.relayedSendFailures, 0)
     XCTAssertGreaterThan(stats.relayedDatagramsSent, toAnswerer.count)
     let (sent, received, failures) = try XCTUnwrap(stream)
-    // Every RTP packet went over the TCP leg, in a Send indication of 36+ bytes more.
-    XCTAssertGreaterThan(sent, toAnswerer.reduce(0) { $0 + $1.payload.count + 36 })
+    // Every RTP packet went over the TCP leg: its payload, the 12-byte RTP header, the 10-byte
+    // SRTP tag and the 4-byte ChannelData header at least.
+    XCTAssertGreaterThan(sent, toAnswerer.reduce(0) { $0 + $1.payload.count + 26 })
     XCTAssertGreaterThan(received, toOfferer.reduce(0) { $0 + $1.payload.count })
     XCTAssertEqual(failures, 0)
     XCTAssertTrue(coturn.log.contains("TCP"), coturn.log)
