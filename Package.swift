@@ -218,6 +218,11 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
       path: "Benchmarks/HardeningBench", swiftSettings: strict),
+    // TURNBench: connect time over TURN/UDP, TCP and TLS (coturn) and one TURN/TCP
+    // allocation's throughput.
+    .executableTarget(
+      name: "TURNBench", dependencies: ["WCSPeerConnection"], path: "Benchmarks/TURNBench",
+      swiftSettings: strict),
     .executableTarget(
       name: "RoomBench",
       dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],

@@ -27,12 +27,24 @@ final class PeerConnectionTURNStream {
     self.tls = tls
   }
 
+  /// The most a TLS record adds to its plaintext, bytes (5 header, 16 tag, up to 8 explicit
+  /// nonce or content type, with room to spare).
+  static let tlsRecordOverhead = 64
+
   /// Writes one TURN message (STUN, or ChannelData padded to 4); `false` when the connection
   /// is gone or its queue full.
   func send(_ datagram: [UInt8]) -> Bool {
     do {
       let framed = try ICEStreamFramer.frame(datagram, framing: .turn)
       if let tls {
+        // A record encrypted and then refused by a full queue would break the TLS stream
+        // (its sequence numbers): the frame is refused before it is encrypted instead.
+        guard
+          socket.queuedBytes + framed.count + Self.tlsRecordOverhead <= socket.maximumQueuedBytes
+        else {
+          writeFailures += 1
+          return false
+        }
         try tls.write(framed)
         try socket.write(tls.takeOutput())
       } else {

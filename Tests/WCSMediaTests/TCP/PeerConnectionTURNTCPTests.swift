@@ -91,9 +91,60 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
     XCTAssertTrue(eventually { !coturn.peerUsages.isEmpty }, "coturn log: \(coturn.log)")
   }
 
-  /// A TURN "server" that accepts the TCP connection and never answers: the allocation fails
-  /// after Ti (virtual clock in the client test), here the connection's own connect timeout
-  /// ends it; gathering completes with no candidate and no descriptor is left open.
+  /// A TURN server that accepts the TCP connection and never answers: one Allocate is
+  /// written and not retransmitted (the allocation waits for Ti, RFC 8489 §6.2.2); closing the
+  /// connection meanwhile closes the stream and leaves no descriptor open.
+  func testSilentTURNServerOverTCPGetsOneRequestAndNoLeak() throws {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+    _ = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    XCTAssertEqual(listen(listener, 4), 0)
+    let server = try XCTUnwrap(EventLoopTCPSocket.localAddress(of: listener))
+    let loop = EventLoop(label: "turn-tcp-silent")
+    defer { loop.shutdown() }
+    var configuration = PeerConnectionConfiguration.loopback
+    configuration.turnServers = [
+      ICETURNServer(address: server, username: "u", password: "p", transport: .tcp)
+    ]
+    configuration.iceTransportPolicy = .relay
+    let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    let connection = PeerConnection(configuration: configuration, loop: loop)
+    let recorder = PeerRecorder()
+    _ = try loop.submit {
+      recorder.attach(to: connection)
+      return try connection.localDescriptionForOffer()
+    }
+    let accepted = accept(listener, nil, nil)
+    defer { close(accepted) }
+    XCTAssertGreaterThanOrEqual(accepted, 0)
+    // What the client wrote in 1.5 s, well past UDP's retransmission times (0.25, 0.5, ...).
+    usleep(1_500_000)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let read = recv(accepted, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+    XCTAssertGreaterThan(read, 20)
+    var framer = ICEStreamFramer(framing: .turn)
+    let messages = try framer.receive(buffer.prefix(max(read, 0)))
+    XCTAssertEqual(messages.count, 1, "one Allocate, not retransmitted")
+    XCTAssertEqual(
+      try messages.first.map { try STUNMessage.decode($0).type },
+      STUNMessageType(method: .allocate, messageClass: .request))
+    XCTAssertFalse(recorder.events.value.contains(.gatheringComplete))
+    loop.submit { connection.close() }
+    XCTAssertEqual(loop.submit { connection.turnStreams.map(\.socket.isClosed) }, [true])
+    let after = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    // The accepted end is still open here (closed by the defer): one more than before.
+    XCTAssertEqual(after, before + 1)
+  }
+
+  /// A TURN server whose TCP port refuses the connection: the relay fails at once,
+  /// gathering completes with no candidate and no descriptor is left open.
   func testUnreachableTURNOverTCPFailsGatheringWithoutLeakingSockets() throws {
     let loop = EventLoop(label: "turn-tcp-refused")
     defer { loop.shutdown() }
