@@ -30,11 +30,6 @@ final class EventLoopTCPSocketTests: XCTestCase {
     }
   }
 
-  /// Open descriptors of this process, to show that sockets are not leaked.
-  private static var openDescriptors: Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-  }
-
   /// 4 MiB each way through a listener's accepted socket: what the kernel does not take at
   /// once is queued and written later; both sides read every byte in order.
   func testConnectAcceptAndExchangeMegabytesInOrder() throws {
@@ -82,7 +77,7 @@ final class EventLoopTCPSocketTests: XCTestCase {
   /// is queued.
   func testWriteQueueIsBounded() throws {
     // A plain listener whose accepted connection is never read: the kernel buffers fill.
-    let listener = try Self.plainListener()
+    let listener = try loopbackTCPSocket(listening: 8)
     defer { close(listener.descriptor) }
     let socket = try loop.submit { () throws(EventLoopTCPError) -> EventLoopTCPSocket in
       try EventLoopTCPSocket.connect(
@@ -119,34 +114,17 @@ final class EventLoopTCPSocketTests: XCTestCase {
     loop.submit { socket.close() }
   }
 
-  /// A blocking listening socket on 127.0.0.1 outside the loop, and its address.
-  private static func plainListener(backlog: Int32 = 8) throws
-    -> (descriptor: Int32, address: ICETransportAddress)
-  {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard descriptor >= 0, bound == 0, listen(descriptor, backlog) == 0,
-      let local = EventLoopTCPSocket.localAddress(of: descriptor)
-    else { throw XCTSkip("no TCP listener on 127.0.0.1") }
-    return (descriptor, local)
-  }
-
   /// A refused port reports `.connectFailed(ECONNREFUSED)`; a listener whose backlog is full
   /// (it never accepts) times the connect out; neither leaks a descriptor.
   func testRefusedAndTimedOutConnectsEndCleanly() throws {
-    let before = Self.openDescriptors
+    // A port bound (so no other process can listen there) but not listening: refused.
+    let bound = try loopbackTCPSocket(listening: nil)
+    defer { close(bound.descriptor) }
+    let port = bound.address.port
+    let before = openDescriptorCount
     let refused = LoopShared(Seen())
-    // A port bound and closed again: nothing listens there.
-    let port = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
-      .localAddress.port
-    _ = try loop.submit { () throws(EventLoopTCPError) -> EventLoopTCPSocket in
+    // Kept: a socket let go of is closed without an event.
+    let refusedSocket = try loop.submit { () throws(EventLoopTCPError) -> EventLoopTCPSocket in
       try EventLoopTCPSocket.connect(
         loop: loop, to: ICETransportAddress(ip: .loopbackV4, port: port),
         onEvent: Self.record(refused))
@@ -158,16 +136,17 @@ final class EventLoopTCPSocketTests: XCTestCase {
         .connectFailed(
           address: ICETransportAddress(ip: .loopbackV4, port: port), errno: ECONNREFUSED)))
     XCTAssertFalse(refused.value.connected)
-    XCTAssertEqual(Self.openDescriptors, before)
+    XCTAssertTrue(loop.submit { refusedSocket.isClosed })
+    XCTAssertEqual(openDescriptorCount, before)
 
     // A listener that never accepts, its backlog full: later SYNs go unanswered (nothing
     // leaves 127.0.0.1).
-    let stuck = try Self.plainListener(backlog: 0)
+    let stuck = try loopbackTCPSocket(listening: 0)
     defer { close(stuck.descriptor) }
     let stuckAddress = stuck.address
     let fillers = LoopShared<[EventLoopTCPSocket]>([])
     let timedOut = LoopShared(Seen())
-    let afterListener = Self.openDescriptors
+    let afterListener = openDescriptorCount
     // The backlog of 0 takes one or two connections; the rest wait for the timeout.
     try loop.submit { () throws(EventLoopTCPError) in
       for _ in 0..<4 {
@@ -185,6 +164,6 @@ final class EventLoopTCPSocketTests: XCTestCase {
     XCTAssertEqual(
       timedOut.value.closed, .some(.connectTimedOut(address: stuckAddress, seconds: 0.3)))
     loop.submit { for filler in fillers.value { filler.close() } }
-    XCTAssertEqual(Self.openDescriptors, afterListener)
+    XCTAssertEqual(openDescriptorCount, afterListener)
   }
 }

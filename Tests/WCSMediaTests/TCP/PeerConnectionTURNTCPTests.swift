@@ -95,18 +95,8 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
   /// written and not retransmitted (the allocation waits for Ti, RFC 8489 §6.2.2); closing the
   /// connection meanwhile closes the stream and leaves no descriptor open.
   func testSilentTURNServerOverTCPGetsOneRequestAndNoLeak() throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let (listener, server) = try loopbackTCPSocket(listening: 4)
     defer { close(listener) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    XCTAssertEqual(listen(listener, 4), 0)
-    let server = try XCTUnwrap(EventLoopTCPSocket.localAddress(of: listener))
     let loop = EventLoop(label: "turn-tcp-silent")
     defer { loop.shutdown() }
     var configuration = PeerConnectionConfiguration.loopback
@@ -114,7 +104,7 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
       ICETURNServer(address: server, username: "u", password: "p", transport: .tcp)
     ]
     configuration.iceTransportPolicy = .relay
-    let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    let before = openDescriptorCount
     let connection = PeerConnection(configuration: configuration, loop: loop)
     let recorder = PeerRecorder()
     _ = try loop.submit {
@@ -138,7 +128,7 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
     XCTAssertFalse(recorder.events.value.contains(.gatheringComplete))
     loop.submit { connection.close() }
     XCTAssertEqual(loop.submit { connection.turnStreams.map(\.socket.isClosed) }, [true])
-    let after = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    let after = openDescriptorCount
     // The accepted end is still open here (closed by the defer): one more than before.
     XCTAssertEqual(after, before + 1)
   }
@@ -148,8 +138,9 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
   func testUnreachableTURNOverTCPFailsGatheringWithoutLeakingSockets() throws {
     let loop = EventLoop(label: "turn-tcp-refused")
     defer { loop.shutdown() }
-    let port = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
-      .localAddress.port
+    let refusing = try loopbackTCPSocket(listening: nil)
+    defer { close(refusing.descriptor) }
+    let port = refusing.address.port
     var configuration = PeerConnectionConfiguration.loopback
     configuration.turnServers = [
       ICETURNServer(
@@ -157,7 +148,7 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
         password: "p", transport: .tcp)
     ]
     configuration.iceTransportPolicy = .relay
-    let before = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count)
+    let before = openDescriptorCount
     let connection = PeerConnection(configuration: configuration, loop: loop)
     let recorder = PeerRecorder()
     _ = try loop.submit {
@@ -169,7 +160,7 @@ final class PeerConnectionTURNTCPTests: XCTestCase {
     XCTAssertEqual(loop.submit { connection.localCandidates }, [])
     XCTAssertEqual(loop.submit { connection.turnStreams.map(\.socket.isClosed) }, [true])
     loop.submit { connection.close() }
-    let after = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count)
+    let after = openDescriptorCount
     XCTAssertEqual(after, before)
   }
 }
