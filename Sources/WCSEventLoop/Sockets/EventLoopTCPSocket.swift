@@ -68,6 +68,8 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   private let descriptor: Int32
   private var onEvent: EventHandler?
   private var pending: [UInt8] = []
+  /// The receive buffer (`readChunk` bytes once the first read needs it).
+  private var buffer: [UInt8] = []
   private var pendingStart = 0
   private var connectTimer: EventLoopTimer?
   private var watchingWrites = false
@@ -328,7 +330,8 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   }
 
   private func readAvailable() {
-    var buffer = [UInt8](repeating: 0, count: Self.readChunk)
+    // Allocated on the first read, then reused: a busy stream reads many times a second.
+    if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: Self.readChunk) }
     var total = 0
     while total < Self.readBudget, !isClosed {
       let count = buffer.withUnsafeMutableBytes {

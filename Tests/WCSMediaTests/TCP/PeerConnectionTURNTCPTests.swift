@@ -182,6 +182,20 @@ final class PeerConnectionTURNTLSTests: XCTestCase {
     XCTAssertTrue(version == "TLSv1.3" || version == "TLSv1.2", "\(String(describing: version))")
   }
 
+  /// With verification turned off (`TLSClientOptions.verifyCertificates = false`, for tests
+  /// only) the self-signed server is taken without a CA file.
+  func testVerificationOptOutTakesASelfSignedTURNServer() throws {
+    let coturn = try CoturnTestServer(transport: .tls)
+    defer { coturn.stop() }
+    var configuration = PeerConnectionConfiguration.relayOnly(through: coturn)
+    configuration.turnTLSOptions = TLSClientOptions(verifyCertificates: false)
+    let peers = try connectRelayOnlyAndExchangeRTP(
+      through: coturn, configuration: configuration,
+      toAnswerer: TestMedia.packets(ssrc: 0x746C_7333, count: 10, seed: 12),
+      toOfferer: TestMedia.packets(ssrc: 0x746C_7334, count: 10, seed: 13))
+    peers.shutdown()
+  }
+
   /// The same server checked against the system store: its certificate is refused, the
   /// relay fails with the verdict and gathering ends without a candidate.
   func testSelfSignedTURNServerIsRefusedByDefault() throws {
