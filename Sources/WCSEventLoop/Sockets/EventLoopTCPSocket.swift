@@ -174,7 +174,7 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   /// - Throws: `EventLoopTCPError.socketClosed`; `.writeBufferFull` when the queue would pass
   ///   `maximumQueuedBytes` (nothing is queued then: a caller sending whole frames keeps the
   ///   stream's framing); `.connectionFailed` when `send()` fails (the connection then ends,
-  ///   with `.closed` reported).
+  ///   with `.closed` reported on the next loop turn, never from inside this call).
   public func write(_ bytes: some Collection<UInt8>) throws(EventLoopTCPError) {
     loop.assertInEventLoop()
     guard !isClosed else { throw .socketClosed }
@@ -186,13 +186,13 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
       pending.append(contentsOf: bytes)
       return
     }
-    let sent = try transmit(bytes)
+    let sent = try transmit(bytes, byOwner: true)
     let rest = bytes.count - sent
     guard rest > 0 else { return }
     guard rest <= maximumQueuedBytes else {
       // Part of it is in the kernel already: the stream cannot take the rest back out, so the
       // connection ends rather than carrying a broken frame.
-      end(.writeBufferFull(queued: 0, offered: rest, limit: maximumQueuedBytes))
+      end(.writeBufferFull(queued: 0, offered: rest, limit: maximumQueuedBytes), later: true)
       throw .writeBufferFull(queued: 0, offered: rest, limit: maximumQueuedBytes)
     }
     pending.append(contentsOf: bytes.dropFirst(sent))
@@ -289,7 +289,7 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
     }
     let sent: Int
     do throws(EventLoopTCPError) {
-      sent = try transmit(pending[pendingStart...])
+      sent = try transmit(pending[pendingStart...], byOwner: false)
     } catch {
       return
     }
@@ -305,8 +305,10 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   }
 
   /// Hands what the kernel takes of `bytes` to it; returns how many it took. A failure ends
-  /// the connection (reported) and throws.
-  private func transmit(_ bytes: some Collection<UInt8>) throws(EventLoopTCPError) -> Int {
+  /// the connection (reported, after the owner's call when `byOwner`) and throws.
+  private func transmit(_ bytes: some Collection<UInt8>, byOwner: Bool) throws(EventLoopTCPError)
+    -> Int
+  {
     let result: Int? = bytes.withContiguousStorageIfAvailable { buffer in
       Glibc.send(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
     }
@@ -325,7 +327,7 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
     }
     let code = errno
     if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return 0 }
-    end(.connectionFailed(errno: code))
+    end(.connectionFailed(errno: code), later: byOwner)
     throw .connectionFailed(errno: code)
   }
 
@@ -367,13 +369,19 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
     Glibc.close(descriptor)
   }
 
-  /// Ends the connection and reports why.
-  private func end(_ error: EventLoopTCPError?) {
+  /// Ends the connection and reports why: at once, or `later` (on a zero-delay timer) when
+  /// the owner is inside a `write` and must not be re-entered by its own handler.
+  private func end(_ error: EventLoopTCPError?, later: Bool = false) {
     guard !isClosed else { return }
     release()
     let handler = onEvent
     onEvent = nil
-    handler?(.closed(error))
+    guard let handler else { return }
+    if later {
+      _ = loop.schedule(after: .zero) { handler(.closed(error)) }
+    } else {
+      handler(.closed(error))
+    }
   }
 }
 

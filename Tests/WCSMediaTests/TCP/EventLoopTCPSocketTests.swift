@@ -114,6 +114,53 @@ final class EventLoopTCPSocketTests: XCTestCase {
     loop.submit { socket.close() }
   }
 
+  /// A peer that resets the connection (RST) ends it with `.connectionFailed`; a write that
+  /// hits the reset throws, and the `.closed` event never comes from inside the write.
+  func testResetByThePeerEndsTheConnectionOutsideTheWrite() throws {
+    let listener = try loopbackTCPSocket(listening: 4)
+    defer { close(listener.descriptor) }
+    let seen = LoopShared(Seen())
+    let inWrite = LoopShared(false)
+    let closedInsideWrite = LoopShared(false)
+    let socket = try loop.submit { () throws(EventLoopTCPError) -> EventLoopTCPSocket in
+      try EventLoopTCPSocket.connect(loop: loop, to: listener.address) { event in
+        if case .closed = event, inWrite.value { closedInsideWrite.mutate { $0 = true } }
+        Self.record(seen)(event)
+      }
+    }
+    let accepted = accept(listener.descriptor, nil, nil)
+    XCTAssertGreaterThanOrEqual(accepted, 0)
+    XCTAssertTrue(eventually { seen.value.connected })
+    // SO_LINGER with a zero timeout: close() sends RST instead of FIN.
+    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+    setsockopt(accepted, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+    close(accepted)
+    usleep(50_000)
+    let thrown = loop.submit { () -> EventLoopTCPError? in
+      inWrite.mutate { $0 = true }
+      defer { inWrite.mutate { $0 = false } }
+      do throws(EventLoopTCPError) {
+        for _ in 0..<4 { try socket.write([UInt8](repeating: 1, count: 1000)) }
+        return nil
+      } catch {
+        return error
+      }
+    }
+    XCTAssertTrue(eventually { seen.value.closed != nil })
+    XCTAssertFalse(closedInsideWrite.value)
+    let closed = try XCTUnwrap(seen.value.closed)
+    guard case .connectionFailed(let code) = closed else {
+      return XCTFail("\(String(describing: closed))")
+    }
+    XCTAssertTrue(code == ECONNRESET || code == EPIPE, "errno \(code)")
+    // Either the write found the socket reset (thrown) or the read saw it first (closed).
+    if let thrown {
+      XCTAssertTrue(
+        thrown == .socketClosed || thrown == .connectionFailed(errno: code), "\(thrown)")
+    }
+    XCTAssertTrue(loop.submit { socket.isClosed })
+  }
+
   /// A refused port reports `.connectFailed(ECONNREFUSED)`; a listener whose backlog is full
   /// (it never accepts) times the connect out; neither leaks a descriptor.
   func testRefusedAndTimedOutConnectsEndCleanly() throws {
