@@ -229,6 +229,11 @@ let benchmarks: [Target] =
     .executableTarget(
       name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
       path: "Benchmarks/HardeningBench", swiftSettings: strict),
+    // TURNBench: connect time over TURN/UDP, TCP and TLS (coturn) and one TURN/TCP
+    // allocation's throughput.
+    .executableTarget(
+      name: "TURNBench", dependencies: ["WCSPeerConnection"], path: "Benchmarks/TURNBench",
+      swiftSettings: strict),
     .executableTarget(
       name: "CallBench",
       dependencies: [

@@ -7,10 +7,9 @@ import WCSProtocols
 /// entries of a `PeerConnectionConfiguration`: names resolved to addresses, transports
 /// mapped, and servers the transport cannot use dropped with a note saying why.
 enum NativeICEServers {
-  /// TURN transports `PeerConnection` can reach a server with today. `turn:…?transport=tcp` and
-  /// `turns:` entries need a TCP/TLS TURN client; until one exists they are skipped with a note
-  /// rather than sent over UDP to a TCP port.
-  static let supportedTURNTransports: Set<ICETURNTransport> = [.udp]
+  /// TURN transports `PeerConnection` can reach a server with: UDP, TCP (RFC 8656 §3.1) and
+  /// TLS (`turns:`, RFC 7065); an entry of any other would be skipped with a note.
+  static let supportedTURNTransports = Set(ICETURNTransport.allCases)
 
   /// What the mapping gave: the configuration to use and one note per server left out.
   struct Resolution: Sendable {

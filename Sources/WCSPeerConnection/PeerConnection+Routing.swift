@@ -36,7 +36,12 @@ extension PeerConnection {
       throw .notConnected
     }
     var failure: EventLoopError?
+    var streamFailed = false
     for datagram in datagrams {
+      if let stream = turnStream(socket: datagram.socket, to: datagram.destination) {
+        if !stream.send(datagram.bytes) { streamFailed = true }
+        continue
+      }
       guard sockets.indices.contains(datagram.socket) else { continue }
       do {
         try sockets[datagram.socket].send(datagram.bytes, to: datagram.destination)
@@ -49,6 +54,10 @@ extension PeerConnection {
     if let failure {
       counters.relayedSendFailures += 1
       throw .socket(failure)
+    }
+    if streamFailed {
+      counters.relayedSendFailures += 1
+      throw .notConnected
     }
     counters.relayedDatagramsSent += 1
   }

@@ -11,7 +11,8 @@ extension PeerConnection {
     let reception = reception
     guard !reception.isFinal else { return }
     switch RFC7983Demultiplexer.classify(bytes) {
-    case .stun:
+    case .stun, .turnChannel:
+      // ChannelData is from a TURN server: the agent's relay unwraps it as a Data indication.
       receiveSTUN(Array(bytes), from: source, socket: socket)
     case .dtls:
       // Only an address that proved the ICE credentials may talk DTLS: otherwise one spoofed
@@ -25,7 +26,7 @@ extension PeerConnection {
       receiveSRTP(bytes, from: source, isRTCP: false, reception: reception)
     case .rtcp:
       receiveSRTP(bytes, from: source, isRTCP: true, reception: reception)
-    case .turnChannel, .zrtp, .drop:
+    case .zrtp, .drop:
       counters.unexpectedDatagrams += 1
     }
   }
@@ -250,6 +251,10 @@ extension PeerConnection {
   /// (ICE consent decides about the path). Application data goes through
   /// `sendApplicationDatagram` instead.
   func send(_ bytes: [UInt8], socket: ICESocketID, to destination: ICETransportAddress) {
+    if let stream = turnStream(socket: socket, to: destination) {
+      _ = stream.send(bytes)
+      return
+    }
     guard sockets.indices.contains(socket) else { return }
     _ = try? sockets[socket].send(bytes, to: destination)
   }

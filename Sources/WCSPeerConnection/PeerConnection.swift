@@ -80,6 +80,8 @@ public final class PeerConnection: @unchecked Sendable {
   public internal(set) var answerOrigin: SDPLocalOrigin?
 
   var sockets: [EventLoopUDPSocket] = []
+  /// Connections to TURN servers reached over TCP (`PeerConnection+TURNStream.swift`).
+  var turnStreams: [PeerConnectionTURNStream] = []
   var certificate: DTLSCertificate?
   var agent: ICEAgent?
   var dtls: DTLSEndpoint?
@@ -327,6 +329,7 @@ public final class PeerConnection: @unchecked Sendable {
     for (index, socket) in sockets.enumerated() {
       agent.addLocalSocket(index, address: socket.localAddress, now: now)
     }
+    openTURNStreams()
     agent.startGathering(now: now)
     serviceICE()
   }
@@ -403,6 +406,7 @@ public final class PeerConnection: @unchecked Sendable {
     if let watchdog { loop.cancel(watchdog) }
     watchdog = nil
     for socket in sockets { socket.close() }
+    closeTURNStreams()
     srtpOutbound = nil
     srtpInbound = nil
   }

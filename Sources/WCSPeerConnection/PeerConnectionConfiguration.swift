@@ -7,6 +7,9 @@ public struct PeerConnectionConfiguration: Sendable {
   public var stunServers: [ICETransportAddress]
   /// TURN servers for relayed candidates (RFC 8656); empty for none.
   public var turnServers: [ICETURNServer]
+  /// How TURN servers reached over TLS (`ICETURNTransport.tls`) are authenticated: their
+  /// certificate verified against the system store by default.
+  public var turnTLSOptions = TLSClientOptions()
   /// Which local candidates ICE gathers, signals and pairs (W3C `iceTransportPolicy`).
   /// `.relay` uses only TURN relayed candidates (needs `turnServers`; none with `iceLite`):
   /// the local description then carries no candidate — relayed ones arrive later as

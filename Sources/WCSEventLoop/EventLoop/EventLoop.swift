@@ -71,9 +71,12 @@ public final class EventLoop: @unchecked Sendable {
   /// A readable-handler, the number of its `watch` call, and how long its descriptor may wait
   /// for a timer's wake-up (zero: never, see `watch`).
   private struct Watcher {
-    var handler: () -> Void
+    /// Called with the `revents` `poll` reported.
+    var handler: (Int16) -> Void
     var registration: UInt64
     var coalescing = MediaDuration.zero
+    /// The `poll` events asked for (`POLLIN` unless `watch(_:events:_:)` said otherwise).
+    var events = Int16(POLLIN)
   }
   /// Readable-handlers of the watched descriptors.
   private var watchers: [Int32: Watcher] = [:]
@@ -348,8 +351,20 @@ public final class EventLoop: @unchecked Sendable {
     assertInEventLoop()
     registrations += 1
     watchers[descriptor] = Watcher(
-      handler: handler, registration: registrations,
+      handler: { _ in handler() }, registration: registrations,
       coalescing: max(MediaDuration(coalescing), .zero))
+    watchersChanged = true
+  }
+
+  /// Calls `handler` on the loop with `poll`'s `revents` whenever `descriptor` has one of
+  /// `events` (`POLLIN`, `POLLOUT`; `POLLERR` and `POLLHUP` always), level-triggered, never
+  /// coalesced: a stream socket asks for `POLLOUT` only while it has bytes queued or a connect
+  /// pending. Calling it again replaces the events and the handler. Call on the loop.
+  func watch(_ descriptor: Int32, events: Int16, _ handler: @escaping (Int16) -> Void) {
+    assertInEventLoop()
+    registrations += 1
+    watchers[descriptor] = Watcher(
+      handler: handler, registration: registrations, events: events)
     watchersChanged = true
   }
 
@@ -422,7 +437,7 @@ public final class EventLoop: @unchecked Sendable {
           < (second.value.coalescing > .zero ? 1 : 0, second.key)
       }
       for (descriptor, watcher) in ordered {
-        descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        descriptors.append(pollfd(fd: descriptor, events: watcher.events, revents: 0))
         pollHandlers.append(watcher)
       }
       immediateCount = 1 + ordered.count { $0.value.coalescing == .zero }
@@ -446,8 +461,9 @@ public final class EventLoop: @unchecked Sendable {
       if descriptor == wake.readDescriptor {
         wake.drain()
       } else if index < pollHandlers.count, let polled = pollHandlers[index] {
+        let events = descriptors[index].revents
         if !watchersChanged {
-          polled.handler()
+          polled.handler(events)
         } else if let current = watchers[descriptor],
           current.registration == polled.registration
         {
@@ -455,7 +471,7 @@ public final class EventLoop: @unchecked Sendable {
           // watched as when polled is served: one closed and reused for a new socket (same
           // number) answers for another file, and a replaced handler gets it on the next poll
           // (level-triggered).
-          current.handler()
+          current.handler(events)
         }
       }
     }

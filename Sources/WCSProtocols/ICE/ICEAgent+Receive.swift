@@ -7,6 +7,15 @@ extension ICEAgent {
   public func receive(
     _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: Double
   ) -> ICEReceiveResult {
+    // ChannelData (RFC 8656 §12) comes only from a TURN server, for its relay.
+    if socket >= 0, TURNClient.isChannelData(bytes), state != .closed {
+      currentTime = now
+      guard let relayed = receiveFromRelay(bytes, from: source, socket: socket, now: now) else {
+        return .notSTUN
+      }
+      service(now: now)
+      return relayed
+    }
     guard STUNMessage.looksLikeSTUN(bytes) else { return .notSTUN }
     guard state != .closed else { return .handled }
     currentTime = now

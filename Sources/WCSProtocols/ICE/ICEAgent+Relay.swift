@@ -141,7 +141,9 @@ extension ICEAgent {
         id: relay.pseudoSocket, address: relayed, localPreference: base.localPreference,
         host: candidate))
     localCandidates.append(candidate)
-    outputs.append(.localCandidate(candidate))
+    // Pairs (and with them the permissions for the known peers) before the candidate is
+    // signalled: a peer told of it at once must not reach the server before its permission.
     for remote in remoteCandidates { addPair(socket: relay.pseudoSocket, remote: remote) }
+    outputs.append(.localCandidate(candidate))
   }
 }

@@ -293,6 +293,7 @@ public final class ICEAgent {
         pair: ICECandidatePair(socket: id, local: socket.host, remote: remote),
         state: active ? .frozen : .waiting))
     pairKeys[key] = pairs.count - 1
+    if id < 0 { relayPairAdded(relay: id, remote: remote) }
     return pairs.count - 1
   }
 }

@@ -1,14 +1,15 @@
-/// A TURN server and the long-term credentials to use on it (RFC 8656, UDP transport).
+/// A TURN server and the long-term credentials to use on it (RFC 8656).
 public struct ICETURNServer: Hashable, Sendable {
-  /// The server's UDP transport address.
+  /// The server's transport address (its UDP, TCP or TLS port, by `transport`).
   public var address: ICETransportAddress
   /// Long-term credential username.
   public var username: String
   /// Long-term credential password (already SASLprep/OpaqueString-processed).
   public var password: String
-  /// How the server is reached; `TURNClient` speaks `.udp` only.
+  /// How the server is reached: UDP (the default), TCP or TLS.
   public var transport: ICETURNTransport
-  /// The name the server's TLS certificate must match (`.tls`); `nil` matches the address.
+  /// The host name of the server's URL (`turns:turn.example.com`), which its TLS certificate
+  /// must carry and which is sent as SNI; `nil`: the certificate must carry `address`'s IP.
   public var serverName: String?
 
   /// Makes a server entry.
@@ -35,10 +36,15 @@ public enum TURNEvent: Equatable, Sendable {
   case data(peer: ICETransportAddress, bytes: [UInt8])
 }
 
-/// A Sans-I/O TURN client over UDP (RFC 8656): Allocate with the long-term credential mechanism
+/// A Sans-I/O TURN client (RFC 8656) over UDP, TCP or TLS (`server.transport`; for a stream
+/// the driver carries each output datagram on the connection to the server, framed with
+/// `ICEStreamFramer.frame(_:framing: .turn)`, and hands each frame it reads to `receive`,
+/// and calls `transportClosed` when the connection ends): Allocate with the long-term credential mechanism
 /// (401 → REALM/NONCE → signed retry; 438 → new nonce), Refresh before the lifetime ends,
-/// CreatePermission per peer IP (refreshed every 4 minutes), Send and Data indications.
-/// ChannelBind is not used. Datagrams go from `socket` to `server.address`.
+/// CreatePermission per peer IP (refreshed every 4 minutes), Send and Data indications until
+/// a channel is bound to the peer (ChannelBind, RFC 8656 §12, refreshed every 9 minutes), then
+/// ChannelData both ways (4 bytes of header instead of 36). Datagrams go from `socket` to
+/// `server.address`.
 public final class TURNClient {
   /// The server in use.
   public let server: ICETURNServer
@@ -57,6 +63,15 @@ public final class TURNClient {
     case allocate
     case refresh(lifetime: UInt32)
     case createPermission(ICEIPAddress)
+    case channelBind(peer: ICETransportAddress, channel: UInt16)
+  }
+
+  /// A channel number given to a peer: bound once the server confirmed it.
+  private struct Channel {
+    var number: UInt16
+    var bound = false
+    /// When to bind it again (a binding lasts 10 minutes, RFC 8656 §12).
+    var refreshAt: Double
   }
 
   private struct Transaction {
@@ -75,15 +90,31 @@ public final class TURNClient {
   private var key: STUNIntegrityKey?
   private var transactions: [STUNTransactionID: Transaction] = [:]
   private var permissions: [ICEIPAddress: Double] = [:]
+  private var channels: [ICETransportAddress: Channel] = [:]
+  private var channelPeers: [UInt16: ICETransportAddress] = [:]
+  private var nextChannel: UInt16 = 0x4000
+  /// Peers whose ChannelBind the server refused or never answered: not asked again, so a
+  /// server without channels does not get a request per datagram.
+  private var channelRefused: Set<ICETransportAddress> = []
+  /// Channels bound so far (at most `maximumChannels`; peers past it use Send indications).
+  public var boundChannels: Int { channels.values.count { $0.bound } }
+  /// The most peers given a channel: ICE talks to a handful of remote candidates.
+  public static let maximumChannels = 64
+  /// ChannelData messages received for a channel not bound (dropped).
+  public private(set) var unknownChannelData = 0
   private var refreshAt: Double?
   private var random: ICERandom
   private var datagrams: [ICEDatagram] = []
   private var events: [TURNEvent] = []
   /// Permissions last 300 s; refreshed after 240 s (RFC 8656 §9).
   private static let permissionRefresh = 240.0
+  /// Channel bindings last 600 s; bound again after 540 s (RFC 8656 §12).
+  private static let channelRefresh = 540.0
   /// Shortest wait before a Refresh, seconds: a server granting a tiny LIFETIME must not make
   /// the client refresh back to back.
   static let minimumRefreshDelay = 5.0
+  /// Ti: how long a request over TCP or TLS waits for its response, seconds (RFC 8489 §6.2.2).
+  static let reliableTransactionTimeout = 39.5
 
   /// Creates a client; nothing is sent until `start`.
   public init(server: ICETURNServer, socket: ICESocketID, randomSeed: UInt64? = nil) {
@@ -115,6 +146,9 @@ public final class TURNClient {
     var deadline = transactions.values.map(\.deadline).min() ?? .infinity
     if let refreshAt { deadline = min(deadline, refreshAt) }
     if let permission = permissions.values.min() { deadline = min(deadline, permission) }
+    if let channel = channels.values.lazy.map(\.refreshAt).min() {
+      deadline = min(deadline, channel)
+    }
     return deadline.isFinite ? deadline : nil
   }
 
@@ -126,10 +160,22 @@ public final class TURNClient {
     send(.createPermission(peer), authAttempts: 0, now: now)
   }
 
-  /// Sends `bytes` to `peer` through the relay in a Send indication (RFC 8656 §11).
+  /// Sends `bytes` to `peer` through the relay: in ChannelData once a channel is bound to the
+  /// peer (RFC 8656 §12.4), else in a Send indication (§11), asking for a channel on the way.
   public func send(_ bytes: [UInt8], to peer: ICETransportAddress, now: Double) {
     guard !failed, relayedAddress != nil else { return }
+    if let channel = channels[peer], channel.bound, bytes.count <= 65535 {
+      let length = bytes.count
+      let header: [UInt8] = [
+        UInt8(channel.number >> 8), UInt8(channel.number & 0xFF), UInt8(length >> 8),
+        UInt8(length & 0xFF),
+      ]
+      datagrams.append(
+        ICEDatagram(socket: socket, destination: server.address, bytes: header + bytes))
+      return
+    }
     ensurePermission(for: peer.ip, now: now)
+    bindChannel(to: peer, now: now)
     let indication = STUNMessage(
       type: STUNMessageType(method: .send, messageClass: .indication),
       transactionID: .random(using: &random),
@@ -138,10 +184,14 @@ public final class TURNClient {
     datagrams.append(ICEDatagram(socket: socket, destination: server.address, bytes: encoded))
   }
 
-  /// Handles a datagram from the server. Returns `false` when it is not a STUN message this
-  /// client understands (ChannelData is not used).
+  /// Handles a datagram from the server: a STUN message or ChannelData (RFC 8656 §12.5; on a
+  /// stream the framer already dropped the padding). Returns `false` when it is neither.
   @discardableResult
   public func receive(_ bytes: [UInt8], now: Double) -> Bool {
+    if Self.isChannelData(bytes) {
+      receiveChannelData(bytes)
+      return true
+    }
     guard let message = try? STUNMessage.decode(bytes) else { return false }
     if message.type == STUNMessageType(method: .data, messageClass: .indication) {
       if let peer = message.xorPeerAddress, let data = message.data {
@@ -178,6 +228,8 @@ public final class TURNClient {
         transactions[id] = nil
         if case .createPermission(let peer) = transaction.request {
           permissions[peer] = nil
+        } else if case .channelBind(let peer, _) = transaction.request {
+          dropChannel(of: peer)
         } else {
           fail("\(transaction.request) timed out")
           return
@@ -192,6 +244,50 @@ public final class TURNClient {
       permissions[peer] = now + Self.permissionRefresh
       send(.createPermission(peer), authAttempts: 0, now: now)
     }
+    for (peer, channel) in channels where channel.refreshAt <= now {
+      channels[peer]?.refreshAt = now + Self.channelRefresh
+      send(.channelBind(peer: peer, channel: channel.number), authAttempts: 0, now: now)
+    }
+  }
+
+  /// Whether `bytes` is a ChannelData message: channel numbers 0x4000–0x4FFF (RFC 8656 §12).
+  public static func isChannelData(_ bytes: [UInt8]) -> Bool {
+    bytes.count >= 4 && bytes[0] >= 0x40 && bytes[0] <= 0x4F
+  }
+
+  private func receiveChannelData(_ bytes: [UInt8]) {
+    let number = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+    let length = Int(bytes[2]) << 8 | Int(bytes[3])
+    // Only a bound channel is taken, and only its announced length: over UDP the datagram may
+    // be padded (RFC 8656 §12.5), a shorter one is malformed.
+    guard let peer = channelPeers[number], channels[peer]?.bound == true, length <= bytes.count - 4
+    else {
+      unknownChannelData += 1
+      return
+    }
+    events.append(.data(peer: peer, bytes: Array(bytes[4..<(4 + length)])))
+  }
+
+  /// Asks for a channel to `peer` unless it has one (bound or pending) or the limit is
+  /// reached; the binding also installs the peer's permission (RFC 8656 §12.2).
+  private func bindChannel(to peer: ICETransportAddress, now: Double) {
+    guard channels[peer] == nil, !channelRefused.contains(peer),
+      channels.count < Self.maximumChannels, nextChannel <= 0x4FFF
+    else { return }
+    let number = nextChannel
+    nextChannel += 1
+    channels[peer] = Channel(number: number, refreshAt: now + Self.channelRefresh)
+    channelPeers[number] = peer
+    send(.channelBind(peer: peer, channel: number), authAttempts: 0, now: now)
+  }
+
+  /// The TCP or TLS connection to the server ended or could not be made (RFC 8656 §3.1: the
+  /// allocation lives and dies with it): the client fails with `reason`. Harmless after a
+  /// failure.
+  public func transportClosed(reason: String) {
+    guard !failed else { return }
+    fail(
+      "connection to the TURN server \(server.address) (\(server.transport.rawValue)): \(reason)")
   }
 
   /// Releases the allocation (Refresh with LIFETIME 0, RFC 8656 §7).
@@ -200,6 +296,8 @@ public final class TURNClient {
     send(.refresh(lifetime: 0), authAttempts: 0, now: now)
     refreshAt = nil
     permissions.removeAll()
+    channels.removeAll()
+    channelPeers.removeAll()
   }
 
   /// RFC 8489 §9.2.5: the response to a signed request must carry a MESSAGE-INTEGRITY that
@@ -244,7 +342,17 @@ public final class TURNClient {
       scheduleRefresh(lifetime: granted, now: now)
     case .createPermission:
       break
+    case .channelBind(let peer, let number):
+      // A refresh of a channel since replaced must not mark the new one bound.
+      if channels[peer]?.number == number { channels[peer]?.bound = true }
     }
+  }
+
+  /// Forgets `peer`'s channel (its binding failed) for good: Send indications carry its data.
+  private func dropChannel(of peer: ICETransportAddress) {
+    guard let channel = channels.removeValue(forKey: peer) else { return }
+    channelPeers[channel.number] = nil
+    if channelRefused.count < Self.maximumChannels { channelRefused.insert(peer) }
   }
 
   /// Refreshes a minute before the lifetime ends, or at its half for short lifetimes, and
@@ -275,6 +383,8 @@ public final class TURNClient {
       fail("\(transaction.request): \(reason)")
     case .createPermission(let peer):
       permissions[peer] = nil
+    case .channelBind(let peer, _):
+      dropChannel(of: peer)
     }
   }
 
@@ -283,6 +393,8 @@ public final class TURNClient {
     transactions.removeAll()
     refreshAt = nil
     permissions.removeAll()
+    channels.removeAll()
+    channelPeers.removeAll()
     events.append(.failed(reason))
   }
 
@@ -299,6 +411,9 @@ public final class TURNClient {
     case .createPermission(let peer):
       method = .createPermission
       attributes = [.xorPeerAddress(ICETransportAddress(ip: peer, port: 0))]
+    case .channelBind(let peer, let number):
+      method = .channelBind
+      attributes = [.channelNumber(number), .xorPeerAddress(peer)]
     }
     let signed = key != nil && realm != nil && nonce != nil
     if signed, let realm, let nonce {
@@ -310,9 +425,13 @@ public final class TURNClient {
     guard let bytes = try? message.encode(key: signed ? key : nil, fingerprint: true) else {
       return
     }
+    // Over a stream nothing is retransmitted: the transaction just times out after Ti
+    // (RFC 8489 §6.2.2), so a server that accepts and never answers fails the allocation.
+    let stream = server.transport.isStream
+    let timeout = stream ? Self.reliableTransactionTimeout : 0.25
     transactions[message.transactionID] = Transaction(
-      request: request, bytes: bytes, remaining: 6, timeout: 0.25, deadline: now + 0.25,
-      authAttempts: authAttempts, signed: signed)
+      request: request, bytes: bytes, remaining: stream ? 0 : 6, timeout: timeout,
+      deadline: now + timeout, authAttempts: authAttempts, signed: signed)
     datagrams.append(ICEDatagram(socket: socket, destination: server.address, bytes: bytes))
   }
 }

@@ -16,6 +16,8 @@ final class CoturnTestServer {
   let server: ICETURNServer
   /// coturn's log (`--log-file`, `--simple-log`).
   let logFile: URL
+  /// The self-signed certificate of a `.tls` server (PEM); absent for the others.
+  let certificateFile: URL
   private let process: Process
   private let directory: URL
 
@@ -29,8 +31,14 @@ final class CoturnTestServer {
   }
 
   /// Starts coturn on a free port. Throws `XCTSkip` when coturn is not installed. The server
-  /// may still be starting when this returns: TURN retransmissions cover that.
-  init() throws {
+  /// may still be starting when this returns: TURN retransmissions cover that (over UDP; a
+  /// TCP client waits with `waitUntilListening`).
+  ///
+  /// - Parameter transport: how `server` reaches it; `.tcp` and `.tls` also turn UDP off
+  ///   (`--no-udp`), so nothing but the stream can allocate (relayed addresses stay UDP).
+  ///   `.tls` listens on a second port with a self-signed P-256 certificate for IP 127.0.0.1
+  ///   made by `openssl` (`certificateFile`, the CA file a verifying client trusts).
+  init(transport: ICETURNTransport = .udp) throws {
     guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
       throw XCTSkip("coturn is not installed (apt-get install coturn)")
     }
@@ -49,11 +57,35 @@ final class CoturnTestServer {
       "--allow-loopback-peers", "--no-cli", "--log-file=\(logFile.path)", "--simple-log",
       "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
     ]
+    if transport.isStream { process.arguments? += ["--no-udp"] }
+    certificateFile = directory.appendingPathComponent("cert.pem")
+    var serverPort = port
+    if transport == .tls {
+      serverPort = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
+        .localAddress.port
+      let key = directory.appendingPathComponent("key.pem")
+      let openssl = Process()
+      openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+      openssl.arguments = [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        "-keyout", key.path, "-out", certificateFile.path, "-days", "1", "-subj", "/CN=127.0.0.1",
+        "-addext", "subjectAltName=IP:127.0.0.1",
+      ]
+      openssl.standardOutput = FileHandle.nullDevice
+      openssl.standardError = FileHandle.nullDevice
+      try openssl.run()
+      openssl.waitUntilExit()
+      process.arguments?.removeAll { $0 == "--no-tls" }
+      process.arguments? += [
+        "--tls-listening-port=\(serverPort)", "--cert=\(certificateFile.path)",
+        "--pkey=\(key.path)",
+      ]
+    }
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     server = ICETURNServer(
-      address: ICETransportAddress(ip: .loopbackV4, port: port), username: "user",
-      password: "secret")
+      address: ICETransportAddress(ip: .loopbackV4, port: serverPort), username: "user",
+      password: "secret", transport: transport)
     do {
       try process.run()
     } catch {
@@ -63,6 +95,28 @@ final class CoturnTestServer {
   }
 
   deinit { stop() }
+
+  /// Waits until coturn accepts TCP connections on its port (at most `timeout` seconds);
+  /// returns whether it did.
+  func waitUntilListening(timeout: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = server.address.port.bigEndian
+      address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      close(probe)
+      if connected == 0 { return true }
+      usleep(20_000)
+    }
+    return false
+  }
 
   /// Terminates coturn and removes its directory; calling it again is harmless.
   func stop() {

@@ -83,6 +83,7 @@ extension ICEAgentTests {
       try toStranger.map { try STUNMessage.decode($0.bytes).type },
       [
         STUNMessageType(method: .createPermission, messageClass: .request),
+        STUNMessageType(method: .channelBind, messageClass: .request),
         STUNMessageType(method: .send, messageClass: .indication),
       ])
     XCTAssertEqual(a.relayDatagrams([1], relay: -2, to: addressB, now: network.now), [])

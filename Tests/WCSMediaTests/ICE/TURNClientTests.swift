@@ -72,7 +72,8 @@ final class TURNClientTests: XCTestCase {
     // Refresh at max(lifetime / 2, lifetime - 60) = 240 s after the allocation.
     XCTAssertEqual(try XCTUnwrap(client.nextDeadline), 240.03, accuracy: 1e-9)
 
-    // Sending to a peer installs a permission first, then sends a Send indication.
+    // Sending to a peer installs a permission first, asks for a channel, then sends a Send
+    // indication (ChannelData once the channel is bound: TURNClientChannelTests).
     let peer = ICETransportAddress(ip: .v4(0x0A00_0002), port: 6000)
     client.send([1, 2, 3], to: peer, now: 1)
     let out = client.takeDatagrams().compactMap { try? STUNMessage.decode($0.bytes) }
@@ -80,6 +81,7 @@ final class TURNClientTests: XCTestCase {
       out.map(\.type),
       [
         STUNMessageType(method: .createPermission, messageClass: .request),
+        STUNMessageType(method: .channelBind, messageClass: .request),
         STUNMessageType(method: .send, messageClass: .indication),
       ])
     XCTAssertEqual(out.first?.xorPeerAddress?.ip, peer.ip)

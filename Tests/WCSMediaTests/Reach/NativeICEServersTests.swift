@@ -18,7 +18,7 @@ final class NativeICEServersTests: XCTestCase {
     return request
   }
 
-  func testServersReplaceTheEnginesAndNonUDPTURNIsSkippedWithANote() {
+  func testServersReplaceTheEnginesWithEachTURNTransportKept() {
     var base = PeerConnectionConfiguration.loopback
     base.stunServers = [ICETransportAddress(ip: .v4(0x0A00_0001), port: 3478)]
     let servers = [
@@ -50,16 +50,18 @@ final class NativeICEServersTests: XCTestCase {
       [
         ICETURNServer(
           address: ICETransportAddress(ip: .v4(0xC000_0207), port: 3478), username: "u",
-          password: "p", transport: .udp, serverName: "turn.test")
+          password: "p", transport: .udp, serverName: "turn.test"),
+        ICETURNServer(
+          address: ICETransportAddress(ip: .loopbackV4, port: 80), username: "u",
+          password: "p", transport: .tcp, serverName: nil),
+        ICETURNServer(
+          address: ICETransportAddress(ip: .v4(0xC000_0207), port: 443), username: "u",
+          password: "p", transport: .tls, serverName: "turn.test"),
       ])
     XCTAssertEqual(resolution.configuration.iceTransportPolicy, .relay)
     XCTAssertEqual(
       resolution.notes,
-      [
-        "turn:127.0.0.1:80?transport=tcp: TURN over TCP not supported",
-        "turns:turn.test:443: TURN over TLS not supported",
-        "stun:nowhere.invalid:3478: host 'nowhere.invalid' did not resolve",
-      ])
+      ["stun:nowhere.invalid:3478: host 'nowhere.invalid' did not resolve"])
   }
 
   func testWithoutRequestServersTheEngineConfigurationStays() {
@@ -74,11 +76,11 @@ final class NativeICEServersTests: XCTestCase {
   func testRelayPolicyWithoutUsableTURNIsANote() {
     let servers = [
       MediaICEServer(
-        scheme: .turn, host: "127.0.0.1", port: 80, transport: .tcp, username: "u",
+        scheme: .turn, host: "nowhere.invalid", port: 80, transport: .tcp, username: "u",
         credential: "p")
     ]
     let resolution = NativeICEServers.resolve(
-      request(servers, policy: .relay), base: .loopback)
+      request(servers, policy: .relay), base: .loopback, lookup: { _ in [] })
     XCTAssertEqual(resolution.configuration.turnServers, [])
     XCTAssertEqual(
       resolution.notes.last,
