@@ -130,6 +130,9 @@ extension FPWCSApi2Session {
     request.receivesToo = true
     request.remoteRenderer = media.remoteDisplay
     request.audio?.output = media.audioOutput
+    // A call reaches the gateway as a stream reaches the server: the session's ICE servers
+    // and policy apply.
+    iceSettings.apply(to: &request)
     let connection: any MediaConnection
     do throws(MediaBackendError) {
       connection = try backend.makeConnection(request) { [weak self] state in
