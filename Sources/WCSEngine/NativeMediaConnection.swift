@@ -56,18 +56,18 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
 
     /// The stream's `receive` and then its next deadline, in place.
     func receive(_ packet: RTPPacket, now: MediaInstant, restored: Bool) -> (
-      Result<RTPReceiveStream.Output, RTPStreamError>, MediaInstant
+      Result<RTPReceiveSource.Output, RTPStreamError>, MediaInstant
     ) {
       if let result = video?.receive(packet, now: now, restored: restored) {
         return (result, nextDeadline)
       }
-      let result = audio?.receive(packet, now: now) ?? .success(RTPReceiveStream.Output())
+      let result = audio?.receive(packet, now: now) ?? .success(RTPReceiveSource.Output())
       return (result, nextDeadline)
     }
 
     /// The stream's `poll`.
-    func poll(now: MediaInstant) -> RTPReceiveStream.Output {
-      video?.poll(now: now) ?? audio?.poll(now: now) ?? RTPReceiveStream.Output()
+    func poll(now: MediaInstant) -> RTPReceiveSource.Output {
+      video?.poll(now: now) ?? audio?.poll(now: now) ?? RTPReceiveSource.Output()
     }
 
     /// The stream's `handleSenderReport`.

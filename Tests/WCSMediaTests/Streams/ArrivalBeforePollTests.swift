@@ -13,16 +13,17 @@ import XCTest
 final class ArrivalBeforePollTests: XCTestCase {
   private let remoteSSRC: UInt32 = 0x1111_2222
 
-  private func packet(_ sequence: UInt16) -> [UInt8] {
-    streamTestPacketBytes(
+  private func packet(_ sequence: UInt16) -> RTPPacket {
+    streamTestPacket(
       ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence - 100) * 3000)
   }
 
   func testAPacketArrivingBeforeThePollThatRanIsNACKedOnceAndReleasedInOrder() throws {
-    var stream = RTPReceiveStream(
+    var stream = VideoReceiveStream(
       configuration: .init(
-        ssrc: remoteSSRC, localSSRC: 1, payloadType: 96, clockRate: 90_000,
-        sendsReceiverReports: false),
+        source: .init(
+          ssrc: remoteSSRC, localSSRC: 1, payloadType: 96, clockRate: 90_000,
+          sendsReceiverReports: false)),
       now: virtualTime(0))
     var released: [UInt16] = []
     var nacked: [[UInt16]] = []
