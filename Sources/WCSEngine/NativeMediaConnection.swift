@@ -182,7 +182,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     set { reception.transportWideCCID = newValue }
   }
   var nextTransportSequenceNumber: UInt16 = 0
-  /// Origin of the microsecond clock the congestion controller and TWCC use.
+  /// Origin of the microsecond clock the transport-wide feedback generator (TWCC) uses.
   let clockOrigin: ContinuousClock.Instant
   /// `clockOrigin` on the media clock.
   let mediaClockOrigin: MediaInstant

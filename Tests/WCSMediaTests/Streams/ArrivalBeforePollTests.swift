@@ -122,14 +122,15 @@ final class ArrivalBeforePollTests: XCTestCase {
     let description = try XCTUnwrap(feedbacks.first)
     XCTAssertEqual(description.baseSequenceNumber, 5)
     XCTAssertEqual(
-      description.packetFeedbacks().map(\.arrivalTime), [t0 + 97_000, t0 + 99_000, t0 + 98_000])
+      description.packetFeedbacks().map(\.arrivalMicroseconds),
+      [t0 + 97_000, t0 + 99_000, t0 + 98_000])
     // The negative delta (7 after 6) survives the RTCP packet.
     let rtcp = TransportWideCC.feedback(description, senderSSRC: 1, mediaSSRC: 2)
     let bytes = try RTCPPacket.serializeCompound([.transportWideFeedback(rtcp)])
     guard case .transportWideFeedback(let parsed) = try RTCPPacket.parseCompound(bytes).first
     else { return XCTFail("not transport-wide feedback") }
     XCTAssertEqual(
-      TransportWideCC.description(of: parsed).packetFeedbacks().map(\.arrivalTime),
+      TransportWideCC.description(of: parsed).packetFeedbacks().map(\.arrivalMicroseconds),
       [t0 + 97_000, t0 + 99_000, t0 + 98_000])
   }
 
