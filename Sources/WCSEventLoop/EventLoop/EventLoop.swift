@@ -61,8 +61,14 @@ public final class EventLoop: @unchecked Sendable {
   /// `pthread_self()` of the loop thread, 0 until it started.
   private let threadID = Atomic<UInt>(0)
 
+  /// Whether the clock is the tests' manual one (`init(label:manualTimeStartingAt:)`).
+  let hasManualClock: Bool
+  /// The manual clock's reading, nanoseconds (`MediaInstant.nanoseconds`); written on the loop
+  /// by `advanceTime`, read from any thread.
+  let manualNanoseconds = Atomic<Int64>(0)
+
   // MARK: loop thread state
-  private var timers = EventLoopTimers()
+  var timers = EventLoopTimers()
   /// Datagram arrivals are kept as offsets from this instant.
   package let origin: ContinuousClock.Instant
   /// `origin` on the media clock: the loop's clock reads (`MediaInstant.now()`) become offsets
@@ -112,10 +118,25 @@ public final class EventLoop: @unchecked Sendable {
   /// `shared`). The thread ends when the loop is deallocated.
   ///
   /// - Parameter label: the thread name.
-  public init(label: String = "WCSMedia.EventLoop") {
+  public convenience init(label: String = "WCSMedia.EventLoop") {
+    self.init(label: label, manualStart: nil)
+  }
+
+  /// Creates a loop whose timers run on a manual clock for tests (as swift-nio's
+  /// `EmbeddedEventLoop`): `now()` reads `start` until `advanceTime(to:)` or
+  /// `advanceTime(by:)` moves it, and timers fire only then, as a real loop would fire them
+  /// over that stretch of time. Work handed over and sockets are served as on any loop (a
+  /// datagram's arrival is still the kernel's time).
+  package convenience init(label: String, manualTimeStartingAt start: MediaInstant) {
+    self.init(label: label, manualStart: start)
+  }
+
+  private init(label: String, manualStart: MediaInstant?) {
     self.label = label
+    hasManualClock = manualStart != nil
+    manualNanoseconds.store(manualStart?.nanoseconds ?? 0, ordering: .releasing)
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
-    mediaOrigin = MediaInstant.now()
+    mediaOrigin = manualStart ?? MediaInstant.now()
     origin = mediaOrigin.continuousInstant
     wake = EventLoopWakePipe()
     let reference = EventLoopReference(self)
@@ -149,21 +170,22 @@ public final class EventLoop: @unchecked Sendable {
     assert(inEventLoop, "must run on event loop \(label)", file: file, line: line)
   }
 
-  /// Now on the loop's monotonic clock (`clock.now`).
+  /// Now on the loop's monotonic clock (`clock.now`, or a manual loop's own clock).
   public func now() -> ContinuousClock.Instant {
-    MediaInstant.now().continuousInstant
+    mediaNow().continuousInstant
   }
 
   /// Now on the media clock, for the Sans-I/O cores the loop's handlers drive: a datagram's
   /// handler takes `datagramArrival` instead (when it arrived, not when it was read).
   public func mediaNow() -> MediaInstant {
-    MediaInstant.now()
+    guard hasManualClock else { return MediaInstant.now() }
+    return MediaInstant(nanoseconds: manualNanoseconds.load(ordering: .acquiring))
   }
 
   /// Now as attoseconds from `origin`, the offsets the sockets keep datagram arrivals as.
   /// Call on the loop's thread or any other (a clock read).
   func attosecondsNow() -> Int128 {
-    Int128(MediaInstant.now().nanoseconds &- mediaOrigin.nanoseconds) * 1_000_000_000
+    Int128(mediaNow().nanoseconds &- mediaOrigin.nanoseconds) * 1_000_000_000
   }
 
   /// Runs `work` on the loop soon, after what is already queued. Callable from any thread.
@@ -296,7 +318,7 @@ public final class EventLoop: @unchecked Sendable {
   public func schedule(
     after delay: Duration, leeway: Duration = .zero, _ action: @escaping () -> Void
   ) -> EventLoopTimer {
-    schedule(at: clock.now + delay, leeway: leeway, action)
+    schedule(at: now() + delay, leeway: leeway, action)
   }
 
   /// Cancels a timer that has not fired; harmless for one that fired or was cancelled. Call on
@@ -435,6 +457,8 @@ public final class EventLoop: @unchecked Sendable {
     guard let latest = timers.earliestLatestDeadline() else { return -1 }
     let delay = latest - mediaNow()
     guard delay > .zero else { return 0 }
+    // On a manual clock only `advanceTime` brings a deadline nearer, and it runs the timers.
+    if hasManualClock { return -1 }
     if delay <= coalescingWindow, !backlog { polling = immediateCount }
     return Self.pollMilliseconds(delay: delay)
   }
@@ -461,7 +485,7 @@ public final class EventLoop: @unchecked Sendable {
     }
   }
 
-  private func fireDueTimers() {
+  func fireDueTimers() {
     guard timers.hasEntries else { return }
     let now = mediaNow()
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself
