@@ -31,7 +31,7 @@ import WCSProtocols
 /// the loop.
 public final class EventLoop: @unchecked Sendable {
   // @unchecked Sendable: the properties under "loop thread state" are touched only on the loop
-  // thread (checked by `assertInEventLoop`); `inbox` and `threadID` are synchronized; the rest
+  // thread (checked by `assertInEventLoop`); `inbox` and `thread` are synchronized; the rest
   // is immutable after `init`.
 
   /// The process-wide loop every `PeerConnection` uses unless given another one.
@@ -48,7 +48,7 @@ public final class EventLoop: @unchecked Sendable {
 
   /// The share of the loop's time that work taken over from worker queues (a played track's
   /// video decoding) may use. Loop thread only.
-  package let workBudget = EventLoopWorkBudget()
+  package let workBudget: EventLoopWorkBudget
 
   /// Work handed to the loop, and whether a wake byte is already on its way.
   private struct Inbox {
@@ -58,8 +58,8 @@ public final class EventLoop: @unchecked Sendable {
 
   private let inbox = Mutex(Inbox())
   private let wake: EventLoopWakePipe
-  /// `pthread_self()` of the loop thread, 0 until it started.
-  private let threadID = Atomic<UInt>(0)
+  /// The loop thread, once it started: what `inEventLoop` and `LoopBound` values check.
+  package let thread: EventLoopThread
 
   /// Whether the clock is the tests' manual one (`init(label:manualTimeStartingAt:)`).
   let hasManualClock: Bool
@@ -133,6 +133,8 @@ public final class EventLoop: @unchecked Sendable {
 
   private init(label: String, manualStart: MediaInstant?) {
     self.label = label
+    thread = EventLoopThread()
+    workBudget = EventLoopWorkBudget(thread: thread)
     hasManualClock = manualStart != nil
     manualNanoseconds.store(manualStart?.nanoseconds ?? 0, ordering: .releasing)
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
@@ -142,11 +144,11 @@ public final class EventLoop: @unchecked Sendable {
     let reference = EventLoopReference(self)
     let wake = wake
     let name = String(label.prefix(15))  // the kernel keeps 15 bytes of a thread name
-    let thread = Thread {
+    let loopThread = Thread {
       Thread.current.name = name
       Self.runThread(reference, wake: wake)
     }
-    thread.start()
+    loopThread.start()
   }
 
   deinit {
@@ -159,8 +161,7 @@ public final class EventLoop: @unchecked Sendable {
   /// `true` when the caller runs on this loop's thread; `false` on any other thread and before
   /// the thread started. Callable from any thread (one atomic load and `pthread_equal`).
   public var inEventLoop: Bool {
-    let id = threadID.load(ordering: .acquiring)
-    return id != 0 && pthread_equal(id, pthread_self()) != 0
+    thread.isCurrent
   }
 
   /// Traps unless the caller runs on this loop (debug builds only; cheap checks in release
@@ -396,7 +397,7 @@ public final class EventLoop: @unchecked Sendable {
   /// Turns until the loop is deallocated. The loop is held strongly only while it runs work,
   /// not while the thread waits, so dropping the last reference ends the thread.
   private static func runThread(_ reference: EventLoopReference, wake: EventLoopWakePipe) {
-    reference.loop?.threadID.store(UInt(pthread_self()), ordering: .releasing)
+    reference.loop?.thread.bindToCurrentThread()
     var descriptors: [pollfd] = []
     var timeout: Int32 = 0
     var polled = 0
