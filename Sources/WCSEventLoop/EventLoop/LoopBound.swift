@@ -58,6 +58,9 @@ package struct LoopBound<Value>: @unchecked Sendable {
     }
   }
 
+  /// The value without the check, for `LoopBoundBox.valueInOwnersDeinit`.
+  fileprivate var uncheckedValue: Value { storage }
+
   private func check() {
     precondition(thread.isCurrent, "a LoopBound value used off its event loop")
   }
@@ -86,4 +89,8 @@ package final class LoopBoundBox<Value>: @unchecked Sendable {
     get { bound.value }
     _modify { yield &bound.value }
   }
+
+  /// The value without the thread check, for the owner's `deinit` only: its last reference is
+  /// gone, so no other thread can touch the value, on whichever thread the owner goes.
+  package var valueInOwnersDeinit: Value { bound.uncheckedValue }
 }
