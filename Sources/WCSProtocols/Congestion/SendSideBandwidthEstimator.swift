@@ -124,7 +124,8 @@ public final class SendSideBandwidthEstimator {
     for entry in feedback {
       // Arrival times come from the network: absurd ones are dropped before any arithmetic.
       if let arrival = entry.arrivalTime,
-        abs(arrival.nanoseconds) > Self.maximumAbsoluteTime.nanoseconds
+        !(-Self.maximumAbsoluteTime.nanoseconds...Self.maximumAbsoluteTime.nanoseconds)
+          .contains(arrival.nanoseconds)
       {
         continue
       }
