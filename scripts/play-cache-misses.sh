@@ -19,9 +19,9 @@ cp .build/release/PipelineBench $OUT/PB && strip --strip-debug $OUT/PB
 for T in 5 25; do
   PIPELINEBENCH_SIZE=160x120 timeout 900 valgrind --tool=callgrind --cache-sim=yes \
     --I1=32768,8,64 --D1=49152,12,64 --callgrind-out-file=$OUT/cg$T.out \
-    '--toggle-collect=$s8WCSMedia10VP8DecoderC16decodeVideoFrame*' \
-    '--toggle-collect=$s8WCSMedia11OpusDecoderC6decode*' \
-    '--toggle-collect=$s8WCSMedia11OpusDecoderC9decodeFEC*' --collect-atstart=yes \
+    '--toggle-collect=$s9WCSCodecs10VP8DecoderC16decodeVideoFrame*' \
+    '--toggle-collect=$s9WCSCodecs11OpusDecoderC6decode*' \
+    '--toggle-collect=$s9WCSCodecs11OpusDecoderC9decodeFEC*' --collect-atstart=yes \
     $OUT/PB play-only $T > $OUT/cg$T.log 2>&1 || true
   grep "play-only:" $OUT/cg$T.log | tail -2
   callgrind_annotate --show=Ir,I1mr,D1mr --sort=I1mr --threshold=100 $OUT/cg$T.out 2>/dev/null \

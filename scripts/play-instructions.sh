@@ -16,9 +16,9 @@ OUT=/tmp/cgplay-$LABEL; mkdir -p $OUT
 cp .build/release/PipelineBench $OUT/PB && strip --strip-debug $OUT/PB
 for T in 5 25; do
   PIPELINEBENCH_SIZE=160x120 timeout 600 valgrind --tool=callgrind --callgrind-out-file=$OUT/cg$T.out \
-    '--toggle-collect=$s8WCSMedia10VP8DecoderC16decodeVideoFrame*' \
-    '--toggle-collect=$s8WCSMedia11OpusDecoderC6decode*' \
-    '--toggle-collect=$s8WCSMedia11OpusDecoderC9decodeFEC*' --collect-atstart=yes \
+    '--toggle-collect=$s9WCSCodecs10VP8DecoderC16decodeVideoFrame*' \
+    '--toggle-collect=$s9WCSCodecs11OpusDecoderC6decode*' \
+    '--toggle-collect=$s9WCSCodecs11OpusDecoderC9decodeFEC*' --collect-atstart=yes \
     $OUT/PB play-only $T > $OUT/cg$T.log 2>&1 || true
   grep "play-only:" $OUT/cg$T.log | tail -2
   for MODE in yes no; do
@@ -49,7 +49,8 @@ tot=a['PROGRAM TOTALS']-b['PROGRAM TOTALS']
 print(f'packets {p}; instructions beyond the codec calls per packet: {tot/p:,.0f}')
 print('calls per packet: ' + ', '.join(f"{n} {(calls(out+'/callers25.txt',':'+n)-calls(out+'/callers5.txt',':'+n))/p:.1f}" for n in ['malloc','free','swift_allocObject','swift_retain','swift_release','swift_beginAccess']))
 print('--- SDK functions, inclusive, per packet')
-show('yes',lambda k: '$s8WCSMedia' in k and 'partial apply' not in k,45)
+# The SDK's modules (WCSProtocols, WCSEventLoop, WCSEngine, ...) mangle as $s<length>WCS...
+show('yes',lambda k: re.search(r'\$s\d+WCS', k) and 'partial apply' not in k,45)
 print('--- all functions, exclusive, per packet')
 show('no',lambda k: True,30)
 PY

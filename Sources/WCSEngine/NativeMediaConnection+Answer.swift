@@ -100,7 +100,7 @@ extension NativeMediaConnection {
         configuration: RTPSendStream.Configuration(
           ssrc: videoSSRC, payloadType: videoPayloadType, clockRate: 90_000,
           retransmission: rtxPayloadType.map {
-            RTPReceiveStream.Retransmission(ssrc: rtxSSRC, payloadType: $0)
+            RTPRetransmission(ssrc: rtxSSRC, payloadType: $0)
           }, cname: cname, minBitrate: parameters.minVideoBitrate,
           maxBitrate: parameters.maxVideoBitrate, startBitrate: parameters.startVideoBitrate),
         now: now, wallClock: wallClock)

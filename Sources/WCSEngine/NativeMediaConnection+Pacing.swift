@@ -16,7 +16,7 @@ extension NativeMediaConnection {
   func enqueuePaced(_ packet: RTPPacket, video: Bool, now: MediaInstant) {
     pacer?.enqueue(
       PacedRTPPacket(packet: packet, isVideo: video), priority: video ? .video : .audio,
-      size: packet.payload.count + Self.pacedHeaderOverhead, now: micros(now))
+      size: packet.payload.count + Self.pacedHeaderOverhead, now: now)
   }
 
   /// Sends what the pacer releases now and arms a loop timer for its next send time.
@@ -25,7 +25,7 @@ extension NativeMediaConnection {
     guard !closed, pacer != nil else { return }
     let now = loop.mediaNow()
     // In place: a copy would share the queues' storage and copy it on the first write.
-    let releases = pacer?.process(now: micros(now)) ?? []
+    let releases = pacer?.process(now: now) ?? []
     let next = pacer?.nextSendTime
     for release in releases {
       if case .media(let paced, _, _, _) = release {
@@ -35,7 +35,7 @@ extension NativeMediaConnection {
     if let pacerTimer { loop.cancel(pacerTimer) }
     pacerTimer = nil
     guard let next else { return }
-    let delay = Duration.microseconds(max(next - micros(now), 0))
+    let delay = max(next - now, .zero).duration
     pacerTimer = loop.schedule(after: delay) { [weak self] in
       self?.pacerTimer = nil
       self?.drainPacer()

@@ -123,7 +123,7 @@ extension NativeMediaConnection {
   }
 
   func deliver(
-    _ output: RTPReceiveStream.Output, isVideo: Bool, now: MediaInstant
+    _ output: RTPReceiveSource.Output, isVideo: Bool, now: MediaInstant
   ) {
     // Both tracks and `sendRTCP` do nothing with nothing (most packets wait in the buffer).
     guard !output.packets.isEmpty || !output.rtcp.isEmpty else { return }

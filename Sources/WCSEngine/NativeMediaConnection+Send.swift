@@ -60,7 +60,7 @@ extension NativeMediaConnection {
     if transportWideCCID != nil {
       estimator?.onPacketSent(
         PacketSent(
-          transportSequenceNumber: transportSequenceNumber, sendTime: micros(now),
+          transportSequenceNumber: transportSequenceNumber, sendTime: now,
           size: bytes.count))
     }
     if video { videoBytes += UInt64(bytes.count) }
@@ -115,7 +115,7 @@ extension NativeMediaConnection {
       if case .transportWideFeedback(let feedback) = packet, let estimator {
         extra.transportFeedbackReceived += 1
         estimator.onTransportFeedback(
-          TransportWideCC.description(of: feedback).packetFeedbacks(), now: micros(now))
+          TransportWideCC.description(of: feedback).packetFeedbacks(), now: now)
       }
       if case .senderReport(let report) = packet {
         for entry in receivers.values { entry.handleSenderReport(report, now: now) }
@@ -142,17 +142,12 @@ extension NativeMediaConnection {
         if video { videoTrack?.requestKeyFrame() }
       case .roundTripTime(let rtt):
         extra.roundTripTime = rtt
-        estimator?.onRoundTripTime(Int64(rtt * 1_000_000))
+        estimator?.onRoundTripTime(.microseconds(Int(rtt * 1_000_000)))
       case .receiverEstimatedMaxBitrate(let bitrate):
-        estimator?.onREMB(REMBUpdate(bitrate: Int(clamping: bitrate)), now: micros(now))
+        estimator?.onREMB(REMBUpdate(bitrate: Int(clamping: bitrate)), now: now)
       case .receptionReport(let block):
         if video || videoSend == nil { counters.packetsLost = Int64(block.packetsLost) }
       }
     }
-  }
-
-  /// Microseconds since the connection was made: the congestion controller's clock.
-  func micros(_ instant: MediaInstant) -> Int64 {
-    (instant - mediaClockOrigin).microseconds
   }
 }

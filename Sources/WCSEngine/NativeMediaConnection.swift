@@ -56,18 +56,18 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
 
     /// The stream's `receive` and then its next deadline, in place.
     func receive(_ packet: RTPPacket, now: MediaInstant, restored: Bool) -> (
-      Result<RTPReceiveStream.Output, RTPStreamError>, MediaInstant
+      Result<RTPReceiveSource.Output, RTPStreamError>, MediaInstant
     ) {
       if let result = video?.receive(packet, now: now, restored: restored) {
         return (result, nextDeadline)
       }
-      let result = audio?.receive(packet, now: now) ?? .success(RTPReceiveStream.Output())
+      let result = audio?.receive(packet, now: now) ?? .success(RTPReceiveSource.Output())
       return (result, nextDeadline)
     }
 
     /// The stream's `poll`.
-    func poll(now: MediaInstant) -> RTPReceiveStream.Output {
-      video?.poll(now: now) ?? audio?.poll(now: now) ?? RTPReceiveStream.Output()
+    func poll(now: MediaInstant) -> RTPReceiveSource.Output {
+      video?.poll(now: now) ?? audio?.poll(now: now) ?? RTPReceiveSource.Output()
     }
 
     /// The stream's `handleSenderReport`.
@@ -186,7 +186,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     set { reception.transportWideCCID = newValue }
   }
   var nextTransportSequenceNumber: UInt16 = 0
-  /// Origin of the microsecond clock the congestion controller and TWCC use.
+  /// Origin of the microsecond clock the transport-wide feedback generator (TWCC) uses.
   let clockOrigin: ContinuousClock.Instant
   /// `clockOrigin` on the media clock.
   let mediaClockOrigin: MediaInstant

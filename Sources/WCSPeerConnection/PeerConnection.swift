@@ -158,9 +158,9 @@ public final class PeerConnection: @unchecked Sendable {
 
   deinit {
     // Owners call close(); this only frees what no loop work can touch any more (the socket
-    // handlers and the timer hold this object weakly).
-    for socket in sockets where !socket.isClosed {
-      let socket = socket
+    // handlers and the timer hold this object weakly). Whether a socket is closed is asked on
+    // its loop: this may run on any thread (`close()` does nothing the second time).
+    for socket in sockets {
       loop.execute { socket.close() }
     }
     sendBuffer.deallocate()

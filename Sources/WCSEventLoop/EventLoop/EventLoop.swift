@@ -31,7 +31,7 @@ import WCSProtocols
 /// the loop.
 public final class EventLoop: @unchecked Sendable {
   // @unchecked Sendable: the properties under "loop thread state" are touched only on the loop
-  // thread (checked by `assertInEventLoop`); `inbox` and `threadID` are synchronized; the rest
+  // thread (checked by `assertInEventLoop`); `inbox` and `thread` are synchronized; the rest
   // is immutable after `init`.
 
   /// The process-wide loop every `PeerConnection` uses unless given another one.
@@ -48,7 +48,7 @@ public final class EventLoop: @unchecked Sendable {
 
   /// The share of the loop's time that work taken over from worker queues (a played track's
   /// video decoding) may use. Loop thread only.
-  package let workBudget = EventLoopWorkBudget()
+  package let workBudget: EventLoopWorkBudget
 
   /// Work handed to the loop, and whether a wake byte is already on its way.
   private struct Inbox {
@@ -58,11 +58,17 @@ public final class EventLoop: @unchecked Sendable {
 
   private let inbox = Mutex(Inbox())
   private let wake: EventLoopWakePipe
-  /// `pthread_self()` of the loop thread, 0 until it started.
-  private let threadID = Atomic<UInt>(0)
+  /// The loop thread, once it started: what `inEventLoop` and `LoopBound` values check.
+  package let thread: EventLoopThread
+
+  /// Whether the clock is the tests' manual one (`init(label:manualTimeStartingAt:)`).
+  let hasManualClock: Bool
+  /// The manual clock's reading, nanoseconds (`MediaInstant.nanoseconds`); written on the loop
+  /// by `advanceTime`, read from any thread.
+  let manualNanoseconds = Atomic<Int64>(0)
 
   // MARK: loop thread state
-  private var timers = EventLoopTimers()
+  var timers = EventLoopTimers()
   /// Datagram arrivals are kept as offsets from this instant.
   package let origin: ContinuousClock.Instant
   /// `origin` on the media clock: the loop's clock reads (`MediaInstant.now()`) become offsets
@@ -115,20 +121,37 @@ public final class EventLoop: @unchecked Sendable {
   /// `shared`). The thread ends when the loop is deallocated.
   ///
   /// - Parameter label: the thread name.
-  public init(label: String = "WCSMedia.EventLoop") {
+  public convenience init(label: String = "WCSMedia.EventLoop") {
+    self.init(label: label, manualStart: nil)
+  }
+
+  /// Creates a loop whose timers run on a manual clock for tests (as swift-nio's
+  /// `EmbeddedEventLoop`): `now()` reads `start` until `advanceTime(to:)` or
+  /// `advanceTime(by:)` moves it, and timers fire only then, as a real loop would fire them
+  /// over that stretch of time. Work handed over and sockets are served as on any loop (a
+  /// datagram's arrival is still the kernel's time).
+  package convenience init(label: String, manualTimeStartingAt start: MediaInstant) {
+    self.init(label: label, manualStart: start)
+  }
+
+  private init(label: String, manualStart: MediaInstant?) {
     self.label = label
+    thread = EventLoopThread()
+    workBudget = EventLoopWorkBudget(thread: thread)
+    hasManualClock = manualStart != nil
+    manualNanoseconds.store(manualStart?.nanoseconds ?? 0, ordering: .releasing)
     receiveBuffer = .allocate(byteCount: Self.maximumDatagramSize, alignment: 16)
-    mediaOrigin = MediaInstant.now()
+    mediaOrigin = manualStart ?? MediaInstant.now()
     origin = mediaOrigin.continuousInstant
     wake = EventLoopWakePipe()
     let reference = EventLoopReference(self)
     let wake = wake
     let name = String(label.prefix(15))  // the kernel keeps 15 bytes of a thread name
-    let thread = Thread {
+    let loopThread = Thread {
       Thread.current.name = name
       Self.runThread(reference, wake: wake)
     }
-    thread.start()
+    loopThread.start()
   }
 
   deinit {
@@ -141,8 +164,7 @@ public final class EventLoop: @unchecked Sendable {
   /// `true` when the caller runs on this loop's thread; `false` on any other thread and before
   /// the thread started. Callable from any thread (one atomic load and `pthread_equal`).
   public var inEventLoop: Bool {
-    let id = threadID.load(ordering: .acquiring)
-    return id != 0 && pthread_equal(id, pthread_self()) != 0
+    thread.isCurrent
   }
 
   /// Traps unless the caller runs on this loop (debug builds only; cheap checks in release
@@ -152,21 +174,22 @@ public final class EventLoop: @unchecked Sendable {
     assert(inEventLoop, "must run on event loop \(label)", file: file, line: line)
   }
 
-  /// Now on the loop's monotonic clock (`clock.now`).
+  /// Now on the loop's monotonic clock (`clock.now`, or a manual loop's own clock).
   public func now() -> ContinuousClock.Instant {
-    MediaInstant.now().continuousInstant
+    mediaNow().continuousInstant
   }
 
   /// Now on the media clock, for the Sans-I/O cores the loop's handlers drive: a datagram's
   /// handler takes `datagramArrival` instead (when it arrived, not when it was read).
   public func mediaNow() -> MediaInstant {
-    MediaInstant.now()
+    guard hasManualClock else { return MediaInstant.now() }
+    return MediaInstant(nanoseconds: manualNanoseconds.load(ordering: .acquiring))
   }
 
   /// Now as attoseconds from `origin`, the offsets the sockets keep datagram arrivals as.
   /// Call on the loop's thread or any other (a clock read).
   func attosecondsNow() -> Int128 {
-    Int128(MediaInstant.now().nanoseconds &- mediaOrigin.nanoseconds) * 1_000_000_000
+    Int128(mediaNow().nanoseconds &- mediaOrigin.nanoseconds) * 1_000_000_000
   }
 
   /// Runs `work` on the loop soon, after what is already queued. Callable from any thread.
@@ -299,7 +322,7 @@ public final class EventLoop: @unchecked Sendable {
   public func schedule(
     after delay: Duration, leeway: Duration = .zero, _ action: @escaping () -> Void
   ) -> EventLoopTimer {
-    schedule(at: clock.now + delay, leeway: leeway, action)
+    schedule(at: now() + delay, leeway: leeway, action)
   }
 
   /// Cancels a timer that has not fired; harmless for one that fired or was cancelled. Call on
@@ -389,7 +412,7 @@ public final class EventLoop: @unchecked Sendable {
   /// Turns until the loop is deallocated. The loop is held strongly only while it runs work,
   /// not while the thread waits, so dropping the last reference ends the thread.
   private static func runThread(_ reference: EventLoopReference, wake: EventLoopWakePipe) {
-    reference.loop?.threadID.store(UInt(pthread_self()), ordering: .releasing)
+    reference.loop?.thread.bindToCurrentThread()
     var descriptors: [pollfd] = []
     var timeout: Int32 = 0
     var polled = 0
@@ -450,6 +473,8 @@ public final class EventLoop: @unchecked Sendable {
     guard let latest = timers.earliestLatestDeadline() else { return -1 }
     let delay = latest - mediaNow()
     guard delay > .zero else { return 0 }
+    // On a manual clock only `advanceTime` brings a deadline nearer, and it runs the timers.
+    if hasManualClock { return -1 }
     if delay <= coalescingWindow, !backlog { polling = immediateCount }
     return Self.pollMilliseconds(delay: delay)
   }
@@ -477,7 +502,7 @@ public final class EventLoop: @unchecked Sendable {
     }
   }
 
-  private func fireDueTimers() {
+  func fireDueTimers() {
     guard timers.hasEntries else { return }
     let now = mediaNow()
     // Timers scheduled by the handlers run on a later turn, so a handler that re-arms itself

@@ -18,11 +18,10 @@ import WCSProtocols
 /// or delivered twice. A delayed datagram's `datagramArrival` is when the emulated network
 /// delivered it. Without emulation (the default) each path costs one `nil` check.
 ///
-/// Thread safety: create, use and close it on its loop. `@unchecked Sendable` only so an
-/// owner can hold it in a closure submitted to the loop; it must still be touched only there.
-public final class EventLoopUDPSocket: @unchecked Sendable {
-  // @unchecked Sendable: all mutable state is read and written on `loop` only (asserted).
-
+/// Thread safety: create, use and close it on its loop; its mutable state traps when touched
+/// off the loop's thread (`LoopBoundBox`). It is `Sendable` so an owner can hold it in a
+/// closure submitted to the loop.
+public final class EventLoopUDPSocket: Sendable {
   /// Called on the loop for each datagram: the bytes (valid only during the call; copy what
   /// you keep) and the sender's address.
   public typealias DatagramHandler = (UnsafeRawBufferPointer, ICETransportAddress) -> Void
@@ -33,23 +32,23 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   public let localAddress: ICETransportAddress
   /// Datagrams read so far, before any receive emulation (truncated ones count in
   /// `datagramsTruncated` instead).
-  public var datagramsReceived: Int { reception.datagrams }
+  public var datagramsReceived: Int { state.value.reception.datagrams }
   /// UDP payload bytes of the datagrams read so far (octets; IP/UDP headers excluded).
-  public var bytesReceived: Int { reception.bytes }
+  public var bytesReceived: Int { state.value.reception.bytes }
   /// Datagrams dropped because they were larger than the receive buffer
   /// (`EventLoop.maximumDatagramSize`; only IPv6 allows more): cut, they would look whole.
-  public var datagramsTruncated: Int { reception.truncated }
+  public var datagramsTruncated: Int { state.value.reception.truncated }
   /// Datagrams handed to the kernel so far.
-  public private(set) var datagramsSent = 0
+  public var datagramsSent: Int { state.value.datagramsSent }
   /// Payload bytes handed to the kernel so far.
-  public private(set) var bytesSent = 0
+  public var bytesSent: Int { state.value.bytesSent }
   /// Datagrams dropped because the send buffer was full (`EAGAIN`/`ENOBUFS`).
-  public private(set) var sendDrops = 0
+  public var sendDrops: Int { state.value.sendDrops }
   /// Datagrams the send emulation held that the kernel then refused (`sendto` failed with an
   /// error other than a full buffer, e.g. the route went away).
-  public private(set) var delayedSendFailures = 0
+  public var delayedSendFailures: Int { state.value.delayedSendFailures }
   /// `true` after `close()`.
-  public private(set) var isClosed = false
+  public var isClosed: Bool { state.value.isClosed }
 
   /// The receive counters in one value: a datagram is counted in one access of the socket
   /// instead of one per counter.
@@ -64,12 +63,23 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     }
   }
 
-  private var reception = Reception()
+  /// What changes, on the loop only.
+  private struct State {
+    var reception = Reception()
+    var datagramsSent = 0
+    var bytesSent = 0
+    var sendDrops = 0
+    var delayedSendFailures = 0
+    var isClosed = false
+    var onDatagram: DatagramHandler?
+    /// The emulated network on each direction; `nil` for the direct path.
+    var sendPath: EventLoopEmulatedPath?
+    var receivePath: EventLoopEmulatedPath?
+    var coalescing: Duration
+  }
+
+  private let state: LoopBoundBox<State>
   private let descriptor: Int32
-  private var onDatagram: DatagramHandler?
-  /// The emulated network on each direction; `nil` for the direct path.
-  private var sendPath: EventLoopEmulatedPath?
-  private var receivePath: EventLoopEmulatedPath?
   /// Datagrams read per readiness event before yielding to timers and other sockets.
   private static let readBudget = 64
 
@@ -120,8 +130,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     }
     self.loop = loop
     self.descriptor = descriptor
-    self.onDatagram = onDatagram
-    self.coalescing = coalescing
+    state = LoopBoundBox(State(onDatagram: onDatagram, coalescing: coalescing), loop: loop)
     if let emulation { emulate(emulation) }
     watch()
   }
@@ -133,13 +142,13 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
       let path = EventLoopEmulatedPath(
         direction: .send, emulator: emulator, counters: emulation.counters, loop: loop)
       path.deliver = { reference.object?.sendHeld($0) }
-      sendPath = path
+      state.value.sendPath = path
     }
     if let emulator = emulation.makeEmulator(.receive) {
       let path = EventLoopEmulatedPath(
         direction: .receive, emulator: emulator, counters: emulation.counters, loop: loop)
       path.deliver = { reference.object?.receiveHeld($0) }
-      receivePath = path
+      state.value.receivePath = path
     }
   }
 
@@ -148,21 +157,21 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   public var emulationStatistics: NetworkEmulationStatistics {
     loop.assertInEventLoop()
     var result = NetworkEmulationStatistics()
-    if let sendPath { result.send = sendPath.statistics }
-    if let receivePath { result.receive = receivePath.statistics }
+    if let sendPath = state.value.sendPath { result.send = sendPath.statistics }
+    if let receivePath = state.value.receivePath { result.receive = receivePath.statistics }
     return result
   }
 
   /// How long a datagram may wait to be read so it shares a timer's wake-up (see `init`).
-  private(set) var coalescing: Duration
+  var coalescing: Duration { state.value.coalescing }
 
   /// Changes `coalescing` from now on (a connection coalesces only once its media flow, so
   /// the ICE and DTLS exchanges before are not held by the ICE pacing timer). Call on the loop;
   /// does nothing once closed.
   package func setCoalescing(_ window: Duration) {
     loop.assertInEventLoop()
-    guard !isClosed, window != coalescing else { return }
-    coalescing = window
+    guard !state.value.isClosed, window != coalescing else { return }
+    state.value.coalescing = window
     watch()
   }
 
@@ -173,7 +182,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   }
 
   deinit {
-    guard !isClosed else { return }
+    guard !state.valueInOwnersDeinit.isClosed else { return }
     // Closing the descriptor only after the loop stopped watching it (both on the loop
     // thread) keeps a reused number from being served by a stale handler.
     let loop = loop
@@ -202,14 +211,14 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
     throws(EventLoopError) -> Bool
   {
     loop.assertInEventLoop()
-    guard !isClosed else { throw .socketClosed }
+    guard !state.value.isClosed else { throw .socketClosed }
     guard bytes.count <= EventLoop.maximumDatagramSize else {
       throw .datagramTooLarge(bytes: bytes.count)
     }
     guard destination.ip.isIPv6 == localAddress.ip.isIPv6 else {
       throw .addressFamilyMismatch(local: localAddress, destination: destination)
     }
-    if let sendPath {
+    if let sendPath = state.value.sendPath {
       let now = Duration(attoseconds: loop.attosecondsNow())
       switch sendPath.admit(bytes, address: destination, now: now) {
       case 0: return true
@@ -229,14 +238,14 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
         sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), address, length)
       }
       if sent >= 0 {
-        datagramsSent += 1
-        bytesSent += sent
+        state.value.datagramsSent += 1
+        state.value.bytesSent += sent
         return true
       }
       switch errno {
       case EINTR: continue
       case EAGAIN, EWOULDBLOCK, ENOBUFS:
-        sendDrops += 1
+        state.value.sendDrops += 1
         return false
       case let code: throw .sendFailed(destination: destination, errno: code)
       }
@@ -245,12 +254,12 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
 
   /// Sends a datagram the send emulation held, now that it is due.
   private func sendHeld(_ datagram: EventLoopEmulatedPath.Held) {
-    guard !isClosed else { return }
+    guard !state.value.isClosed else { return }
     datagram.bytes.withUnsafeBytes { raw in
       do throws(EventLoopError) {
         _ = try transmit(raw, to: datagram.address)
       } catch {
-        delayedSendFailures += 1
+        state.value.delayedSendFailures += 1
       }
     }
   }
@@ -258,7 +267,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   /// Hands on a datagram the receive emulation held, now that it is due, with the time it was
   /// due as its arrival.
   private func receiveHeld(_ datagram: EventLoopEmulatedPath.Held) {
-    guard !isClosed, let onDatagram else { return }
+    guard !state.value.isClosed, let onDatagram = state.value.onDatagram else { return }
     loop.datagramArrivalOffset = datagram.time
     defer { loop.datagramArrivalOffset = nil }
     datagram.bytes.withUnsafeBytes { onDatagram($0, datagram.address) }
@@ -283,11 +292,11 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   /// calling it twice is harmless.
   public func close() {
     loop.assertInEventLoop()
-    guard !isClosed else { return }
-    isClosed = true
-    onDatagram = nil
-    sendPath?.close()
-    receivePath?.close()
+    guard !state.value.isClosed else { return }
+    state.value.isClosed = true
+    state.value.onDatagram = nil
+    state.value.sendPath?.close()
+    state.value.receivePath?.close()
     loop.unwatch(descriptor)
     Glibc.close(descriptor)
   }
@@ -295,7 +304,7 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
   private func readAvailable() {
     // Read once for the whole batch: only `close()` changes it, and a handler that closes the
     // socket ends the batch (`isClosed` is looked at after every datagram).
-    guard !isClosed, let onDatagram else { return }
+    guard !state.value.isClosed, let onDatagram = state.value.onDatagram else { return }
     var storage = sockaddr_storage()
     let buffer = loop.receiveBuffer
     // The loop's `datagramArrival` is cleared once after the batch rather than after each
@@ -315,27 +324,27 @@ public final class EventLoopUDPSocket: @unchecked Sendable {
         return
       }
       guard count <= buffer.count else {
-        reception.truncated += 1
+        state.value.reception.truncated += 1
         continue
       }
       guard let source = withUnsafePointer(to: &storage, { SocketAddress.decode($0) }) else {
         continue
       }
-      reception.count(count)
+      state.value.reception.count(count)
       let arrival = Self.arrivalOffset(kernelTime: kernelTime, loop: loop)
       loop.datagramArrivalOffset = arrival
       arrivalSet = true
       let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-      if let receivePath {
+      if let receivePath = state.value.receivePath {
         let copies = receivePath.admit(bytes, address: source, now: arrival)
         if copies == 0 { continue }
         if copies > 1 {
           onDatagram(bytes, source)
-          guard !isClosed else { return }
+          guard !state.value.isClosed else { return }
         }
       }
       onDatagram(bytes, source)
-      guard !isClosed else { return }
+      guard !state.value.isClosed else { return }
     }
     // The budget ran out before `EAGAIN`: what is left must not wait for a timer's wake-up.
     loop.readableLeft()

@@ -7,10 +7,9 @@ import WCSProtocols
 /// `share` of the loop's wall-clock time, so the loop keeps room for packets and timers.
 ///
 /// The load is an exponentially decaying sum of the time spent (time constant `window`), so a
-/// burst counts for about a `window` and then fades. Loop-confined: use it on its loop only.
-package final class EventLoopWorkBudget: @unchecked Sendable {
-  // @unchecked Sendable: every method is called on the owning loop's thread only.
-
+/// burst counts for about a `window` and then fades. Loop-confined: its methods trap off its
+/// loop's thread.
+package final class EventLoopWorkBudget: Sendable {
   /// Share of the loop's time (0…1) taken-over work may use.
   let share: Double
   /// Time constant of the decaying load.
@@ -18,24 +17,30 @@ package final class EventLoopWorkBudget: @unchecked Sendable {
   /// `window` in seconds, converted once.
   private let windowSeconds: Double
 
-  /// Seconds of work, decayed to `updatedAt`.
-  private var load: Double = 0
-  private var updatedAt: MediaInstant?
+  /// The decaying load: seconds of work, decayed to `updatedAt`.
+  private struct Load {
+    var seconds: Double = 0
+    var updatedAt: MediaInstant?
+  }
+
+  private let load: LoopBoundBox<Load>
 
   /// - Parameters:
+  ///   - thread: the thread of the loop whose time it budgets.
   ///   - share: the largest share of the loop's time (0…1) such work may take; default 0.25.
   ///   - window: the time constant of the load's decay; default 1 s.
-  init(share: Double = 0.25, window: Duration = .seconds(1)) {
+  init(thread: EventLoopThread, share: Double = 0.25, window: Duration = .seconds(1)) {
     self.share = share
     self.window = window
     windowSeconds = MediaDuration(window).seconds
+    load = LoopBoundBox(Load(), thread: thread)
   }
 
   /// The decayed load at `now` as a share of the loop's time (0 when idle; about the busy
   /// fraction under steady work).
   func utilization(at now: MediaInstant) -> Double {
     decay(to: now)
-    return load / windowSeconds
+    return load.value.seconds / windowSeconds
   }
 
   /// Whether work expected to take `cost` may run on the loop at `now`.
@@ -46,17 +51,17 @@ package final class EventLoopWorkBudget: @unchecked Sendable {
   /// Records work that took `spent` and ended at `now`.
   package func record(_ spent: MediaDuration, endingAt now: MediaInstant) {
     decay(to: now)
-    load += max(0, spent.seconds)
+    load.value.seconds += max(0, spent.seconds)
   }
 
   /// Decays the load to `now`; an instant before the last one changes nothing.
   private func decay(to now: MediaInstant) {
-    guard let last = updatedAt else {
-      updatedAt = now
+    guard let last = load.value.updatedAt else {
+      load.value.updatedAt = now
       return
     }
     guard now > last else { return }
-    load *= exp(-(now - last).seconds / windowSeconds)
-    updatedAt = now
+    load.value.seconds *= exp(-(now - last).seconds / windowSeconds)
+    load.value.updatedAt = now
   }
 }

@@ -33,7 +33,7 @@ public struct AIMDRateController: Sendable {
   /// Lower/upper bounds applied to `bitrate`, bits per second.
   public private(set) var bounds: ClosedRange<Double>
 
-  private var lastChange: Int64?
+  private var lastChange: MediaInstant?
   private var linkCapacity = LinkCapacityEstimate()
 
   /// Creates a controller starting at `startBitrate` (bps) within `bounds` (bps).
@@ -59,8 +59,8 @@ public struct AIMDRateController: Sendable {
     bitrate = min(max(bitrate, bounds.lowerBound), bounds.upperBound)
   }
 
-  /// Forces the rate (e.g. from a probe result), bps; `now` in microseconds.
-  public mutating func setEstimate(_ value: Double, now: Int64) {
+  /// Forces the rate (e.g. from a probe result), bps.
+  public mutating func setEstimate(_ value: Double, now: MediaInstant) {
     bitrate = min(max(value, bounds.lowerBound), bounds.upperBound)
     lastChange = now
   }
@@ -69,19 +69,22 @@ public struct AIMDRateController: Sendable {
   /// (a decrease, an increase or a probe result), or at once if the acknowledged rate has fallen
   /// below half the current rate (libwebrtc `TimeToReduceFurther`). Counting from any change
   /// keeps a fresh probe result from being cut against an acknowledged rate that still lags it.
-  public func canReduceFurther(now: Int64, rtt: Int64, ackedBitrate: Double?) -> Bool {
+  public func canReduceFurther(now: MediaInstant, rtt: MediaDuration, ackedBitrate: Double?)
+    -> Bool
+  {
     guard let lastChange else { return true }
-    let interval = min(max(rtt, 10_000), 200_000)
+    let interval = min(max(rtt, .milliseconds(10)), .milliseconds(200))
     if now - lastChange >= interval { return true }
     if let ackedBitrate, ackedBitrate < bitrate / 2 { return true }
     return false
   }
 
-  /// Applies one detector result. `ackedBitrate` in bps (nil until measured), `rtt` and `now` in
-  /// microseconds. Returns the new rate in bps.
+  /// Applies one detector result. `ackedBitrate` in bps (nil until measured). Returns the new
+  /// rate in bps.
   @discardableResult
   public mutating func update(
-    usage: TrendlineEstimator.BandwidthUsage, ackedBitrate: Double?, rtt: Int64, now: Int64
+    usage: TrendlineEstimator.BandwidthUsage, ackedBitrate: Double?, rtt: MediaDuration,
+    now: MediaInstant
   ) -> Double {
     switch usage {
     case .overusing: state = .decrease
@@ -93,7 +96,7 @@ public struct AIMDRateController: Sendable {
         lastChange = now
       }
     }
-    let elapsed = lastChange.map { Double(now - $0) / 1_000_000 } ?? 0
+    let elapsed = lastChange.map { (now - $0).microsecondsValue / 1_000_000 } ?? 0
     switch state {
     case .hold:
       break
@@ -136,12 +139,12 @@ public struct AIMDRateController: Sendable {
   /// half an average packet per response time, response time = RTT + 100 ms (draft §5.5:
   /// α = 0.5 × min(Δt / response time, 1) packets per update; libwebrtc's AimdRateControl doubles
   /// the response time instead). The packet is a 30 fps frame split into ≤ 1200-byte packets.
-  /// At least 4 kbit/s per second. `rtt` in microseconds.
-  public func nearMaxIncreaseRate(rtt: Int64) -> Double {
+  /// At least 4 kbit/s per second.
+  public func nearMaxIncreaseRate(rtt: MediaDuration) -> Double {
     let bitsPerFrame = bitrate / 30
     let packetsPerFrame = max(1, (bitsPerFrame / (1200 * 8)).rounded(.up))
     let averagePacketBits = bitsPerFrame / packetsPerFrame
-    let responseTime = Double(max(rtt, 0) + 100_000) / 1_000_000
+    let responseTime = (max(rtt, .zero) + .milliseconds(100)).microsecondsValue / 1_000_000
     return max(4_000, 0.5 * averagePacketBits / responseTime)
   }
 }

@@ -1,26 +1,28 @@
 /// Throughput of the packets the receiver acknowledged, over a sliding window of arrival times
 /// (what GCC's decrease rule multiplies by β).
 public struct AcknowledgedBitrateEstimator: Sendable {
-  /// Window length, microseconds.
-  public let window: Int64
-  /// Shortest span that yields an estimate before the window has filled, microseconds.
-  public let minimumSpan: Int64
+  /// Window length.
+  public let window: MediaDuration
+  /// Shortest span that yields an estimate before the window has filled.
+  public let minimumSpan: MediaDuration
 
-  private var samples: [(arrival: Int64, size: Int)] = []
+  private var samples: [(arrival: MediaInstant, size: Int)] = []
   private var head = 0
   private var bytesInWindow = 0
-  private var firstArrival: Int64?
-  private var latestArrival: Int64 = 0
+  private var firstArrival: MediaInstant?
+  private var latestArrival = MediaInstant(nanoseconds: 0)
 
-  /// Creates an estimator; `window` and `minimumSpan` in microseconds.
-  public init(window: Int64 = 500_000, minimumSpan: Int64 = 150_000) {
-    self.window = max(1_000, window)
-    self.minimumSpan = max(1_000, minimumSpan)
+  /// Creates an estimator (each length at least 1 ms).
+  public init(
+    window: MediaDuration = .milliseconds(500), minimumSpan: MediaDuration = .milliseconds(150)
+  ) {
+    self.window = max(.milliseconds(1), window)
+    self.minimumSpan = max(.milliseconds(1), minimumSpan)
   }
 
-  /// Records an acknowledged packet: receiver arrival time (µs) and size (bytes). Arrival times
-  /// must be roughly non-decreasing; older ones than the window are ignored.
-  public mutating func onAcknowledged(arrivalTime: Int64, size: Int) {
+  /// Records an acknowledged packet: receiver arrival time and size (bytes). Arrival times must
+  /// be roughly non-decreasing; older ones than the window are ignored.
+  public mutating func onAcknowledged(arrivalTime: MediaInstant, size: Int) {
     if firstArrival == nil {
       firstArrival = arrivalTime
       latestArrival = arrivalTime
@@ -45,6 +47,6 @@ public struct AcknowledgedBitrateEstimator: Sendable {
     guard let firstArrival else { return nil }
     let span = min(window, latestArrival - firstArrival)
     guard span >= minimumSpan else { return nil }
-    return Double(bytesInWindow) * 8 * 1_000_000 / Double(span)
+    return Double(bytesInWindow) * 8 * 1_000_000 / span.microsecondsValue
   }
 }

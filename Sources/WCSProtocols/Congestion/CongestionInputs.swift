@@ -1,22 +1,22 @@
 /// One media packet handed to the network, as the send-side bandwidth estimator needs it.
 ///
-/// Times in this folder are microseconds on the caller's monotonic clock (any fixed origin,
-/// e.g. `ContinuousClock` converted by the driver); the estimators only look at differences.
+/// Times in this folder are `MediaInstant`s on the caller's monotonic clock (the receiver's
+/// clock for feedback arrival times, any origin); the estimators only look at differences.
 public struct PacketSent: Sendable, Equatable {
   /// Transport-wide sequence number carried in the RTP header extension
   /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2); wraps at 2^16.
   public var transportSequenceNumber: UInt16
-  /// When the packet left the pacer, microseconds.
-  public var sendTime: Int64
+  /// When the packet left the pacer.
+  public var sendTime: MediaInstant
   /// Bytes on the wire counted for rate purposes (RTP packet incl. header; the driver may add
   /// SRTP/UDP/IP overhead).
   public var size: Int
   /// The probe cluster the pacer sent this packet for (`PacerRelease.probeClusterID`), if any.
   public var probeClusterID: Int?
 
-  /// Creates a sent-packet record; `sendTime` in microseconds, `size` in bytes.
+  /// Creates a sent-packet record; `size` in bytes.
   public init(
-    transportSequenceNumber: UInt16, sendTime: Int64, size: Int, probeClusterID: Int? = nil
+    transportSequenceNumber: UInt16, sendTime: MediaInstant, size: Int, probeClusterID: Int? = nil
   ) {
     self.transportSequenceNumber = transportSequenceNumber
     self.sendTime = sendTime
@@ -30,12 +30,12 @@ public struct PacketSent: Sendable, Equatable {
 public struct PacketFeedback: Sendable, Equatable {
   /// Transport-wide sequence number of the reported packet; wraps at 2^16.
   public var transportSequenceNumber: UInt16
-  /// Arrival time on the receiver's clock in microseconds (reference time plus deltas), or
-  /// `nil` when the feedback reports the packet as not received.
-  public var arrivalTime: Int64?
+  /// Arrival time on the receiver's clock (reference time plus deltas), or `nil` when the
+  /// feedback reports the packet as not received.
+  public var arrivalTime: MediaInstant?
 
-  /// Creates a feedback entry; `arrivalTime` in microseconds, `nil` = lost.
-  public init(transportSequenceNumber: UInt16, arrivalTime: Int64?) {
+  /// Creates a feedback entry; `arrivalTime` `nil` = lost.
+  public init(transportSequenceNumber: UInt16, arrivalTime: MediaInstant?) {
     self.transportSequenceNumber = transportSequenceNumber
     self.arrivalTime = arrivalTime
   }
@@ -49,4 +49,11 @@ public struct REMBUpdate: Sendable, Equatable {
 
   /// Creates a REMB input; `bitrate` in bits per second.
   public init(bitrate: Int) { self.bitrate = bitrate }
+}
+
+extension MediaDuration {
+  /// The duration in (fractional) microseconds: the unit the GCC formulas here are written in
+  /// (libwebrtc's), exact for whole microseconds, so the figures are those of integer
+  /// microsecond arithmetic.
+  var microsecondsValue: Double { Double(nanoseconds) / 1_000 }
 }

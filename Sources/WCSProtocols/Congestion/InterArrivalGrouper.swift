@@ -4,19 +4,22 @@
 /// Packets must be fed in arrival order. A packet sent before the current group began (reordered
 /// on the path) is ignored, as the draft and libwebrtc do.
 public struct InterArrivalGrouper: Sendable {
-  /// Deltas between two consecutive packet groups; times in microseconds, size in bytes.
+  /// Deltas between two consecutive packet groups; size in bytes.
   public struct Deltas: Sendable, Equatable {
     /// Send time of the last packet of this group minus that of the previous group.
-    public var sendDelta: Int64
+    public var sendDelta: MediaDuration
     /// Arrival time of the last packet of this group minus that of the previous group.
-    public var arrivalDelta: Int64
+    public var arrivalDelta: MediaDuration
     /// Bytes in this group minus bytes in the previous group.
     public var sizeDelta: Int
     /// Arrival time of the last packet of this group.
-    public var arrivalTime: Int64
+    public var arrivalTime: MediaInstant
 
-    /// Creates deltas (µs, bytes), e.g. to drive `TrendlineEstimator` directly.
-    public init(sendDelta: Int64, arrivalDelta: Int64, sizeDelta: Int, arrivalTime: Int64) {
+    /// Creates deltas, e.g. to drive `TrendlineEstimator` directly.
+    public init(
+      sendDelta: MediaDuration, arrivalDelta: MediaDuration, sizeDelta: Int,
+      arrivalTime: MediaInstant
+    ) {
       self.sendDelta = sendDelta
       self.arrivalDelta = arrivalDelta
       self.sizeDelta = sizeDelta
@@ -25,24 +28,25 @@ public struct InterArrivalGrouper: Sendable {
   }
 
   private struct Group {
-    var firstSendTime: Int64
-    var lastSendTime: Int64
-    var firstArrivalTime: Int64
-    var lastArrivalTime: Int64
+    var firstSendTime: MediaInstant
+    var lastSendTime: MediaInstant
+    var firstArrivalTime: MediaInstant
+    var lastArrivalTime: MediaInstant
     var size: Int
   }
 
-  /// Burst length that defines a group, microseconds.
-  public let groupLength: Int64
+  /// Burst length that defines a group.
+  public let groupLength: MediaDuration
   private var current: Group?
   private var previous: Group?
 
-  /// Creates a grouper; `groupLength` in microseconds (default 5 ms).
-  public init(groupLength: Int64 = 5_000) { self.groupLength = groupLength }
+  /// Creates a grouper (default 5 ms).
+  public init(groupLength: MediaDuration = .milliseconds(5)) { self.groupLength = groupLength }
 
-  /// Adds a packet (times in microseconds); returns the deltas when it closes a group that has
-  /// a predecessor.
-  public mutating func add(sendTime: Int64, arrivalTime: Int64, size: Int) -> Deltas? {
+  /// Adds a packet; returns the deltas when it closes a group that has a predecessor.
+  public mutating func add(sendTime: MediaInstant, arrivalTime: MediaInstant, size: Int)
+    -> Deltas?
+  {
     guard var group = current else {
       current = Group(
         firstSendTime: sendTime, lastSendTime: sendTime, firstArrivalTime: arrivalTime,
@@ -61,7 +65,7 @@ public struct InterArrivalGrouper: Sendable {
     if let previous {
       let sendDelta = group.lastSendTime - previous.lastSendTime
       let arrivalDelta = group.lastArrivalTime - previous.lastArrivalTime
-      if arrivalDelta >= 0 {
+      if arrivalDelta >= .zero {
         deltas = Deltas(
           sendDelta: sendDelta, arrivalDelta: arrivalDelta, sizeDelta: group.size - previous.size,
           arrivalTime: group.lastArrivalTime)
@@ -80,13 +84,15 @@ public struct InterArrivalGrouper: Sendable {
     previous = nil
   }
 
-  private func belongsToGroup(_ group: Group, sendTime: Int64, arrivalTime: Int64) -> Bool {
+  private func belongsToGroup(_ group: Group, sendTime: MediaInstant, arrivalTime: MediaInstant)
+    -> Bool
+  {
     if sendTime - group.firstSendTime <= groupLength { return true }
     // A burst the network delivered back to back belongs to the same group (libwebrtc: arrival
     // within 5 ms and arriving "early" relative to its send spacing).
     let arrivalGap = arrivalTime - group.lastArrivalTime
     let propagationDelta = arrivalGap - (sendTime - group.lastSendTime)
-    return propagationDelta < 0 && arrivalGap <= groupLength
-      && arrivalTime - group.firstArrivalTime < 100_000
+    return propagationDelta < .zero && arrivalGap <= groupLength
+      && arrivalTime - group.firstArrivalTime < .milliseconds(100)
   }
 }

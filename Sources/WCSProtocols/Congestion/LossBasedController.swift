@@ -13,8 +13,8 @@ public struct LossBasedController: Sendable {
   public let increasePerSecond: Double
   /// Fewest packets in one loss measurement.
   public let minimumPackets: Int
-  /// Shortest measurement interval, microseconds.
-  public let minimumInterval: Int64
+  /// Shortest measurement interval.
+  public let minimumInterval: MediaDuration
 
   /// The loss-based limit, bits per second (`nil` until the first measurement).
   public private(set) var bitrate: Double?
@@ -23,14 +23,15 @@ public struct LossBasedController: Sendable {
 
   private var expected = 0
   private var lost = 0
-  private var windowStart: Int64?
-  private var lastUpdate: Int64?
-  private var lastDecrease: Int64?
+  private var windowStart: MediaInstant?
+  private var lastUpdate: MediaInstant?
+  private var lastDecrease: MediaInstant?
 
   /// Creates a controller with the draft's thresholds unless overridden.
   public init(
     lowLossThreshold: Double = 0.02, highLossThreshold: Double = 0.1,
-    increasePerSecond: Double = 1.05, minimumPackets: Int = 20, minimumInterval: Int64 = 500_000
+    increasePerSecond: Double = 1.05, minimumPackets: Int = 20,
+    minimumInterval: MediaDuration = .milliseconds(500)
   ) {
     self.lowLossThreshold = lowLossThreshold
     self.highLossThreshold = highLossThreshold
@@ -47,11 +48,12 @@ public struct LossBasedController: Sendable {
   }
 
   /// Adds the outcome of one feedback (`received` and `lost` packet counts). `currentTarget` is
-  /// the estimator's present output (bps), `rtt` and `now` microseconds. Returns `true` when a
+  /// the estimator's present output (bps). Returns `true` when a
   /// measurement completed and `bitrate` was updated.
   @discardableResult
   public mutating func update(
-    received: Int, lost newlyLost: Int, currentTarget: Double, rtt: Int64, now: Int64
+    received: Int, lost newlyLost: Int, currentTarget: Double, rtt: MediaDuration,
+    now: MediaInstant
   ) -> Bool {
     if windowStart == nil { windowStart = now }
     expected += received + newlyLost
@@ -63,7 +65,7 @@ public struct LossBasedController: Sendable {
     expected = 0
     lost = 0
     windowStart = now
-    let elapsed = min(max(Double(now - (lastUpdate ?? start)) / 1_000_000, 0), 1)
+    let elapsed = min(max((now - (lastUpdate ?? start)).microsecondsValue / 1_000_000, 0), 1)
     lastUpdate = now
     if fraction < lowLossThreshold {
       bitrate = currentTarget * pow(increasePerSecond, elapsed)
@@ -71,7 +73,7 @@ public struct LossBasedController: Sendable {
       if bitrate == nil { bitrate = currentTarget }
     } else {
       // At most one cut per 300 ms + RTT, so one loss burst is not punished twice.
-      let spacing = 300_000 + rtt
+      let spacing = .milliseconds(300) + rtt
       if lastDecrease.map({ now - $0 >= spacing }) ?? true {
         bitrate = min(bitrate ?? currentTarget, currentTarget) * (1 - 0.5 * fraction)
         lastDecrease = now

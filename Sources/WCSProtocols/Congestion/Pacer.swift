@@ -46,7 +46,7 @@ public enum PacerRelease<Packet>: CustomStringConvertible {
 /// wake-up on the receiver.) Probe clusters keep a 5 ms allowance, as their spacing is what
 /// measures the path.
 ///
-/// Sans-I/O: `enqueue`, then `process(now:)` at or after `nextSendTime`. Times in microseconds.
+/// Sans-I/O: `enqueue`, then `process(now:)` at or after `nextSendTime`.
 public struct Pacer<Packet> {
   /// What to do when the queue exceeds `maxQueueTime` at the pacing rate.
   public enum OverflowPolicy: Sendable, Equatable {
@@ -58,15 +58,15 @@ public struct Pacer<Packet> {
 
   /// Pacing rate multiplier over the target bitrate.
   public let pacingFactor: Double
-  /// Burst allowance, microseconds of pacing rate.
-  public let burstInterval: Int64
-  /// Burst allowance while a probe cluster runs, microseconds of the probe rate.
-  public let probeBurstInterval: Int64
+  /// Burst allowance, as time at the pacing rate.
+  public let burstInterval: MediaDuration
+  /// Burst allowance while a probe cluster runs, as time at the probe rate.
+  public let probeBurstInterval: MediaDuration
   /// Upper bound of a burst, bytes (libwebrtc `kMaxBurstSize`: what a socket send buffer
   /// takes without loss).
   public static var maxBurstBytes: Double { 63_000 }
-  /// Queue length limit, microseconds of data at the pacing rate.
-  public let maxQueueTime: Int64
+  /// Queue length limit, as time of data at the pacing rate.
+  public let maxQueueTime: MediaDuration
   /// Overflow behaviour.
   public let overflowPolicy: OverflowPolicy
   /// Largest padding packet for probes, bytes.
@@ -79,18 +79,19 @@ public struct Pacer<Packet> {
   /// Video packets dropped by `.dropOldestVideo`.
   public private(set) var droppedPackets = 0
 
-  private var queues: [[(packet: Packet, size: Int, enqueued: Int64)]]
+  private var queues: [[(packet: Packet, size: Int, enqueued: MediaInstant)]]
   private var heads: [Int]
   private var budget: Double = 0
-  private var lastProcess: Int64?
+  private var lastProcess: MediaInstant?
   private var probes: [ProbeCluster] = []
   private var probeBytesSent = 0
   private var probePacketsSent = 0
 
-  /// Creates a pacer for `targetBitrate` (bps); durations in microseconds.
+  /// Creates a pacer for `targetBitrate` (bps).
   public init(
-    targetBitrate: Int, pacingFactor: Double = 2.5, burstInterval: Int64 = 40_000,
-    probeBurstInterval: Int64 = 5_000, maxQueueTime: Int64 = 2_000_000,
+    targetBitrate: Int, pacingFactor: Double = 2.5,
+    burstInterval: MediaDuration = .milliseconds(40),
+    probeBurstInterval: MediaDuration = .milliseconds(5), maxQueueTime: MediaDuration = .seconds(2),
     overflowPolicy: OverflowPolicy = .drainFaster, maxPaddingSize: Int = 1200
   ) {
     self.pacingFactor = max(pacingFactor, 0.01)
@@ -117,39 +118,39 @@ public struct Pacer<Packet> {
 
   /// Queues a packet of `size` bytes at time `now`.
   public mutating func enqueue(
-    _ packet: Packet, priority: PacketPriorityClass, size: Int, now: Int64
+    _ packet: Packet, priority: PacketPriorityClass, size: Int, now: MediaInstant
   ) {
     queues[priority.rawValue].append((packet, max(size, 0), now))
     queuedBytes += max(size, 0)
     if overflowPolicy == .dropOldestVideo { dropOverflow() }
   }
 
-  /// Rate used at `now` (µs), bps: the probe rate while probing; with `.drainFaster`, fast
+  /// Rate used at `now`, bps: the probe rate while probing; with `.drainFaster`, fast
   /// enough to empty the queue before its oldest packet has waited `maxQueueTime` (at least
   /// 50 ms is left for that, so an overdue queue is not blasted out at once).
-  public func effectiveRate(at now: Int64) -> Double {
+  public func effectiveRate(at now: MediaInstant) -> Double {
     if let probe = probes.first { return max(pacingRate, Double(probe.bitrate)) }
     guard overflowPolicy == .drainFaster, let oldest = oldestEnqueueTime else { return pacingRate }
-    let timeLeft = max(maxQueueTime - (now - oldest), 50_000)
-    let drainRate = Double(queuedBytes) * 8 * 1_000_000 / Double(timeLeft)
+    let timeLeft = max(maxQueueTime - (now - oldest), .milliseconds(50))
+    let drainRate = Double(queuedBytes) * 8 * 1_000_000 / timeLeft.microsecondsValue
     return max(pacingRate, drainRate)
   }
 
-  private var oldestEnqueueTime: Int64? {
-    var oldest: Int64?
+  private var oldestEnqueueTime: MediaInstant? {
+    var oldest: MediaInstant?
     for (queue, head) in zip(queues, heads) where head < queue.count {
       oldest = min(oldest ?? queue[head].enqueued, queue[head].enqueued)
     }
     return oldest
   }
 
-  /// Releases what may be sent at `now` (µs), in send order.
-  public mutating func process(now: Int64) -> [PacerRelease<Packet>] {
+  /// Releases what may be sent at `now`, in send order.
+  public mutating func process(now: MediaInstant) -> [PacerRelease<Packet>] {
     let rate = effectiveRate(at: now)
     let interval = probes.isEmpty ? burstInterval : probeBurstInterval
-    let burst = min(rate * Double(interval) / 8_000_000, Self.maxBurstBytes)
+    let burst = min(rate * interval.microsecondsValue / 8_000_000, Self.maxBurstBytes)
     if let last = lastProcess {
-      budget += rate * Double(max(now - last, 0)) / 8_000_000
+      budget += rate * max(now - last, .zero).microsecondsValue / 8_000_000
     } else {
       budget = burst
     }
@@ -186,13 +187,14 @@ public struct Pacer<Packet> {
     return released
   }
 
-  /// When `process(now:)` should next run (µs), or `nil` when nothing is waiting.
-  public var nextSendTime: Int64? {
+  /// When `process(now:)` should next run (on a whole microsecond after the last run), or `nil`
+  /// when nothing is waiting.
+  public var nextSendTime: MediaInstant? {
     guard queuedPackets > 0 || !probes.isEmpty, let last = lastProcess else { return nil }
     if budget > 0 { return last }
     let rate = effectiveRate(at: last)
     let wait = (-budget + 1) * 8_000_000 / rate
-    return last + Int64(wait.rounded(.up))
+    return last + .microseconds(Int(wait.rounded(.up)))
   }
 
   private mutating func dequeue() -> (Packet, PacketPriorityClass, Int)? {
@@ -212,7 +214,7 @@ public struct Pacer<Packet> {
   }
 
   private mutating func dropOverflow() {
-    let limit = pacingRate * Double(maxQueueTime) / 8_000_000
+    let limit = pacingRate * maxQueueTime.microsecondsValue / 8_000_000
     let video = PacketPriorityClass.video.rawValue
     while Double(queuedBytes) > limit, heads[video] < queues[video].count {
       queuedBytes -= queues[video][heads[video]].size

@@ -23,8 +23,8 @@ public struct ProbeCluster: Sendable, Equatable {
 /// 8 %/s growth): probe at 3× and 6× the start rate, then keep doubling the measured rate while
 /// each probe delivers more than 70 % of what it asked for.
 public struct ProbeController: Sendable {
-  /// Probe duration used to size clusters, microseconds.
-  public let probeDuration: Int64
+  /// Probe duration used to size clusters.
+  public let probeDuration: MediaDuration
   /// Fraction of the probed rate a result must reach to probe further.
   public let continuationRatio: Double
 
@@ -33,8 +33,8 @@ public struct ProbeController: Sendable {
   private var awaited: ProbeCluster?
   private var started = false
 
-  /// Creates a controller; `probeDuration` in microseconds.
-  public init(probeDuration: Int64 = 30_000, continuationRatio: Double = 0.7) {
+  /// Creates a controller.
+  public init(probeDuration: MediaDuration = .milliseconds(30), continuationRatio: Double = 0.7) {
     self.probeDuration = probeDuration
     self.continuationRatio = continuationRatio
   }
@@ -66,7 +66,7 @@ public struct ProbeController: Sendable {
   }
 
   private mutating func enqueue(bitrate: Int) {
-    let bytes = Int(Int64(bitrate) * probeDuration / 8_000_000)
+    let bytes = Int(Int64(bitrate) * probeDuration.microseconds / 8_000_000)
     let cluster = ProbeCluster(
       id: nextID, bitrate: bitrate, minimumBytes: max(bytes, 1), minimumPackets: 5)
     nextID += 1
@@ -81,11 +81,11 @@ public struct ProbeController: Sendable {
 struct ProbeClusterMeasurement: Sendable {
   private(set) var sentPackets = 0
   private(set) var reportedPackets = 0
-  private var received: [(send: Int64, arrival: Int64, size: Int)] = []
+  private var received: [(send: MediaInstant, arrival: MediaInstant, size: Int)] = []
 
   mutating func onSent() { sentPackets += 1 }
 
-  mutating func onReported(send: Int64, arrival: Int64?, size: Int) {
+  mutating func onReported(send: MediaInstant, arrival: MediaInstant?, size: Int) {
     reportedPackets += 1
     if let arrival { received.append((send, arrival, size)) }
   }
@@ -103,9 +103,10 @@ struct ProbeClusterMeasurement: Sendable {
     let total = received.reduce(0) { $0 + $1.size }
     let sendInterval = lastSent.send - firstSent.send
     let receiveInterval = lastArrived.arrival - firstArrived.arrival
-    guard sendInterval > 0, receiveInterval > 0 else { return nil }
-    let sendRate = Double(total - lastSent.size) * 8 * 1_000_000 / Double(sendInterval)
-    let receiveRate = Double(total - firstArrived.size) * 8 * 1_000_000 / Double(receiveInterval)
+    guard sendInterval > .zero, receiveInterval > .zero else { return nil }
+    let sendRate = Double(total - lastSent.size) * 8 * 1_000_000 / sendInterval.microsecondsValue
+    let receiveRate =
+      Double(total - firstArrived.size) * 8 * 1_000_000 / receiveInterval.microsecondsValue
     if receiveRate < 0.9 * sendRate { return 0.95 * receiveRate }
     return min(sendRate, receiveRate)
   }

@@ -11,8 +11,8 @@ public final class SendSideBandwidthEstimator {
   public private(set) var bandwidthUsage: TrendlineEstimator.BandwidthUsage = .normal
   /// Current target, bits per second.
   public private(set) var targetBitrate: Int
-  /// Smoothed round-trip time from feedback (now − send time of the newest acked packet), µs.
-  public private(set) var roundTripTime: Int64 = 200_000
+  /// Smoothed round-trip time from feedback (now − send time of the newest acked packet).
+  public private(set) var roundTripTime = MediaDuration.milliseconds(200)
   /// Last REMB cap, bps (`nil` until one arrives).
   public private(set) var rembBitrate: Int?
   /// Called with the new target (bps) whenever it changes.
@@ -31,15 +31,16 @@ public final class SendSideBandwidthEstimator {
   private var lossController = LossBasedController()
   private var probeController = ProbeController()
   private var probes: [Int: ProbeClusterMeasurement] = [:]
-  private var lastArrival: Int64?
+  private var lastArrival: MediaInstant?
 
-  /// Arrival times beyond ±2^52 µs are rejected (keeps all later arithmetic overflow-free).
-  static let maximumAbsoluteTime: Int64 = 1 << 52
-  /// A gap between consecutive arrivals longer than this resets the delay filter, µs.
-  static let arrivalJumpLimit: Int64 = 3_000_000
+  /// Arrival times beyond ±2^52 µs of the receiver clock's origin are rejected (keeps all
+  /// later arithmetic overflow-free).
+  static let maximumAbsoluteTime = MediaInstant(nanoseconds: (1 << 52) * 1_000)
+  /// A gap between consecutive arrivals longer than this resets the delay filter.
+  static let arrivalJumpLimit = MediaDuration.seconds(3)
 
   private struct SentRecord {
-    var sendTime: Int64
+    var sendTime: MediaInstant
     var size: Int
     var probeClusterID: Int?
     var acknowledged = false
@@ -101,28 +102,30 @@ public final class SendSideBandwidthEstimator {
     pruneHistory(now: packet.sendTime)
   }
 
-  /// Sets a REMB cap (bps); `now` in microseconds.
-  public func onREMB(_ remb: REMBUpdate, now: Int64) {
+  /// Sets a REMB cap (bps).
+  public func onREMB(_ remb: REMBUpdate, now: MediaInstant) {
     rembBitrate = max(0, remb.bitrate)
     publish(computeTarget())
   }
 
-  /// Takes an RTT measured elsewhere (RTCP receiver reports), microseconds.
-  public func onRoundTripTime(_ rtt: Int64) {
-    guard rtt > 0 else { return }
-    roundTripTime = (roundTripTime * 7 + rtt) / 8
+  /// Takes an RTT measured elsewhere (RTCP receiver reports).
+  public func onRoundTripTime(_ rtt: MediaDuration) {
+    guard rtt > .zero else { return }
+    // In whole microseconds, as the estimator has always smoothed it.
+    roundTripTime = .microseconds(Int((roundTripTime.microseconds * 7 + rtt.microseconds) / 8))
   }
 
-  /// Processes the per-packet results of one transport feedback received at `now` (µs).
+  /// Processes the per-packet results of one transport feedback received at `now`.
   /// Unknown sequence numbers (not sent, or too old) are ignored.
-  public func onTransportFeedback(_ feedback: [PacketFeedback], now: Int64) {
-    var acknowledged: [(send: Int64, arrival: Int64, size: Int)] = []
+  public func onTransportFeedback(_ feedback: [PacketFeedback], now: MediaInstant) {
+    var acknowledged: [(send: MediaInstant, arrival: MediaInstant, size: Int)] = []
     var lost = 0
-    var newestAckedSend: Int64?
+    var newestAckedSend: MediaInstant?
     for entry in feedback {
       // Arrival times come from the network: absurd ones are dropped before any arithmetic.
       if let arrival = entry.arrivalTime,
-        !(-Self.maximumAbsoluteTime...Self.maximumAbsoluteTime).contains(arrival)
+        !(-Self.maximumAbsoluteTime.nanoseconds...Self.maximumAbsoluteTime.nanoseconds)
+          .contains(arrival.nanoseconds)
       {
         continue
       }
@@ -146,7 +149,10 @@ public final class SendSideBandwidthEstimator {
     acknowledged.sort { $0.arrival < $1.arrival }
     for packet in acknowledged {
       // A jump of the receiver's clock (or its 24-bit reference time wrapping) is not delay.
-      if let last = lastArrival, abs(packet.arrival - last) > Self.arrivalJumpLimit {
+      if let last = lastArrival,
+        packet.arrival - last > Self.arrivalJumpLimit
+          || last - packet.arrival > Self.arrivalJumpLimit
+      {
         interArrival.reset()
         trendline = TrendlineEstimator()
         ackedBitrateEstimator = AcknowledgedBitrateEstimator()
@@ -167,7 +173,7 @@ public final class SendSideBandwidthEstimator {
     publish(computeTarget())
   }
 
-  private func updateDelayBased(now: Int64) {
+  private func updateDelayBased(now: MediaInstant) {
     let acked = ackedBitrateEstimator.bitrate
     if bandwidthUsage == .overusing {
       guard rateController.canReduceFurther(now: now, rtt: roundTripTime, ackedBitrate: acked)
@@ -176,7 +182,7 @@ public final class SendSideBandwidthEstimator {
     rateController.update(usage: bandwidthUsage, ackedBitrate: acked, rtt: roundTripTime, now: now)
   }
 
-  private func handleProbeResults(now: Int64) {
+  private func handleProbeResults(now: MediaInstant) {
     for (id, measurement) in probes where measurement.isComplete && measurement.sentPackets > 0 {
       probes[id] = nil
       let result = measurement.result()
@@ -203,11 +209,11 @@ public final class SendSideBandwidthEstimator {
     onTargetBitrateChanged?(target)
   }
 
-  private func pruneHistory(now: Int64) {
+  private func pruneHistory(now: MediaInstant) {
     guard var oldest = oldestInHistory, let newest = newestSent else { return }
     // Feedback older than 10 s is useless; stale probe clusters are dropped with it.
     while oldest < newest {
-      if let record = history[oldest], now - record.sendTime < 10_000_000 { break }
+      if let record = history[oldest], now - record.sendTime < .seconds(10) { break }
       history[oldest] = nil
       oldest += 1
     }

@@ -39,9 +39,9 @@ public struct TransportFeedbackDescription: Sendable, Equatable {
     self.packetStatuses = packetStatuses
   }
 
-  /// The per-packet view the send side consumes: arrival times in microseconds rebuilt as
-  /// `referenceTime × 64 ms + Σ deltas` (only differences matter to the estimator; the 24-bit
-  /// reference time wraps after about 12.4 days).
+  /// The per-packet view the send side consumes: arrival times rebuilt as `referenceTime ×
+  /// 64 ms + Σ deltas` from the receiver clock's origin (only differences matter to the
+  /// estimator; the 24-bit reference time wraps after about 12.4 days).
   public func packetFeedbacks() -> [PacketFeedback] {
     var time = Int64(referenceTime) * Self.referenceTimeUnitMicroseconds
     var sequenceNumber = baseSequenceNumber
@@ -53,7 +53,10 @@ public struct TransportFeedbackDescription: Sendable, Equatable {
         result.append(PacketFeedback(transportSequenceNumber: sequenceNumber, arrivalTime: nil))
       case .received(let deltaTicks):
         time += Int64(deltaTicks) * Self.deltaTickMicroseconds
-        result.append(PacketFeedback(transportSequenceNumber: sequenceNumber, arrivalTime: time))
+        result.append(
+          PacketFeedback(
+            transportSequenceNumber: sequenceNumber,
+            arrivalTime: MediaInstant(nanoseconds: time * 1_000)))
       }
       sequenceNumber &+= 1
     }

@@ -40,14 +40,14 @@ public struct TrendlineEstimator: Sendable {
   public private(set) var modifiedTrend: Double = 0
 
   private var deltaCount = 0
-  private var firstArrival: Int64?
+  private var firstArrival: MediaInstant?
   private var accumulatedDelay: Double = 0
   private var smoothedDelay: Double = 0
   private var samples: [(x: Double, y: Double)] = []
   private var previousTrend: Double = 0
   private var timeOverUsing: Double = -1
   private var overuseCounter = 0
-  private var lastThresholdUpdate: Int64?
+  private var lastThresholdUpdate: MediaInstant?
 
   /// Creates an estimator with libwebrtc's trendline constants unless overridden.
   public init(
@@ -64,15 +64,15 @@ public struct TrendlineEstimator: Sendable {
   /// Feeds the deltas of one group pair and returns the updated state.
   @discardableResult
   public mutating func update(_ deltas: InterArrivalGrouper.Deltas) -> BandwidthUsage {
-    let sendDeltaMs = Double(deltas.sendDelta) / 1000
-    let delayVariationMs = Double(deltas.arrivalDelta - deltas.sendDelta) / 1000
+    let sendDeltaMs = deltas.sendDelta.microsecondsValue / 1000
+    let delayVariationMs = (deltas.arrivalDelta - deltas.sendDelta).microsecondsValue / 1000
     deltaCount = min(deltaCount + 1, 1000)
     let origin = firstArrival ?? deltas.arrivalTime
     firstArrival = origin
     accumulatedDelay += delayVariationMs
     smoothedDelay =
       smoothingCoefficient * smoothedDelay + (1 - smoothingCoefficient) * accumulatedDelay
-    samples.append((Double(deltas.arrivalTime - origin) / 1000, smoothedDelay))
+    samples.append(((deltas.arrivalTime - origin).microsecondsValue / 1000, smoothedDelay))
     if samples.count > windowSize { samples.removeFirst(samples.count - windowSize) }
     var trend = previousTrend
     if samples.count == windowSize, let slope = linearFitSlope() { trend = slope }
@@ -93,7 +93,7 @@ public struct TrendlineEstimator: Sendable {
     return denominator == 0 ? nil : numerator / denominator
   }
 
-  private mutating func detect(trend: Double, sendDeltaMs: Double, now: Int64) {
+  private mutating func detect(trend: Double, sendDeltaMs: Double, now: MediaInstant) {
     guard deltaCount >= 2 else {
       state = .normal
       return
@@ -121,14 +121,14 @@ public struct TrendlineEstimator: Sendable {
     updateThreshold(now: now)
   }
 
-  private mutating func updateThreshold(now: Int64) {
+  private mutating func updateThreshold(now: MediaInstant) {
     let magnitude = abs(modifiedTrend)
     let last = lastThresholdUpdate ?? now
     lastThresholdUpdate = now
     // Spikes (e.g. a route change) must not drag the threshold up.
     if magnitude > threshold + 15 { return }
     let gain = magnitude < threshold ? thresholdDecreaseGain : thresholdIncreaseGain
-    let elapsedMs = min(max(Double(now - last) / 1000, 0), 100)
+    let elapsedMs = min(max((now - last).microsecondsValue / 1000, 0), 100)
     threshold += gain * (magnitude - threshold) * elapsedMs
     threshold = min(max(threshold, 6), 600)
   }

@@ -25,15 +25,15 @@ public struct AudioReceiveStream: Sendable {
   /// another SSRC or payload type is counted in `source.counters.malformedPackets` and its
   /// error returned.
   public mutating func receive(_ packet: consuming RTPPacket, now: MediaInstant) -> Result<
-    RTPReceiveStream.Output, RTPStreamError
+    RTPReceiveSource.Output, RTPStreamError
   > {
     source.lastPacketAt = now
     if let error = source.rejection(of: packet.header) { return .failure(error) }
     guard
       let (sequence, restarted) = source.record(packet.header, isRetransmission: false, now: now)
-    else { return .success(RTPReceiveStream.Output()) }
+    else { return .success(RTPReceiveSource.Output()) }
     if restarted { jitterBuffer = JitterBuffer(clockRate: source.configuration.clockRate) }
-    var output = RTPReceiveStream.Output()
+    var output = RTPReceiveSource.Output()
     // The storage of the last output handed back, not a new array for every packet.
     swap(&output.packets, &spareOutputPackets)
     let result = jitterBuffer.insert(
@@ -57,8 +57,8 @@ public struct AudioReceiveStream: Sendable {
   }
 
   /// The receiver report due at `now`, if any (no packets: audio is handed out on arrival).
-  public mutating func poll(now: MediaInstant) -> RTPReceiveStream.Output {
-    var output = RTPReceiveStream.Output()
+  public mutating func poll(now: MediaInstant) -> RTPReceiveSource.Output {
+    var output = RTPReceiveSource.Output()
     if let report = source.dueReceiverReport(now: now) { output.rtcp.append(report) }
     return output
   }

@@ -3,6 +3,40 @@
 /// its last SR and the schedule of our receiver reports (§6.4.2). `AudioReceiveStream` and
 /// `VideoReceiveStream` each hold one and add what only their kind does.
 public struct RTPReceiveSource: Sendable {
+  /// Results of one call of a receive stream: packets for the depacketizer (in sequence order,
+  /// late ones at once) and RTCP to send (NACK, PLI, RR; the caller bundles them into a compound
+  /// or sends them reduced-size, RFC 5506).
+  public struct Output: Sendable, Equatable {
+    /// Media packets with their arrival times, RTX already unwrapped.
+    public var packets: [ReceivedRTPPacket] = []
+    /// Feedback and reports to send.
+    public var rtcp: [RTCPPacket] = []
+
+    /// Creates an empty output.
+    public init() {}
+  }
+
+  /// Counters of a receive stream.
+  public struct Counters: Sendable, Equatable {
+    /// Packets accepted from the media SSRC.
+    public var packets = 0
+    /// Packets restored from RTX.
+    public var retransmittedPackets = 0
+    /// Retransmissions of packets that had already arrived, or were given up (dropped, not
+    /// counted received).
+    public var duplicateRetransmissions = 0
+    /// Packets of a wrong SSRC / payload type, or with a truncated RTX payload.
+    public var malformedPackets = 0
+    /// Packets rejected by RFC 3550 §A.1 sequence validation.
+    public var outOfSequencePackets = 0
+    /// NACK packets sent.
+    public var nacksSent = 0
+    /// PLI packets sent.
+    public var plisSent = 0
+    /// RR packets sent.
+    public var receiverReportsSent = 0
+  }
+
   /// Who the source is and how it is reported on.
   public struct Configuration: Sendable, Equatable {
     /// SSRC of the remote media source.
@@ -37,7 +71,7 @@ public struct RTPReceiveSource: Sendable {
   /// RFC 3550 reception statistics of the media SSRC.
   public private(set) var statistics: RTPReceiveStatistics
   /// Counters (the stream types update theirs here).
-  public internal(set) var counters = RTPReceiveStream.Counters()
+  public internal(set) var counters = Counters()
   /// The source's last SR as (NTP, RTP timestamp): the wall-clock mapping for A/V sync.
   public private(set) var lastSenderReport: (ntp: NTPTimestamp, rtpTimestamp: UInt32)?
   /// When the last packet given to the stream arrived (`now` at `init` until then).

@@ -11,7 +11,7 @@
 public struct RTPSendStream: Sendable {
   /// The RTX stream (SSRC, payload type) this stream retransmits on; the same shape as the
   /// receive side's.
-  public typealias Retransmission = RTPReceiveStream.Retransmission
+  public typealias Retransmission = RTPRetransmission
 
   /// What the stream is and how it behaves.
   public struct Configuration: Sendable, Equatable {

@@ -1,3 +1,17 @@
+/// The RTX stream repairing a media source (RFC 4588 §8: `a=ssrc-group:FID`, `apt`).
+public struct RTPRetransmission: Sendable, Equatable {
+  /// SSRC of the RTX stream.
+  public var ssrc: UInt32
+  /// RTX payload type.
+  public var payloadType: UInt8
+
+  /// Creates an RTX description.
+  public init(ssrc: UInt32, payloadType: UInt8) {
+    self.ssrc = ssrc
+    self.payloadType = payloadType
+  }
+}
+
 /// The RTP retransmission payload format (RFC 4588 §4): the retransmitted packet travels on its
 /// own SSRC and payload type, with the original sequence number ("OSN") in the first two octets of
 /// the payload, then the original payload.
@@ -50,8 +64,6 @@ public enum RTXPacketFormat {
 
 /// Why a packet given to a send or receive stream was not used.
 public enum RTPStreamError: Error, Equatable, Sendable {
-  /// The bytes are not an RTP packet (RFC 3550 §5.1).
-  case malformed(RTPParseError)
   /// The SSRC belongs to neither the media nor the RTX stream of this receive stream.
   case unknownSSRC(UInt32)
   /// The payload type is neither the media nor the RTX payload type.

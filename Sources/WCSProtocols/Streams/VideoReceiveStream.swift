@@ -13,7 +13,7 @@ public struct VideoReceiveStream: Sendable {
     /// Identity and reports of the source.
     public var source: RTPReceiveSource.Configuration
     /// The RTX stream, when negotiated.
-    public var retransmission: RTPReceiveStream.Retransmission?
+    public var retransmission: RTPRetransmission?
     /// At most one PLI per this interval (default 500 ms, longer than a typical RTT so a key
     /// frame already on its way is not asked for twice).
     public var keyFrameRequestInterval: Duration
@@ -27,7 +27,7 @@ public struct VideoReceiveStream: Sendable {
     /// Creates a configuration.
     public init(
       source: RTPReceiveSource.Configuration,
-      retransmission: RTPReceiveStream.Retransmission? = nil,
+      retransmission: RTPRetransmission? = nil,
       keyFrameRequestInterval: Duration = .milliseconds(500),
       retransmissionDelayFactor: Double = 2,
       jitterBuffer: JitterBuffer.Configuration = JitterBuffer.Configuration(),
@@ -76,7 +76,7 @@ public struct VideoReceiveStream: Sendable {
   /// `source.counters.malformedPackets` and its error returned.
   public mutating func receive(
     _ packet: consuming RTPPacket, now: MediaInstant, restored: Bool = false
-  ) -> Result<RTPReceiveStream.Output, RTPStreamError> {
+  ) -> Result<RTPReceiveSource.Output, RTPStreamError> {
     source.lastPacketAt = now
     guard let rtx = configuration.retransmission, packet.header.ssrc == rtx.ssrc else {
       if let error = source.rejection(of: packet.header) { return .failure(error) }
@@ -91,7 +91,7 @@ public struct VideoReceiveStream: Sendable {
         let media = try RTXPacketFormat.unwrap(
           packet, ssrc: configuration.source.ssrc,
           payloadType: configuration.source.payloadType ?? packet.header.payloadType)
-      else { return .success(RTPReceiveStream.Output()) }
+      else { return .success(RTPReceiveSource.Output()) }
       return .success(accept(media, isRetransmission: true, now: now))
     } catch {
       source.counters.malformedPackets += 1
@@ -102,8 +102,8 @@ public struct VideoReceiveStream: Sendable {
   /// Takes a media packet of this source (restored from RTX when `isRetransmission`).
   private mutating func accept(
     _ media: consuming RTPPacket, isRetransmission: Bool, now: MediaInstant
-  ) -> RTPReceiveStream.Output {
-    var output = RTPReceiveStream.Output()
+  ) -> RTPReceiveSource.Output {
+    var output = RTPReceiveSource.Output()
     // A retransmission of a packet that arrived after all (the late original crossed its NACK)
     // is a duplicate SRTP's replay window cannot see (RTX has its own SSRC and index).
     if isRetransmission, source.sequenceNumbers.highest != nil,
@@ -151,8 +151,8 @@ public struct VideoReceiveStream: Sendable {
   }
 
   /// Releases due packets and emits due NACK, PLI and RR (the RR first).
-  public mutating func poll(now: MediaInstant) -> RTPReceiveStream.Output {
-    var output = RTPReceiveStream.Output()
+  public mutating func poll(now: MediaInstant) -> RTPReceiveSource.Output {
+    var output = RTPReceiveSource.Output()
     swap(&output.packets, &spareOutputPackets)
     jitterBuffer.release(now: now, into: &output.packets)
     if let report = source.dueReceiverReport(now: now) { output.rtcp.append(report) }

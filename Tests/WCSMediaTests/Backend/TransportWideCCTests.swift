@@ -32,8 +32,8 @@ final class TransportWideCCTests: XCTestCase {
     XCTAssertEqual(feedback.map(\.transportSequenceNumber), [0, 1, 2, 3, 4, 5])
     XCTAssertNil(feedback[3].arrivalTime)
     let times = feedback.compactMap(\.arrivalTime)
-    XCTAssertEqual(times[1] - times[0], 1_000)
-    XCTAssertEqual(times[3] - times[2], 79_000)  // #4 arrived 79 ms after #2
+    XCTAssertEqual(times[1] - times[0], .milliseconds(1))
+    XCTAssertEqual(times[3] - times[2], .milliseconds(79))  // #4 arrived 79 ms after #2
   }
 
   /// The sequence number rides in a one-byte header extension element with the negotiated

@@ -211,7 +211,14 @@ final class VideoDecodeOnLoopTests: XCTestCase {
 /// `EventLoopWorkBudget`: the decaying load and what it allows.
 final class EventLoopWorkBudgetTests: XCTestCase {
   func testLoadDecaysWithTheWindowAndBoundsWhatMayRun() {
-    let budget = EventLoopWorkBudget(share: 0.25, window: .seconds(1))
+    let loop = EventLoop(label: "WorkBudgetTests")
+    let budget = EventLoopWorkBudget(thread: loop.thread, share: 0.25, window: .seconds(1))
+    // Loop-confined: used on its loop.
+    loop.submit { checkLoad(of: budget) }
+    loop.shutdown()
+  }
+
+  private func checkLoad(of budget: EventLoopWorkBudget) {
     let start = MediaInstant.now()
     XCTAssertEqual(budget.utilization(at: start), 0)
     XCTAssertTrue(budget.allows(.milliseconds(250), at: start))

@@ -138,7 +138,7 @@ struct CongestionSimulation {
     var now: Int64 = 0
     while now <= scenario.duration {
       while let first = remb.first, first.at <= now {
-        estimator.onREMB(REMBUpdate(bitrate: first.bitrate), now: now)
+        estimator.onREMB(REMBUpdate(bitrate: first.bitrate), now: atMicroseconds(now))
         remb.removeFirst()
       }
       while let first = boundsChanges.first, first.at <= now {
@@ -146,7 +146,7 @@ struct CongestionSimulation {
         boundsChanges.removeFirst()
       }
       while let first = feedbackInFlight.first, first.at <= now {
-        estimator.onTransportFeedback(first.description.packetFeedbacks(), now: now)
+        estimator.onTransportFeedback(first.description.packetFeedbacks(), now: atMicroseconds(now))
         feedbackInFlight.removeFirst()
       }
       pacer.setTargetBitrate(estimator.targetBitrate)
@@ -156,20 +156,21 @@ struct CongestionSimulation {
         target: estimator.targetBitrate, audioRange: 16_000...64_000, audioPreferred: 32_000,
         videoRange: 30_000...scenario.maxBitrate)
       if now >= nextAudio {
-        pacer.enqueue(.audio, priority: .audio, size: allocation.audio / 50 / 8 + 12, now: now)
+        pacer.enqueue(
+          .audio, priority: .audio, size: allocation.audio / 50 / 8 + 12, now: atMicroseconds(now))
         nextAudio += 20_000
       }
       if now >= nextFrame {
         var frameBytes = allocation.video / 30 / 8
         while frameBytes > 0 {
           let size = min(frameBytes, 1200)
-          pacer.enqueue(.video, priority: .video, size: size, now: now)
+          pacer.enqueue(.video, priority: .video, size: size, now: atMicroseconds(now))
           frameBytes -= size
         }
         nextFrame += 33_333
       }
 
-      for release in pacer.process(now: now) {
+      for release in pacer.process(now: atMicroseconds(now)) {
         let probeClusterID: Int?
         switch release {
         case .media(_, _, _, let id): probeClusterID = id
@@ -177,7 +178,8 @@ struct CongestionSimulation {
         }
         estimator.onPacketSent(
           PacketSent(
-            transportSequenceNumber: nextSequence, sendTime: now, size: release.size,
+            transportSequenceNumber: nextSequence, sendTime: atMicroseconds(now),
+            size: release.size,
             probeClusterID: probeClusterID))
         link.send(sequenceNumber: nextSequence, size: release.size, now: now)
         nextSequence &+= 1

@@ -35,12 +35,12 @@ final class TransportFeedbackGeneratorTests: XCTestCase {
     XCTAssertEqual(
       feedback.packetFeedbacks(),
       [
-        PacketFeedback(transportSequenceNumber: 65534, arrivalTime: t0),
+        PacketFeedback(transportSequenceNumber: 65534, arrivalTime: atMicroseconds(t0)),
         PacketFeedback(transportSequenceNumber: 65535, arrivalTime: nil),
-        PacketFeedback(transportSequenceNumber: 0, arrivalTime: t0 + 1_000),
-        PacketFeedback(transportSequenceNumber: 1, arrivalTime: t0 + 2_000),
-        PacketFeedback(transportSequenceNumber: 2, arrivalTime: t0 + 1_500),
-        PacketFeedback(transportSequenceNumber: 3, arrivalTime: t0 + 99_000),
+        PacketFeedback(transportSequenceNumber: 0, arrivalTime: atMicroseconds(t0 + 1_000)),
+        PacketFeedback(transportSequenceNumber: 1, arrivalTime: atMicroseconds(t0 + 2_000)),
+        PacketFeedback(transportSequenceNumber: 2, arrivalTime: atMicroseconds(t0 + 1_500)),
+        PacketFeedback(transportSequenceNumber: 3, arrivalTime: atMicroseconds(t0 + 99_000)),
       ])
     XCTAssertNil(generator.nextDeadline, "nothing new to report")
 
@@ -52,7 +52,7 @@ final class TransportFeedbackGeneratorTests: XCTestCase {
     XCTAssertEqual(second.count, 1)
     XCTAssertEqual(second.first?.baseSequenceNumber, 65535)
     XCTAssertEqual(second.first?.feedbackPacketCount, 1)
-    let arrivals = second.first?.packetFeedbacks().map(\.arrivalTime)
+    let arrivals = second.first?.packetFeedbacks().map(\.arrivalMicroseconds)
     XCTAssertEqual(
       arrivals,
       [t0 + 160_000, t0 + 1_000, t0 + 2_000, t0 + 1_500, t0 + 99_000, nil, t0 + 150_000])
@@ -71,7 +71,8 @@ final class TransportFeedbackGeneratorTests: XCTestCase {
     XCTAssertEqual(rebuilt.count, 50)
     for (index, entry) in rebuilt.enumerated() {
       let truth = t0 + Int64(index) * 1_100
-      XCTAssertLessThanOrEqual(abs((entry.arrivalTime ?? 0) - truth), 125, "packet \(index)")
+      XCTAssertLessThanOrEqual(
+        abs((entry.arrivalMicroseconds ?? 0) - truth), 125, "packet \(index)")
     }
   }
 
@@ -85,7 +86,7 @@ final class TransportFeedbackGeneratorTests: XCTestCase {
     XCTAssertEqual(feedbacks.map(\.feedbackPacketCount), [0, 1])
     XCTAssertEqual(feedbacks.last?.referenceTime, UInt32(9_000_000 / 64_000))
     XCTAssertEqual(
-      feedbacks.flatMap { $0.packetFeedbacks() }.map(\.arrivalTime), [0, 9_000_000])
+      feedbacks.flatMap { $0.packetFeedbacks() }.map(\.arrivalMicroseconds), [0, 9_000_000])
   }
 
   func testDuplicatesAreReportedOnce() {
@@ -114,13 +115,14 @@ final class TransportFeedbackRobustnessTests: XCTestCase {
   /// Feedback with absurd arrival times or unknown sequence numbers changes nothing.
   func testEstimatorIgnoresAbsurdFeedback() {
     let estimator = SendSideBandwidthEstimator(startBitrate: 500_000, probing: false)
-    estimator.onPacketSent(PacketSent(transportSequenceNumber: 1, sendTime: 0, size: 1000))
+    estimator.onPacketSent(
+      PacketSent(transportSequenceNumber: 1, sendTime: atMicroseconds(0), size: 1000))
     estimator.onTransportFeedback(
       [
-        PacketFeedback(transportSequenceNumber: 1, arrivalTime: .max),
-        PacketFeedback(transportSequenceNumber: 2, arrivalTime: .min),
-        PacketFeedback(transportSequenceNumber: 40_000, arrivalTime: 5),
-      ], now: 100_000)
+        PacketFeedback(transportSequenceNumber: 1, arrivalTime: .distantFuture),
+        PacketFeedback(transportSequenceNumber: 2, arrivalTime: .distantPast),
+        PacketFeedback(transportSequenceNumber: 40_000, arrivalTime: atMicroseconds(5)),
+      ], now: atMicroseconds(100_000))
     XCTAssertEqual(estimator.targetBitrate, 500_000)
     XCTAssertNil(estimator.acknowledgedBitrate)
   }

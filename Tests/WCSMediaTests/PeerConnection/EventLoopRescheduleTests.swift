@@ -8,7 +8,8 @@ import XCTest
 /// `EventLoop.reschedule`, `scheduleFiringActionAgain` (the play poll and the audio playout
 /// turn re-arm through them without a new closure) and the `poll` timeout's rounding.
 final class EventLoopRescheduleTests: XCTestCase {
-  private var loop = EventLoop(label: "EventLoopResched")
+  /// On a manual clock: the tests move time instead of waiting for it.
+  private var loop = EventLoop(label: "EventLoopResched", manualTimeStartingAt: .now())
 
   override func tearDown() {
     loop.shutdown()
@@ -18,18 +19,16 @@ final class EventLoopRescheduleTests: XCTestCase {
   func testRescheduledTimerFiresOnceAtItsNewDeadlineInSchedulingOrder() {
     let fired = LoopShared<[String]>([])
     let early = LoopShared<[String]>([])
-    let done = expectation(description: "last timer")
     let deadlines = LoopShared<[String: ContinuousClock.Instant]>([:])
     loop.submit {
       let start = loop.now()
       func add(_ name: String, _ offset: Duration) -> EventLoopTimer {
         deadlines.mutate { $0[name] = start + offset }
         return loop.schedule(at: start + offset) { [loop] in
-          if let deadline = deadlines.value[name], loop.now() < deadline {
+          if let deadline = deadlines.value[name], loop.now() != deadline {
             early.mutate { $0.append(name) }
           }
           fired.mutate { $0.append(name) }
-          if name == "last" { done.fulfill() }
         }
       }
       let moved = add("moved", .milliseconds(5))
@@ -52,7 +51,9 @@ final class EventLoopRescheduleTests: XCTestCase {
       loop.cancel(cancelled)
       XCTAssertNil(loop.reschedule(cancelled, at: start + .milliseconds(25)))
     }
-    wait(for: [done], timeout: 5)
+    loop.advanceTime(by: .milliseconds(5))
+    XCTAssertEqual(fired.value, [], "moved away from 5 ms")
+    loop.advanceTime(by: .milliseconds(25))
     XCTAssertEqual(fired.value, ["b", "moved", "last"])
     XCTAssertEqual(early.value, [])
     XCTAssertEqual(loop.submit { loop.pendingTimerCount }, 0)
@@ -60,7 +61,7 @@ final class EventLoopRescheduleTests: XCTestCase {
 
   func testRescheduleOfAFiredTimerReturnsNilAndMovedTimersCanBeCancelled() {
     let fired = LoopShared<[String]>([])
-    let done = expectation(description: "marker")
+    let marker = LoopShared(false)
     let first = loop.submit {
       loop.schedule(after: .milliseconds(1)) { fired.mutate { $0.append("first") } }
     }
@@ -79,30 +80,29 @@ final class EventLoopRescheduleTests: XCTestCase {
         XCTAssertLessThanOrEqual(loop.timerHeapEntryCount, 2 * 80)
         loop.cancel(timer)
         XCTAssertEqual(loop.pendingTimerCount, 0)
-        loop.schedule(after: .milliseconds(150)) { done.fulfill() }
+        loop.schedule(after: .milliseconds(150)) { marker.mutate { $0 = true } }
       }
     }
-    wait(for: [done], timeout: 5)
+    loop.advanceTime(by: .milliseconds(170))
+    XCTAssertTrue(marker.value)
     XCTAssertEqual(fired.value, ["first"])
   }
 
   func testAnActionSchedulesItselfAgainAndNothingElseCan() {
     let runs = LoopShared(0)
-    let done = expectation(description: "ten runs")
     loop.submit {
       XCTAssertNil(loop.scheduleFiringActionAgain(at: loop.now()), "no action is firing")
       loop.schedule(after: .milliseconds(1)) { [loop] in
         runs.mutate { $0 += 1 }
-        if runs.value == 10 {
-          done.fulfill()
-          return
-        }
+        if runs.value == 10 { return }
         XCTAssertEqual(loop.pendingTimerCount, 0)
         XCTAssertNotNil(loop.scheduleFiringActionAgain(at: loop.now() + .milliseconds(1)))
         XCTAssertEqual(loop.pendingTimerCount, 1)
       }
     }
-    wait(for: [done], timeout: 5)
+    loop.advanceTime(by: .milliseconds(9))
+    XCTAssertEqual(runs.value, 9, "one run per millisecond")
+    loop.advanceTime(by: .seconds(1))
     XCTAssertEqual(runs.value, 10)
     XCTAssertNil(loop.submit { loop.scheduleFiringActionAgain(at: loop.now()) })
     XCTAssertEqual(loop.submit { loop.pendingTimerCount }, 0)

@@ -6,9 +6,13 @@ import XCTest
 
 final class EventLoopTests: XCTestCase {
   private var loop = EventLoop(label: "EventLoopTests")
+  /// The timer tests' loop: its clock moves only with `advanceTime`, so they do not wait on
+  /// real time and can check the instants timers fire at exactly.
+  private var manual = EventLoop(label: "EventLoopManual", manualTimeStartingAt: .now())
 
   override func tearDown() {
     loop.shutdown()
+    manual.shutdown()
     super.tearDown()
   }
 
@@ -30,17 +34,16 @@ final class EventLoopTests: XCTestCase {
   }
 
   func testTimersFireInDeadlineOrderNotBeforeTheirDeadlineAndCancelledOnesNever() {
+    let loop = manual
     let fired = LoopShared<[String]>([])
     let early = LoopShared<[String]>([])
-    let done = expectation(description: "last timer")
     loop.submit {
       let start = loop.now()
       func add(_ name: String, _ offset: Duration) -> EventLoopTimer {
         let deadline = start + offset
         return loop.schedule(at: deadline) { [loop] in
-          if loop.now() < deadline { early.mutate { $0.append(name) } }
+          if loop.now() != deadline { early.mutate { $0.append(name) } }
           fired.mutate { $0.append(name) }
-          if name == "d" { done.fulfill() }
         }
       }
       _ = add("c", .milliseconds(30))
@@ -52,53 +55,55 @@ final class EventLoopTests: XCTestCase {
       loop.cancel(cancelled)
       loop.cancel(cancelled)
     }
-    wait(for: [done], timeout: 5)
+    loop.advanceTime(by: .milliseconds(39))
+    XCTAssertEqual(fired.value, ["a", "b1", "b2", "c"], "d is due at 40 ms")
+    loop.advanceTime(by: .milliseconds(1))
     XCTAssertEqual(fired.value, ["a", "b1", "b2", "c", "d"])
     XCTAssertEqual(early.value, [])
     XCTAssertEqual(loop.submit { loop.pendingTimerCount }, 0)
   }
 
   func testTimerScheduledFromATimerAndPastDeadlinesRun() {
+    let loop = manual
     let fired = LoopShared<[Int]>([])
-    let done = expectation(description: "chain")
     loop.execute { [loop] in
       loop.schedule(at: loop.now() - .seconds(1)) {
         fired.mutate { $0.append(1) }
         loop.schedule(after: .milliseconds(1)) {
           fired.mutate { $0.append(2) }
-          done.fulfill()
         }
       }
     }
-    wait(for: [done], timeout: 5)
+    loop.advanceTime(by: .zero)
+    XCTAssertEqual(fired.value, [1], "the past deadline at once, the chained one 1 ms later")
+    loop.advanceTime(by: .milliseconds(1))
     XCTAssertEqual(fired.value, [1, 2])
   }
 
   func testManyCancelledTimersAreCompactedAndTheRestStillFire() {
+    let loop = manual
     let fired = LoopShared<Int>(0)
-    let done = expectation(description: "survivors")
-    done.expectedFulfillmentCount = 10
     loop.submit {
       for index in 0..<1000 {
         let timer = loop.schedule(after: .milliseconds(1 + index % 7)) {
           fired.mutate { $0 += 1 }
-          done.fulfill()
         }
         if index % 100 != 0 { loop.cancel(timer) }
       }
       XCTAssertEqual(loop.pendingTimerCount, 10)
     }
-    wait(for: [done], timeout: 5)
+    loop.advanceTime(by: .milliseconds(7))
     XCTAssertEqual(fired.value, 10)
+    XCTAssertEqual(loop.submit { loop.pendingTimerCount }, 0)
   }
 
   func testReArmedLeewayTimersNeverFireEarlyAndLeaveNoStaleEntriesBehind() {
     // The play path's pattern: a turn re-arming itself from its handler with a leeway, and a
     // poll cancelled and re-armed with a leeway several times per turn (`pollNoLaterThan` on
     // every packet). Fired and cancelled timers leave entries in both heaps.
+    let loop = manual
     let fires = LoopShared(0)
     let early = LoopShared(0)
-    let done = expectation(description: "200 turns")
     loop.submit {
       var poll: EventLoopTimer?
       func turn(_ remaining: Int) {
@@ -113,12 +118,15 @@ final class EventLoopTests: XCTestCase {
             if let poll { loop.cancel(poll) }
             poll = loop.schedule(at: base - .milliseconds(2 * step), leeway: .milliseconds(20)) {}
           }
-          if remaining == 0 { done.fulfill() } else { turn(remaining - 1) }
+          if remaining > 0 { turn(remaining - 1) }
         }
       }
       turn(199)
     }
-    wait(for: [done], timeout: 30)
+    // Each turn fires at its deadline + leeway (5.2 ms): nothing wakes the loop earlier.
+    loop.advanceTime(by: .microseconds(199 * 5_200))
+    XCTAssertEqual(fires.value, 199)
+    loop.advanceTime(by: .microseconds(5_200))
     XCTAssertEqual(fires.value, 200)
     XCTAssertEqual(early.value, 0, "a leeway timer fired before its deadline")
     let (pending, entries) = loop.submit { (loop.pendingTimerCount, loop.timerHeapEntryCount) }
@@ -132,60 +140,47 @@ final class EventLoopTests: XCTestCase {
   func testLeewayTimerSharesTheWakeUpOfAnEarlierTimerAndNeverFiresEarly() {
     // "lazy" is due at 10 ms with 400 ms of leeway; "strict" (no leeway) at 30 ms wakes the
     // loop, and "lazy" fires in the same turn, right after it, not at 410 ms.
+    let loop = manual
     let fired = LoopShared<[(String, Duration)]>([])
-    // Both fulfil: waiting for "lazy" alone let the test read the list while "strict" was
-    // still being appended on the loop.
-    let done = expectation(description: "both fired")
-    done.expectedFulfillmentCount = 2
     loop.submit {
       let start = loop.now()
       loop.schedule(at: start + .milliseconds(10), leeway: .milliseconds(400)) { [loop] in
         fired.mutate { $0.append(("lazy", loop.now() - start)) }
-        done.fulfill()
       }
       loop.schedule(at: start + .milliseconds(30)) { [loop] in
         fired.mutate { $0.append(("strict", loop.now() - start)) }
-        done.fulfill()
       }
     }
-    wait(for: [done], timeout: 5)
+    loop.advanceTime(by: .seconds(1))
     XCTAssertEqual(fired.value.map(\.0), ["lazy", "strict"], "equal turn: deadline order")
-    let lazy = fired.value.first?.1 ?? .zero
-    XCTAssertGreaterThanOrEqual(lazy, .milliseconds(30))
-    XCTAssertLessThan(lazy, .milliseconds(200))
+    XCTAssertEqual(fired.value.map(\.1), [.milliseconds(30), .milliseconds(30)])
   }
 
   func testLeewayTimerAloneFiresWithinItsLeeway() {
+    let loop = manual
     let firedAt = LoopShared<Duration?>(nil)
-    let done = expectation(description: "fired")
     loop.submit {
       let start = loop.now()
       loop.schedule(after: .milliseconds(20), leeway: .milliseconds(30)) { [loop] in
         firedAt.mutate { $0 = loop.now() - start }
-        done.fulfill()
       }
     }
-    wait(for: [done], timeout: 5)
-    let elapsed = firedAt.value ?? .zero
-    // Nothing else wakes the loop, so it sleeps to deadline + leeway (50 ms, +1 ms rounding).
-    XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(50))
-    XCTAssertLessThan(elapsed, .milliseconds(500))
+    loop.advanceTime(by: .seconds(1))
+    // Nothing else wakes the loop, so it sleeps to deadline + leeway.
+    XCTAssertEqual(firedAt.value, .milliseconds(50))
   }
 
   func testStrictTimerIsNotDelayedByALeewayTimerScheduledBeforeIt() {
+    let loop = manual
     let firedAt = LoopShared<Duration?>(nil)
-    let done = expectation(description: "strict fired")
     loop.submit {
       let start = loop.now()
       loop.schedule(at: start + .milliseconds(5), leeway: .seconds(10)) {}
       loop.schedule(at: start + .milliseconds(20)) { [loop] in
         firedAt.mutate { $0 = loop.now() - start }
-        done.fulfill()
       }
     }
-    wait(for: [done], timeout: 5)
-    let elapsed = firedAt.value ?? .zero
-    XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(20))
-    XCTAssertLessThan(elapsed, .milliseconds(500))
+    loop.advanceTime(by: .seconds(1))
+    XCTAssertEqual(firedAt.value, .milliseconds(20))
   }
 }

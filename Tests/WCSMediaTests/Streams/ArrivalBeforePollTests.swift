@@ -13,16 +13,17 @@ import XCTest
 final class ArrivalBeforePollTests: XCTestCase {
   private let remoteSSRC: UInt32 = 0x1111_2222
 
-  private func packet(_ sequence: UInt16) -> [UInt8] {
-    streamTestPacketBytes(
+  private func packet(_ sequence: UInt16) -> RTPPacket {
+    streamTestPacket(
       ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence - 100) * 3000)
   }
 
   func testAPacketArrivingBeforeThePollThatRanIsNACKedOnceAndReleasedInOrder() throws {
-    var stream = RTPReceiveStream(
+    var stream = VideoReceiveStream(
       configuration: .init(
-        ssrc: remoteSSRC, localSSRC: 1, payloadType: 96, clockRate: 90_000,
-        sendsReceiverReports: false),
+        source: .init(
+          ssrc: remoteSSRC, localSSRC: 1, payloadType: 96, clockRate: 90_000,
+          sendsReceiverReports: false)),
       now: virtualTime(0))
     var released: [UInt16] = []
     var nacked: [[UInt16]] = []
@@ -121,14 +122,15 @@ final class ArrivalBeforePollTests: XCTestCase {
     let description = try XCTUnwrap(feedbacks.first)
     XCTAssertEqual(description.baseSequenceNumber, 5)
     XCTAssertEqual(
-      description.packetFeedbacks().map(\.arrivalTime), [t0 + 97_000, t0 + 99_000, t0 + 98_000])
+      description.packetFeedbacks().map(\.arrivalMicroseconds),
+      [t0 + 97_000, t0 + 99_000, t0 + 98_000])
     // The negative delta (7 after 6) survives the RTCP packet.
     let rtcp = TransportWideCC.feedback(description, senderSSRC: 1, mediaSSRC: 2)
     let bytes = try RTCPPacket.serializeCompound([.transportWideFeedback(rtcp)])
     guard case .transportWideFeedback(let parsed) = try RTCPPacket.parseCompound(bytes).first
     else { return XCTFail("not transport-wide feedback") }
     XCTAssertEqual(
-      TransportWideCC.description(of: parsed).packetFeedbacks().map(\.arrivalTime),
+      TransportWideCC.description(of: parsed).packetFeedbacks().map(\.arrivalMicroseconds),
       [t0 + 97_000, t0 + 99_000, t0 + 98_000])
   }
 

@@ -203,7 +203,7 @@ private final class ReferenceAudioReceiver {
     highest = sequence
   }
 
-  /// Takes one packet from `RTPReceiveStream.Output.packets`, at its arrival time.
+  /// Takes one packet from `RTPReceiveSource.Output.packets`, at its arrival time.
   func insert(_ received: ReceivedRTPPacket) {
     insert(received.packet, now: received.arrival)
   }

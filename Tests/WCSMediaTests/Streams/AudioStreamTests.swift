@@ -26,11 +26,11 @@ final class AudioStreamTests: XCTestCase {
         ssrc: ssrc, payloadType: 111, clockRate: 48_000, cname: "audio",
         initialSequenceNumber: 65_500, timestampOffset: 77),
       now: virtualTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
-    var stream = RTPReceiveStream(
-      configuration: .init(
-        ssrc: ssrc, localSSRC: 1, payloadType: 111, clockRate: 48_000, nackEnabled: false,
-        buffersPackets: false),
+    var stream = AudioReceiveStream(
+      configuration: .init(ssrc: ssrc, localSSRC: 1, payloadType: 111, clockRate: 48_000),
       now: virtualTime(0))
+    // Datagrams that do not parse, counted as the driver counts them (before the stream).
+    var unparsed = 0
     let receiver = try AudioReceiver(playoutDelay: .milliseconds(100))
     var link = StreamTestLink<[UInt8]>(seed: seed, lossRate: 0.10, baseDelay: 0.020, jitter: 0.050)
 
@@ -52,7 +52,11 @@ final class AudioStreamTests: XCTestCase {
       }
       for (arrival, bytes) in link.deliver(upTo: now) {
         if bytes.count == 6 { garbageDelivered += 1 }
-        guard case .success(let output) = stream.receive(bytes, now: virtualTime(arrival)) else {
+        guard let packet = try? RTPPacket.parse(bytes) else {
+          unparsed += 1
+          continue
+        }
+        guard case .success(let output) = stream.receive(packet, now: virtualTime(arrival)) else {
           continue
         }
         for packet in output.packets { receiver.insert(packet) }
@@ -62,7 +66,7 @@ final class AudioStreamTests: XCTestCase {
     }
     return Run(
       statistics: receiver.statistics, played: played, sourceEnergy: sourceEnergy / Double(frames),
-      framesSent: frames, malformed: stream.counters.malformedPackets,
+      framesSent: frames, malformed: unparsed + stream.source.counters.malformedPackets,
       garbageDelivered: garbageDelivered)
   }
 

@@ -34,10 +34,10 @@ final class ReceiveStreamRecycleReleasedTests: XCTestCase {
   func testRecycledReleasesMatchFreshOnes() {
     var generator = SplitMix64(seed: 31)
     let origin = virtualTime(0)
-    let configuration = RTPReceiveStream.Configuration(
-      ssrc: 5, localSSRC: 1, payloadType: 96, clockRate: 90_000)
-    var fresh = RTPReceiveStream(configuration: configuration, now: origin)
-    var recycled = RTPReceiveStream(configuration: configuration, now: origin)
+    let configuration = VideoReceiveStream.Configuration(
+      source: .init(ssrc: 5, localSSRC: 1, payloadType: 96, clockRate: 90_000))
+    var fresh = VideoReceiveStream(configuration: configuration, now: origin)
+    var recycled = VideoReceiveStream(configuration: configuration, now: origin)
     var held: [(packets: [ReceivedRTPPacket], sequenceNumbers: [UInt16])] = []
     var now = 0.0
     var sequences = LossyReorderedSequence(startingAt: 65_400, reorderDepth: 4)
@@ -46,11 +46,11 @@ final class ReceiveStreamRecycleReleasedTests: XCTestCase {
       now += Double.random(in: 0...0.02, using: &generator)
       if Double.random(in: 0..<1, using: &generator) < 0.6 {
         let sequence = sequences.draw(using: &generator)
-        let bytes = streamTestPacketBytes(
+        let packet = streamTestPacket(
           ssrc: 5, sequenceNumber: sequence, timestamp: UInt32(sequence / 3) &* 3000)
         XCTAssertEqual(
-          try? fresh.receive(bytes, now: virtualTime(now)).get(),
-          try? recycled.receive(bytes, now: virtualTime(now)).get(), "step \(step)")
+          try? fresh.receive(packet, now: virtualTime(now)).get(),
+          try? recycled.receive(packet, now: virtualTime(now)).get(), "step \(step)")
       } else {
         let expected = fresh.poll(now: virtualTime(now))
         let output = recycled.poll(now: virtualTime(now))

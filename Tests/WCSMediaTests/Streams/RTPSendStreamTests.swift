@@ -7,10 +7,10 @@ import XCTest
 /// `RTPSendStream`.
 final class RTPSendStreamTests: XCTestCase {
   private let ssrc: UInt32 = 0x0102_0304
-  private let rtx = RTPReceiveStream.Retransmission(ssrc: 0x0A0B_0C0D, payloadType: 97)
+  private let rtx = RTPRetransmission(ssrc: 0x0A0B_0C0D, payloadType: 97)
   private let wallClock = NTPTimestamp(value: 0xE8A1_0000_4000_0000)  // x.25 s
 
-  private func makeStream(rtx: RTPReceiveStream.Retransmission? = nil) -> RTPSendStream {
+  private func makeStream(rtx: RTPRetransmission? = nil) -> RTPSendStream {
     RTPSendStream(
       configuration: .init(
         ssrc: ssrc, payloadType: 96, clockRate: 90_000, retransmission: rtx, cname: "wcs-test",
@@ -193,13 +193,13 @@ final class RTPSendStreamTests: XCTestCase {
 
   func testSenderReportCarriesTheReceiveSideReportBlock() throws {
     var sender = makeStream()
-    var receiver = RTPReceiveStream(
+    var receiver = AudioReceiveStream(
       configuration: .init(
         ssrc: 0xCAFE, localSSRC: ssrc, clockRate: 48_000, sendsReceiverReports: false),
       now: virtualTime(0))
     for sequence: UInt16 in [1, 2, 4] {
       _ = receiver.receive(
-        streamTestPacketBytes(
+        streamTestPacket(
           ssrc: 0xCAFE, sequenceNumber: sequence, timestamp: UInt32(sequence) * 960),
         now: virtualTime(0.02 * Double(sequence)))
     }

@@ -11,16 +11,26 @@ func virtualTime(_ seconds: Double) -> MediaInstant {
   streamTestClockOrigin + .seconds(seconds)
 }
 
-/// Serializes a packet with the given header fields, for feeding a receive stream.
-func streamTestPacketBytes(
+/// A packet with the given header fields, for feeding a receive stream.
+func streamTestPacket(
   ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8 = 96,
   marker: Bool = false, payload: [UInt8] = [1, 2, 3, 4]
-) -> [UInt8] {
-  let packet = RTPPacket(
+) -> RTPPacket {
+  RTPPacket(
     header: RTPHeader(
       marker: marker, payloadType: payloadType, sequenceNumber: sequenceNumber,
       timestamp: timestamp, ssrc: ssrc),
     payload: payload)
+}
+
+/// `streamTestPacket` serialized, for the paths that take datagrams.
+func streamTestPacketBytes(
+  ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8 = 96,
+  marker: Bool = false, payload: [UInt8] = [1, 2, 3, 4]
+) -> [UInt8] {
+  let packet = streamTestPacket(
+    ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp, payloadType: payloadType,
+    marker: marker, payload: payload)
   return (try? packet.serialized()) ?? []
 }
 

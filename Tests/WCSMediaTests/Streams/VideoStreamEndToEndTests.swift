@@ -22,7 +22,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
     var wrongNumbers = 0
     var statistics = VideoDecodePipelineStatistics()
     var sender: RTPSendStream.Counters
-    var receiver: RTPReceiveStream.Counters
+    var receiver: RTPReceiveSource.Counters
     var nack: NACKGenerator
     var rtt: Double?
     var playoutDelay: Double
@@ -33,7 +33,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
     width: Int, height: Int, seconds: Double, seed: UInt64, joinAt: Double = 0
   ) throws -> Result {
     let mediaSSRC: UInt32 = 0x1234_5678
-    let rtx = RTPReceiveStream.Retransmission(ssrc: 0x1234_5679, payloadType: 97)
+    let rtx = RTPRetransmission(ssrc: 0x1234_5679, payloadType: 97)
     let receiverSSRC: UInt32 = 0x0BAD_CAFE
     let camera = VirtualCamera(width: width, height: height, frameRate: 30)
     let encoder = try VP8Encoder(
@@ -45,9 +45,10 @@ final class VideoStreamEndToEndTests: XCTestCase {
         ssrc: mediaSSRC, payloadType: 96, clockRate: 90_000, retransmission: rtx,
         cname: "sender", initialSequenceNumber: 65_000, timestampOffset: 0xFFFF_0000),
       now: virtualTime(0), wallClock: NTPTimestamp(seconds: 3_900_000_000))
-    var receiver = RTPReceiveStream(
+    var receiver = VideoReceiveStream(
       configuration: .init(
-        ssrc: mediaSSRC, localSSRC: receiverSSRC, payloadType: 96, clockRate: 90_000,
+        source: .init(
+          ssrc: mediaSSRC, localSSRC: receiverSSRC, payloadType: 96, clockRate: 90_000),
         retransmission: rtx),
       now: virtualTime(0))
     let video = try VideoDecodePipeline.decodingI420()
@@ -57,7 +58,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
       seed: seed &+ 1, lossRate: 0.10, baseDelay: 0.020, jitter: 0.050)
 
     var result = Result(
-      sender: sender.counters, receiver: receiver.counters, nack: receiver.nackGenerator,
+      sender: sender.counters, receiver: receiver.source.counters, nack: receiver.nackGenerator,
       playoutDelay: 0)
     let timestampOffset = sender.timestampOffset
 
@@ -110,7 +111,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
       for (arrival, datagram) in forward.deliver(upTo: now) where arrival >= joinAt {
         switch datagram {
         case .rtp(let bytes):
-          let output = try receiver.receive(bytes, now: virtualTime(arrival)).get()
+          let output = try receiver.receive(RTPPacket.parse(bytes), now: virtualTime(arrival)).get()
           render(video.handle(output.packets, now: virtualTime(arrival)), now: arrival)
         case .rtcp(let bytes):
           for case .senderReport(let sr) in try RTCPPacket.parseCompound(bytes) {
@@ -141,7 +142,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
     }
     result.statistics = video.statistics
     result.sender = sender.counters
-    result.receiver = receiver.counters
+    result.receiver = receiver.source.counters
     result.nack = receiver.nackGenerator
     result.rtt = sender.roundTripTime
     result.playoutDelay = receiver.jitterBuffer.delay

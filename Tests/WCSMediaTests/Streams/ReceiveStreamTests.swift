@@ -4,41 +4,52 @@ import XCTest
 @testable import WCSMedia
 @testable import WCSProtocols
 
-/// Receive statistics, receiver reports, NACK and PLI generation of `RTPReceiveStream`, with values
-/// worked out by hand from RFC 3550 §A.3 / §A.8 and RFC 4585 §6.2.1.
-final class RTPReceiveStreamTests: XCTestCase {
+/// Receive statistics, receiver reports, NACK and PLI generation of `VideoReceiveStream` and
+/// `AudioReceiveStream`, with values worked out by hand from RFC 3550 §A.3 / §A.8 and RFC 4585
+/// §6.2.1.
+final class ReceiveStreamTests: XCTestCase {
   private let remoteSSRC: UInt32 = 0x1122_3344
   private let localSSRC: UInt32 = 0x5566_7788
 
-  private func makeStream(
-    nack: Bool = false, buffers: Bool = true, rtx: RTPReceiveStream.Retransmission? = nil
-  ) -> RTPReceiveStream {
-    RTPReceiveStream(
+  private var source: RTPReceiveSource.Configuration {
+    .init(ssrc: remoteSSRC, localSSRC: localSSRC, payloadType: 96, clockRate: 90_000)
+  }
+
+  /// A video stream; `retransmissionDelayFactor` 0 keeps the playout delay to the jitter's.
+  private func makeVideoStream(
+    rtx: RTPRetransmission? = nil, retransmissionDelayFactor: Double = 2
+  ) -> VideoReceiveStream {
+    VideoReceiveStream(
       configuration: .init(
-        ssrc: remoteSSRC, localSSRC: localSSRC, payloadType: 96, clockRate: 90_000,
-        retransmission: rtx, nackEnabled: nack, buffersPackets: buffers),
+        source: source, retransmission: rtx,
+        retransmissionDelayFactor: retransmissionDelayFactor),
       now: virtualTime(0))
+  }
+
+  /// A stream handing every packet out on arrival (the audio kind), on the video clock rate.
+  private func makeAudioStream() -> AudioReceiveStream {
+    AudioReceiveStream(configuration: source, now: virtualTime(0))
   }
 
   /// Packets every 20 ms (1800 ticks at 90 kHz) starting at sequence 65530 so the sequence wraps;
   /// indices 2 and 5 are lost; each packet gets the extra network delay listed (ms).
   func testReceiverReportMatchesHandComputedRFC3550Values() throws {
-    var stream = makeStream()
+    var stream = makeVideoStream()
     let extraDelayMs: [Int: Double] = [0: 0, 1: 5, 3: 2, 4: 10, 6: 0, 7: 7, 8: 3, 9: 3]
     for index in 0..<10 {
       guard let extra = extraDelayMs[index] else { continue }
       let arrival = 0.1 + Double(index) * 0.020 + extra / 1000
-      let bytes = streamTestPacketBytes(
+      let packet = streamTestPacket(
         ssrc: remoteSSRC, sequenceNumber: UInt16(truncatingIfNeeded: 65_530 + index),
         timestamp: UInt32(5000 + index * 1800))
-      XCTAssertNoThrow(try stream.receive(bytes, now: virtualTime(arrival)).get())
+      XCTAssertNoThrow(try stream.receive(packet, now: virtualTime(arrival)).get())
     }
     // §A.8 by hand: the transit differences |D| in ms between consecutive arrivals are
     // 5, 3, 8, 10, 7, 4, 0; J += (|D| − J) / 16 gives J = 1.868072468787432 ms = 168.1265 ticks.
     var expectedJitter = 0.0
     for d in [5.0, 3, 8, 10, 7, 4, 0] { expectedJitter += (d * 90 - expectedJitter) / 16 }
     XCTAssertEqual(expectedJitter, 168.126_522_190_868_9, accuracy: 1e-6)
-    XCTAssertEqual(stream.statistics.jitter, expectedJitter, accuracy: 1e-4)
+    XCTAssertEqual(stream.source.statistics.jitter, expectedJitter, accuracy: 1e-4)
 
     // An SR from the source at 0.5 s, the report at 1.0 s: DLSR = 0.5 s = 32768 / 65536 s.
     let ntp = NTPTimestamp(value: 0xE1A2_B3C4_8000_0000)
@@ -66,10 +77,10 @@ final class RTPReceiveStreamTests: XCTestCase {
 
     // Second interval: 10 more packets, one lost → fraction (1 << 8) / 10 = 25, cumulative 3.
     for index in 10..<20 where index != 11 {
-      let bytes = streamTestPacketBytes(
+      let packet = streamTestPacket(
         ssrc: remoteSSRC, sequenceNumber: UInt16(truncatingIfNeeded: 65_530 + index),
         timestamp: UInt32(5000 + index * 1800))
-      _ = stream.receive(bytes, now: virtualTime(1.0 + Double(index) * 0.02))
+      _ = stream.receive(packet, now: virtualTime(1.0 + Double(index) * 0.02))
     }
     let second = stream.poll(now: virtualTime(2.0))
     guard case .receiverReport(let next) = second.rtcp.first, let block = next.reports.first else {
@@ -78,15 +89,15 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(block.fractionLost, 25)
     XCTAssertEqual(block.packetsLost, 3)
     XCTAssertEqual(block.highestSequence, 0x1_000D)
-    XCTAssertEqual(stream.counters.receiverReportsSent, 2)
+    XCTAssertEqual(stream.source.counters.receiverReportsSent, 2)
   }
 
   func testDuplicatesCountAsReceivedAndAreDroppedByTheJitterBuffer() throws {
-    var stream = makeStream(buffers: false)
+    var stream = makeAudioStream()
     var delivered: [UInt16] = []
     for sequence: UInt16 in [10, 11, 11, 12, 12, 13] {
       let output = try stream.receive(
-        streamTestPacketBytes(
+        streamTestPacket(
           ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000),
         now: virtualTime(0.01 * Double(sequence))
       ).get()
@@ -95,7 +106,7 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(delivered, [10, 11, 12, 13])
     XCTAssertEqual(stream.jitterBuffer.duplicates, 2)
     // RFC 3550 §A.3: duplicates make the cumulative loss negative.
-    XCTAssertEqual(stream.statistics.cumulativeLost, -2)
+    XCTAssertEqual(stream.source.statistics.cumulativeLost, -2)
     XCTAssertEqual(stream.makeReportBlock(now: virtualTime(1))?.fractionLost, 0)
   }
 
@@ -122,12 +133,12 @@ final class RTPReceiveStreamTests: XCTestCase {
   }
 
   func testJitterBufferReordersAndHoldsUntilPlayout() throws {
-    var stream = makeStream()
+    var stream = makeVideoStream(retransmissionDelayFactor: 0)
     // Sequence 3 overtakes 2; all sent 20 ms apart, 1800 ticks apart.
     let arrivals: [(UInt16, Double)] = [(10, 0.010), (11, 0.030), (13, 0.070), (12, 0.075)]
     for (sequence, arrival) in arrivals {
       let output = try stream.receive(
-        streamTestPacketBytes(
+        streamTestPacket(
           ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence - 10) * 1800),
         now: virtualTime(arrival)
       ).get()
@@ -147,7 +158,7 @@ final class RTPReceiveStreamTests: XCTestCase {
 
     // A packet older than released ones is late: counted and handed on at once.
     let late = try stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 9, timestamp: 0),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 9, timestamp: 0),
       now: virtualTime(0.6)
     ).get()
     XCTAssertEqual(late.packets.map(\.header.sequenceNumber), [9])
@@ -167,15 +178,15 @@ final class RTPReceiveStreamTests: XCTestCase {
   }
 
   func testNACKForAGapRetriesEveryRTTAndGivesUp() throws {
-    var stream = makeStream(nack: true)
+    var stream = makeVideoStream()
     stream.roundTripTime = 0.1
     for sequence: UInt16 in [100, 101, 105] {
       _ = stream.receive(
-        streamTestPacketBytes(
+        streamTestPacket(
           ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000),
         now: virtualTime(0))
     }
-    func nacked(_ output: RTPReceiveStream.Output) -> [UInt16] {
+    func nacked(_ output: RTPReceiveSource.Output) -> [UInt16] {
       output.rtcp.flatMap { packet -> [UInt16] in
         if case .genericNACK(let nack) = packet {
           XCTAssertEqual(nack.senderSSRC, localSSRC)
@@ -194,7 +205,7 @@ final class RTPReceiveStreamTests: XCTestCase {
     }
     // 103 arrives (retransmitted); the others are asked again one RTT later, not before.
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 103, timestamp: 309_000),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 103, timestamp: 309_000),
       now: virtualTime(0.05))
     XCTAssertEqual(nacked(stream.poll(now: virtualTime(0.110))), [])
     XCTAssertEqual(nacked(stream.poll(now: virtualTime(0.120))), [102, 104])
@@ -217,17 +228,17 @@ final class RTPReceiveStreamTests: XCTestCase {
   /// A missing packet the generator gives up on leaves its frame undecodable: the same poll
   /// asks for a key frame (PLI) instead of waiting for the next one.
   func testAGivenUpPacketAsksForAKeyFrame() {
-    var stream = makeStream(nack: true)
-    func plis(_ output: RTPReceiveStream.Output) -> Int {
+    var stream = makeVideoStream()
+    func plis(_ output: RTPReceiveSource.Output) -> Int {
       output.rtcp.filter {
         if case .pictureLossIndication = $0 { return true } else { return false }
       }.count
     }
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 10, timestamp: 0),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 10, timestamp: 0),
       now: virtualTime(0))
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 12, timestamp: 3000),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 12, timestamp: 3000),
       now: virtualTime(0))
     var plisBeforeGivingUp = 0
     var time = 0.0
@@ -242,7 +253,7 @@ final class RTPReceiveStreamTests: XCTestCase {
     }
     XCTAssertEqual(stream.nackGenerator.givenUp, 1)
     XCTAssertEqual(plisBeforeGivingUp, 0, "no PLI while the packet can still come")
-    XCTAssertEqual(stream.counters.plisSent, 1)
+    XCTAssertEqual(stream.source.counters.plisSent, 1)
   }
 
   /// A sender whose sequence numbers jump by 400 again and again: never more than
@@ -290,11 +301,11 @@ final class RTPReceiveStreamTests: XCTestCase {
   }
 
   func testAWideGapAsksForAKeyFrameInsteadOfNACKs() {
-    var stream = makeStream(nack: true)
+    var stream = makeVideoStream()
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 0, timestamp: 0), now: virtualTime(0))
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 0, timestamp: 0), now: virtualTime(0))
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 900, timestamp: 0),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 900, timestamp: 0),
       now: virtualTime(0))
     let output = stream.poll(now: virtualTime(0.05))
     XCTAssertEqual(
@@ -305,8 +316,8 @@ final class RTPReceiveStreamTests: XCTestCase {
   }
 
   func testPLIIsRateLimited() {
-    var stream = makeStream()
-    func plis(_ output: RTPReceiveStream.Output) -> Int {
+    var stream = makeVideoStream()
+    func plis(_ output: RTPReceiveSource.Output) -> Int {
       output.rtcp.filter {
         if case .pictureLossIndication(let pli) = $0 {
           return pli.mediaSSRC == remoteSSRC && pli.senderSSRC == localSSRC
@@ -321,24 +332,22 @@ final class RTPReceiveStreamTests: XCTestCase {
     XCTAssertEqual(stream.nextDeadline, virtualTime(0.6))
     XCTAssertEqual(plis(stream.poll(now: virtualTime(0.6))), 1, "the deferred request goes out")
     XCTAssertEqual(plis(stream.poll(now: virtualTime(1.5))), 0, "nothing pending")
-    XCTAssertEqual(stream.counters.plisSent, 2)
+    XCTAssertEqual(stream.source.counters.plisSent, 2)
   }
 
   /// A NACK that crossed a late original is answered by RTX: the second copy has its own SSRC
   /// and SRTP index, so only the stream can tell it is a duplicate. Counted as received it made
   /// the cumulative loss negative (wcs-demo: "517 / -54"); it is dropped and counted apart.
   func testARetransmissionOfAPacketThatArrivedIsNotReceivedTwice() throws {
-    let rtx = RTPReceiveStream.Retransmission(ssrc: 0xAAAA, payloadType: 97)
-    var stream = makeStream(nack: true, buffers: false, rtx: rtx)
-    func media(_ sequence: UInt16) -> [UInt8] {
-      streamTestPacketBytes(
+    let rtx = RTPRetransmission(ssrc: 0xAAAA, payloadType: 97)
+    var stream = makeVideoStream(rtx: rtx)
+    func media(_ sequence: UInt16) -> RTPPacket {
+      streamTestPacket(
         ssrc: remoteSSRC, sequenceNumber: sequence, timestamp: UInt32(sequence) * 3000)
     }
-    func retransmission(_ sequence: UInt16, _ rtxSequence: UInt16) throws -> [UInt8] {
-      try RTXPacketFormat.wrap(
-        RTPPacket.parse(media(sequence)), ssrc: 0xAAAA, payloadType: 97,
-        sequenceNumber: rtxSequence
-      ).serialized()
+    func retransmission(_ sequence: UInt16, _ rtxSequence: UInt16) -> RTPPacket {
+      RTXPacketFormat.wrap(
+        media(sequence), ssrc: 0xAAAA, payloadType: 97, sequenceNumber: rtxSequence)
     }
     for sequence: UInt16 in [10, 11, 13, 15] {
       _ = try stream.receive(media(sequence), now: virtualTime(0.01 * Double(sequence))).get()
@@ -346,70 +355,76 @@ final class RTPReceiveStreamTests: XCTestCase {
     _ = try stream.receive(media(12), now: virtualTime(0.2)).get()  // late, not lost
     _ = try stream.receive(retransmission(12, 1), now: virtualTime(0.25)).get()
     _ = try stream.receive(retransmission(14, 2), now: virtualTime(0.26)).get()  // lost: repaired
-    XCTAssertEqual(stream.counters.duplicateRetransmissions, 1)
-    XCTAssertEqual(stream.counters.retransmittedPackets, 1)
-    XCTAssertEqual(stream.statistics.packetsReceived, 6)
-    XCTAssertEqual(stream.statistics.cumulativeLost, 0)
+    XCTAssertEqual(stream.source.counters.duplicateRetransmissions, 1)
+    XCTAssertEqual(stream.source.counters.retransmittedPackets, 1)
+    XCTAssertEqual(stream.source.statistics.packetsReceived, 6)
+    XCTAssertEqual(stream.source.statistics.cumulativeLost, 0)
   }
 
   func testCorruptAndForeignPacketsAreCountedNotFatal() throws {
-    let rtx = RTPReceiveStream.Retransmission(ssrc: 0xAAAA, payloadType: 97)
-    var stream = makeStream(buffers: false, rtx: rtx)
+    let rtx = RTPRetransmission(ssrc: 0xAAAA, payloadType: 97)
+    var stream = makeVideoStream(rtx: rtx)
     var generator = SplitMix64(seed: 7)
     let good = streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0)
-    var malformed = 0
+    // Datagrams that do not parse never reach the stream (the driver counts them); the ones
+    // that parse but are not of this source are counted by the stream.
+    var unparsed = 0
+    var rejected = 0
+    func offer(_ bytes: [UInt8]) {
+      guard let packet = try? RTPPacket.parse(bytes) else { return unparsed += 1 }
+      if case .failure = stream.receive(packet, now: virtualTime(0)) { rejected += 1 }
+    }
     // Every truncation of a valid packet with the padding bit set, and random garbage.
     var padded = good
     padded[0] |= 0x20
-    for length in 0..<padded.count {
-      if case .failure = stream.receive(Array(padded.prefix(length)), now: virtualTime(0)) {
-        malformed += 1
-      }
-    }
+    for length in 0..<padded.count { offer(Array(padded.prefix(length))) }
     for _ in 0..<200 {
       let length = Int.random(in: 0...40, using: &generator)
       var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
       if !bytes.isEmpty {
         bytes[0] = (bytes[0] & 0x3F) | (Bool.random(using: &generator) ? 0x80 : 0)
       }
-      if case .failure = stream.receive(bytes, now: virtualTime(0)) { malformed += 1 }
+      offer(bytes)
     }
-    XCTAssertEqual(stream.counters.malformedPackets, malformed)
-    XCTAssertGreaterThan(malformed, 200)
+    XCTAssertEqual(stream.source.counters.malformedPackets, rejected)
+    XCTAssertGreaterThan(unparsed + rejected, 200)
     // Foreign SSRC, wrong payload type, RTX without a whole OSN.
     XCTAssertEqual(
       stream.receive(
-        streamTestPacketBytes(ssrc: 1, sequenceNumber: 1, timestamp: 0), now: virtualTime(0)),
+        streamTestPacket(ssrc: 1, sequenceNumber: 1, timestamp: 0), now: virtualTime(0)),
       .failure(.unknownSSRC(1)))
     XCTAssertEqual(
       stream.receive(
-        streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0, payloadType: 100),
+        streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0, payloadType: 100),
         now: virtualTime(0)),
       .failure(.unexpectedPayloadType(100)))
     XCTAssertEqual(
       stream.receive(
-        streamTestPacketBytes(
+        streamTestPacket(
           ssrc: 0xAAAA, sequenceNumber: 1, timestamp: 0, payloadType: 97, payload: [7]),
         now: virtualTime(0)),
       .failure(.truncatedRetransmission(length: 1)))
-    // The stream still works.
+    // The stream still works: the next packet is played out after its delay (after packet 1,
+    // which the truncations that keep a whole header and padding length still are).
     let output = try stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0),
       now: virtualTime(0.1)
     ).get()
-    XCTAssertEqual(output.packets.map(\.header.sequenceNumber), [2])
+    XCTAssertEqual(output.packets.map(\.header.sequenceNumber), [])
+    XCTAssertEqual(
+      stream.poll(now: virtualTime(1.2)).packets.map(\.header.sequenceNumber), [1, 2])
   }
 
   func testABogusTimestampDoesNotHoldTheBufferUp() throws {
-    var stream = makeStream()
+    var stream = makeVideoStream(retransmissionDelayFactor: 0)
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0), now: virtualTime(0))
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 1, timestamp: 0), now: virtualTime(0))
     // A packet claiming a time 6 hours ahead, then ordinary ones.
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0x7000_0000),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 2, timestamp: 0x7000_0000),
       now: virtualTime(0.02))
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 3, timestamp: 1800),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 3, timestamp: 1800),
       now: virtualTime(0.04))
     // Everything is out by arrival + the 1 s maximum delay.
     let released = stream.poll(now: virtualTime(1.05)).packets.map(\.header.sequenceNumber)
@@ -417,7 +432,7 @@ final class RTPReceiveStreamTests: XCTestCase {
     // The outlier did not move the playout schedule: a packet arriving on time (media time 1.2 s
     // at 1.2 s) still waits for its playout delay.
     _ = stream.receive(
-      streamTestPacketBytes(ssrc: remoteSSRC, sequenceNumber: 4, timestamp: 108_000),
+      streamTestPacket(ssrc: remoteSSRC, sequenceNumber: 4, timestamp: 108_000),
       now: virtualTime(1.2))
     XCTAssertTrue(stream.poll(now: virtualTime(1.2)).packets.isEmpty)
     XCTAssertEqual(stream.poll(now: virtualTime(2.3)).packets.map(\.header.sequenceNumber), [4])
@@ -452,21 +467,21 @@ final class RTPReceiveStreamTests: XCTestCase {
   /// RFC 3550 §A.1: a jump of thousands is dropped until the next packet confirms it; then the
   /// stream starts over from the new numbering.
   func testSequenceRestartIsConfirmedByASecondPacket() throws {
-    var stream = makeStream(buffers: false)
+    var stream = makeAudioStream()
     var delivered: [UInt16] = []
     for (sequence, time) in [
       (100, 0.0), (101, 0.02), (40_000, 0.04), (40_001, 0.06), (40_002, 0.08),
     ] {
       let output = try stream.receive(
-        streamTestPacketBytes(
+        streamTestPacket(
           ssrc: remoteSSRC, sequenceNumber: UInt16(sequence), timestamp: UInt32(time * 90_000)),
         now: virtualTime(time)
       ).get()
       delivered += output.packets.map(\.header.sequenceNumber)
     }
     XCTAssertEqual(delivered, [100, 101, 40_001, 40_002])
-    XCTAssertEqual(stream.counters.outOfSequencePackets, 1)
-    XCTAssertEqual(stream.statistics.restarts, 1)
+    XCTAssertEqual(stream.source.counters.outOfSequencePackets, 1)
+    XCTAssertEqual(stream.source.statistics.restarts, 1)
     let block = try XCTUnwrap(stream.makeReportBlock(now: virtualTime(1)))
     XCTAssertEqual(block.highestSequence, 40_002)
     XCTAssertEqual(block.packetsLost, 0)

@@ -3,16 +3,16 @@ import XCTest
 @testable import WCSMedia
 @testable import WCSProtocols
 
-/// A driver that hands each delivered output's packet array back (`recycle`) gets the same
-/// outputs as one that does not: only the array's storage is reused.
-final class RTPReceiveStreamRecycleTests: XCTestCase {
+/// A driver that hands each delivered output's packet array back (`recycle`) to an audio
+/// receive stream gets the same outputs as one that does not: only the array's storage is
+/// reused.
+final class AudioReceiveStreamRecycleTests: XCTestCase {
   func testRecycledOutputsMatchFreshOnes() {
     let start = MediaInstant.now()
-    let configuration = RTPReceiveStream.Configuration(
-      ssrc: 0xA0D1_0000, localSSRC: 1, payloadType: 111, clockRate: 48_000, nackEnabled: false,
-      buffersPackets: false)
-    var recycling = RTPReceiveStream(configuration: configuration, now: start)
-    var plain = RTPReceiveStream(configuration: configuration, now: start)
+    let configuration = RTPReceiveSource.Configuration(
+      ssrc: 0xA0D1_0000, localSSRC: 1, payloadType: 111, clockRate: 48_000)
+    var recycling = AudioReceiveStream(configuration: configuration, now: start)
+    var plain = AudioReceiveStream(configuration: configuration, now: start)
     var state: UInt64 = 0xA11C_E5ED
     func next(_ bound: UInt64) -> UInt64 {
       state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -44,7 +44,7 @@ final class RTPReceiveStreamRecycleTests: XCTestCase {
       }
     }
     XCTAssertGreaterThan(delivered, 4_000)
-    XCTAssertEqual(recycling.counters, plain.counters)
+    XCTAssertEqual(recycling.source.counters, plain.source.counters)
     XCTAssertEqual(recycling.jitterBuffer.duplicates, plain.jitterBuffer.duplicates)
     XCTAssertEqual(recycling.jitterBuffer.latePackets, plain.jitterBuffer.latePackets)
   }

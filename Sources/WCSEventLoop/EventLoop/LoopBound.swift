@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+
+/// Which thread runs an event loop: set once by the loop's thread, read from any thread. The
+/// loop and the `LoopBound` values of its state share one, so a value can check its loop
+/// without holding the loop itself.
+package final class EventLoopThread: Sendable {
+  /// `pthread_self()` of the loop thread, 0 until it started.
+  private let id = Atomic<UInt>(0)
+
+  package init() {}
+
+  /// Records the calling thread as the loop's. Called once, by the loop thread.
+  func bindToCurrentThread() {
+    id.store(UInt(pthread_self()), ordering: .releasing)
+  }
+
+  /// `true` when the caller runs on the loop's thread (one atomic load and `pthread_equal`);
+  /// `false` on any other thread and before the thread started.
+  package var isCurrent: Bool {
+    let id = id.load(ordering: .acquiring)
+    return id != 0 && pthread_equal(id, pthread_self()) != 0
+  }
+}
+
+/// A value touched only on one event loop, checked: every read and write traps, in debug and
+/// release builds, unless it runs on that loop's thread (as swift-nio's `NIOLoopBound`). It is
+/// `Sendable` whatever `Value` is, so an owner that keeps its loop-confined state in one stays
+/// `Sendable` without a prose `@unchecked Sendable` contract of its own.
+///
+/// A value type: a copy is a copy of the value (not shared state); use `LoopBoundBox` for
+/// state that several holders share or that a `Sendable` class keeps.
+package struct LoopBound<Value>: @unchecked Sendable {
+  // @unchecked Sendable: `storage` is only reached through `value`, which checks the thread.
+  private var storage: Value
+  private let thread: EventLoopThread
+
+  /// Binds `value` to `loop`; callable on any thread, with a value nothing else holds (it is
+  /// handed over, not used).
+  package init(_ value: Value, loop: EventLoop) {
+    self.init(value, thread: loop.thread)
+  }
+
+  init(_ value: Value, thread: EventLoopThread) {
+    storage = value
+    self.thread = thread
+  }
+
+  /// The value. Traps off the loop's thread.
+  package var value: Value {
+    get {
+      check()
+      return storage
+    }
+    _modify {
+      check()
+      yield &storage
+    }
+  }
+
+  /// The value without the check, for `LoopBoundBox.valueInOwnersDeinit`.
+  fileprivate var uncheckedValue: Value { storage }
+
+  private func check() {
+    precondition(thread.isCurrent, "a LoopBound value used off its event loop")
+  }
+}
+
+/// A reference to a value touched only on one event loop, checked as `LoopBound` checks: the
+/// loop-confined mutable state of a `Sendable` class.
+package final class LoopBoundBox<Value>: @unchecked Sendable {
+  // @unchecked Sendable: `bound` is only reached through its `value`, which checks the thread.
+  private var bound: LoopBound<Value>
+
+  /// Binds `value` to `loop`; callable on any thread, with a value nothing else holds (it is
+  /// handed over, not used).
+  package convenience init(_ value: Value, loop: EventLoop) {
+    self.init(value, thread: loop.thread)
+  }
+
+  /// Binds `value` to the loop running on `thread`, for the loop's own state (made before the
+  /// loop itself is).
+  init(_ value: Value, thread: EventLoopThread) {
+    bound = LoopBound(value, thread: thread)
+  }
+
+  /// The value. Traps off the loop's thread.
+  package var value: Value {
+    get { bound.value }
+    _modify { yield &bound.value }
+  }
+
+  /// The value without the thread check, for the owner's `deinit` only: its last reference is
+  /// gone, so no other thread can touch the value, on whichever thread the owner goes.
+  package var valueInOwnersDeinit: Value { bound.uncheckedValue }
+}
