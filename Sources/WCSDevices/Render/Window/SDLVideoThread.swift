@@ -18,13 +18,16 @@ enum SDLCommand: Sendable {
 /// pump on the thread that initialised video. It starts with the first window and quits SDL
 /// (closing the display connection, so a display server that goes away later cannot end the
 /// process) when the last one closes and no command waits.
-enum SDLVideoThread {
+package enum SDLVideoThread {
   private struct Registry {
     var running = false
     var commands: [SDLCommand] = []
   }
 
   private static let registry = Mutex(Registry())
+
+  /// Whether the thread (and so SDL's video subsystem and its display connection) is up.
+  package static var isRunning: Bool { registry.withLock { $0.running } }
   /// The user event type that only wakes the thread (SDL_RegisterEvents is not needed: nothing
   /// else in the process posts user events).
   static let wakeEvent = UInt32(SDL_USEREVENT.rawValue)
@@ -262,8 +265,10 @@ private final class SDLVideoLoop {
     let w = SDLWindow(mailbox: mailbox, window: window, renderer: renderer)
     windows[ObjectIdentifier(mailbox)] = w
     let x11 = Self.x11WindowID(window)
+    let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) }
     mailbox.state.withLock { s in
       s.x11WindowID = x11
+      s.videoDriver = driver
       s.fullscreen = spec.fullscreen
     }
     _ = w.draw(readBack: false)

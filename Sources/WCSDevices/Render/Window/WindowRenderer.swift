@@ -196,6 +196,9 @@ public final class WindowRenderer: VideoRenderer {
   /// The X11 window id (for tools such as `xwininfo`), nil under another backend or once
   /// closed.
   public var x11WindowID: UInt? { mailbox.state.withLock { $0.x11WindowID } }
+  /// The SDL video backend the window opened on: `"x11"` or `"wayland"`
+  /// (`SDL_GetCurrentVideoDriver`).
+  public var videoDriver: String? { mailbox.state.withLock { $0.videoDriver } }
 }
 
 /// What a window thread needs to open a window.
@@ -215,6 +218,7 @@ final class WindowMailbox: Sendable {
     var framesShown = 0
     var pictureSize: (Int, Int)?
     var x11WindowID: UInt?
+    var videoDriver: String?
     var fullscreen = false
   }
 
