@@ -99,8 +99,10 @@ enum NativeICEServers {
   }
 
   /// The transport protocol of a candidate as `RTCIceCandidateStats.protocol` names it.
-  /// Every candidate is UDP today (RFC 8445); ICE-TCP candidates (RFC 6544) would say `tcp`.
-  static func candidateProtocol(_ candidate: ICECandidate) -> String { "udp" }
+  /// `udp`, or `tcp` for ICE-TCP candidates (RFC 6544).
+  static func candidateProtocol(_ candidate: ICECandidate) -> String {
+    candidate.transport.rawValue
+  }
 
   /// `RTCIceCandidateStats.relayProtocol` of a relayed candidate: how we reach the TURN
   /// server holding it; `nil` for other types, or when servers of several transports make it

@@ -48,6 +48,9 @@ public final class ICEAgent {
     var address: ICETransportAddress
     var localPreference: UInt16
     var host: ICECandidate
+    /// For TCP (RFC 6544): the peer address of a connection socket (`ICEAgent+TCP.swift`);
+    /// `nil` for a UDP socket, a relay or a TCP candidate's base.
+    var connectedTo: ICETransportAddress? = nil
   }
 
   /// A TURN allocation: its client, the driver socket it lives on, and the pseudo socket ID
@@ -94,6 +97,11 @@ public final class ICEAgent {
   var maximumPairs: Int { configuration.maximumPairs }
   /// Pair keys in `pairs`, so a duplicate pair is found without a scan.
   var pairKeys: [ICEPairKey: Int] = [:]
+  /// Connection sockets of active TCP candidates, by (base, passive remote address).
+  var tcpConnections: [ICEPairKey: ICESocketID] = [:]
+  /// TCP connection sockets made so far (their IDs count up from
+  /// `ICEAgent.firstTCPConnectionSocket`).
+  var tcpConnectionCount = 0
 
   /// Creates an agent. A lite agent is always controlled; a full agent facing a lite peer is
   /// always controlling (RFC 8445 §6.1.1).
@@ -273,9 +281,10 @@ public final class ICEAgent {
   /// Adds a checklist entry if new: Waiting when no other pair of its foundation is active,
   /// Frozen otherwise (RFC 8445 §6.1.2.6). Returns its index.
   @discardableResult
-  func addPair(socket id: ICESocketID, remote: ICECandidate) -> Int? {
-    guard let socket = socket(id), socket.address.ip.isIPv6 == remote.address.ip.isIPv6,
-      id < 0 || configuration.transportPolicy == .all
+  func addPair(socket base: ICESocketID, remote: ICECandidate) -> Int? {
+    guard let baseSocket = socket(base), baseSocket.address.ip.isIPv6 == remote.address.ip.isIPv6,
+      base < 0 || configuration.transportPolicy == .all,
+      let id = pairSocket(for: baseSocket, remote: remote), let socket = socket(id)
     else {
       return nil
     }

@@ -1,0 +1,81 @@
+import Foundation
+import XCTest
+
+@testable import WCSEventLoop
+@testable import WCSMedia
+@testable import WCSPeerConnection
+@testable import WCSProtocols
+
+/// ICE-TCP (RFC 6544) between PeerConnections on loopback: a full offerer with an active TCP
+/// candidate against an ICE-lite answerer listening with a passive one, as the SDK with
+/// `transport = .TCP` against a WCS set up for media over TCP.
+final class PeerConnectionICETCPTests: XCTestCase {
+  static var tcp: PeerConnectionConfiguration {
+    var configuration = PeerConnectionConfiguration.loopback
+    configuration.iceCandidateProtocol = .tcp
+    return configuration
+  }
+
+  /// Checks, DTLS and RTP both ways run over one RFC 4571 framed connection; RTP arrives
+  /// byte-identical and no UDP socket was bound on either side.
+  func testActiveOffererConnectsToPassiveLiteAnswererAndCarriesRTP() throws {
+    let peers = LoopbackPeers(
+      answererLite: true, offererConfiguration: Self.tcp, answererConfiguration: Self.tcp)
+    defer { peers.shutdown() }
+    let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
+    XCTAssertEqual(offer.candidates.map(\.tcpType), [.active])
+    XCTAssertEqual(offer.candidates.map(\.address.port), [9])
+    let answer = try peers.loop.submit {
+      let answer = try peers.answerer.setRemoteOffer(offer)
+      try peers.offerer.setRemoteAnswer(answer)
+      return answer
+    }
+    XCTAssertEqual(answer.candidates.map(\.tcpType), [.passive])
+    XCTAssertTrue(
+      answer.candidates.first.map { PeerConnection.sdpCandidate($0)?.tcpType == "passive" }
+        ?? false)
+    XCTAssertTrue(
+      peers.waitForBoth { $0 == .connected },
+      "states: \(peers.offererRecorder.states) / \(peers.answererRecorder.states)")
+    let toAnswerer = TestMedia.packets(ssrc: 0x7463_7041, count: 40, seed: 3)
+    let toOfferer = TestMedia.packets(ssrc: 0x7463_7042, count: 25, seed: 4)
+    try peers.exchangeRTP(toAnswerer: toAnswerer, toOfferer: toOfferer)
+    let (pair, udpSockets, streams) = peers.loop.submit {
+      (
+        peers.offerer.stats.selectedPair,
+        peers.offerer.sockets.count + peers.answerer.sockets.count,
+        peers.answerer.iceTCP.streams.count
+      )
+    }
+    XCTAssertEqual(pair?.local.transport, .tcp)
+    XCTAssertEqual(pair?.remote.tcpType, .passive)
+    XCTAssertTrue(ICEAgent.isTCPConnection(pair?.socket ?? 0))
+    XCTAssertEqual(udpSockets, 0)
+    XCTAssertEqual(streams, 1)
+  }
+
+  /// The answerer's connection closing (it went away) fails the offerer: the pair's
+  /// connection was its only path.
+  func testPeerClosingTheConnectionFailsTheOfferer() throws {
+    let peers = LoopbackPeers(
+      answererLite: true, offererConfiguration: Self.tcp, answererConfiguration: Self.tcp)
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(peers.waitForBoth { $0 == .connected })
+    peers.loop.submit { peers.answerer.iceTCP.close() }
+    XCTAssertTrue(
+      eventually { peers.offererRecorder.lastState?.isFinal == true },
+      "states: \(peers.offererRecorder.states)")
+  }
+
+  /// A UDP-only offerer against a TCP-only lite answerer has no pair at all: it fails at
+  /// once with ICE failed rather than after the connect timeout.
+  func testUDPOfferAgainstTCPOnlyAnswererFailsWithoutWaiting() throws {
+    let peers = LoopbackPeers(answererLite: true, answererConfiguration: Self.tcp)
+    defer { peers.shutdown() }
+    try peers.negotiate()
+    XCTAssertTrue(
+      eventually(timeout: 5) { peers.offererRecorder.lastState == .failed(.iceFailed) },
+      "states: \(peers.offererRecorder.states)")
+  }
+}
