@@ -62,7 +62,15 @@ enum NativeICEServers {
         }
       }
     }
-    if configuration.iceTransportPolicy == .relay && configuration.turnServers.isEmpty {
+    if request.transport == .tcp {
+      // As the iOS SDK: TCP offers TCP candidates only (RFC 6544 active host candidates).
+      configuration.iceCandidateProtocol = .tcp
+      if !configuration.stunServers.isEmpty || !configuration.turnServers.isEmpty {
+        notes.append("transport TCP: ICE-TCP host candidates only, STUN and TURN servers unused")
+        configuration.stunServers = []
+        configuration.turnServers = []
+      }
+    } else if configuration.iceTransportPolicy == .relay && configuration.turnServers.isEmpty {
       notes.append("iceTransportPolicy relay without a usable TURN server: nothing to gather")
     }
     return Resolution(configuration: configuration, notes: notes)
