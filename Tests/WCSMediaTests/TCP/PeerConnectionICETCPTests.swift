@@ -78,4 +78,53 @@ final class PeerConnectionICETCPTests: XCTestCase {
       eventually(timeout: 5) { peers.offererRecorder.lastState == .failed(.iceFailed) },
       "states: \(peers.offererRecorder.states)")
   }
+
+  /// A raw TCP connection from 127.0.0.1 to `address`, with a 2 s receive timeout.
+  private func connectRaw(to address: ICETransportAddress) throws -> Int32 {
+    let (descriptor, _) = try loopbackTCPSocket(listening: nil)
+    var peer = sockaddr_in()
+    peer.sin_family = sa_family_t(AF_INET)
+    peer.sin_port = address.port.bigEndian
+    peer.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+    let connected = withUnsafePointer(to: &peer) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    XCTAssertEqual(connected, 0)
+    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(
+      descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    return descriptor
+  }
+
+  /// Bad RFC 4571 framing on the passive side (a zero length; 65535, past the 4096-byte bound)
+  /// gets the connection closed by the answerer; half a frame then close is dropped. None of
+  /// them disturbs the answerer: the real offerer connects afterwards, on the one stream left.
+  func testPassiveSideClosesBadlyFramedConnectionsAndStillServesThePeer() throws {
+    let peers = LoopbackPeers(
+      answererLite: true, offererConfiguration: Self.tcp, answererConfiguration: Self.tcp)
+    defer { peers.shutdown() }
+    let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
+    let answer = try peers.loop.submit { try peers.answerer.setRemoteOffer(offer) }
+    let listener = try XCTUnwrap(answer.candidates.first?.address)
+    for bytes: [UInt8] in [[0, 0], [0xFF, 0xFF] + [UInt8](repeating: 1, count: 100)] {
+      let descriptor = try connectRaw(to: listener)
+      defer { close(descriptor) }
+      XCTAssertEqual(send(descriptor, bytes, bytes.count, 0), bytes.count)
+      var buffer = [UInt8](repeating: 0, count: 16)
+      XCTAssertEqual(recv(descriptor, &buffer, buffer.count, 0), 0, "closed by the answerer")
+    }
+    let half = try connectRaw(to: listener)
+    let partial: [UInt8] = [0, 100, 1, 2, 3]
+    XCTAssertEqual(send(half, partial, partial.count, 0), partial.count)
+    close(half)
+    XCTAssertTrue(eventually { peers.loop.submit { peers.answerer.iceTCP.streams.isEmpty } })
+    try peers.loop.submit { try peers.offerer.setRemoteAnswer(answer) }
+    XCTAssertTrue(
+      peers.waitForBoth { $0 == .connected },
+      "states: \(peers.offererRecorder.states) / \(peers.answererRecorder.states)")
+    XCTAssertEqual(peers.loop.submit { peers.answerer.iceTCP.streams.count }, 1)
+    XCTAssertEqual(peers.loop.submit { peers.answerer.iceTCP.accepted }, 4)
+  }
 }
