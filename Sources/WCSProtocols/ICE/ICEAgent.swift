@@ -1,4 +1,5 @@
-/// A Sans-I/O ICE agent (RFC 8445) for one data stream with one component, UDP only.
+/// A Sans-I/O ICE agent (RFC 8445) for one data stream with one component, over UDP or TCP
+/// (RFC 6544 active and passive host candidates, `ICEAgent+TCP.swift`).
 ///
 /// Inputs: local sockets (`addLocalSocket`), remote credentials and candidates, end of remote
 /// candidates, received datagrams (`receive`) and timer ticks (`handleTimeout`). Every input takes
@@ -199,9 +200,10 @@ public final class ICEAgent {
     service(now: now)
   }
 
-  /// Adds a remote candidate (from SDP or trickle); UDP component 1 only. A candidate with the
-  /// address of a known peer-reflexive one replaces it (RFC 8445 §7.3.1.3). Each call costs
-  /// O(1) in the number of candidates so far (address index); past
+  /// Adds a remote candidate (from SDP or trickle), UDP or TCP, component 1 only; it pairs
+  /// with local candidates of its transport (TCP: passive remote with active local). A
+  /// candidate with the address of a known peer-reflexive one replaces it (RFC 8445 §7.3.1.3).
+  /// Each call costs O(1) in the number of candidates so far (address index); past
   /// `ICEAgentConfiguration.maximumRemoteCandidates` the candidate is refused and counted in
   /// `refusedRemoteCandidates`, so an offer of 100 000 candidates cannot stall the caller.
   /// Returns what happened to the candidate.
