@@ -127,4 +127,32 @@ final class PeerConnectionICETCPTests: XCTestCase {
     XCTAssertEqual(peers.loop.submit { peers.answerer.iceTCP.streams.count }, 1)
     XCTAssertEqual(peers.loop.submit { peers.answerer.iceTCP.accepted }, 4)
   }
+
+  /// The passive side keeps at most `PeerConnectionICETCP.maximumAccepted` (16) connections
+  /// over its life: past them a connection is closed at once, and no stream is kept for it.
+  func testPassiveSideAcceptsABoundedNumberOfConnections() throws {
+    let peers = LoopbackPeers(
+      answererLite: true, offererConfiguration: Self.tcp, answererConfiguration: Self.tcp)
+    defer { peers.shutdown() }
+    let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
+    let answer = try peers.loop.submit { try peers.answerer.setRemoteOffer(offer) }
+    let listener = try XCTUnwrap(answer.candidates.first?.address)
+    var descriptors: [Int32] = []
+    defer { for descriptor in descriptors { close(descriptor) } }
+    for _ in 0..<PeerConnectionICETCP.maximumAccepted {
+      descriptors.append(try connectRaw(to: listener))
+    }
+    XCTAssertTrue(
+      eventually {
+        peers.loop.submit { peers.answerer.iceTCP.streams.count }
+          == PeerConnectionICETCP.maximumAccepted
+      })
+    let extra = try connectRaw(to: listener)
+    descriptors.append(extra)
+    var buffer = [UInt8](repeating: 0, count: 16)
+    XCTAssertEqual(recv(extra, &buffer, buffer.count, 0), 0, "closed at once")
+    XCTAssertEqual(
+      peers.loop.submit { peers.answerer.iceTCP.streams.count },
+      PeerConnectionICETCP.maximumAccepted)
+  }
 }
