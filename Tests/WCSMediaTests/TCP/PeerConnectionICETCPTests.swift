@@ -79,6 +79,18 @@ final class PeerConnectionICETCPTests: XCTestCase {
       "states: \(peers.offererRecorder.states)")
   }
 
+  /// TCP peers with the offer answered (the offerer not told yet): the peers, the answer and
+  /// the answerer's passive candidate address.
+  private func answeredPassivePeers() throws -> (
+    LoopbackPeers, PeerConnectionTransportDescription, ICETransportAddress
+  ) {
+    let peers = LoopbackPeers(
+      answererLite: true, offererConfiguration: Self.tcp, answererConfiguration: Self.tcp)
+    let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
+    let answer = try peers.loop.submit { try peers.answerer.setRemoteOffer(offer) }
+    return (peers, answer, try XCTUnwrap(answer.candidates.first?.address))
+  }
+
   /// A raw TCP connection from 127.0.0.1 to `address`, with a 2 s receive timeout.
   private func connectRaw(to address: ICETransportAddress) throws -> Int32 {
     let (descriptor, _) = try loopbackTCPSocket(listening: nil)
@@ -102,12 +114,8 @@ final class PeerConnectionICETCPTests: XCTestCase {
   /// gets the connection closed by the answerer; half a frame then close is dropped. None of
   /// them disturbs the answerer: the real offerer connects afterwards, on the one stream left.
   func testPassiveSideClosesBadlyFramedConnectionsAndStillServesThePeer() throws {
-    let peers = LoopbackPeers(
-      answererLite: true, offererConfiguration: Self.tcp, answererConfiguration: Self.tcp)
+    let (peers, answer, listener) = try answeredPassivePeers()
     defer { peers.shutdown() }
-    let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
-    let answer = try peers.loop.submit { try peers.answerer.setRemoteOffer(offer) }
-    let listener = try XCTUnwrap(answer.candidates.first?.address)
     for bytes: [UInt8] in [[0, 0], [0xFF, 0xFF] + [UInt8](repeating: 1, count: 100)] {
       let descriptor = try connectRaw(to: listener)
       defer { close(descriptor) }
@@ -131,12 +139,8 @@ final class PeerConnectionICETCPTests: XCTestCase {
   /// The passive side keeps at most `PeerConnectionICETCP.maximumAccepted` (16) connections
   /// over its life: past them a connection is closed at once, and no stream is kept for it.
   func testPassiveSideAcceptsABoundedNumberOfConnections() throws {
-    let peers = LoopbackPeers(
-      answererLite: true, offererConfiguration: Self.tcp, answererConfiguration: Self.tcp)
+    let (peers, _, listener) = try answeredPassivePeers()
     defer { peers.shutdown() }
-    let offer = try peers.loop.submit { try peers.offerer.localDescriptionForOffer() }
-    let answer = try peers.loop.submit { try peers.answerer.setRemoteOffer(offer) }
-    let listener = try XCTUnwrap(answer.candidates.first?.address)
     var descriptors: [Int32] = []
     defer { for descriptor in descriptors { close(descriptor) } }
     for _ in 0..<PeerConnectionICETCP.maximumAccepted {
