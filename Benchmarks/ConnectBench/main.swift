@@ -4,7 +4,11 @@ import BenchSupport
 // `--runs` (20) publishes each, in one process and one session. Each row is a set of stream
 // options (`iceServers`, `iceTransportPolicy`, `transport`), so another transport is one more
 // entry in `rows`. The TURN rows need coturn (`turnserver`, Debian `coturn`), which this starts
-// on 127.0.0.1 with long-term credentials; without it they are skipped with a note.
+// on 127.0.0.1 with long-term credentials (UDP and TCP on one port, TLS on another with a
+// certificate for IP 127.0.0.1 that `openssl` makes and the client trusts as its CA); without
+// it they are skipped with a note. The ICE-TCP row publishes with `transport = .TCP` to a
+// second local server in passive-TCP mode (`iceTCPTransport`, as a WCS with
+// ice_tcp_transport).
 // Run: `swift run -c release ConnectBench [--runs 20]`.
 import FPWCSApi2Swift
 import Foundation
@@ -17,34 +21,55 @@ struct Row {
   var iceServers: [FPWCSApi2IceServer]?
   var policy: FPWCSApi2IceTransportPolicy?
   var transport: kFPWCSTransport = .fpwcsTransportUDP
+  /// Publish to the passive-TCP server rather than the UDP one.
+  var iceTCPServer = false
   /// Why the row cannot run here, if it cannot.
   var unavailable: String?
 }
 
-/// coturn on a free UDP port of 127.0.0.1 (user `user`, password `secret`), or `nil`.
-func startCoturn() -> (Process, UInt16)? {
+/// A free port of 127.0.0.1: bind, read it, release it (the temporary socket closes at once).
+func freePort() -> UInt16? {
+  (try? UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)))?.localAddress.port
+}
+
+/// coturn on 127.0.0.1 (user `user`, password `secret`): UDP and TCP on `port`, TLS on
+/// `tlsPort` with the certificate in `certificate` (PEM, also the CA file to trust); `nil`
+/// without coturn.
+func startCoturn() -> (process: Process, port: UInt16, tlsPort: UInt16, certificate: String)? {
   let executable = "/usr/bin/turnserver"
-  // A free port: bind, read it, release it (the temporary socket closes at once).
-  guard FileManager.default.isExecutableFile(atPath: executable),
-    let port = (try? UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0)))?
-      .localAddress.port
+  guard FileManager.default.isExecutableFile(atPath: executable), let port = freePort(),
+    let tlsPort = freePort()
   else { return nil }
   let directory = FileManager.default.temporaryDirectory
     .appendingPathComponent("connect-bench-turn-\(UInt32.random(in: 0 ... .max))").path
   try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  let certificate = "\(directory)/cert.pem"
+  let key = "\(directory)/key.pem"
+  let openssl = Process()
+  openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+  openssl.arguments = [
+    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+    key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+    "subjectAltName=IP:127.0.0.1",
+  ]
+  openssl.standardOutput = FileHandle.nullDevice
+  openssl.standardError = FileHandle.nullDevice
+  guard (try? openssl.run()) != nil else { return nil }
+  openssl.waitUntilExit()
   let process = Process()
   process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = [
     "-n", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
-    "--user=user:secret", "--realm=wcs.test", "--lt-cred-mech", "--no-tls", "--no-dtls",
+    "--tls-listening-port=\(tlsPort)", "--cert=\(certificate)", "--pkey=\(key)",
+    "--user=user:secret", "--realm=wcs.test", "--lt-cred-mech", "--no-dtls",
     "--allow-loopback-peers", "--no-cli", "--log-file=stdout", "--db=\(directory)/turndb",
     "--pidfile=\(directory)/turn.pid",
   ]
   process.standardOutput = FileHandle.nullDevice
   process.standardError = FileHandle.nullDevice
   guard (try? process.run()) != nil else { return nil }
-  Thread.sleep(forTimeInterval: 0.3)
-  return (process, port)
+  Thread.sleep(forTimeInterval: 0.5)
+  return (process, port, tlsPort, certificate)
 }
 
 /// Polls `condition` every millisecond for up to `timeout` seconds.
@@ -103,33 +128,62 @@ serverConfiguration.recordsDirectory =
   FileManager.default.temporaryDirectory.appendingPathComponent("connect-bench").path
 serverConfiguration.logSink = { _ in }
 let server = try WCSLocalServer.start(serverConfiguration)
+var tcpServerConfiguration = serverConfiguration
+tcpServerConfiguration.signaling.iceTCPTransport = true
+let tcpServer = try WCSLocalServer.start(tcpServerConfiguration)
 let coturn = startCoturn()
 defer {
-  coturn?.0.terminate()
+  coturn?.process.terminate()
   server.stop()
+  tcpServer.stop()
 }
 
-let turnURL = coturn.map { "turn:127.0.0.1:\($0.1)" }
 let noTURN = coturn == nil ? "coturn not installed (apt-get install coturn)" : nil
+/// The TURN server at `url` (`nil` without coturn) as the row's only ICE server.
+func turn(_ url: (UInt16, UInt16) -> String) -> [FPWCSApi2IceServer]? {
+  coturn.map {
+    [FPWCSApi2IceServer(url: url($0.port, $0.tlsPort), username: "user", credential: "secret")]
+  }
+}
 let rows: [Row] = [
   Row(name: "direct UDP", iceServers: [], policy: .all),
   Row(
-    name: "TURN/UDP relay",
-    iceServers: turnURL.map {
-      [FPWCSApi2IceServer(url: $0, username: "user", credential: "secret")]
-    },
+    name: "TURN/UDP relay", iceServers: turn { port, _ in "turn:127.0.0.1:\(port)" },
     policy: .relay, unavailable: noTURN),
+  Row(
+    name: "TURN/TCP relay",
+    iceServers: turn { port, _ in "turn:127.0.0.1:\(port)?transport=tcp" }, policy: .relay,
+    unavailable: noTURN),
+  Row(
+    name: "TURN/TLS relay", iceServers: turn { _, tlsPort in "turns:127.0.0.1:\(tlsPort)" },
+    policy: .relay, unavailable: noTURN),
+  Row(
+    name: "ICE-TCP", iceServers: [], policy: .all, transport: .fpwcsTransportTCP,
+    iceTCPServer: true),
 ]
 
-let options = FPWCSApi2SessionOptions()
-options.urlServer = server.wsURL
-options.bandwidthSampleInterval = 0
-let session = try FPWCSApi2.createSession(options)
-session.connect()
-guard poll(timeout: 5, { session.getStatus() == .fpwcsSessionStatusEstablished }) else {
-  print("session did not reach ESTABLISHED")
-  exit(1)
+// The TLS row's certificate is coturn's own: trusted as the CA, verification stays on.
+var peerConnection = PeerConnectionConfiguration(allowLoopback: true)
+if let coturn { peerConnection.turnTLSOptions = TLSClientOptions(caFile: coturn.certificate) }
+let backend = NativeMediaBackend(
+  configuration: NativeMediaBackend.Configuration(peerConnection: peerConnection))
+
+/// An established session with `server`.
+func connect(_ server: WCSLocalServer) throws -> FPWCSApi2Session {
+  let options = FPWCSApi2SessionOptions()
+  options.urlServer = server.wsURL
+  options.bandwidthSampleInterval = 0
+  options.mediaBackend = backend
+  let session = try FPWCSApi2.createSession(options)
+  session.connect()
+  guard poll(timeout: 5, { session.getStatus() == .fpwcsSessionStatusEstablished }) else {
+    print("session did not reach ESTABLISHED")
+    exit(1)
+  }
+  return session
 }
+let session = try connect(server)
+let tcpSession = try connect(tcpServer)
 // One publish first, outside the figures: it pays the process-wide set-up (certificate,
 // libsrtp self-tests, codec libraries).
 _ = publishOnce(session, row: rows[0], index: -1)
@@ -144,7 +198,7 @@ for row in rows {
   var times: [Double] = []
   var failures: [String] = []
   for index in 0..<runs {
-    switch publishOnce(session, row: row, index: index) {
+    switch publishOnce(row.iceTCPServer ? tcpSession : session, row: row, index: index) {
     case .success(let milliseconds): times.append(milliseconds)
     case .failure(let error): failures.append("\(error)")
     }
@@ -161,3 +215,4 @@ for row in rows {
   if let first = failures.first { print("  first failure: \(first)") }
 }
 session.disconnect()
+tcpSession.disconnect()

@@ -68,6 +68,11 @@ public final class ExampleServer: Sendable {
     configuration.recordsDirectory = directory
     // The SIP gateway on loopback, for the phone examples (ClickToCall).
     configuration.sipGateway = SIPGatewayConfiguration()
+    // `--transport tcp` offers ICE-TCP candidates only (as the iOS SDK), so the local server
+    // answers as a WCS with ice_tcp_transport: passive TCP candidates.
+    if arguments.string("transport")?.lowercased() == "tcp" {
+      configuration.signaling.iceTCPTransport = true
+    }
     if arguments.flag("server-log") {
       configuration.logSink = { line in log.line("server: " + line) }
     } else {

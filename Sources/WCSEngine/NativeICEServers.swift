@@ -62,7 +62,15 @@ enum NativeICEServers {
         }
       }
     }
-    if configuration.iceTransportPolicy == .relay && configuration.turnServers.isEmpty {
+    if request.transport == .tcp {
+      // As the iOS SDK: TCP offers TCP candidates only (RFC 6544 active host candidates).
+      configuration.iceCandidateProtocol = .tcp
+      if !configuration.stunServers.isEmpty || !configuration.turnServers.isEmpty {
+        notes.append("transport TCP: ICE-TCP host candidates only, STUN and TURN servers unused")
+        configuration.stunServers = []
+        configuration.turnServers = []
+      }
+    } else if configuration.iceTransportPolicy == .relay && configuration.turnServers.isEmpty {
       notes.append("iceTransportPolicy relay without a usable TURN server: nothing to gather")
     }
     return Resolution(configuration: configuration, notes: notes)
@@ -99,8 +107,10 @@ enum NativeICEServers {
   }
 
   /// The transport protocol of a candidate as `RTCIceCandidateStats.protocol` names it.
-  /// Every candidate is UDP today (RFC 8445); ICE-TCP candidates (RFC 6544) would say `tcp`.
-  static func candidateProtocol(_ candidate: ICECandidate) -> String { "udp" }
+  /// `udp`, or `tcp` for ICE-TCP candidates (RFC 6544).
+  static func candidateProtocol(_ candidate: ICECandidate) -> String {
+    candidate.transport.rawValue
+  }
 
   /// `RTCIceCandidateStats.relayProtocol` of a relayed candidate: how we reach the TURN
   /// server holding it; `nil` for other types, or when servers of several transports make it

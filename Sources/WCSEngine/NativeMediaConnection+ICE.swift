@@ -45,6 +45,16 @@ extension NativeMediaConnection {
     let remote = peerConnection?.remoteDescription?.candidates ?? []
     var parts = ["local \(Self.summary(local))", "remote \(Self.summary(remote))"]
     parts += iceServerNotes
+    let localProtocols = Set(local.map(\.transport))
+    let remoteProtocols = Set(remote.map(\.transport))
+    if !local.isEmpty, !remote.isEmpty, localProtocols.isDisjoint(with: remoteProtocols) {
+      // No pair could even be formed, so TURN or blocked UDP is not the question.
+      parts.append(
+        remoteProtocols == [.tcp]
+          ? "the server offers ICE-TCP only: publish/play with transport TCP"
+          : "the server offers no TCP candidate: use transport UDP")
+      return parts.joined(separator: "; ")
+    }
     let relayed = local.contains { $0.type == .relayed }
     let turnConfigured = !(peerConnection?.configuration.turnServers.isEmpty ?? true)
     if relayed {

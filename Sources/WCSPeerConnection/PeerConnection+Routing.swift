@@ -13,12 +13,18 @@ extension PeerConnection {
   ///   TURN client produced is sent, and the timer re-armed for a new transaction. Counted in
   ///   `PeerConnectionStats.relayedDatagramsSent` / `relayedSendFailures`.
   ///
+  /// - An ICE-TCP connection (`ICEAgent.isTCPConnection`): RFC 4571 framed on it.
+  ///
   /// - Throws: `.notConnected` when `socket` names no open socket or no usable relay (unknown,
   ///   or its allocation failed); `.socket` when the kernel refused the send. A full send
   ///   buffer drops the datagram silently (UDP).
   func sendApplicationDatagram(
     _ bytes: UnsafeRawBufferPointer, socket: ICESocketID, to destination: ICETransportAddress
   ) throws(PeerConnectionError) {
+    if ICEAgent.isTCPConnection(socket) {
+      guard sendICETCP(bytes, socket: socket, to: destination) else { throw .notConnected }
+      return
+    }
     if socket >= 0 {
       guard socket < sockets.count else { throw .notConnected }
       do {

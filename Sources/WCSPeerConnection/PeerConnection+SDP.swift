@@ -235,10 +235,12 @@ extension PeerConnection {
     }
   }
 
-  /// An SDP candidate as the ICE agent's; `nil` for non-UDP, RTCP-component, or name (mDNS)
+  /// An SDP candidate as the ICE agent's; `nil` for transports other than UDP and TCP, a TCP
+  /// candidate without a known `tcptype` (RFC 6544 §4.5), RTCP-component, or name (mDNS)
   /// addresses. The text form avoids depending on how either module spells candidate types.
   static func iceCandidate(_ attribute: ICECandidateAttribute) -> ICECandidate? {
-    guard attribute.isUDP, attribute.component == 1,
+    let tcpType = attribute.tcpType.flatMap { ICETCPType(rawValue: $0.lowercased()) }
+    guard attribute.isUDP || (attribute.isTCP && tcpType != nil), attribute.component == 1,
       let ip = ICEIPAddress(attribute.address),
       let port = UInt16(exactly: attribute.port),
       let type = ICECandidateType(rawValue: attribute.type.token)
@@ -250,7 +252,8 @@ extension PeerConnection {
     }
     return ICECandidate(
       foundation: attribute.foundation, priority: attribute.priority,
-      address: ICETransportAddress(ip: ip, port: port), type: type, relatedAddress: related)
+      address: ICETransportAddress(ip: ip, port: port), type: type, relatedAddress: related,
+      transport: attribute.isTCP ? .tcp : .udp, tcpType: tcpType)
   }
 
   static func sdpCandidate(_ candidate: ICECandidate) -> ICECandidateAttribute? {

@@ -251,6 +251,10 @@ extension PeerConnection {
   /// (ICE consent decides about the path). Application data goes through
   /// `sendApplicationDatagram` instead.
   func send(_ bytes: [UInt8], socket: ICESocketID, to destination: ICETransportAddress) {
+    if ICEAgent.isTCPConnection(socket) {
+      sendICETCP(bytes, socket: socket, to: destination)
+      return
+    }
     if let stream = turnStream(socket: socket, to: destination) {
       _ = stream.send(bytes)
       return

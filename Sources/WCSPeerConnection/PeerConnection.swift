@@ -82,6 +82,8 @@ public final class PeerConnection: @unchecked Sendable {
   var sockets: [EventLoopUDPSocket] = []
   /// Connections to TURN servers reached over TCP (`PeerConnection+TURNStream.swift`).
   var turnStreams: [PeerConnectionTURNStream] = []
+  /// ICE-TCP listeners and connections (`PeerConnection+ICETCP.swift`).
+  let iceTCP = PeerConnectionICETCP()
   var certificate: DTLSCertificate?
   var agent: ICEAgent?
   var dtls: DTLSEndpoint?
@@ -324,22 +326,32 @@ public final class PeerConnection: @unchecked Sendable {
     iceConfiguration.consentInterval = configuration.iceConsentInterval
     let agent = ICEAgent(configuration: iceConfiguration)
     self.agent = agent
-    try bindSockets()
     let now = iceNow()
-    for (index, socket) in sockets.enumerated() {
-      agent.addLocalSocket(index, address: socket.localAddress, now: now)
+    if configuration.iceCandidateProtocol == .tcp {
+      try startICETCP(agent: agent, lite: mode == .lite, now: now)
+    } else {
+      try bindSockets()
+      for (index, socket) in sockets.enumerated() {
+        agent.addLocalSocket(index, address: socket.localAddress, now: now)
+      }
     }
     openTURNStreams()
     agent.startGathering(now: now)
     serviceICE()
   }
 
-  private func bindSockets() throws(PeerConnectionError) {
+  /// The host addresses candidates are made on (`PeerConnectionConfiguration.hostAddresses`).
+  func hostIPs() -> [ICEIPAddress] {
     var addresses =
       configuration.hostAddresses
       ?? ICEHostAddresses.current(includeLoopback: configuration.allowLoopback)
     if addresses.isEmpty && configuration.allowLoopback { addresses = [.loopbackV4] }
     if !configuration.allowLoopback { addresses.removeAll { $0.isLoopback } }
+    return addresses
+  }
+
+  private func bindSockets() throws(PeerConnectionError) {
+    let addresses = hostIPs()
     var lastError = EventLoopError.bindFailed(
       address: ICETransportAddress(ip: .loopbackV4, port: 0), errno: EADDRNOTAVAIL)
     for ip in addresses {
@@ -407,6 +419,7 @@ public final class PeerConnection: @unchecked Sendable {
     watchdog = nil
     for socket in sockets { socket.close() }
     closeTURNStreams()
+    iceTCP.close()
     srtpOutbound = nil
     srtpInbound = nil
   }

@@ -19,6 +19,13 @@ public struct PeerConnectionConfiguration: Sendable {
   /// Answer as an ICE-lite agent (RFC 8445 §2.5): only answer checks, never send them. For the
   /// local server, which has public (or loopback) addresses. Only used by the answerer.
   public var iceLite: Bool
+  /// The transport of host candidates: `.udp` (default), one UDP socket per host address; or
+  /// `.tcp`, ICE-TCP only (RFC 6544, as the iOS SDK's TCP transport and a WCS set up for media
+  /// over TCP): an active TCP candidate per host address for a full agent, which connects to
+  /// the peer's passive candidates, or a listener and passive candidate per host address for
+  /// an ICE-lite answerer. With `.tcp` no UDP socket is bound, so STUN and TURN servers are
+  /// not used.
+  public var iceCandidateProtocol: ICETransportProtocol = .udp
   /// Also use loopback addresses as host candidates (tests and the local server on one machine).
   public var allowLoopback: Bool
   /// The host addresses to bind, one UDP socket each; `nil` means every address of every

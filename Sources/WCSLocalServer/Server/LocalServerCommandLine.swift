@@ -22,6 +22,7 @@ public enum LocalServerCommandLine {
                             [--wss-port 8443 --cert CERT.pem --key KEY.pem]
                             [--http-port 8081] [--legacy-http-port 9091] [--records DIR]
                             [--stats SECONDS] [--network SPEC] [--token-file PATH]
+                            [--ice-tcp]
 
     A WCS-compatible signalling and media server for examples and tests.
       --bind ADDRESS          address every port listens on (default 127.0.0.1)
@@ -42,6 +43,9 @@ public enum LocalServerCommandLine {
                               custom.token of their connection, record downloads as
                               ?token=... (without it, anyone who can reach the ports may
                               publish, play and download every record)
+      --ice-tcp               media over TCP only (a WCS with ice_tcp_transport): answer
+                              with passive ICE-TCP candidates (RFC 6544), no UDP; clients
+                              must publish and play with transport TCP
       --help                  this text
 
     \(NetworkEmulation.specSyntax)
@@ -99,6 +103,7 @@ public enum LocalServerCommandLine {
         } catch {
           throw UsageError(description: "--network \(error)")
         }
+      case "--ice-tcp": configuration.signaling.iceTCPTransport = true
       case "--token-file":
         configuration.signaling.hooks = .sharedSecret(
           try WCSServerHooks.token(fromFile: try value(flag)))

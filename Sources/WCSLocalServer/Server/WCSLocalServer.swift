@@ -188,6 +188,7 @@ public final class WCSLocalServer: @unchecked Sendable {
     engine.log = configuration.logSink
     engine.statisticsInterval = configuration.statisticsInterval
     engine.peerConnection.networkEmulation = configuration.networkEmulation
+    if configuration.signaling.iceTCPTransport { engine.peerConnection.iceCandidateProtocol = .tcp }
     return LocalServerRelayEngine(configuration: engine)
   }
 

@@ -39,6 +39,12 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   /// `Configuration.sipGateway` is given); off, calls get FAILED at once.
   public var sipGatewayEnabled = false
 
+  /// Media over TCP only, as a WCS with `ice_tcp_transport=true`: the relay answers every
+  /// publish and play with passive ICE-TCP host candidates (RFC 6544), one listener per host
+  /// address and connection, and binds no UDP socket; clients must use transport TCP.
+  /// `wcs-local-server --ice-tcp`. Off by default (UDP).
+  public var iceTCPTransport = false
+
   /// All defaults.
   public init() {}
 }

@@ -92,7 +92,9 @@ extension ICEAgent {
     lastAuthenticatedRequest = now
     if state == .new { setState(.checking) }
 
-    let remote = learnRemoteCandidate(source, priority: request.priority)
+    let remote = learnRemoteCandidate(
+      source, priority: request.priority,
+      transport: self.socket(socket)?.host.transport ?? .udp)
     guard let index = pairIndexForIncoming(socket: socket, remote: remote) else { return }
     if configuration.mode == .full {
       switch pairs[index].state {
@@ -142,19 +144,20 @@ extension ICEAgent {
   }
 
   /// The remote candidate with this address, or a new peer-reflexive one (RFC 8445 §7.3.1.3).
-  private func learnRemoteCandidate(_ address: ICETransportAddress, priority: UInt32?)
-    -> ICECandidate
-  {
+  private func learnRemoteCandidate(
+    _ address: ICETransportAddress, priority: UInt32?, transport: ICETransportProtocol
+  ) -> ICECandidate {
     if let index = remoteCandidateIndex[address] { return remoteCandidates[index] }
     peerReflexiveCount += 1
     // Beyond the limit the candidate is answered but not remembered (no pair will be formed).
     guard remoteCandidates.count < configuration.maximumRemoteCandidates else {
       return ICECandidate(
-        foundation: "prflx", priority: priority ?? 0, address: address, type: .peerReflexive)
+        foundation: "prflx", priority: priority ?? 0, address: address, type: .peerReflexive,
+        transport: transport)
     }
     let candidate = ICECandidate(
       foundation: "prflx\(peerReflexiveCount)", priority: priority ?? 0, address: address,
-      type: .peerReflexive)
+      type: .peerReflexive, transport: transport)
     appendRemoteCandidate(candidate)
     return candidate
   }

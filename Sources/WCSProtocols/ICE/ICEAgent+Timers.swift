@@ -243,8 +243,16 @@ extension ICEAgent {
   private func failIfExhausted() {
     // Without any pair the agent keeps waiting for peer-reflexive candidates.
     guard configuration.mode == .full, selectedPair == nil, remoteGatheringComplete,
-      remoteKey != nil, state != .failed, !pairs.isEmpty
+      remoteKey != nil, state != .failed
     else { return }
+    guard !pairs.isEmpty else {
+      // A lite peer sends no checks, so no peer-reflexive pair can come: once gathering is
+      // done, candidates that pair with none of ours (UDP against TCP-only, say) never will.
+      if remoteIsLite && gatheringStarted && gatheringPending == 0 && !remoteCandidates.isEmpty {
+        setState(.failed)
+      }
+      return
+    }
     let pending = pairs.contains {
       $0.state == .waiting || $0.state == .frozen || $0.state == .inProgress || $0.valid
     }

@@ -1,4 +1,5 @@
-/// A Sans-I/O ICE agent (RFC 8445) for one data stream with one component, UDP only.
+/// A Sans-I/O ICE agent (RFC 8445) for one data stream with one component, over UDP or TCP
+/// (RFC 6544 active and passive host candidates, `ICEAgent+TCP.swift`).
 ///
 /// Inputs: local sockets (`addLocalSocket`), remote credentials and candidates, end of remote
 /// candidates, received datagrams (`receive`) and timer ticks (`handleTimeout`). Every input takes
@@ -48,6 +49,9 @@ public final class ICEAgent {
     var address: ICETransportAddress
     var localPreference: UInt16
     var host: ICECandidate
+    /// For TCP (RFC 6544): the peer address of a connection socket (`ICEAgent+TCP.swift`);
+    /// `nil` for a UDP socket, a relay or a TCP candidate's base.
+    var connectedTo: ICETransportAddress? = nil
   }
 
   /// A TURN allocation: its client, the driver socket it lives on, and the pseudo socket ID
@@ -94,6 +98,11 @@ public final class ICEAgent {
   var maximumPairs: Int { configuration.maximumPairs }
   /// Pair keys in `pairs`, so a duplicate pair is found without a scan.
   var pairKeys: [ICEPairKey: Int] = [:]
+  /// Connection sockets of active TCP candidates, by (base, passive remote address).
+  var tcpConnections: [ICEPairKey: ICESocketID] = [:]
+  /// TCP connection sockets made so far (their IDs count up from
+  /// `ICEAgent.firstTCPConnectionSocket`).
+  var tcpConnectionCount = 0
 
   /// Creates an agent. A lite agent is always controlled; a full agent facing a lite peer is
   /// always controlling (RFC 8445 §6.1.1).
@@ -191,9 +200,10 @@ public final class ICEAgent {
     service(now: now)
   }
 
-  /// Adds a remote candidate (from SDP or trickle); UDP component 1 only. A candidate with the
-  /// address of a known peer-reflexive one replaces it (RFC 8445 §7.3.1.3). Each call costs
-  /// O(1) in the number of candidates so far (address index); past
+  /// Adds a remote candidate (from SDP or trickle), UDP or TCP, component 1 only; it pairs
+  /// with local candidates of its transport (TCP: passive remote with active local). A
+  /// candidate with the address of a known peer-reflexive one replaces it (RFC 8445 §7.3.1.3).
+  /// Each call costs O(1) in the number of candidates so far (address index); past
   /// `ICEAgentConfiguration.maximumRemoteCandidates` the candidate is refused and counted in
   /// `refusedRemoteCandidates`, so an offer of 100 000 candidates cannot stall the caller.
   /// Returns what happened to the candidate.
@@ -273,9 +283,10 @@ public final class ICEAgent {
   /// Adds a checklist entry if new: Waiting when no other pair of its foundation is active,
   /// Frozen otherwise (RFC 8445 §6.1.2.6). Returns its index.
   @discardableResult
-  func addPair(socket id: ICESocketID, remote: ICECandidate) -> Int? {
-    guard let socket = socket(id), socket.address.ip.isIPv6 == remote.address.ip.isIPv6,
-      id < 0 || configuration.transportPolicy == .all
+  func addPair(socket base: ICESocketID, remote: ICECandidate) -> Int? {
+    guard let baseSocket = socket(base), baseSocket.address.ip.isIPv6 == remote.address.ip.isIPv6,
+      base < 0 || configuration.transportPolicy == .all,
+      let id = pairSocket(for: baseSocket, remote: remote), let socket = socket(id)
     else {
       return nil
     }

@@ -2,6 +2,8 @@ import Foundation
 import WCSLocalServer
 import XCTest
 
+@testable import WCSApi2
+
 extension XCTestCase {
   /// Polls `condition` every 20 ms for up to `timeout` seconds (real sockets: no virtual clock);
   /// a failure names `message` at the caller's line.
@@ -17,12 +19,26 @@ extension XCTestCase {
       Thread.sleep(forTimeInterval: 0.02)
     }
   }
+
+  /// The stream's `getStats` result, waited for up to 5 s; `nil` when none came.
+  func stats(_ stream: FPWCSApi2Stream) -> FPWCSApi2StreamStats? {
+    let result = Locked<FPWCSApi2StreamStats?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    stream.getStats { stats in
+      result.withLock { $0 = stats }
+      done.signal()
+    }
+    _ = done.wait(timeout: .now() + 5)
+    return result.value
+  }
 }
 
 extension WCSLocalServer {
   /// The local server on free WebSocket and HTTP ports of 127.0.0.1, quiet, recording into a
   /// fresh temporary directory named after `label`.
-  static func startForTest(_ label: String) throws -> WCSLocalServer {
+  static func startForTest(
+    _ label: String, configure: (inout WCSLocalServer.Configuration) -> Void = { _ in }
+  ) throws -> WCSLocalServer {
     var configuration = WCSLocalServer.Configuration()
     configuration.wsPort = 0
     configuration.httpPort = 0
@@ -30,6 +46,7 @@ extension WCSLocalServer {
       FileManager.default.temporaryDirectory
       .appendingPathComponent("wcs-\(label)-\(UUID().uuidString.prefix(8))").path
     configuration.logSink = { _ in }
+    configure(&configuration)
     return try WCSLocalServer.start(configuration)
   }
 }

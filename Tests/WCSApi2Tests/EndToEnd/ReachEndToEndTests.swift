@@ -35,17 +35,6 @@ final class ReachEndToEndTests: XCTestCase {
     return options
   }
 
-  private func stats(_ stream: FPWCSApi2Stream) -> FPWCSApi2StreamStats? {
-    let result = Locked<FPWCSApi2StreamStats?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    stream.getStats { stats in
-      result.withLock { $0 = stats }
-      done.signal()
-    }
-    _ = done.wait(timeout: .now() + 5)
-    return result.value
-  }
-
   func testRelayPolicyPublishesAndPlaysThroughTURNAndStatsShowTheRelay() throws {
     let turn = try CoturnProcess()
     defer { turn.stop() }

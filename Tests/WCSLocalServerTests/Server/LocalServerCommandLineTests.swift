@@ -36,6 +36,11 @@ final class LocalServerCommandLineTests: XCTestCase {
     XCTAssertNil(parsed.statisticsInterval)
   }
 
+  func testICETCPFlagAsksForMediaOverTCPOnly() throws {
+    XCTAssertFalse(try configuration([]).signaling.iceTCPTransport)
+    XCTAssertTrue(try configuration(["--ice-tcp"]).signaling.iceTCPTransport)
+  }
+
   func testStatsIntervalInSeconds() throws {
     XCTAssertEqual(try configuration(["--stats", "5"]).statisticsInterval, .seconds(5))
     XCTAssertEqual(try configuration(["--stats", "0.25"]).statisticsInterval, .milliseconds(250))

@@ -70,9 +70,12 @@ final class LoopbackPeers {
   let offererRecorder = PeerRecorder()
   let answererRecorder = PeerRecorder()
 
-  init(answererLite: Bool = false, offererConfiguration: PeerConnectionConfiguration = .loopback) {
+  init(
+    answererLite: Bool = false, offererConfiguration: PeerConnectionConfiguration = .loopback,
+    answererConfiguration: PeerConnectionConfiguration = .loopback
+  ) {
     offerer = PeerConnection(configuration: offererConfiguration, loop: loop)
-    var answerConfiguration = PeerConnectionConfiguration.loopback
+    var answerConfiguration = answererConfiguration
     answerConfiguration.iceLite = answererLite
     answerer = PeerConnection(configuration: answerConfiguration, loop: loop)
     loop.submit {
@@ -105,6 +108,23 @@ final class LoopbackPeers {
     try loop.submit {
       for packet in packets { try connection.sendRTP(try packet.serialized()) }
     }
+  }
+
+  /// Sends `toAnswerer` and `toOfferer` both ways at once and checks each side received its
+  /// packets byte-identical and in order.
+  func exchangeRTP(
+    toAnswerer: [RTPPacket], toOfferer: [RTPPacket], file: StaticString = #filePath,
+    line: UInt = #line
+  ) throws {
+    try send(toAnswerer, from: offerer)
+    try send(toOfferer, from: answerer)
+    XCTAssertTrue(
+      eventually {
+        self.answererRecorder.rtp.value.count == toAnswerer.count
+          && self.offererRecorder.rtp.value.count == toOfferer.count
+      }, file: file, line: line)
+    XCTAssertEqual(answererRecorder.rtp.value.map(\.packet), toAnswerer, file: file, line: line)
+    XCTAssertEqual(offererRecorder.rtp.value.map(\.packet), toOfferer, file: file, line: line)
   }
 
   func shutdown() {

@@ -91,4 +91,30 @@ final class NativeICEServersTests: XCTestCase {
     XCTAssertEqual(NativeICEServers.resolveHost("127.0.0.1"), [.loopbackV4])
     XCTAssertTrue(NativeICEServers.resolveHost("localhost").contains { $0.isLoopback })
   }
+
+  func testTCPTransportOffersICETCPCandidatesOnlyAndLeavesServersOut() {
+    var tcp = request(
+      [MediaICEServer(scheme: .stun, host: "127.0.0.1", port: 3478, transport: .udp)])
+    tcp.transport = .tcp
+    let resolution = NativeICEServers.resolve(tcp, base: .loopback)
+    XCTAssertEqual(resolution.configuration.iceCandidateProtocol, .tcp)
+    XCTAssertEqual(resolution.configuration.stunServers, [])
+    XCTAssertEqual(
+      resolution.notes,
+      ["transport TCP: ICE-TCP host candidates only, STUN and TURN servers unused"])
+    let udp = NativeICEServers.resolve(request(nil), base: .loopback)
+    XCTAssertEqual(udp.configuration.iceCandidateProtocol, .udp)
+    XCTAssertEqual(udp.notes, [])
+  }
+
+  func testCandidateProtocolIsTheCandidatesTransport() {
+    let tcp = ICECandidate(
+      foundation: "t1", priority: 1, address: ICETransportAddress(ip: .loopbackV4, port: 9),
+      type: .host, transport: .tcp, tcpType: .active)
+    XCTAssertEqual(NativeICEServers.candidateProtocol(tcp), "tcp")
+    let udp = ICECandidate(
+      foundation: "1", priority: 1, address: ICETransportAddress(ip: .loopbackV4, port: 5000),
+      type: .host)
+    XCTAssertEqual(NativeICEServers.candidateProtocol(udp), "udp")
+  }
 }
