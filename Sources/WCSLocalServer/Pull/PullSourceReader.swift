@@ -161,6 +161,7 @@ final class PullSourceReader: Sendable {
     var sequenceNumber = UInt16.random(in: 0...UInt16.max)
     let timestampOffset = UInt32.random(in: 0...UInt32.max)
     let noTimestamp = wcs_av_nopts_value()
+    var pending: EncodedVideoFrame?
     while !stopped {
       interrupt.arm(limits.readTimeout)
       let code = av_read_frame(context, packet)
@@ -186,22 +187,43 @@ final class PullSourceReader: Sendable {
       let timestamp =
         UInt32(truncatingIfNeeded: av_rescale_q(time, timeBase, AVRational(num: 1, den: 90_000)))
         &+ timestampOffset
-      let frame = EncodedVideoFrame(
-        data: accessUnit, isKeyFrame: packet.pointee.flags & AV_PKT_FLAG_KEY != 0,
-        timestamp: timestamp)
-      var packets: [[UInt8]] = []
-      for payload in packetizer.packetize(frame) {
-        let header = RTPHeader(
-          marker: payload.marker, payloadType: payloadType, sequenceNumber: sequenceNumber,
-          timestamp: payload.timestamp, ssrc: ssrc)
-        sequenceNumber &+= 1
-        if let bytes = try? RTPPacket(header: header, payload: payload.payload).serialized() {
-          packets.append(bytes)
-        }
+      // The RTSP demuxer hands over each slice of a multi-slice picture as its own packet: the
+      // slices of one timestamp make one access unit (one marker bit), sent when the next
+      // picture starts.
+      if let current = pending, current.timestamp != timestamp {
+        send(current, &packetizer, &sequenceNumber, onEvent)
+        pending = nil
       }
-      if !packets.isEmpty, !stopped { onEvent(.packets(packets)) }
+      if pending == nil {
+        pending = EncodedVideoFrame(data: [], isKeyFrame: false, timestamp: timestamp)
+      }
+      guard (pending?.data.count ?? 0) + accessUnit.count <= PulledH264.maxAccessUnitSize else {
+        pending = nil
+        onEvent(.dropped(.badFrame("access unit over the size limit")))
+        continue
+      }
+      pending?.data += accessUnit
+      if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 { pending?.isKeyFrame = true }
     }
     return .success(())
+  }
+
+  /// Packetizes one access unit and reports its RTP packets.
+  private func send(
+    _ frame: EncodedVideoFrame, _ packetizer: inout H264Packetizer, _ sequenceNumber: inout UInt16,
+    _ onEvent: @Sendable (PullSourceEvent) -> Void
+  ) {
+    var packets: [[UInt8]] = []
+    for payload in packetizer.packetize(frame) {
+      let header = RTPHeader(
+        marker: payload.marker, payloadType: payloadType, sequenceNumber: sequenceNumber,
+        timestamp: payload.timestamp, ssrc: ssrc)
+      sequenceNumber &+= 1
+      if let bytes = try? RTPPacket(header: header, payload: payload.payload).serialized() {
+        packets.append(bytes)
+      }
+    }
+    if !packets.isEmpty, !stopped { onEvent(.packets(packets)) }
   }
 
   /// `AVERROR_STREAM_NOT_FOUND` / `AVERROR_HTTP_NOT_FOUND` (`FFERRTAG`, macros Swift cannot
