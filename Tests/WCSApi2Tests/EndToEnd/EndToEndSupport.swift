@@ -2,6 +2,8 @@ import Foundation
 import WCSLocalServer
 import XCTest
 
+@testable import WCSApi2
+
 extension XCTestCase {
   /// Polls `condition` every 20 ms for up to `timeout` seconds (real sockets: no virtual clock);
   /// a failure names `message` at the caller's line.
@@ -31,5 +33,17 @@ extension WCSLocalServer {
       .appendingPathComponent("wcs-\(label)-\(UUID().uuidString.prefix(8))").path
     configuration.logSink = { _ in }
     return try WCSLocalServer.start(configuration)
+  }
+}
+
+extension FPWCSApi2 {
+  /// A session connected to `server` with the Web SDK's default app key.
+  static func connectedSession(to server: WCSLocalServer) async throws -> FPWCSApi2Session {
+    let options = FPWCSApi2SessionOptions()
+    options.urlServer = server.wsURL
+    options.appKey = "defaultApp"
+    let session = try FPWCSApi2.createSession(options)
+    try await session.connect()
+    return session
   }
 }

@@ -44,7 +44,7 @@ final class PullEndToEndTests: XCTestCase {
     let url = "rtsp://127.0.0.1:\(port)/test"
     let server = try startServer()
     defer { server.stop() }
-    let session = try await connect(server)
+    let session = try await FPWCSApi2.connectedSession(to: server)
     defer { session.disconnect() }
 
     let (first, firstPictures) = try await play(url, session)
@@ -84,26 +84,14 @@ final class PullEndToEndTests: XCTestCase {
     try startFFmpegPush(to: url)
     let server = try startServer()
     defer { server.stop() }
-    let session = try await connect(server)
+    let session = try await FPWCSApi2.connectedSession(to: server)
     defer { session.disconnect() }
 
-    // The push needs a moment to reach nginx; until then the pull fails and is retried.
-    var pictures = PlayedPictures()
-    let deadline = Date().addingTimeInterval(10)
-    var stream: FPWCSApi2Stream?
-    while Date() < deadline {
-      let (player, played) = try await play(url, session)
-      try await waitFor("player settled", timeout: 10) {
-        player.getStatus() == .fpwcsStreamStatusFailed || played.images.withLock { !$0.isEmpty }
-      }
-      if player.getStatus() != .fpwcsStreamStatusFailed {
-        stream = player
-        pictures = played
-        break
-      }
-      try await Task.sleep(nanoseconds: 300_000_000)
-    }
-    XCTAssertNotNil(stream, "RTMP source played")
+    // nginx has the stream once the push's first key frame arrived: until then a pull finds
+    // no stream and its player fails.
+    try await waitFor("push reached nginx", timeout: 10) { self.ffprobeFinds(url) }
+    let (player, pictures) = try await play(url, session)
+    defer { try? player.stop() }
     try await waitFor("ten RTMP pictures", timeout: 20) {
       pictures.images.withLock { $0.count } >= 10
     }
@@ -113,7 +101,7 @@ final class PullEndToEndTests: XCTestCase {
   func testUnreachableRTSPSourceFailsThePlayerWithTheWCSReason() async throws {
     let server = try startServer()
     defer { server.stop() }
-    let session = try await connect(server)
+    let session = try await FPWCSApi2.connectedSession(to: server)
     defer { session.disconnect() }
     // Port 1 on loopback: nothing listens, the connection is refused at once.
     let (player, _) = try await play("rtsp://127.0.0.1:1/none", session)
@@ -168,15 +156,6 @@ final class PullEndToEndTests: XCTestCase {
 
   private func logCount(_ text: String) -> Int {
     log.lines.withLock { $0.filter { $0.contains(text) }.count }
-  }
-
-  private func connect(_ server: WCSLocalServer) async throws -> FPWCSApi2Session {
-    let options = FPWCSApi2SessionOptions()
-    options.urlServer = server.wsURL
-    options.appKey = "defaultApp"
-    let session = try FPWCSApi2.createSession(options)
-    try await session.connect()
-    return session
   }
 
   /// The virtual camera's first `frameCount` pictures as raw I420.
@@ -281,6 +260,23 @@ final class PullEndToEndTests: XCTestCase {
     process.standardError = FileHandle.nullDevice
     try process.run()
     processes.append(process)
+  }
+
+  /// Whether `ffprobe` finds an H.264 stream at `url` within two seconds.
+  private func ffprobeFinds(_ url: String) -> Bool {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+    process.arguments = [
+      "-v", "error", "-rw_timeout", "2000000", "-select_streams", "v", "-show_entries",
+      "stream=codec_name", "-of", "csv=p=0", url,
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text.contains("h264")
   }
 
   private static func freeTCPPort() throws -> Int {
