@@ -75,13 +75,13 @@ final class PullEndToEndTests: XCTestCase {
     }
   }
 
-  func testRTMPSourceFromNginxIsPlayedAsTheCameraPictures() async throws {
+  func testRTMPSourceFromNginxIsPlayedAsTheCameraPicturesUntilItStops() async throws {
     try XCTSkipUnless(
       FileManager.default.fileExists(atPath: Self.rtmpModule), "libnginx-mod-rtmp is not installed")
     try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/sbin/nginx"), "no nginx")
     let port = try startNginxRTMP()
     let url = "rtmp://127.0.0.1:\(port)/live/camera"
-    try startFFmpegPush(to: url)
+    let push = try startFFmpegPush(to: url)
     let server = try startServer()
     defer { server.stop() }
     let session = try await FPWCSApi2.connectedSession(to: server)
@@ -96,6 +96,29 @@ final class PullEndToEndTests: XCTestCase {
       pictures.images.withLock { $0.count } >= 10
     }
     try assertCameraPictures(pictures.images.withLock { $0 })
+
+    // The encoder goes away: nginx ends the stream, the pull reads its end.
+    kill(push.processIdentifier, SIGKILL)
+    try await waitFor("player failed with its source", timeout: 10) {
+      player.getStatus() == .fpwcsStreamStatusFailed
+    }
+    XCTAssertEqual(player.getInfo(), "Stream failed")
+  }
+
+  func testSilentRTSPSourceFailsThePlayerAfterTheOpenTimeout() async throws {
+    // A socket that accepts (the kernel's backlog) and never answers the RTSP OPTIONS.
+    let (descriptor, port) = try Self.listeningTCPSocket()
+    defer { close(descriptor) }
+    let server = try startServer()
+    defer { server.stop() }
+    let session = try await FPWCSApi2.connectedSession(to: server)
+    defer { session.disconnect() }
+    let (player, _) = try await play("rtsp://127.0.0.1:\(port)/silent", session)
+    try await waitFor("player failed", timeout: 15) {
+      player.getStatus() == .fpwcsStreamStatusFailed
+    }
+    XCTAssertEqual(player.getInfo(), "Failed to connect to rtsp stream")
+    XCTAssertEqual(logCount("timed out"), 1, "the open deadline ended the wait")
   }
 
   func testUnreachableRTSPSourceFailsThePlayerWithTheWCSReason() async throws {
@@ -246,7 +269,8 @@ final class PullEndToEndTests: XCTestCase {
 
   /// `ffmpeg -re`: the frames as constrained baseline H.264 (a key frame a second) and a tone
   /// as AAC, in FLV to `url`.
-  private func startFFmpegPush(to url: String) throws {
+  @discardableResult
+  private func startFFmpegPush(to url: String) throws -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
     process.arguments = [
@@ -260,6 +284,7 @@ final class PullEndToEndTests: XCTestCase {
     process.standardError = FileHandle.nullDevice
     try process.run()
     processes.append(process)
+    return process
   }
 
   /// Whether `ffprobe` finds an H.264 stream at `url` within two seconds.
@@ -280,9 +305,24 @@ final class PullEndToEndTests: XCTestCase {
   }
 
   private static func freeTCPPort() throws -> Int {
+    let (descriptor, port) = try boundTCPSocket()
+    close(descriptor)
+    return port
+  }
+
+  /// A socket listening on a free loopback port that nobody accepts on.
+  private static func listeningTCPSocket() throws -> (Int32, Int) {
+    let (descriptor, port) = try boundTCPSocket()
+    guard listen(descriptor, 4) == 0 else {
+      close(descriptor)
+      throw POSIXError(.EADDRINUSE)
+    }
+    return (descriptor, port)
+  }
+
+  private static func boundTCPSocket() throws -> (Int32, Int) {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-    defer { close(descriptor) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -292,8 +332,11 @@ final class PullEndToEndTests: XCTestCase {
         bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
       }
     }
-    guard bound else { throw POSIXError(.EADDRINUSE) }
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard bound else {
+      close(descriptor)
+      throw POSIXError(.EADDRINUSE)
+    }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
   }
 }
 
