@@ -38,7 +38,9 @@ final class PullEndToEndTests: XCTestCase {
 
   // MARK: - Tests
 
-  func testRTSPSourceIsPlayedAsTheCameraPicturesAndSharedByItsPlayers() async throws {
+  func testRTSPSourceIsPlayedAsTheCameraPicturesSharedByItsPlayersAndAMissingMountFails()
+    async throws
+  {
     try XCTSkipUnless(Self.canImportGStreamerRTSP, "GStreamer's RTSP server is not installed")
     let port = try startRTSPServer()
     let url = "rtsp://127.0.0.1:\(port)/test"
@@ -67,6 +69,13 @@ final class PullEndToEndTests: XCTestCase {
       refused.getStatus() == .fpwcsStreamStatusFailed
     }
     XCTAssertEqual(refused.getInfo(), "Transcoding required, but disabled")
+
+    // The server is there but has no such mount: RTSP 404.
+    let (missing, _) = try await play("rtsp://127.0.0.1:\(port)/nope", session)
+    try await waitFor("player of a missing mount failed") {
+      missing.getStatus() == .fpwcsStreamStatusFailed
+    }
+    XCTAssertEqual(missing.getInfo(), "Rtsp stream not found")
 
     try first.stop()
     try second.stop()
