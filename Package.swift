@@ -139,7 +139,7 @@ let swiftTargets: [Target] = [
     name: "WCSLocalServer",
     dependencies: [
       "WCSTransport", "WCSCodecs", "WCSProtocols", "WCSEventLoop", "WCSPeerConnection",
-      "WCSRecording", "CSIPGateway",
+      "WCSRecording", "CSIPGateway", "CFFmpeg",
     ],
     swiftSettings: strict),
 ]

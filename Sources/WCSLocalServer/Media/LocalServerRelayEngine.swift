@@ -84,6 +84,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   // Loop only.
   var publishers: [String: RelayPublisher] = [:]
   var players: [String: RelayPlayer] = [:]
+  /// RTSP/RTMP sources being pulled, by source id (`PullSourceName`).
+  var pulls: [String: RelayPull] = [:]
   var reportTimer: EventLoopTimer?
   var statisticsTimer: EventLoopTimer?
   var random = SystemRandomNumberGenerator()
@@ -138,6 +140,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         publisher.recording?.discard()
       }
       for player in players.values { player.peerConnection.close() }
+      for pull in pulls.values { pull.reader.stop() }
+      pulls = [:]
       for publisher in publishers.values { cancelTimers(publisher) }
       publishers = [:]
       players = [:]
@@ -235,6 +239,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   }
 
   func createPlayer(_ request: LocalServerPlayerRequest) {
+    if createPulledPlayer(request) { return }
     let id = request.mediaSessionId
     let connection = PeerConnection(configuration: configuration.peerConnection, loop: loop)
     do {
@@ -310,6 +315,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       configuration.log("media \(id): \(playerStatistics(player).summary)")
       player.peerConnection.close()
       publishers[player.sourceMediaSessionId]?.playerIds.removeAll { $0 == id }
+      releasePulledPlayer(id, source: player.sourceMediaSessionId)
+    } else if !pulls.isEmpty {
+      releasePulledPlayer(id, source: nil)
     }
   }
 

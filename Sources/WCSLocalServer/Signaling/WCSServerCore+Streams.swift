@@ -60,7 +60,11 @@ extension WCSServerCore {
         return
       }
     } else {
-      guard let source = publishersByName[request.name] else {
+      // An RTSP/RTMP URL nobody publishes under is pulled by the media engine (issue 28).
+      guard
+        let source = publishersByName[request.name]
+          ?? PullSourceName.sourceId(forStreamName: request.name)
+      else {
         failStatus(mediaSessionId, WCSStreamInfo.streamNotFound)
         return
       }

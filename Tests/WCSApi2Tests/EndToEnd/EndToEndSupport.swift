@@ -50,3 +50,15 @@ extension WCSLocalServer {
     return try WCSLocalServer.start(configuration)
   }
 }
+
+extension FPWCSApi2 {
+  /// A session connected to `server` with the Web SDK's default app key.
+  static func connectedSession(to server: WCSLocalServer) async throws -> FPWCSApi2Session {
+    let options = FPWCSApi2SessionOptions()
+    options.urlServer = server.wsURL
+    options.appKey = "defaultApp"
+    let session = try FPWCSApi2.createSession(options)
+    try await session.connect()
+    return session
+  }
+}

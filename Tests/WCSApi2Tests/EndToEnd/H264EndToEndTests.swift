@@ -25,12 +25,7 @@ final class H264EndToEndTests: XCTestCase {
   }
 
   private func connect(_ server: WCSLocalServer) async throws -> FPWCSApi2Session {
-    let options = FPWCSApi2SessionOptions()
-    options.urlServer = server.wsURL
-    options.appKey = "defaultApp"
-    let session = try FPWCSApi2.createSession(options)
-    try await session.connect()
-    return session
+    try await FPWCSApi2.connectedSession(to: server)
   }
 
   func testH264PublishedThroughTheRelayIsPlayedAsTheCameraPictures() async throws {
