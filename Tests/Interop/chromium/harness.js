@@ -450,11 +450,21 @@ function wcsStreamFields(streamName) {
 }
 
 // Publishes `stream` as `streamName` (publishStream → PUBLISHING); the connection and its id.
-async function publishToWcs(wcs, stream, streamName, record) {
+// With `videoCodec` ("video/H264"), the offer lists only that video codec (and its RTX).
+async function publishToWcs(wcs, stream, streamName, record, videoCodec) {
   const publisher = new RTCPeerConnection({ bundlePolicy: "max-compat" });
-  stream.getTracks().forEach((track) =>
-    publisher.addTransceiver(track, { direction: "sendonly", streams: [stream] })
-  );
+  stream.getTracks().forEach((track) => {
+    const transceiver = publisher.addTransceiver(track, {
+      direction: "sendonly",
+      streams: [stream],
+    });
+    if (videoCodec && track.kind === "video") {
+      const codecs = RTCRtpSender.getCapabilities("video").codecs.filter(
+        (c) => c.mimeType === videoCodec || c.mimeType === "video/rtx"
+      );
+      transceiver.setCodecPreferences(codecs);
+    }
+  });
   await publisher.setLocalDescription(await publisher.createOffer());
   const publishId = crypto.randomUUID();
   try {
@@ -525,14 +535,14 @@ async function runWcsScenario(body) {
 // Publishes the fake camera and microphone to the WCS server (record: true), plays the stream
 // back on a second connection, checks the played video decodes, then unpublishes and collects
 // the record name. Mirrors what the Web SDK sends (wcs-protocol.md §3.1, §8).
-scenarios.wcs = () =>
+const publishPlayRecord = (videoCodec) =>
   runWcsScenario(async (wcs, result, connections) => {
     result.sessionStatus = await connectWcs(wcs);
 
     const stream = await fakeMedia();
     const streamName = "chromium-" + Date.now();
     result.streamName = streamName;
-    const published = await publishToWcs(wcs, stream, streamName, true);
+    const published = await publishToWcs(wcs, stream, streamName, true, videoCodec);
     const publisher = published.publisher;
     connections.push(publisher);
     const publishId = published.publishId;
@@ -583,6 +593,9 @@ scenarios.wcs = () =>
     if (!decoded) result.error = "played video did not decode within 15 s";
     else if (!result.recordName) result.error = "UNPUBLISHED without recordName";
   });
+scenarios.wcs = () => publishPlayRecord(null);
+// The same with the publisher sending H.264 only: relayed as H.264, recorded to MP4.
+scenarios["wcs-h264"] = () => publishPlayRecord("video/H264");
 
 // The video counters loss recovery is judged by (W3C webrtc-stats: RTCInboundRtpStreamStats,
 // RTCOutboundRtpStreamStats), from one getStats() report; null where the kind is absent.
