@@ -450,7 +450,9 @@ function wcsStreamFields(streamName) {
 }
 
 // Publishes `stream` as `streamName` (publishStream → PUBLISHING); the connection and its id.
-// With `videoCodec` ("video/H264"), the offer lists only that video codec (and its RTX).
+// With `videoCodec` ("video/H264"), the offer lists only that video codec (and its RTX),
+// H.264 constrained baseline with packetization-mode 1 first: Chromium lists baseline (42001f)
+// first, which the relay would keep and a constrained-baseline-only player cannot take.
 async function publishToWcs(wcs, stream, streamName, record, videoCodec) {
   const publisher = new RTCPeerConnection({ bundlePolicy: "max-compat" });
   stream.getTracks().forEach((track) => {
@@ -462,6 +464,12 @@ async function publishToWcs(wcs, stream, streamName, record, videoCodec) {
       const codecs = RTCRtpSender.getCapabilities("video").codecs.filter(
         (c) => c.mimeType === videoCodec || c.mimeType === "video/rtx"
       );
+      const rank = (c) =>
+        /profile-level-id=42e0/.test(c.sdpFmtpLine || "") &&
+        /packetization-mode=1/.test(c.sdpFmtpLine || "")
+          ? 0
+          : 1;
+      codecs.sort((a, b) => rank(a) - rank(b));
       transceiver.setCodecPreferences(codecs);
     }
   });
@@ -596,6 +604,21 @@ const publishPlayRecord = (videoCodec) =>
 scenarios.wcs = () => publishPlayRecord(null);
 // The same with the publisher sending H.264 only: relayed as H.264, recorded to MP4.
 scenarios["wcs-h264"] = () => publishPlayRecord("video/H264");
+// The page publishes H.264 only and the Swift SDK (the Player example, run by the peer) plays
+// it: the relay passes H.264 through, so what the SDK decodes is Chromium's H.264.
+scenarios["wcs-h264-sdk"] = () =>
+  runWcsScenario(async (wcs, result, connections) => {
+    result.sessionStatus = await connectWcs(wcs);
+    const stream = await fakeMedia();
+    const streamName = "chromium-h264-" + Date.now();
+    const published = await publishToWcs(wcs, stream, streamName, false, "video/H264");
+    connections.push(published.publisher);
+    send({ type: "sdk-play", name: streamName });
+    const played = await receive("sdk-played", 30000);
+    result.sdk = { exitStatus: played.exitStatus, summary: played.summary, output: played.output };
+    result.publisher = await summarizeStats(published.publisher);
+    result.ok = true;
+  });
 
 // The video counters loss recovery is judged by (W3C webrtc-stats: RTCInboundRtpStreamStats,
 // RTCOutboundRtpStreamStats), from one getStats() report; null where the kind is absent.

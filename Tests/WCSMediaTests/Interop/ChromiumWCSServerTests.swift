@@ -18,6 +18,20 @@ final class ChromiumWCSServerTests: XCTestCase {
     try publishPlayAndRecord(scenario: "wcs-h264", videoCodec: "H264", container: "mp4")
   }
 
+  func testChromiumPublishesH264ThatTheSwiftSDKPlays() throws {
+    let run = try ChromiumInterop.run(scenario: "wcs-h264-sdk", timeout: 40)
+    XCTAssertEqual(run.page["ok"] as? Bool, true, run.text)
+    XCTAssertEqual(run.string("page", "publisher", "outbound", "video", "codec"), "video/H264")
+    // The relay passes H.264 through (a player that cannot take it fails), so what the SDK
+    // played and decoded is Chromium's H.264.
+    let summary = try XCTUnwrap(
+      (run.page["sdk"] as? [String: Any])?["summary"] as? [String: String], run.text)
+    let decoded = summary["Frames received and decoded"].flatMap { Int($0) } ?? 0
+    XCTAssertGreaterThanOrEqual(decoded, 30, run.text)
+    XCTAssertNotNil(summary["Time to PLAYING"], run.text)
+    print("Chromium wcs-h264-sdk: the SDK decoded \(decoded) H.264 frames in 4 s")
+  }
+
   /// Runs `scenario`; the played and published video is `videoCodec` (RTP name), the record
   /// a `container` file of that codec and Opus.
   private func publishPlayAndRecord(scenario: String, videoCodec: String, container: String)
