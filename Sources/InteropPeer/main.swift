@@ -21,7 +21,8 @@ case "peer-lite": scenario = PeerConnectionScenario(role: .answerer(iceLite: tru
 case "peer-offer": scenario = PeerConnectionScenario(role: .offerer)
 case "wcs", "wcs-loss", "wcs-h264":
   scenario = WCSServerScenario(recordsDirectory: options.recordsDirectory)
-case "wcs-h264-sdk": scenario = SDKPlayerScenario(recordsDirectory: options.recordsDirectory)
+case "wcs-h264-sdk", "wcs-sdk-h264":
+  scenario = SDKExampleScenario(recordsDirectory: options.recordsDirectory)
 case "room": scenario = RoomScenario(recordsDirectory: options.recordsDirectory, duration: 10)
 default:
   FileHandle.standardError.write(Data("unknown scenario \(options.scenario)\n".utf8))

@@ -620,6 +620,43 @@ scenarios["wcs-h264-sdk"] = () =>
     result.ok = true;
   });
 
+// The Swift SDK (the Streamer example, run by the peer) publishes the virtual camera as H.264
+// only; the page plays it through the relay, decodes it and reads the camera's frame numbers.
+scenarios["wcs-sdk-h264"] = () =>
+  runWcsScenario(async (wcs, result, connections) => {
+    result.sessionStatus = await connectWcs(wcs);
+    const streamName = "swift-h264-" + Date.now();
+    send({ type: "sdk-publish", name: streamName });
+    await receive("sdk-publishing", 5000);
+    let played = null;
+    const deadline = performance.now() + 10000;
+    while (!played) {
+      try {
+        played = await playFromWcs(wcs, streamName);
+      } catch (error) {
+        if (performance.now() > deadline) throw error;
+        await sleep(300);
+      }
+    }
+    const player = played.player;
+    connections.push(player);
+    const receiver = player.getReceivers().find((r) => r.track && r.track.kind === "video");
+    const video = document.createElement("video");
+    video.muted = true;
+    video.autoplay = true;
+    document.body.appendChild(video);
+    video.srcObject = new MediaStream([receiver.track]);
+    video.play().catch(() => {});
+    const decoded = await poll(async () => {
+      const s = await summarizeStats(player);
+      return s.inbound.video && s.inbound.video.framesDecoded >= 20 ? s : null;
+    }, 15000);
+    result.player = decoded || (await summarizeStats(player));
+    result.frameNumbers = await readFrameNumbers(video, 10);
+    result.ok = decoded !== null;
+    if (!decoded) result.error = "played H.264 did not decode within 15 s";
+  });
+
 // The video counters loss recovery is judged by (W3C webrtc-stats: RTCInboundRtpStreamStats,
 // RTCOutboundRtpStreamStats), from one getStats() report; null where the kind is absent.
 async function videoRecoveryStats(pc) {

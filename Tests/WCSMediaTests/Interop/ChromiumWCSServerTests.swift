@@ -32,6 +32,21 @@ final class ChromiumWCSServerTests: XCTestCase {
     print("Chromium wcs-h264-sdk: the SDK decoded \(decoded) H.264 frames in 4 s")
   }
 
+  func testTheSwiftSDKPublishesH264ThatChromiumDecodes() throws {
+    let run = try ChromiumInterop.run(scenario: "wcs-sdk-h264", timeout: 40)
+    XCTAssertEqual(run.page["ok"] as? Bool, true, run.text)
+    XCTAssertEqual(run.string("page", "player", "inbound", "video", "codec"), "video/H264")
+    XCTAssertGreaterThanOrEqual(
+      run.int("page", "player", "inbound", "video", "framesDecoded") ?? 0, 20, run.text)
+    XCTAssertEqual(run.int("page", "player", "inbound", "video", "frameWidth"), 320)
+    XCTAssertEqual(run.int("page", "player", "inbound", "video", "frameHeight"), 240)
+    // The virtual camera's stamped frame numbers, read from the pictures Chromium decoded.
+    let numbers = (run.page["frameNumbers"] as? [Any] ?? []).compactMap { $0 as? Int }
+    XCTAssertGreaterThanOrEqual(numbers.count, 8, run.text)
+    XCTAssertEqual(numbers, numbers.sorted(), run.text)
+    print("Chromium wcs-sdk-h264: Chromium decoded the SDK's H.264, frame numbers \(numbers)")
+  }
+
   /// Runs `scenario`; the played and published video is `videoCodec` (RTP name), the record
   /// a `container` file of that codec and Opus.
   private func publishPlayAndRecord(scenario: String, videoCodec: String, container: String)
