@@ -207,6 +207,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         .ssrcAttributes.map(\.ssrc).first { publisher.retransmissionSSRCs[$0] == nil }
       publisher.statistics.retransmissionNegotiated = !publisher.retransmissionPayloadTypes
         .isEmpty
+      if Self.codecNames(codecs).videoCodec == "H264" { publisher.snapshots.codec = .h264 }
       if request.record {
         let kinds = Set(codecs.values.map(\.kind))
         // The core names the record by the same rule (`recordExtensionH264`).
