@@ -13,6 +13,7 @@ let usage = """
     --file PATH          publish this media file (default: the virtual camera and microphone)
     --width W --height H --fps F   published video (default 640x480, 30 fps)
     --record             ask the server to record the stream
+    --codec vp8|h264     video codec to publish with (default vp8)
     --no-play            do not play the stream back (default: play it once PUBLISHING)
     --duration S         seconds to publish (default 5; 0: until Ctrl-C)
   \(ExampleServer.usage)
@@ -29,6 +30,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
   let height: Int
   let fps: Int
   let duration: Double
+  let codec: String
   do {
     arguments = try ExampleArguments(
       argv, booleanFlags: ["record", "server-log", "play"], usage: usage)
@@ -37,6 +39,10 @@ func runStreamer(_ argv: [String]) -> Int32 {
     height = try arguments.int("height", default: 480)
     fps = try arguments.int("fps", default: 30)
     duration = try arguments.double("duration", default: 5)
+    codec = (arguments.string("codec", default: "vp8") ?? "vp8").lowercased()
+    guard ["vp8", "h264"].contains(codec) else {
+      throw ExampleError.usage("--codec wants vp8 or h264, got \(codec)")
+    }
     guard duration >= 0 else {
       throw ExampleError.usage("--duration wants 0 (no end) or more seconds, got \(duration)")
     }
@@ -94,6 +100,10 @@ func runStreamer(_ argv: [String]) -> Int32 {
     options.name = name
     options.display = localDisplay
     options.record = arguments.flag("record")
+    if codec == "h264" {
+      options.preferredVideoCodec = "H264"
+      options.stripCodecs = ["VP8"]
+    }
     options.constraints = FPWCSApi2MediaConstraints(
       audio: true, videoWidth: width, videoHeight: height, videoFps: fps)
     if let file {

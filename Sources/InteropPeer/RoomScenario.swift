@@ -73,15 +73,7 @@ final class RoomScenario: InteropScenario, @unchecked Sendable {
       status = conference.terminationStatus
     }
     let text = output.withLock { $0 }
-    var summary: [String: JSONValue] = [:]
-    var inside = false
-    for line in text.split(separator: "\n") {
-      if line == "== Summary ==" { inside = true } else if line == "== End ==" { inside = false }
-      guard inside, let colon = line.firstIndex(of: ":") else { continue }
-      let key = line[..<colon].trimmingCharacters(in: .whitespaces)
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      summary[key] = .string(value)
-    }
+    let summary = ExampleSummary.parse(text)
     return .object([
       "server": server.finish(),
       "conferenceExitStatus": status.map { .number(Double($0)) } ?? .null,

@@ -19,7 +19,10 @@ case "offer", "loopback": scenario = PageOnlyScenario()
 case "peer": scenario = PeerConnectionScenario(role: .answerer(iceLite: false))
 case "peer-lite": scenario = PeerConnectionScenario(role: .answerer(iceLite: true))
 case "peer-offer": scenario = PeerConnectionScenario(role: .offerer)
-case "wcs", "wcs-loss": scenario = WCSServerScenario(recordsDirectory: options.recordsDirectory)
+case "wcs", "wcs-loss", "wcs-h264":
+  scenario = WCSServerScenario(recordsDirectory: options.recordsDirectory)
+case "wcs-h264-sdk", "wcs-sdk-h264":
+  scenario = SDKExampleScenario(recordsDirectory: options.recordsDirectory)
 case "room": scenario = RoomScenario(recordsDirectory: options.recordsDirectory, duration: 10)
 default:
   FileHandle.standardError.write(Data("unknown scenario \(options.scenario)\n".utf8))

@@ -1,3 +1,5 @@
+import COpus
+
 /// The Opus identification header ("OpusHead", RFC 7845 §5.1) that Matroska/WebM stores as the
 /// Opus track's CodecPrivate.
 enum OpusHead {
@@ -21,5 +23,15 @@ enum OpusHead {
     header.append(contentsOf: [0, 0])
     header.append(0)
     return header
+  }
+
+  /// The 48 kHz samples an Opus packet holds (RFC 6716 §3.1 TOC and frame count), or nil
+  /// when the packet is malformed.
+  static func durationTicks(of packet: [UInt8]) -> Int64? {
+    let samples = packet.withUnsafeBufferPointer { buffer -> Int32 in
+      guard let base = buffer.baseAddress else { return -1 }
+      return opus_packet_get_nb_samples(base, Int32(buffer.count), 48_000)
+    }
+    return samples > 0 ? Int64(samples) : nil
   }
 }

@@ -14,8 +14,8 @@ struct WebMTrack {
   enum PushResult: Equatable {
     /// Held back; `ready` is the previous packet, now with its duration, to be written.
     case accepted(ready: Packet?)
-    /// Its timestamp was earlier than the packet before it; a Matroska track's timestamps must
-    /// not go backwards, so it was dropped.
+    /// Its timestamp was earlier than the packet before it (or equal, for a track that needs
+    /// increasing timestamps); a track's timestamps must not go backwards, so it was dropped.
     case droppedOutOfOrder
   }
 
@@ -23,13 +23,17 @@ struct WebMTrack {
   let clockRate: Int32
   /// Duration used for the last packet when no step to a next one is known (one frame's worth).
   let defaultDurationTicks: Int64
+  /// True when two packets may not share a timestamp (ISO BMFF decode times increase strictly;
+  /// Matroska allows equal ones).
+  let requiresIncreasingTimestamps: Bool
   private var timeline = RecordingTimeline()
   private var pending: Packet?
   private var lastDurationTicks: Int64?
 
-  init(clockRate: Int32, defaultDurationTicks: Int64) {
+  init(clockRate: Int32, defaultDurationTicks: Int64, requiresIncreasingTimestamps: Bool = false) {
     self.clockRate = clockRate
     self.defaultDurationTicks = defaultDurationTicks
+    self.requiresIncreasingTimestamps = requiresIncreasingTimestamps
   }
 
   /// Takes a packet with RTP timestamp `timestamp`; `knownDurationTicks` is its own duration when
@@ -40,7 +44,9 @@ struct WebMTrack {
     let ticks = timeline.ticks(for: timestamp)
     var ready: Packet?
     if var previous = pending {
-      if ticks < previous.ticks { return .droppedOutOfOrder }
+      if ticks < previous.ticks || (requiresIncreasingTimestamps && ticks == previous.ticks) {
+        return .droppedOutOfOrder
+      }
       previous.durationTicks = ticks - previous.ticks
       lastDurationTicks = previous.durationTicks
       ready = previous

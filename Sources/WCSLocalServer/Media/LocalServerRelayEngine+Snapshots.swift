@@ -18,7 +18,7 @@ extension LocalServerRelayEngine {
       return
     }
     if publisher.snapshots.hasKeyFrame {
-      encode(publisher.snapshots.frames, requestId: requestId)
+      encode(publisher.snapshots, requestId: requestId)
       return
     }
     guard publisher.snapshots.waiting.count < Self.maxWaitingSnapshots else {
@@ -45,13 +45,16 @@ extension LocalServerRelayEngine {
     let waiting = publisher.snapshots.waiting
     guard !waiting.isEmpty else { return }
     publisher.snapshots.waiting.removeAll()
-    for request in waiting { encode(publisher.snapshots.frames, requestId: request.requestId) }
+    for request in waiting { encode(publisher.snapshots, requestId: request.requestId) }
   }
 
-  private func encode(_ frames: [[UInt8]], requestId: String) {
+  private func encode(_ source: RelaySnapshotSource, requestId: String) {
+    let (frames, codec) = (source.frames, source.codec)
     DispatchQueue.global(qos: .utility).async { [self] in
       do {
-        emit(.snapshotTaken(requestId: requestId, png: try RelaySnapshotSource.png(of: frames)))
+        emit(
+          .snapshotTaken(
+            requestId: requestId, png: try RelaySnapshotSource.png(of: frames, codec: codec)))
       } catch {
         emit(.snapshotFailed(requestId: requestId, reason: "Snapshot failed: \(error)"))
       }

@@ -211,13 +211,15 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
         .ssrcAttributes.map(\.ssrc).first { publisher.retransmissionSSRCs[$0] == nil }
       publisher.statistics.retransmissionNegotiated = !publisher.retransmissionPayloadTypes
         .isEmpty
+      if Self.codecNames(codecs).videoCodec == "H264" { publisher.snapshots.codec = .h264 }
       if request.record {
         let kinds = Set(codecs.values.map(\.kind))
+        // The core names the record by the same rule (`recordExtensionH264`).
+        let format: RelayRecording.Format =
+          Self.codecNames(codecs).videoCodec == "H264" ? .mp4 : .webm
         publisher.recording = RelayRecording(
-          temporaryPath: temporaryRecordingPath(id),
-          // WebM takes VP8; an H.264 stream is recorded as audio only (MP4 is not done yet).
-          hasVideo: kinds.contains(.video) && request.hasVideo
-            && codecs.values.contains { $0.kind == .video && $0.name.uppercased() == "VP8" },
+          temporaryPath: temporaryRecordingPath(id, fileExtension: format.fileExtension),
+          format: format, hasVideo: kinds.contains(.video) && request.hasVideo,
           hasAudio: kinds.contains(.audio) && request.hasAudio)
       }
       publishers[id] = publisher
@@ -348,13 +350,13 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
 
   /// A hidden (never served over HTTP) work file for the recording of `id`: the readable part
   /// of the id maps `a.b` and `a_b` alike, so a random part keeps two live recordings apart.
-  func temporaryRecordingPath(_ id: String) -> String {
+  func temporaryRecordingPath(_ id: String, fileExtension: String = "webm") -> String {
     let safe = String(
       id.unicodeScalars.map {
         CharacterSet.alphanumerics.contains($0) || $0 == "-" ? Character($0) : "_"
       })
     return (configuration.recordsDirectory as NSString).appendingPathComponent(
-      ".recording-\(safe.prefix(64))-\(UUID().uuidString.lowercased()).webm")
+      ".recording-\(safe.prefix(64))-\(UUID().uuidString.lowercased()).\(fileExtension)")
   }
 
   static func codecNames(_ codecs: [UInt8: RelayCodec]) -> LocalServerMediaCodecs {

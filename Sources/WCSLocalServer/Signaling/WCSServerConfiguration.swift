@@ -14,8 +14,12 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   public var serverAddress: String = "127.0.0.1:8080"
   /// Record file name template (`stream_record_policy_template`, §6). See `RecordNaming`.
   public var recordTemplate: String = RecordNaming.defaultTemplate
-  /// Extension appended to record names: we record VP8 + Opus, which goes into WebM (§6).
+  /// Extension appended to record names of VP8 and audio-only streams: VP8 + Opus goes into
+  /// WebM (§6).
   public var recordExtension: String = "webm"
+  /// Extension appended to record names of H.264 streams, which are recorded to MP4 (H.264 +
+  /// Opus in ISO BMFF), as WCS's `record_formats` default `h264-mp4,vp8-webm`.
+  public var recordExtensionH264: String = "mp4"
   /// Live streams (publishers and players, pending or up) one session may hold; a further
   /// `publishStream`/`playStream` gets FAILED `WCSStreamInfo.tooManyStreamsInSession`. Each
   /// stream holds a UDP socket, so without a cap one WebSocket could exhaust the server's fds.

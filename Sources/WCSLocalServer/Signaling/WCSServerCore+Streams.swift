@@ -152,7 +152,9 @@ extension WCSServerCore {
       roomStreamEnded(stream, status: status)
       if stream.request.record {
         let name = RecordNaming.fileName(
-          template: configuration.recordTemplate, fileExtension: configuration.recordExtension,
+          template: configuration.recordTemplate,
+          fileExtension: stream.codecs.videoCodec == "H264"
+            ? configuration.recordExtensionH264 : configuration.recordExtension,
           context: RecordNaming.Context(
             streamName: stream.request.name, mediaSessionId: mediaSessionId,
             login: stream.ownerLogin, sessionId: stream.ownerSessionId,

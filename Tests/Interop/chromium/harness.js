@@ -450,11 +450,29 @@ function wcsStreamFields(streamName) {
 }
 
 // Publishes `stream` as `streamName` (publishStream → PUBLISHING); the connection and its id.
-async function publishToWcs(wcs, stream, streamName, record) {
+// With `videoCodec` ("video/H264"), the offer lists only that video codec (and its RTX),
+// H.264 constrained baseline with packetization-mode 1 first: Chromium lists baseline (42001f)
+// first, which the relay would keep and a constrained-baseline-only player cannot take.
+async function publishToWcs(wcs, stream, streamName, record, videoCodec) {
   const publisher = new RTCPeerConnection({ bundlePolicy: "max-compat" });
-  stream.getTracks().forEach((track) =>
-    publisher.addTransceiver(track, { direction: "sendonly", streams: [stream] })
-  );
+  stream.getTracks().forEach((track) => {
+    const transceiver = publisher.addTransceiver(track, {
+      direction: "sendonly",
+      streams: [stream],
+    });
+    if (videoCodec && track.kind === "video") {
+      const codecs = RTCRtpSender.getCapabilities("video").codecs.filter(
+        (c) => c.mimeType === videoCodec || c.mimeType === "video/rtx"
+      );
+      const rank = (c) =>
+        /profile-level-id=42e0/.test(c.sdpFmtpLine || "") &&
+        /packetization-mode=1/.test(c.sdpFmtpLine || "")
+          ? 0
+          : 1;
+      codecs.sort((a, b) => rank(a) - rank(b));
+      transceiver.setCodecPreferences(codecs);
+    }
+  });
   await publisher.setLocalDescription(await publisher.createOffer());
   const publishId = crypto.randomUUID();
   try {
@@ -525,14 +543,14 @@ async function runWcsScenario(body) {
 // Publishes the fake camera and microphone to the WCS server (record: true), plays the stream
 // back on a second connection, checks the played video decodes, then unpublishes and collects
 // the record name. Mirrors what the Web SDK sends (wcs-protocol.md §3.1, §8).
-scenarios.wcs = () =>
+const publishPlayRecord = (videoCodec) =>
   runWcsScenario(async (wcs, result, connections) => {
     result.sessionStatus = await connectWcs(wcs);
 
     const stream = await fakeMedia();
     const streamName = "chromium-" + Date.now();
     result.streamName = streamName;
-    const published = await publishToWcs(wcs, stream, streamName, true);
+    const published = await publishToWcs(wcs, stream, streamName, true, videoCodec);
     const publisher = published.publisher;
     connections.push(publisher);
     const publishId = published.publishId;
@@ -582,6 +600,61 @@ scenarios.wcs = () =>
     result.ok = decoded !== null && result.recordName !== null;
     if (!decoded) result.error = "played video did not decode within 15 s";
     else if (!result.recordName) result.error = "UNPUBLISHED without recordName";
+  });
+scenarios.wcs = () => publishPlayRecord(null);
+// The same with the publisher sending H.264 only: relayed as H.264, recorded to MP4.
+scenarios["wcs-h264"] = () => publishPlayRecord("video/H264");
+// The page publishes H.264 only and the Swift SDK (the Player example, run by the peer) plays
+// it: the relay passes H.264 through, so what the SDK decodes is Chromium's H.264.
+scenarios["wcs-h264-sdk"] = () =>
+  runWcsScenario(async (wcs, result, connections) => {
+    result.sessionStatus = await connectWcs(wcs);
+    const stream = await fakeMedia();
+    const streamName = "chromium-h264-" + Date.now();
+    const published = await publishToWcs(wcs, stream, streamName, false, "video/H264");
+    connections.push(published.publisher);
+    send({ type: "sdk-play", name: streamName });
+    const played = await receive("sdk-played", 30000);
+    result.sdk = { exitStatus: played.exitStatus, summary: played.summary, output: played.output };
+    result.publisher = await summarizeStats(published.publisher);
+    result.ok = true;
+  });
+
+// The Swift SDK (the Streamer example, run by the peer) publishes the virtual camera as H.264
+// only; the page plays it through the relay, decodes it and reads the camera's frame numbers.
+scenarios["wcs-sdk-h264"] = () =>
+  runWcsScenario(async (wcs, result, connections) => {
+    result.sessionStatus = await connectWcs(wcs);
+    const streamName = "swift-h264-" + Date.now();
+    send({ type: "sdk-publish", name: streamName });
+    await receive("sdk-publishing", 5000);
+    let played = null;
+    const deadline = performance.now() + 10000;
+    while (!played) {
+      try {
+        played = await playFromWcs(wcs, streamName);
+      } catch (error) {
+        if (performance.now() > deadline) throw error;
+        await sleep(300);
+      }
+    }
+    const player = played.player;
+    connections.push(player);
+    const receiver = player.getReceivers().find((r) => r.track && r.track.kind === "video");
+    const video = document.createElement("video");
+    video.muted = true;
+    video.autoplay = true;
+    document.body.appendChild(video);
+    video.srcObject = new MediaStream([receiver.track]);
+    video.play().catch(() => {});
+    const decoded = await poll(async () => {
+      const s = await summarizeStats(player);
+      return s.inbound.video && s.inbound.video.framesDecoded >= 20 ? s : null;
+    }, 15000);
+    result.player = decoded || (await summarizeStats(player));
+    result.frameNumbers = await readFrameNumbers(video, 10);
+    result.ok = decoded !== null;
+    if (!decoded) result.error = "played H.264 did not decode within 15 s";
   });
 
 // The video counters loss recovery is judged by (W3C webrtc-stats: RTCInboundRtpStreamStats,

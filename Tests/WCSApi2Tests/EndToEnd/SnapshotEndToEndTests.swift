@@ -28,8 +28,8 @@ final class SnapshotEndToEndTests: XCTestCase {
     try await FPWCSApi2.connectedSession(to: server)
   }
 
-  private func publish(_ name: String, on session: FPWCSApi2Session) async throws
-    -> FPWCSApi2Stream
+  private func publish(_ name: String, on session: FPWCSApi2Session, h264: Bool = false)
+    async throws -> FPWCSApi2Stream
   {
     let video = FPWCSApi2VideoConstraints()
     video.deviceID = "virtual:camera"
@@ -43,6 +43,10 @@ final class SnapshotEndToEndTests: XCTestCase {
     let options = FPWCSApi2StreamOptions()
     options.name = name
     options.constraints = constraints
+    if h264 {
+      options.preferredVideoCodec = "H264"
+      options.stripCodecs = ["VP8"]
+    }
     let stream = try session.createStream(options)
     try await stream.publish()
     return stream
@@ -56,6 +60,20 @@ final class SnapshotEndToEndTests: XCTestCase {
     let psnr = try XCTUnwrap(image.psnr(to: source))
     XCTAssertGreaterThan(psnr, 28, "\(label): PSNR \(psnr) dB against camera frame \(number)")
     return psnr
+  }
+
+  func testServerSnapshotOfAnH264StreamIsAPNGOfThePublishedPicture() async throws {
+    let server = try startServer()
+    defer { server.stop() }
+    let session = try await connect(server)
+    defer { session.disconnect() }
+    let name = "snap-h264-\(UUID().uuidString.prefix(6).lowercased())"
+    _ = try await publish(name, on: session, h264: true)
+    let options = FPWCSApi2StreamOptions()
+    options.name = name
+    let png = try await session.createStream(options).snapshot(timeout: 10)
+    XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    _ = try compareWithCamera(try PictureFile.decodePNG([UInt8](png)), "H.264 snapshot")
   }
 
   func testServerSnapshotIsAPNGOfThePublishedPicture() async throws {

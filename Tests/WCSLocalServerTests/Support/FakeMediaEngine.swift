@@ -10,6 +10,8 @@ final class FakeMediaEngine: LocalServerMediaEngine {
   static let codecs = LocalServerMediaCodecs(audioCodec: "opus", videoCodec: "VP8")
 
   var autoConnect = true
+  /// The codecs reported when a stream connects.
+  var codecs = FakeMediaEngine.codecs
   /// What a `snapshot` request gets: these bytes as its PNG, or (nil) a failure.
   var snapshotPNG: [UInt8]?
   private(set) var requests: [LocalServerMediaRequest] = []
@@ -45,6 +47,6 @@ final class FakeMediaEngine: LocalServerMediaEngine {
   private func start(_ id: String) {
     live.insert(id)
     events.append(.answerReady(mediaSessionId: id, sdp: Self.answerSDP))
-    if autoConnect { events.append(.connected(mediaSessionId: id, codecs: Self.codecs)) }
+    if autoConnect { events.append(.connected(mediaSessionId: id, codecs: codecs)) }
   }
 }
