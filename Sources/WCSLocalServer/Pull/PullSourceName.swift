@@ -1,3 +1,5 @@
+import Foundation
+
 /// Stream names that designate a source the server pulls itself (wcs-protocol.md §3.1:
 /// `playStream` of an RTSP or RTMP URL), and the id the relay knows such a source by.
 enum PullSourceName {
@@ -15,6 +17,15 @@ enum PullSourceName {
       !name.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
     else { return nil }
     return prefix + name
+  }
+
+  /// The lower-cased host of a source URL (`rtsp://user@Camera.lan:554/x` → `camera.lan`,
+  /// IPv6 literals without brackets), nil when the URL has none.
+  static func host(ofURL url: String) -> String? {
+    guard let host = URLComponents(string: url)?.host, !host.isEmpty else { return nil }
+    let bare =
+      host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    return bare.lowercased()
   }
 
   /// The URL of a source id made by `sourceId(forStreamName:)`, nil for a publisher's id.

@@ -22,7 +22,7 @@ public enum LocalServerCommandLine {
                             [--wss-port 8443 --cert CERT.pem --key KEY.pem]
                             [--http-port 8081] [--legacy-http-port 9091] [--records DIR]
                             [--stats SECONDS] [--network SPEC] [--token-file PATH]
-                            [--ice-tcp]
+                            [--ice-tcp] [--pull-hosts any|HOST,...]
 
     A WCS-compatible signalling and media server for examples and tests.
       --bind ADDRESS          address every port listens on (default 127.0.0.1)
@@ -46,6 +46,8 @@ public enum LocalServerCommandLine {
       --ice-tcp               media over TCP only (a WCS with ice_tcp_transport): answer
                               with passive ICE-TCP candidates (RFC 6544), no UDP; clients
                               must publish and play with transport TCP
+      --pull-hosts LIST       hosts whose rtsp:// and rtmp:// URLs players may make the
+                              server pull (default 127.0.0.1,localhost,::1; any = all)
       --help                  this text
 
     \(NetworkEmulation.specSyntax)
@@ -104,6 +106,11 @@ public enum LocalServerCommandLine {
           throw UsageError(description: "--network \(error)")
         }
       case "--ice-tcp": configuration.signaling.iceTCPTransport = true
+      case "--pull-hosts":
+        let list = try value(flag)
+        configuration.signaling.pullSourceHosts =
+          list == "any"
+          ? nil : Set(list.lowercased().split(separator: ",").map(String.init))
       case "--token-file":
         configuration.signaling.hooks = .sharedSecret(
           try WCSServerHooks.token(fromFile: try value(flag)))

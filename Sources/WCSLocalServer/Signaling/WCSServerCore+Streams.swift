@@ -68,6 +68,16 @@ extension WCSServerCore {
         failStatus(mediaSessionId, WCSStreamInfo.streamNotFound)
         return
       }
+      if publishersByName[request.name] == nil, let allowed = configuration.pullSourceHosts {
+        let host = PullSourceName.host(ofURL: request.name)
+        guard let host, allowed.contains(host) else {
+          log("session \(id): pull of \(request.name) refused: host not in pullSourceHosts")
+          failStatus(
+            mediaSessionId,
+            "Pulling from host \(host ?? "(none)") is not allowed (pullSourceHosts)")
+          return
+        }
+      }
       role = .player(source: source)
     }
     streams[mediaSessionId] = ServerStream(

@@ -225,6 +225,67 @@ final class ReachEndToEndTests: XCTestCase {
       "REACH-RESULT \(String(format: "%.2f", seconds)) statuses=\(recorder.all.map(\.rawValue))")
   }
 
+  /// A client whose media UDP is dropped still publishes and plays through TURN over TCP and
+  /// over TLS (coturn beside it in the namespace; its relayed leg to the server is UDP).
+  func testUDPBlockedClientPublishesAndPlaysOverTURNTCPAndTLS() throws {
+    let fields = try runInNamespace("testTURNOverStreamsInsideNamespace", blocked: true)
+    print("TURN over TCP/TLS with UDP blocked: \(fields.joined(separator: " "))")
+    XCTAssertEqual(fields.first, "ok", fields.joined(separator: " "))
+  }
+
+  /// The part of the test above that runs in the namespace; skipped when run directly.
+  func testTURNOverStreamsInsideNamespace() throws {
+    guard ProcessInfo.processInfo.environment[Self.namespaceVariable] == "1" else {
+      throw XCTSkip(
+        "runs inside the namespace of testUDPBlockedClientPublishesAndPlaysOverTURNTCPAndTLS")
+    }
+    let turn = try CoturnProcess(withStreams: true)
+    defer { turn.stop() }
+    let server = try WCSLocalServer.startForTest("reach")
+    defer { server.stop() }
+    var peerConnection = PeerConnectionConfiguration(
+      allowLoopback: true, hostAddresses: [.loopbackV4], portRange: Self.clientPorts)
+    // coturn's own certificate is the CA: verification stays on.
+    peerConnection.turnTLSOptions = TLSClientOptions(caFile: try XCTUnwrap(turn.certificate))
+    let backend = NativeMediaBackend(
+      configuration: NativeMediaBackend.Configuration(
+        peerConnection: peerConnection, systemDevices: nil))
+    var figures: [String] = []
+    for (url, relayProtocol) in [
+      ("turn:127.0.0.1:\(turn.port)?transport=tcp", "tcp"),
+      ("turns:127.0.0.1:\(try XCTUnwrap(turn.tlsPort))", "tls"),
+    ] {
+      let session = try session(server, backend: backend) { options in
+        options.iceServers = [
+          FPWCSApi2IceServer(url: url, username: "user", credential: "secret")
+        ]
+        options.iceTransportPolicy = .relay
+      }
+      defer { session.disconnect() }
+      let name = "relayed-\(relayProtocol)"
+      let publisher = try session.createStream(streamOptions(name))
+      try publisher.publish()
+      wait("publishing over \(url)") { publisher.getStatus() == .fpwcsStreamStatusPublishing }
+      let player = try session.createStream(streamOptions(name))
+      try player.play()
+      wait("playing over \(url)") { player.getStatus() == .fpwcsStreamStatusPlaying }
+      wait("frames decoded over \(url)") {
+        (stats(player)?.detailed?.framesDecoded ?? 0) >= 10
+      }
+      for stream in [publisher, player] {
+        let local = try XCTUnwrap(stats(stream)?.ice?.localCandidate)
+        XCTAssertEqual(local.candidateType, "relay")
+        XCTAssertEqual(local.relayProtocol, relayProtocol, url)
+      }
+      figures.append("\(relayProtocol)=\(stats(player)?.detailed?.framesDecoded ?? 0)")
+      try player.stop()
+      try publisher.stop()
+    }
+    print(
+      "REACH-RESULT \(testRun?.failureCount == 0 ? "ok" : "failed") \(figures.joined(separator: ","))"
+    )
+  }
+
   /// The part of the test above that runs in the namespace; skipped when run directly.
   func testPublisherWithUDPBlockedInsideNamespace() throws {
     guard ProcessInfo.processInfo.environment[Self.namespaceVariable] == "1" else {
@@ -263,7 +324,14 @@ final class CoturnProcess {
   private let process = Process()
   private let directory: URL
 
-  init() throws {
+  /// The TLS listener's port and the PEM certificate it presents (for IP 127.0.0.1, also the
+  /// CA file a client trusts), when started `withStreams`.
+  private(set) var tlsPort: UInt16?
+  private(set) var certificate: String?
+
+  /// Starts coturn: UDP only, or with `withStreams` also TCP on `port` and TLS on `tlsPort`
+  /// with a certificate `openssl` makes for IP 127.0.0.1.
+  init(withStreams: Bool = false) throws {
     let executable = "/usr/bin/turnserver"
     guard FileManager.default.isExecutableFile(atPath: executable) else {
       throw XCTSkip("coturn is not installed (apt-get install coturn)")
@@ -272,16 +340,65 @@ final class CoturnProcess {
     directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("wcs-reach-turn-\(UInt32.random(in: 0 ... .max))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    var listeners = ["--no-tls", "--no-tcp"]
+    if withStreams {
+      let tlsPort = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
+        .localAddress.port
+      let certificate = directory.appendingPathComponent("cert.pem").path
+      let key = directory.appendingPathComponent("key.pem").path
+      let openssl = Process()
+      openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+      openssl.arguments = [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ]
+      openssl.standardOutput = FileHandle.nullDevice
+      openssl.standardError = FileHandle.nullDevice
+      try openssl.run()
+      openssl.waitUntilExit()
+      XCTAssertEqual(openssl.terminationStatus, 0, "openssl made the TURN server's certificate")
+      listeners = ["--tls-listening-port=\(tlsPort)", "--cert=\(certificate)", "--pkey=\(key)"]
+      self.tlsPort = tlsPort
+      self.certificate = certificate
+    }
     process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = [
-      "-n", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
-      "--user=user:secret", "--realm=wcs.test", "--lt-cred-mech", "--no-tls", "--no-dtls",
-      "--no-tcp", "--allow-loopback-peers", "--no-cli", "--log-file=stdout",
-      "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
-    ]
+    process.arguments =
+      [
+        "-n", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
+        "--user=user:secret", "--realm=wcs.test", "--lt-cred-mech", "--no-dtls",
+        "--allow-loopback-peers", "--no-cli", "--log-file=stdout",
+        "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
+      ] + listeners
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
+    if withStreams {
+      // The TCP and TLS listeners accept only once coturn is up.
+      let tcpUp = waitForTCP(port: port) && waitForTCP(port: tlsPort ?? 0)
+      XCTAssertTrue(tcpUp, "coturn's TCP and TLS listeners accept")
+    }
+  }
+
+  /// Whether a TCP connection to 127.0.0.1:`port` is accepted within 5 s.
+  private func waitForTCP(port: UInt16) -> Bool {
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = port.bigEndian
+      address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+      }
+      close(fd)
+      if connected { return true }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    return false
   }
 
   deinit { stop() }
