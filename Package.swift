@@ -227,7 +227,7 @@ let benchmarks: [Target] =
       dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/ConnectBench", swiftSettings: strict),
     .executableTarget(
-      name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport"],
+      name: "HardeningBench", dependencies: ["WCSMedia", "WCSTransport", "WCSLocalServer"],
       path: "Benchmarks/HardeningBench", swiftSettings: strict),
     // TURNBench: connect time over TURN/UDP, TCP and TLS (coturn) and one TURN/TCP
     // allocation's throughput.
@@ -288,6 +288,7 @@ let tests: [Target] = [
 // (`swift run FuzzSDP FILE...`). FuzzCorpusTests replays the committed crash-regression corpus.
 let fuzzNames = [
   "SDP", "STUN", "TURN", "RTP", "RTCP", "VP8", "WCSClient", "WCSServer", "WebSocket",
+  "H264", "Stream", "CallMedia", "VP8Decoder", "ICE",
 ]
 let fuzzing: [Target] =
   [

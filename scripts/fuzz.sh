@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]: runs one libFuzzer target for SECONDS.
-# TARGET: sdp stun turn rtp rtcp vp8 wcs-client wcs-server websocket (FuzzTarget in
+# TARGET: sdp stun turn rtp rtcp vp8 wcs-client wcs-server websocket h264 stream call-media
+# vp8-decoder ice (FuzzTarget in
 # Fuzz/FuzzTargets). Builds Fuzz<Name> in release with -sanitize=fuzzer,address into
 # .build/fuzz (apart from the normal build), then fuzzes with:
 #   - .build/fuzz-corpus/TARGET: where libFuzzer keeps what it finds (the first corpus
@@ -24,6 +25,11 @@ case "$target" in
   wcs-client) product=FuzzWCSClient; shared=(wcs-ws) ;;
   wcs-server) product=FuzzWCSServer; shared=(wcs-ws) ;;
   websocket) product=FuzzWebSocket; shared=() ;;
+  h264) product=FuzzH264; shared=() ;;
+  stream) product=FuzzStream; shared=() ;;
+  call-media) product=FuzzCallMedia; shared=() ;;
+  vp8-decoder) product=FuzzVP8Decoder; shared=() ;;
+  ice) product=FuzzICE; shared=() ;;
   *) echo "unknown target '$target'" >&2; exit 64 ;;
 esac
 SWIFT=${SWIFT:-swift}

@@ -5,6 +5,7 @@
 // `swift run -c release HardeningBench` runs every case; `HardeningBench CASE` runs one.
 import Foundation
 import Synchronization
+import WCSLocalServer
 import WCSMedia
 import WCSTransport
 
@@ -175,7 +176,34 @@ func bigMessage(limit: Int) throws -> String {
   return outcome.withLock { $0 }
 }
 
+/// A publisher sending each RTP packet (1200 bytes) from a new SSRC, 100 000 packets: the
+/// relay keeps a packet cache per source (`packetCacheSize` 1024), for at most
+/// `maxSourcesPerPublisher` of them; unbounded, one per packet (20 000 of them: memory
+/// grows linearly, so 100 000 cost 5 times as much).
+func ssrcFlood(maximumSources: Int) -> String {
+  let packets = maximumSources == .max ? 20_000 : 100_000
+  var caches: [UInt32: RelayPacketCache] = [:]
+  var refused = 0
+  let packet = [UInt8](repeating: 0x5A, count: 1200)
+  for index in 0..<packets {
+    let ssrc = 0x1000_0000 + UInt32(index)
+    if caches[ssrc] == nil {
+      guard caches.count < maximumSources else {
+        refused += 1
+        continue
+      }
+      caches[ssrc] = RelayPacketCache(capacity: 1024)
+    }
+    caches[ssrc]?.store(packet, sequenceNumber: UInt16(truncatingIfNeeded: index))
+  }
+  return "\(packets) packets: kept \(caches.count) sources, refused \(refused)"
+}
+
 let cases: [(name: String, run: () throws -> String)] = [
+  (
+    "relay-100k-ssrcs", { ssrcFlood(maximumSources: LocalServerRelayEngine.maxSourcesPerPublisher) }
+  ),
+  ("relay-20k-ssrcs-unbounded", { ssrcFlood(maximumSources: .max) }),
   ("ice-100k-candidates", { iceIntake(maximumRemoteCandidates: nil) }),
   ("ice-100k-candidates-unbounded", { iceIntake(maximumRemoteCandidates: .max) }),
   ("ice-old-linear-scan-20k", iceLinearScan),

@@ -14,6 +14,7 @@ import WCSLocalServer
 public enum FuzzTarget: String, CaseIterable, Sendable {
   case sdp, stun, turn, rtp, rtcp, vp8, wcsClient = "wcs-client", wcsServer = "wcs-server"
   case webSocket = "websocket"
+  case h264, stream, callMedia = "call-media", vp8Decoder = "vp8-decoder", ice
 
   /// A property that did not hold for an input (a finding, like a crash).
   public struct Violation: Error, CustomStringConvertible {
@@ -35,6 +36,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .wcsClient: return try Self.wcsClient(bytes)
     case .wcsServer: return Self.wcsServer(bytes)
     case .webSocket: return try Self.webSocket(bytes)
+    case .h264: return try Self.h264(bytes)
+    case .stream: return try Self.stream(bytes)
+    case .callMedia: return try Self.callMedia(bytes)
+    case .vp8Decoder: return try Self.vp8Decoder(bytes)
+    case .ice: return try Self.ice(bytes)
     }
   }
 
@@ -159,21 +165,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   /// the depacketizer and a frame assembler; each frame's size read as the recorder does.
   static func vp8(_ bytes: [UInt8]) -> Bool {
     var assembler = VP8FrameAssembler(reorderWindow: 64, maxBufferedPackets: 256)
-    var sequence: UInt16 = 65_500
-    var timestamp: UInt32 = 0
     var accepted = false
-    for piece in split(bytes, separator: [0x0A, 0x0A]).prefix(512) {
-      guard piece.count >= 3 else { continue }
-      let start = piece.startIndex
-      sequence &+= UInt16(piece[start]) &- 2
-      let flags = piece[start + 1]
-      if flags & 0x02 != 0 { timestamp &+= 3000 }
-      let payload = Array(piece.dropFirst(2))
-      if (try? VP8Depacketizer.parse(payload)) != nil { accepted = true }
-      let output = assembler.insert(
-        VP8FrameAssembler.Packet(
-          sequenceNumber: sequence, timestamp: timestamp, marker: flags & 0x01 != 0,
-          payload: payload))
+    for packet in videoPackets(bytes) {
+      if (try? VP8Depacketizer.parse(packet.payload)) != nil { accepted = true }
+      let output = assembler.insert(packet)
       for frame in output.frames {
         _ = frame.frame.data.withUnsafeBufferPointer { VP8KeyFrameHeader.pictureSize($0) }
       }
@@ -274,6 +269,26 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       }
     }
     return accepted
+  }
+
+  /// Packets split at "\n\n" (1 byte of sequence number delta plus 2, 1 byte flags: 1 marker,
+  /// 2 next timestamp, then the payload), the input of the `vp8` and `h264` targets.
+  static func videoPackets(_ bytes: [UInt8]) -> [VP8FrameAssembler.Packet] {
+    var sequence: UInt16 = 65_500
+    var timestamp: UInt32 = 0
+    var packets: [VP8FrameAssembler.Packet] = []
+    for piece in split(bytes, separator: [0x0A, 0x0A]).prefix(512) {
+      guard piece.count >= 3 else { continue }
+      let start = piece.startIndex
+      sequence &+= UInt16(piece[start]) &- 2
+      let flags = piece[start + 1]
+      if flags & 0x02 != 0 { timestamp &+= 3000 }
+      packets.append(
+        VP8FrameAssembler.Packet(
+          sequenceNumber: sequence, timestamp: timestamp, marker: flags & 0x01 != 0,
+          payload: Array(piece.dropFirst(2))))
+    }
+    return packets
   }
 
   /// `bytes` split at every occurrence of `separator` (an input without one is one piece).

@@ -111,7 +111,8 @@ public final class H264Encoder {
     _ = wcs_openh264_set_option_int(encoder, ENCODER_OPTION_TRACE_LEVEL, Int32(WELS_LOG_QUIET))
     let initialized = wcs_openh264_initialize(encoder, &params)
     guard initialized == 0 else {
-      wcs_openh264_destroy(encoder)
+      // Every stored property is set by now, so `deinit` runs and destroys the encoder:
+      // destroying it here too freed it twice (a crash on any refused configuration).
       throw H264Error(.initialization, code: initialized, message: "InitializeExt failed")
     }
     _ = wcs_openh264_set_option_int(

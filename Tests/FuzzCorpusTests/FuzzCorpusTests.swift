@@ -28,6 +28,24 @@ final class FuzzCorpusTests: XCTestCase {
     }
   }
 
+  /// The seeds made from real encoders and STUN are accepted (they reach the parsers past
+  /// the first check); `FUZZ_WRITE_SEEDS=1` writes them into the committed corpus.
+  func testSeedsFromRealEncodersAreAccepted() throws {
+    let write = ProcessInfo.processInfo.environment["FUZZ_WRITE_SEEDS"] != nil
+    var count = 0
+    for target in FuzzTarget.allCases {
+      for seed in try target.seeds() {
+        count += 1
+        XCTAssertTrue(try target.run(seed.bytes), "\(target.rawValue)/\(seed.name) was refused")
+        guard write else { continue }
+        let directory = Self.corpus.appendingPathComponent(target.rawValue)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(seed.bytes).write(to: directory.appendingPathComponent(seed.name))
+      }
+    }
+    XCTAssertEqual(count, 9)
+  }
+
   func testASplitKeepsEveryPiece() {
     let pieces = FuzzTarget.split(Array("a\n\nb\n\n\n\nc".utf8), separator: [0x0A, 0x0A])
     XCTAssertEqual(pieces.map { String(decoding: $0, as: UTF8.self) }, ["a", "b", "", "c"])

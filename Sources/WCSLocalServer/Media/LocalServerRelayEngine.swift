@@ -92,7 +92,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   var isShutDown = false
 
   /// Media SSRCs one publisher may send (audio and video, and room for a restarted encoder).
-  static let maxSourcesPerPublisher = 4
+  package static let maxSourcesPerPublisher = 4
 
   /// Creates an engine with its own event loop.
   public init(configuration: Configuration) {

@@ -168,8 +168,25 @@ public struct H264AccessUnitAssembler: Sendable {
       broken = .accessUnitTooLarge
       return
     }
+    guard !Self.holdsStartCode(unit) else {
+      broken = .startCodeInNALUnit
+      return
+    }
     units.append(unit)
     size += unit.count + 4
+  }
+
+  /// Whether `unit` would not survive the Annex B stream whole (H.264 §7.4.1, §B.2): a
+  /// sender's emulation prevention keeps 0x0000 from being followed by 0x00, 0x01 or 0x02 and
+  /// the last byte from being 0x00.
+  static func holdsStartCode(_ unit: [UInt8]) -> Bool {
+    if unit.last == 0 { return true }
+    var zeros = 0
+    for byte in unit {
+      if zeros >= 2 && byte <= 2 { return true }
+      zeros = byte == 0 ? zeros + 1 : 0
+    }
+    return false
   }
 
   /// Closes the open access unit: delivers it or drops it.

@@ -34,6 +34,10 @@ public enum H264PayloadError: Error, Sendable, Equatable, CustomStringConvertibl
   case pictureTooLarge
   /// An access unit over the size or NAL unit count bound.
   case accessUnitTooLarge
+  /// A NAL unit holds 0x000000, 0x000001 or 0x000002, or ends in 0x00 (H.264 §7.4.1 forbids
+  /// them): in the Annex B stream handed to the decoder it would read as other NAL units,
+  /// ones never checked (an SPS over the picture limit among them).
+  case startCodeInNALUnit
 
   /// A sentence for logs.
   public var description: String {
@@ -48,6 +52,7 @@ public enum H264PayloadError: Error, Sendable, Equatable, CustomStringConvertibl
     case .missingParameterSet: "slice or PPS refers to a parameter set never received"
     case .pictureTooLarge: "SPS over the picture limit"
     case .accessUnitTooLarge: "access unit over the size bound"
+    case .startCodeInNALUnit: "start code inside a NAL unit"
     }
   }
 }

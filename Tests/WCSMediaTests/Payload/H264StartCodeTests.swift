@@ -1,0 +1,47 @@
+import XCTest
+
+@testable import WCSCodecs
+@testable import WCSProtocols
+
+/// A NAL unit holding a start code would split in the Annex B stream the decoder reads, into
+/// units the assembler never checked (found by `scripts/fuzz.sh h264`: an SPS whose picture
+/// size was never held against the limit).
+final class H264StartCodeTests: XCTestCase {
+  private func deliver(extra: [UInt8]?) throws -> H264AccessUnitAssembler.Output {
+    let encoder = try H264Encoder(configuration: .init(width: 160, height: 120, bitrateKbps: 200))
+    let frame = try XCTUnwrap(
+      try encoder.encode(I420Image(width: 160, height: 120, y: 90), timestamp: 0).first)
+    var units = H264AnnexB.nalUnits(frame.data).map { Array($0) }
+    XCTAssertEqual(units.last.map { H264NALUnitType.of($0[0]) }, H264NALUnitType.idrSlice)
+    if let extra { units.insert(extra, at: units.count - 1) }
+    var assembler = H264AccessUnitAssembler()
+    var output = H264AccessUnitAssembler.Output()
+    for (index, unit) in units.enumerated() {
+      output = assembler.insert(
+        .init(
+          sequenceNumber: UInt16(index), timestamp: 0, marker: index == units.count - 1,
+          payload: unit))
+    }
+    return output
+  }
+
+  func testAnSEIHidingAnSPSAfterAStartCodeDropsTheAccessUnit() throws {
+    let output = try deliver(extra: [0x06, 0x05, 0x00, 0x00, 0x01, 0x67, 0x42, 0x80, 0x1F, 0x80])
+    XCTAssertEqual(output.dropped, .startCodeInNALUnit)
+    XCTAssertTrue(output.accessUnits.isEmpty)
+  }
+
+  func testAnEscapedSEIIsKept() throws {
+    let output = try deliver(
+      extra: [0x06, 0x05, 0x00, 0x00, 0x03, 0x01, 0x67, 0x42, 0x80, 0x1F, 0x80])
+    XCTAssertNil(output.dropped)
+    XCTAssertEqual(output.accessUnits.count, 1)
+  }
+
+  func testTheForbiddenSequencesAreFound() {
+    XCTAssertTrue(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 2, 5]))
+    XCTAssertTrue(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 0, 5]))
+    XCTAssertTrue(H264AccessUnitAssembler.holdsStartCode([0x06, 5, 0]))
+    XCTAssertFalse(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 3, 0, 5]))
+  }
+}
