@@ -176,14 +176,15 @@ public struct H264AccessUnitAssembler: Sendable {
     size += unit.count + 4
   }
 
-  /// Whether `unit` would not survive the Annex B stream whole (H.264 §7.4.1, §B.2): a
-  /// sender's emulation prevention keeps 0x0000 from being followed by 0x00, 0x01 or 0x02 and
-  /// the last byte from being 0x00.
+  /// Whether `unit` would not survive the Annex B stream whole (H.264 §B.2): a 0x000001 inside
+  /// it reads as a start code there, and what follows as other NAL units, never checked here.
+  /// Other sequences emulation prevention avoids (0x000000, 0x000002, a trailing 0x00 —
+  /// §7.4.1) do not split a unit, and real encoders' streams carry some (cabac_zero_words), so
+  /// they pass.
   static func holdsStartCode(_ unit: [UInt8]) -> Bool {
-    if unit.last == 0 { return true }
     var zeros = 0
     for byte in unit {
-      if zeros >= 2 && byte <= 2 { return true }
+      if zeros >= 2 && byte == 1 { return true }
       zeros = byte == 0 ? zeros + 1 : 0
     }
     return false

@@ -1,3 +1,4 @@
+import WCSTransport
 import XCTest
 
 @testable import WCSLocalServer

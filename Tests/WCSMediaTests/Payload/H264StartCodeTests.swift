@@ -38,10 +38,11 @@ final class H264StartCodeTests: XCTestCase {
     XCTAssertEqual(output.accessUnits.count, 1)
   }
 
-  func testTheForbiddenSequencesAreFound() {
-    XCTAssertTrue(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 2, 5]))
-    XCTAssertTrue(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 0, 5]))
-    XCTAssertTrue(H264AccessUnitAssembler.holdsStartCode([0x06, 5, 0]))
-    XCTAssertFalse(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 3, 0, 5]))
+  func testOnlyAStartCodeInsideAUnitSplitsIt() {
+    XCTAssertTrue(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 1, 5]))
+    XCTAssertTrue(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 0, 1, 0x67]))
+    XCTAssertFalse(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 2, 5]))
+    XCTAssertFalse(H264AccessUnitAssembler.holdsStartCode([0x65, 5, 0, 0]), "cabac_zero_words")
+    XCTAssertFalse(H264AccessUnitAssembler.holdsStartCode([0x06, 0, 0, 3, 1, 5]))
   }
 }
