@@ -31,8 +31,10 @@ final class NativeMediaBackendLinkLossTests: XCTestCase {
     let numbers = call.frameNumbers
     XCTAssertEqual(numbers, numbers.sorted())
     XCTAssertGreaterThanOrEqual(numbers.count, call.frames.value.count - 2)
-    let sent = try XCTUnwrap(call.statistics(of: call.publisher, self))
+    // The player's counters first: the call still runs, and what it received by then the
+    // publisher had sent by the later read (`rtxPacketsReceived ≤ retransmissions` holds).
     let got = try XCTUnwrap(call.statistics(of: call.player, self))
+    let sent = try XCTUnwrap(call.statistics(of: call.publisher, self))
     return (
       sent, got, Set(call.relay.ssrcsByPayloadType.value.keys),
       call.relay.publisherLinkDropped.value
