@@ -14,6 +14,8 @@ public protocol CallMediaPort: AnyObject, Sendable {
 }
 
 extension LocalServerRelayEngine: CallMediaPort {
+  /// Taps the audio of the publisher connection `mediaSessionId` (a call's WebRTC leg), on the
+  /// relay's loop; returns its lowest Opus payload type, `nil` without such a leg or Opus.
   public func openCallMedia(
     _ mediaSessionId: String, receive: @escaping @Sendable ([UInt8]) -> Void
   ) -> UInt8? {
@@ -26,6 +28,8 @@ extension LocalServerRelayEngine: CallMediaPort {
     }
   }
 
+  /// Sends one RTP packet on the call leg `mediaSessionId` from the relay's loop (SRTP there);
+  /// a packet for a leg that is gone, or one SRTP refuses, is dropped.
   public func sendCallMedia(_ mediaSessionId: String, _ packet: [UInt8]) {
     loop.execute { [self] in
       guard let publisher = publishers[mediaSessionId] else { return }

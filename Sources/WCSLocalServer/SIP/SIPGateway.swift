@@ -28,8 +28,9 @@ public struct SIPLegStatistics: Sendable, Equatable {
   public var dtmfPacketsSent: Int
   /// The last second of received G.711 audio, 8 kHz linear PCM.
   public var recentSamples: [Int16]
-  /// RTP packets the bridge sent to the SIP far end / to the WebRTC client.
+  /// RTP packets the bridge sent to the SIP far end.
   public var packetsToSIP = 0
+  /// RTP packets the bridge sent to the WebRTC client.
   public var packetsToWebRTC = 0
   /// Packets the bridge held back because the call is on hold.
   public var packetsHeld = 0
