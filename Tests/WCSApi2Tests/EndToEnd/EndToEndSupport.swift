@@ -1,5 +1,6 @@
 import Foundation
 import WCSLocalServer
+import WCSMedia
 import XCTest
 
 @testable import WCSApi2
@@ -18,6 +19,25 @@ extension XCTestCase {
       }
       Thread.sleep(forTimeInterval: 0.02)
     }
+  }
+
+  /// Checks played pictures against the virtual camera: each `width` × `height`, carrying a
+  /// frame number, within 28 dB PSNR of that camera frame, and in camera order.
+  func assertCameraPictures(
+    _ pictures: [I420Image], width: Int, height: Int, file: StaticString = #filePath,
+    line: UInt = #line
+  ) throws {
+    var numbers: [UInt32] = []
+    for picture in pictures {
+      XCTAssertEqual([picture.width, picture.height], [width, height], file: file, line: line)
+      let number = try XCTUnwrap(
+        VirtualCamera.decodeFrameNumber(from: picture), file: file, line: line)
+      let source = VirtualCamera(width: width, height: height).frame(Int(number))
+      XCTAssertGreaterThan(
+        try XCTUnwrap(picture.psnr(to: source)), 28, "frame \(number)", file: file, line: line)
+      numbers.append(number)
+    }
+    XCTAssertEqual(numbers, numbers.sorted(), "pictures in camera order", file: file, line: line)
   }
 
   /// The stream's `getStats` result, waited for up to 5 s; `nil` when none came.

@@ -64,15 +64,7 @@ final class H264EndToEndTests: XCTestCase {
     try await player.play()
     try await waitFor("ten H.264 pictures played") { pictures.withLock { $0.count } >= 10 }
 
-    var numbers: [UInt32] = []
-    for picture in pictures.withLock({ $0 }) {
-      XCTAssertEqual([picture.width, picture.height], [Self.width, Self.height])
-      let number = try XCTUnwrap(VirtualCamera.decodeFrameNumber(from: picture))
-      let source = VirtualCamera(width: Self.width, height: Self.height).frame(Int(number))
-      XCTAssertGreaterThan(try XCTUnwrap(picture.psnr(to: source)), 28, "frame \(number)")
-      numbers.append(number)
-    }
-    XCTAssertEqual(numbers, numbers.sorted(), "pictures in camera order")
+    try assertCameraPictures(pictures.withLock { $0 }, width: Self.width, height: Self.height)
 
     let vp8Only = FPWCSApi2StreamOptions()
     vp8Only.name = name
