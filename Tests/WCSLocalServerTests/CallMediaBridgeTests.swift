@@ -127,4 +127,23 @@ final class CallMediaBridgeTests: XCTestCase {
     )
     XCTAssertEqual(next.header.sequenceNumber, first.header.sequenceNumber &+ 2)
   }
+
+  func testABridgeMadeDuringEventsContinuesTheSIPStreamAfterThem() throws {
+    var bridge = try CallMediaBridge(
+      webRTCPayloadType: Self.opus, webRTCSSRC: 7, sipSSRC: 2, sipSequence: 65_534,
+      sipTimestamp: 5_000, eventsInProgress: 1)
+    bridge.setSIPCodec(.opus(109))
+    XCTAssertNil(
+      bridge.receiveFromWebRTC(rtp([1], pt: Self.opus, sequence: 1, timestamp: 0)),
+      "audio waits for the events already going out")
+    var event = rtp([1, 0x80, 0, 160], pt: 101, sequence: 9, timestamp: 4_000)
+    bridge.numberForSIP(&event)
+    XCTAssertEqual(try RTPPacket.parse(event).header.sequenceNumber, 65_534)
+    bridge.resumeAudioToSIP()
+    let audio = try RTPPacket.parse(
+      try XCTUnwrap(bridge.receiveFromWebRTC(rtp([2], pt: Self.opus, sequence: 2, timestamp: 960))))
+    XCTAssertEqual(audio.header.sequenceNumber, 65_535)
+    XCTAssertEqual(audio.header.timestamp, 5_000)
+    XCTAssertEqual(audio.header.ssrc, 2)
+  }
 }

@@ -8,8 +8,8 @@ import WCSProtocols
 ///
 /// Each direction has its own SSRC, sequence numbers and timestamps (RFC 3550 §5.1): toward
 /// SIP the timestamps are the Opus ones scaled to 8 kHz, and RFC 4733 events the SIP leg sends
-/// take their numbers from the same sequence (`numberForSIP`); toward WebRTC the G.711 audio is regrouped into 20 ms Opus
-/// frames, timestamped from the SIP packets' own. While `holding` nothing goes either way
+/// take their numbers from the same sequence (`numberForSIP`); toward WebRTC the G.711 audio is
+/// regrouped into 20 ms Opus frames, timestamped from the SIP packets' own. While `holding` nothing goes either way
 /// (RFC 3264 §8.4). RFC 4733 events from the SIP side go nowhere: the WebRTC leg's answer keeps
 /// only Opus and VP8 (the SDK sends its DTMF through `sendDtmf`, which the SIP leg turns into
 /// telephone-events).
@@ -71,9 +71,16 @@ public struct CallMediaBridge {
   private let fromSIPBase: UInt32
   private var webRTCSequence: UInt16
 
-  /// A bridge for a WebRTC leg that negotiated Opus as `webRTCPayloadType`.
+  /// A bridge for a WebRTC leg that negotiated Opus as `webRTCPayloadType`. Toward SIP it
+  /// continues the SIP leg's stream at `sipSequence` and `sipTimestamp` (random by default),
+  /// with `eventsInProgress` RFC 4733 events already going out (audio waits for their
+  /// `resumeAudioToSIP()`): a far end that got events before the bridge sees one stream.
   /// - Throws: `OpusError` when libopus cannot make a codec.
-  public init(webRTCPayloadType: UInt8, webRTCSSRC: UInt32, sipSSRC: UInt32) throws(OpusError) {
+  public init(
+    webRTCPayloadType: UInt8, webRTCSSRC: UInt32, sipSSRC: UInt32,
+    sipSequence: UInt16 = .random(in: 0...UInt16.max),
+    sipTimestamp: UInt32 = .random(in: 0...UInt32.max), eventsInProgress: Int = 0
+  ) throws(OpusError) {
     self.webRTCPayloadType = webRTCPayloadType
     self.webRTCSSRC = webRTCSSRC
     self.sipSSRC = sipSSRC
@@ -81,9 +88,10 @@ public struct CallMediaBridge {
     // No FEC: the SIP leg's G.711 has none to carry over, and the WebRTC leg is loopback here.
     encoder = try OpusEncoder(
       configuration: OpusEncoder.Configuration(channels: 1, bitrate: 32_000, inbandFEC: false))
-    toSIPBase = UInt32.random(in: 0...UInt32.max)
-    sipSequence = UInt16.random(in: 0...UInt16.max)
-    lastSIPTimestamp = toSIPBase
+    toSIPBase = sipTimestamp
+    self.sipSequence = sipSequence
+    lastSIPTimestamp = sipTimestamp
+    self.eventsInProgress = max(0, eventsInProgress)
     fromSIPBase = UInt32.random(in: 0...UInt32.max)
     webRTCSequence = UInt16.random(in: 0...UInt16.max)
   }

@@ -20,6 +20,8 @@ final class SIPRTPLeg: Sendable {
     var sequence = UInt16.random(in: 0...UInt16.max)
     var timestamp = UInt32.random(in: 0...UInt32.max)
     var dtmfPacketsSent = 0
+    /// RFC 4733 events scheduled and not yet ended: a bridge made meanwhile holds its audio.
+    var eventsInProgress = 0
     var sdpVersion = 1
   }
 
@@ -102,36 +104,37 @@ final class SIPRTPLeg: Sendable {
 
   /// Sends `digits` as RFC 4733 events, paced on the leg's queue; `false` when the far end
   /// negotiated no telephone-event or gave no address.
-  /// While the call's audio is bridged the events share its SSRC, numbering and clock
-  /// (RFC 4733 §2.5.1.2: the audio pauses during them), so the far end sees one stream.
+  /// The events share the SSRC and numbering of the call's audio toward SIP (RFC 4733 §2.5.1.2:
+  /// the audio pauses during them), so the far end sees one stream, also when the bridge to the
+  /// WebRTC leg is made while they go out: each packet takes its sequence number when sent.
   func sendDTMF(_ digits: String) -> Bool {
-    let bridgedTimestamp = reception.link.withLock { $0?.bridge.pauseAudioToSIP() }
-    let plan = reception.state.withLock {
-      state -> (packets: [TelephoneEventEncoder.Packet], to: SIPMediaDescription)? in
-      guard let remote = state.remote, let pt = remote.telephoneEvent else { return nil }
-      let result = TelephoneEventEncoder(payloadType: pt).packets(
-        for: digits, ssrc: ssrc, sequence: state.sequence,
-        timestamp: bridgedTimestamp ?? state.timestamp)
-      state.sequence = result.nextSequence
-      state.timestamp = result.nextTimestamp
-      return (result.packets, remote)
+    // Link, then state: the same order as `bridge(to:)`, so a bridge is made either before
+    // these events are planned (and numbers them) or after (and continues after them).
+    let plan = reception.link.withLock {
+      link -> (packets: [TelephoneEventEncoder.Packet], to: SIPMediaDescription)? in
+      reception.state.withLock { state in
+        guard let remote = state.remote, let pt = remote.telephoneEvent else { return nil }
+        let timestamp = link?.bridge.pauseAudioToSIP() ?? state.timestamp
+        let result = TelephoneEventEncoder(payloadType: pt).packets(
+          for: digits, ssrc: ssrc, sequence: state.sequence, timestamp: timestamp)
+        state.sequence = result.nextSequence
+        state.timestamp = result.nextTimestamp
+        state.eventsInProgress += 1
+        return (result.packets, remote)
+      }
     }
-    guard let plan else {
-      if bridgedTimestamp != nil { reception.link.withLock { $0?.bridge.resumeAudioToSIP() } }
-      return false
-    }
+    guard let plan else { return false }
     let start = DispatchTime.now()
     for (index, packet) in plan.packets.enumerated() {
       let last = index == plan.packets.count - 1
       queue.asyncAfter(deadline: start + .milliseconds(packet.atMillis)) { [weak self] in
         guard let self else { return }
         var bytes = packet.bytes
-        if bridgedTimestamp != nil {
-          self.reception.link.withLock { link in
-            link?.bridge.numberForSIP(&bytes)
-            if last { link?.bridge.resumeAudioToSIP() }
-          }
+        self.reception.link.withLock { link in
+          link?.bridge.numberForSIP(&bytes)
+          if last { link?.bridge.resumeAudioToSIP() }
         }
+        if last { self.reception.state.withLock { $0.eventsInProgress -= 1 } }
         guard self.send(bytes, to: plan.to) else { return }
         self.reception.state.withLock { $0.dtmfPacketsSent += 1 }
       }
@@ -147,13 +150,16 @@ final class SIPRTPLeg: Sendable {
       self?.fromWebRTC(packet)
     }
     guard let opus else { return false }
-    let remote = reception.state.withLock { $0.remote }
     let ssrc = ssrc
     // Made inside the lock: the codecs are not Sendable, so the bridge never leaves it.
     return reception.link.withLock { link in
+      let (remote, sequence, timestamp, events) = reception.state.withLock {
+        ($0.remote, $0.sequence, $0.timestamp, $0.eventsInProgress)
+      }
       guard
         var bridge = try? CallMediaBridge(
-          webRTCPayloadType: opus, webRTCSSRC: UInt32.random(in: 1...UInt32.max), sipSSRC: ssrc)
+          webRTCPayloadType: opus, webRTCSSRC: UInt32.random(in: 1...UInt32.max), sipSSRC: ssrc,
+          sipSequence: sequence, sipTimestamp: timestamp, eventsInProgress: events)
       else { return false }
       if let remote { bridge.setSIPCodec(remote.bridgeCodec) }
       bridge.holding = remote?.holding ?? false
