@@ -61,7 +61,7 @@ let cTargets: [Target] = [
     linkerSettings: [
       .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
     ]),
-  // FFmpeg scaling and resampling, for reading media files only.
+  // FFmpeg scaling and resampling, for reading media files and a pulled source's audio.
   .target(
     name: "CFFmpegConvert", dependencies: ["CFFmpeg"],
     linkerSettings: [.linkedLibrary("swscale"), .linkedLibrary("swresample")]),
@@ -134,12 +134,13 @@ let swiftTargets: [Target] = [
   // Module names the iOS SDK uses, so `import FPWCSApi2Swift` compiles unchanged.
   .target(name: "FPWCSApi2", dependencies: ["WCSApi2"], swiftSettings: strict),
   .target(name: "FPWCSApi2Swift", dependencies: ["WCSApi2"], swiftSettings: strict),
-  // The cores, the loop, peer connections and recording: no devices, no FFmpeg decoding.
+  // The cores, the loop, peer connections and recording: no devices; FFmpeg decodes only a
+  // pulled source's audio (transcoded to Opus).
   .target(
     name: "WCSLocalServer",
     dependencies: [
       "WCSTransport", "WCSCodecs", "WCSProtocols", "WCSEventLoop", "WCSPeerConnection",
-      "WCSRecording", "CSIPGateway", "CFFmpeg",
+      "WCSRecording", "CSIPGateway", "CFFmpeg", "CFFmpegConvert",
     ],
     swiftSettings: strict),
 ]

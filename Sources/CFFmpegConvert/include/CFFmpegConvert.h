@@ -1,5 +1,6 @@
 // CFFmpegConvert: FFmpeg's picture scaling (libswscale) and audio resampling (libswresample),
-// for reading media files. Apart from CFFmpeg so that recording links neither.
+// for reading media files and the audio of pulled sources. Apart from CFFmpeg so that
+// recording links neither.
 #ifndef CFFMPEGCONVERT_H
 #define CFFMPEGCONVERT_H
 

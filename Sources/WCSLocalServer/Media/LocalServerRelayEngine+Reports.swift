@@ -67,8 +67,12 @@ extension LocalServerRelayEngine {
         let clockRate = player.clockRates[source] ?? 90_000
         let elapsed = UInt32(
           truncatingIfNeeded: MediaTime(now - rewriter.lastSentAt, clockRate: clockRate).ticks)
+        let timestamp =
+          pulledTimestamp(source, source: player.sourceMediaSessionId, at: now).map {
+            $0 &+ rewriter.timestampOffset
+          } ?? last &+ elapsed
         let report = RTCPSenderReport(
-          ssrc: rewriter.ssrc, ntpTimestamp: ntp, rtpTimestamp: last &+ elapsed,
+          ssrc: rewriter.ssrc, ntpTimestamp: ntp, rtpTimestamp: timestamp,
           packetCount: rewriter.packetCount, octetCount: rewriter.octetCount)
         sendRTCP(
           [.senderReport(report)], cname: player.cname, on: player.peerConnection,

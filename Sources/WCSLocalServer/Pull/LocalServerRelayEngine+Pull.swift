@@ -1,6 +1,23 @@
 import WCSPeerConnection
 import WCSProtocols
 
+/// The RTP timestamps of a pulled source's SSRCs at any instant: the timestamps of one
+/// anchor instant, advanced at each clock rate. The players' sender reports take them instead of
+/// extrapolating from the last packet sent, whose send time carries the pull's jitter and, for
+/// video, the one-picture wait for the end of each access unit.
+struct RelaySourceClock {
+  var anchor: MediaInstant
+  /// Publisher SSRC → its RTP timestamp at `anchor` and its clock rate, Hz.
+  var clocks: [UInt32: PulledRTPClock]
+
+  /// The RTP timestamp of `ssrc` at `now`; nil for an SSRC the source does not send.
+  func timestamp(_ ssrc: UInt32, at now: MediaInstant) -> UInt32? {
+    guard let clock = clocks[ssrc] else { return nil }
+    let elapsed = MediaTime(now - anchor, clockRate: clock.clockRate).ticks
+    return clock.timestamp &+ UInt32(truncatingIfNeeded: elapsed)
+  }
+}
+
 /// One pulled source: its reader, and the players waiting for it to open.
 final class RelayPull {
   let sourceId: String
@@ -9,6 +26,8 @@ final class RelayPull {
   /// Players that asked before the source was open (their answers need its H.264 format).
   var waiting: [LocalServerPlayerRequest] = []
   var droppedFrames = 0
+  /// The RTP clocks of the source's SSRCs (`.clock` events), for the players' sender reports.
+  var clock: RelaySourceClock?
 
   init(sourceId: String, url: String, reader: PullSourceReader) {
     self.sourceId = sourceId
@@ -26,6 +45,8 @@ final class RelayPull {
 extension LocalServerRelayEngine {
   /// The payload type of pulled H.264 on the relay's publisher side.
   static let pulledVideoPayloadType: UInt8 = 102
+  /// The payload type of a pulled source's audio, transcoded to Opus, on that side.
+  static let pulledAudioPayloadType: UInt8 = 111
 
   /// Takes a player of a pulled source; false when `request` is not one (a publisher's player).
   func createPulledPlayer(_ request: LocalServerPlayerRequest) -> Bool {
@@ -38,7 +59,8 @@ extension LocalServerRelayEngine {
       return true
     }
     let reader = PullSourceReader(
-      url: url, limits: PullLimits(), payloadType: Self.pulledVideoPayloadType, ssrc: newSSRC())
+      url: url, limits: PullLimits(), payloadType: Self.pulledVideoPayloadType, ssrc: newSSRC(),
+      audioPayloadType: Self.pulledAudioPayloadType, audioSSRC: newSSRC())
     let pull = RelayPull(sourceId: sourceId, url: url, reader: reader)
     pull.waiting.append(request)
     pulls[sourceId] = pull
@@ -56,20 +78,36 @@ extension LocalServerRelayEngine {
 
   func pullEvent(_ pull: RelayPull, _ event: PullSourceEvent) {
     switch event {
-    case .opened(let format):
-      let codec = RelayCodec(kind: .video, name: "H264", clockRate: 90_000, h264: format)
+    case .opened(let format, let audio):
+      var codecs = [
+        Self.pulledVideoPayloadType: RelayCodec(
+          kind: .video, name: "H264", clockRate: 90_000, h264: format)
+      ]
+      if audio != nil {
+        codecs[Self.pulledAudioPayloadType] = RelayCodec(
+          kind: .audio, name: "opus", clockRate: 48_000)
+      }
       let publisher = RelayPublisher(
         mediaSessionId: pull.sourceId, streamName: pull.url,
         peerConnection: PeerConnection(configuration: configuration.peerConnection, loop: loop),
-        codecs: [Self.pulledVideoPayloadType: codec], rtcpSSRC: newSSRC(),
+        codecs: codecs, rtcpSSRC: newSSRC(),
         keyFrameRequests: KeyFrameRequestLimiter(
           interval: .milliseconds(Int(configuration.keyFrameRequestIntervalMillis))))
       publisher.connected = true
       publishers[pull.sourceId] = publisher
-      configuration.log("pull \(pull.url): open, H264 \(format.profileLevelID)")
+      configuration.log(
+        "pull \(pull.url): open, H264 \(format.profileLevelID)"
+          + (audio.map {
+            ", audio \($0.codecName) \($0.sampleRate) Hz \($0.channels) ch as Opus \($0.opusChannels) ch"
+          } ?? ""))
       let waiting = pull.waiting
       pull.waiting = []
       for request in waiting { createPlayer(request) }
+    case .audioSkipped(let error):
+      configuration.log("pull \(pull.url): audio not served: \(error.detail)")
+    case .clock(let clocks):
+      pull.clock = RelaySourceClock(
+        anchor: loop.mediaNow(), clocks: Dictionary(clocks.map { ($0.ssrc, $0) }) { $1 })
     case .packets(let packets):
       guard let publisher = publishers[pull.sourceId] else { return }
       for packet in packets { packet.withUnsafeBytes { publisherRTP(publisher, $0) } }
@@ -98,6 +136,12 @@ extension LocalServerRelayEngine {
       configuration.log("pull \(pull.url): no players left, stopped")
       endPull(pull)
     }
+  }
+
+  /// The RTP timestamp a player's sender report gives for the publisher SSRC `ssrc` of a pulled
+  /// source at `now` (before the player's offset); nil for other sources.
+  func pulledTimestamp(_ ssrc: UInt32, source: String, at now: MediaInstant) -> UInt32? {
+    pulls[source]?.clock?.timestamp(ssrc, at: now)
   }
 
   func endPull(_ pull: RelayPull) {

@@ -21,14 +21,28 @@ struct PullLimits: Sendable {
 
 /// What a reader reports, on its own thread.
 enum PullSourceEvent: Sendable {
-  /// The source is open: its video is H.264 with these parameters.
-  case opened(H264FormatParameters)
+  /// The source is open: its video is H.264 with these parameters; its audio, if any, is
+  /// served as Opus (`PulledAudio`).
+  case opened(H264FormatParameters, audio: PulledAudioFormat?)
+  /// The source has audio that cannot be served (no decoder, out of bounds): video only.
+  case audioSkipped(PullError)
+  /// The RTP timestamps of the source's SSRCs for its media time now (the first packet, and
+  /// again after the source's clock jumped): what the players' sender reports say, so that
+  /// they play audio and video as aligned as the source's pts (RFC 3550 §6.4.1).
+  case clock([PulledRTPClock])
   /// The RTP packets of one access unit (plain RTP, our SSRC and numbering), in order.
   case packets([[UInt8]])
   /// A frame was dropped (`PullError.badFrame`); the stream goes on.
   case dropped(PullError)
   /// The source failed or ended; no event follows.
   case failed(PullError)
+}
+
+/// One SSRC's RTP timestamp at the instant a `.clock` event is handled, and its clock rate.
+struct PulledRTPClock: Equatable, Sendable {
+  var ssrc: UInt32
+  var timestamp: UInt32
+  var clockRate: Int
 }
 
 /// The stop flag and the current deadline that libavformat's interrupt callback reads: the
@@ -52,7 +66,10 @@ private final class PullInterrupt: Sendable {
 
 /// Reads one `rtsp://` or `rtmp://` source with libavformat on a thread of its own (opening and
 /// reading block; the media loop never waits for them) and turns its H.264 video into RTP
-/// packets (RFC 6184, packetization-mode 1, payload type `payloadType`) without decoding.
+/// packets (RFC 6184, packetization-mode 1, payload type `payloadType`) without decoding; its
+/// audio, when libavcodec decodes it, into Opus RTP packets (RFC 7587, `audioPayloadType`,
+/// `audioSSRC`). Both streams' RTP timestamps are the packets' pts rescaled (90 kHz, 48 kHz)
+/// plus a random offset each, so they keep the source's A/V alignment.
 ///
 /// Every wait is bounded by `PullLimits` through libavformat's interrupt callback, which also
 /// ends the wait at once when `stop()` is called. After `stop()` no event is reported.
@@ -61,13 +78,20 @@ final class PullSourceReader: Sendable {
   let limits: PullLimits
   let payloadType: UInt8
   let ssrc: UInt32
+  let audioPayloadType: UInt8
+  let audioSSRC: UInt32
   private let interrupt = PullInterrupt()
 
-  init(url: String, limits: PullLimits, payloadType: UInt8, ssrc: UInt32) {
+  init(
+    url: String, limits: PullLimits, payloadType: UInt8, ssrc: UInt32, audioPayloadType: UInt8,
+    audioSSRC: UInt32
+  ) {
     self.url = url
     self.limits = limits
     self.payloadType = payloadType
     self.ssrc = ssrc
+    self.audioPayloadType = audioPayloadType
+    self.audioSSRC = audioSSRC
   }
 
   /// Starts the thread; `onEvent` is called on it.
@@ -142,15 +166,37 @@ final class PullSourceReader: Sendable {
     } catch {
       return .failure(error)
     }
+    let audio = openAudio(context, videoIndex: index, onEvent)
     guard !stopped else { return .success(()) }
-    onEvent(.opened(h264.formatParameters))
+    onEvent(.opened(h264.formatParameters, audio: audio?.decoder.format))
     return readPackets(
-      context, streamIndex: index, timeBase: stream.pointee.time_base, h264: &h264, onEvent)
+      context, streamIndex: index, timeBase: stream.pointee.time_base, h264: &h264, audio: audio,
+      onEvent)
+  }
+
+  /// The decoder of the source's audio stream; nil without one or when it cannot be served
+  /// (reported as `.audioSkipped`).
+  private func openAudio(
+    _ context: UnsafeMutablePointer<AVFormatContext>, videoIndex: Int32,
+    _ onEvent: @Sendable (PullSourceEvent) -> Void
+  ) -> (index: Int32, decoder: PulledAudio)? {
+    let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, videoIndex, nil, 0)
+    guard index >= 0, index < context.pointee.nb_streams,
+      let stream = context.pointee.streams[Int(index)],
+      let parameters = stream.pointee.codecpar
+    else { return nil }
+    do {
+      return (index, try PulledAudio(parameters: parameters, timeBase: stream.pointee.time_base))
+    } catch {
+      onEvent(.audioSkipped(error))
+      return nil
+    }
   }
 
   private func readPackets(
     _ context: UnsafeMutablePointer<AVFormatContext>, streamIndex: Int32, timeBase: AVRational,
-    h264: inout PulledH264, _ onEvent: @Sendable (PullSourceEvent) -> Void
+    h264: inout PulledH264, audio: (index: Int32, decoder: PulledAudio)?,
+    _ onEvent: @Sendable (PullSourceEvent) -> Void
   ) -> Result<Void, PullError> {
     guard let packet = av_packet_alloc() else { return .failure(.ended("av_packet_alloc")) }
     defer {
@@ -160,6 +206,9 @@ final class PullSourceReader: Sendable {
     var packetizer = H264Packetizer()
     var sequenceNumber = UInt16.random(in: 0...UInt16.max)
     let timestampOffset = UInt32.random(in: 0...UInt32.max)
+    var audioSequenceNumber = UInt16.random(in: 0...UInt16.max)
+    let audioTimestampOffset = UInt32.random(in: 0...UInt32.max)
+    var timeline = PulledTimeline()
     let noTimestamp = wcs_av_nopts_value()
     var pending: EncodedVideoFrame?
     while !stopped {
@@ -171,6 +220,43 @@ final class PullSourceReader: Sendable {
         return .failure(.ended(FFmpegError(operation: "av_read_frame", code: code).description))
       }
       defer { av_packet_unref(packet) }
+      let streamTimeBase =
+        packet.pointee.stream_index == streamIndex
+        ? timeBase
+        : packet.pointee.stream_index == audio?.index ? audio?.decoder.timeBase : nil
+      if let streamTimeBase,
+        let sourceTime = Self.microseconds(packet.pointee, timeBase: streamTimeBase),
+        timeline.observe(sourceTime, at: DispatchTime.now().uptimeNanoseconds / 1000)
+      {
+        onEvent(
+          .clock([
+            PulledRTPClock(
+              ssrc: ssrc, timestamp: Self.rtpTime(sourceTime, 90_000) &+ timestampOffset,
+              clockRate: 90_000),
+            PulledRTPClock(
+              ssrc: audioSSRC, timestamp: Self.rtpTime(sourceTime, 48_000) &+ audioTimestampOffset,
+              clockRate: 48_000),
+          ]))
+      }
+      if let audio, packet.pointee.stream_index == audio.index {
+        do {
+          var packets: [[UInt8]] = []
+          for (time, payload) in try audio.decoder.decode(packet) {
+            let header = RTPHeader(
+              marker: false, payloadType: audioPayloadType, sequenceNumber: audioSequenceNumber,
+              timestamp: UInt32(truncatingIfNeeded: time) &+ audioTimestampOffset,
+              ssrc: audioSSRC)
+            audioSequenceNumber &+= 1
+            if let bytes = try? RTPPacket(header: header, payload: payload).serialized() {
+              packets.append(bytes)
+            }
+          }
+          if !packets.isEmpty, !stopped { onEvent(.packets(packets)) }
+        } catch {
+          onEvent(.dropped(error))
+        }
+        continue
+      }
       guard packet.pointee.stream_index == streamIndex, let data = packet.pointee.data else {
         continue
       }
@@ -206,6 +292,21 @@ final class PullSourceReader: Sendable {
       if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 { pending?.isKeyFrame = true }
     }
     return .success(())
+  }
+
+  /// A packet's presentation time (its decoding time without one) in microseconds.
+  static func microseconds(_ packet: AVPacket, timeBase: AVRational) -> Int64? {
+    let noTimestamp = wcs_av_nopts_value()
+    let time = packet.pts != noTimestamp ? packet.pts : packet.dts
+    guard time != noTimestamp else { return nil }
+    return av_rescale_q(time, timeBase, AVRational(num: 1, den: 1_000_000))
+  }
+
+  /// A time in microseconds as ticks of an RTP clock of `rate` Hz, modulo 2³².
+  static func rtpTime(_ microseconds: Int64, _ rate: Int32) -> UInt32 {
+    UInt32(
+      truncatingIfNeeded: av_rescale_q(
+        microseconds, AVRational(num: 1, den: 1_000_000), AVRational(num: 1, den: rate)))
   }
 
   /// Packetizes one access unit and reports its RTP packets.

@@ -17,9 +17,9 @@ final class PullEndToEndTests: XCTestCase {
   /// Ten seconds of source.
   static let frameCount = 150
 
-  private var directory: URL!
-  private var processes: [Process] = []
-  private let log = ServerLogLines()
+  var directory: URL!
+  var processes: [Process] = []
+  let log = ServerLogLines()
 
   override func setUpWithError() throws {
     directory = FileManager.default.temporaryDirectory
@@ -177,7 +177,7 @@ final class PullEndToEndTests: XCTestCase {
     return (player, pictures)
   }
 
-  private func startServer() throws -> WCSLocalServer {
+  func startServer() throws -> WCSLocalServer {
     var configuration = WCSLocalServer.Configuration()
     configuration.wsPort = 0
     configuration.httpPort = 0
@@ -186,12 +186,12 @@ final class PullEndToEndTests: XCTestCase {
     return try WCSLocalServer.start(configuration)
   }
 
-  private func logCount(_ text: String) -> Int {
+  func logCount(_ text: String) -> Int {
     log.lines.withLock { $0.filter { $0.contains(text) }.count }
   }
 
   /// The virtual camera's first `frameCount` pictures as raw I420.
-  private func writeFrames() throws -> URL {
+  func writeFrames() throws -> URL {
     let camera = VirtualCamera(width: Self.width, height: Self.height, frameRate: Self.frameRate)
     var bytes: [UInt8] = []
     for index in 0..<Self.frameCount {
@@ -209,7 +209,7 @@ final class PullEndToEndTests: XCTestCase {
     return url
   }
 
-  private static var canImportGStreamerRTSP: Bool {
+  static var canImportGStreamerRTSP: Bool {
     let check = Process()
     check.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     check.arguments = [
@@ -225,14 +225,20 @@ final class PullEndToEndTests: XCTestCase {
 
   /// Starts Tests/Interop/rtsp_server.py on the frames; returns its port.
   private func startRTSPServer() throws -> Int {
+    try startInteropServer(
+      "rtsp_server.py",
+      [try writeFrames().path, "\(Self.width)", "\(Self.height)", "\(Self.frameRate)"])
+  }
+
+  /// Starts the Python script `name` of Tests/Interop with `arguments`; returns the port it
+  /// prints on its first line.
+  func startInteropServer(_ name: String, _ arguments: [String]) throws -> Int {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Interop/rtsp_server.py")
+      .appendingPathComponent("Interop/\(name)")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [
-      script.path, try writeFrames().path, "\(Self.width)", "\(Self.height)", "\(Self.frameRate)",
-    ]
+    process.arguments = [script.path] + arguments
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
@@ -251,7 +257,7 @@ final class PullEndToEndTests: XCTestCase {
   static let rtmpModule = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
 
   /// nginx in the foreground with only an RTMP `live` application on a free loopback port.
-  private func startNginxRTMP() throws -> Int {
+  func startNginxRTMP() throws -> Int {
     let port = try Self.freeTCPPort()
     let config = """
       daemon off;
@@ -297,7 +303,7 @@ final class PullEndToEndTests: XCTestCase {
   }
 
   /// Whether `ffprobe` finds an H.264 stream at `url` within two seconds.
-  private func ffprobeFinds(_ url: String) -> Bool {
+  func ffprobeFinds(_ url: String) -> Bool {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
     process.arguments = [
