@@ -226,7 +226,7 @@ final class PullSourceReader: Sendable {
         : packet.pointee.stream_index == audio?.index ? audio?.decoder.timeBase : nil
       if let streamTimeBase,
         let sourceTime = Self.microseconds(packet.pointee, timeBase: streamTimeBase),
-        timeline.observe(sourceTime, at: DispatchTime.now().uptimeNanoseconds / 1000)
+        timeline.observe(sourceTime, at: DispatchTime.now().uptimeNanoseconds / 1000), !stopped
       {
         onEvent(
           .clock([
