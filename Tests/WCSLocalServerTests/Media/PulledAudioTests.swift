@@ -101,6 +101,26 @@ final class PulledAudioTests: XCTestCase {
     XCTAssertTrue(try rtpPackets(events).allSatisfy { $0.header.ssrc == Self.videoSSRC })
   }
 
+  func testAudioAtARateOutOfBoundsIsSkippedAndTheVideoStillServed() throws {
+    let path = try makeSource(
+      "fast.mkv", audio: ["-c:a", "pcm_s16le", "-ar", "384000"],
+      toneRate: 384_000)
+    let events = read(path)
+    XCTAssertTrue(
+      events.contains {
+        if case .audioSkipped(.wrongFormat("audio at 384000 Hz")) = $0 { return true }
+        return false
+      })
+    XCTAssertTrue(
+      events.contains {
+        if case .opened(_, nil) = $0 { return true }
+        return false
+      })
+    let packets = try rtpPackets(events)
+    XCTAssertGreaterThan(packets.count, 40, "three seconds of pictures")
+    XCTAssertTrue(packets.allSatisfy { $0.header.ssrc == Self.videoSSRC })
+  }
+
   func testDeclaredChannelsRatesAndCodecsOutOfBoundsAreRefused() throws {
     func open(_ change: (UnsafeMutablePointer<AVCodecParameters>) -> Void) -> PullError? {
       var parameters = avcodec_parameters_alloc()
@@ -183,14 +203,18 @@ final class PulledAudioTests: XCTestCase {
   static let videoSSRC: UInt32 = 0x1111
   static let audioSSRC: UInt32 = 0x2222
 
-  /// Three seconds of test pattern (H.264) and, unless `audio` is nil, a 440 Hz tone encoded
-  /// with the `audio` options.
-  private func makeSource(_ name: String, audio: [String]?) throws -> String {
+  /// Three seconds of test pattern (H.264) and, unless `audio` is nil, a 440 Hz tone made at
+  /// `toneRate` and encoded with the `audio` options.
+  private func makeSource(_ name: String, audio: [String]?, toneRate: Int = 48_000) throws
+    -> String
+  {
     let path = directory.appendingPathComponent(name).path
     var arguments = [
       "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=15",
     ]
-    if audio != nil { arguments += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"] }
+    if audio != nil {
+      arguments += ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=\(toneRate)"]
+    }
     arguments += [
       "-t", "3", "-pix_fmt", "yuv420p", "-c:v", "libx264", "-profile:v", "baseline", "-preset",
       "ultrafast", "-g", "15",
