@@ -18,21 +18,31 @@ extension PullEndToEndTests {
     "aevalsrc=exprs='if(lt(mod(t,2),1.5),0.5*sin(2*PI*440*t),0)':s=48000"
 
   func testRTMPSourcesAACIsPlayedAsOpusOfItsToneInStepWithItsPictures() async throws {
+    try await assertRTMPSourceIsPlayedInStep(audio: ["-c:a", "aac", "-b:a", "96k"], codec: "aac")
+  }
+
+  func testRTMPSourcesMP3IsPlayedAsOpusOfItsToneInStepWithItsPictures() async throws {
+    try await assertRTMPSourceIsPlayedInStep(
+      audio: ["-c:a", "libmp3lame", "-ar", "44100", "-b:a", "128k"], codec: "mp3")
+  }
+
+  /// An RTMP source pushed to nginx by `ffmpeg` with the `audio` encoder options, played in step.
+  private func assertRTMPSourceIsPlayedInStep(audio: [String], codec: String) async throws {
     try XCTSkipUnless(
       FileManager.default.fileExists(atPath: Self.rtmpModule), "libnginx-mod-rtmp is not installed")
     try XCTSkipUnless(FileManager.default.fileExists(atPath: "/usr/sbin/nginx"), "no nginx")
     let port = try startNginxRTMP()
     let url = "rtmp://127.0.0.1:\(port)/live/tone"
     let frames = try writeFrames()
-    try startFFmpeg([
-      "-re", "-stream_loop", "-1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s",
-      "\(Self.width)x\(Self.height)", "-r", "\(Self.frameRate)", "-i", frames.path, "-re", "-f",
-      "lavfi", "-i", Self.tonePattern, "-c:v", "libx264", "-profile:v", "baseline", "-preset",
-      "ultrafast", "-tune", "zerolatency", "-g", "\(Self.frameRate)", "-b:v", "1M", "-c:a", "aac",
-      "-b:a", "96k", "-f", "flv", url,
-    ])
+    try startFFmpeg(
+      [
+        "-re", "-stream_loop", "-1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s",
+        "\(Self.width)x\(Self.height)", "-r", "\(Self.frameRate)", "-i", frames.path, "-re", "-f",
+        "lavfi", "-i", Self.tonePattern, "-c:v", "libx264", "-profile:v", "baseline", "-preset",
+        "ultrafast", "-tune", "zerolatency", "-g", "\(Self.frameRate)", "-b:v", "1M",
+      ] + audio + ["-f", "flv", url])
     try await waitFor("push reached nginx", timeout: 10) { self.ffprobeFinds(url) }
-    try await assertPlaysToneInStepWithPictures(url)
+    try await assertPlaysToneInStepWithPictures(url, codec: codec)
   }
 
   func testRTSPSourcesAACIsPlayedAsOpusOfItsToneInStepWithItsPictures() async throws {
@@ -49,14 +59,15 @@ extension PullEndToEndTests {
       ]
     ).waitUntilExit()
     let port = try startInteropServer("rtsp_server.py", [file.path])
-    try await assertPlaysToneInStepWithPictures("rtsp://127.0.0.1:\(port)/test")
+    try await assertPlaysToneInStepWithPictures("rtsp://127.0.0.1:\(port)/test", codec: "aac")
   }
 
   // MARK: - Helpers
 
-  /// Plays `url` and checks the played sound is the tone and its onsets come with the pictures
-  /// of the same source time (within 100 ms), after the SDK's lip sync has had its reports.
-  private func assertPlaysToneInStepWithPictures(_ url: String) async throws {
+  /// Plays `url`, whose audio is `codec`, and checks the played sound is the tone and its onsets
+  /// come with the pictures of the same source time (within 100 ms), after the SDK's lip sync
+  /// has had its reports.
+  private func assertPlaysToneInStepWithPictures(_ url: String, codec: String) async throws {
     let server = try startServer()
     defer { server.stop() }
     let session = try await FPWCSApi2.connectedSession(to: server)
@@ -88,7 +99,7 @@ extension PullEndToEndTests {
       played.blocks.withLock { $0.count } >= 500
     }
     XCTAssertEqual(
-      logCount("audio aac"), 1, "the pull opened the AAC: \(log.lines.withLock { $0 })")
+      logCount("audio \(codec)"), 1, "the pull opened the audio: \(log.lines.withLock { $0 })")
     let blocks = Array(played.blocks.withLock { $0 }.suffix(300))
     let pictures = played.pictures.withLock { $0 }
     guard let origin = pictures.first?.at else { return XCTFail("no picture played") }
