@@ -5,8 +5,8 @@ import WCSMediaSeam
 extension FPWCSApi2Session {
   /// The media connection's state handler for stream `streamId`: records the state on the
   /// stream, and on failure fails the stream (lost capture device, no candidate pair) or
-  /// restarts ICE (consent lost while up, or a restart that did not connect, while restarts
-  /// remain). Other failures are left to the server, which sees them too.
+  /// restarts ICE (consent lost while up, the host's addresses changed under it, or a restart
+  /// that did not connect, while restarts remain). Other failures are left to the server, which sees them too.
   func connectionStateHandler(streamId id: String) -> @Sendable (MediaConnectionState) -> Void {
     { [weak self] state in
       guard let self else { return }
@@ -18,7 +18,7 @@ extension FPWCSApi2Session {
           self.core.iceConnected(streamId: id)
         case .failed(.captureDeviceLost(let kind, let reason)):
           self.run(self.core.captureDeviceLost(streamId: id, kind: kind, reason: reason))
-        case .failed(.consentExpired):
+        case .failed(.consentExpired), .failed(.networkChanged):
           self.restartICE(stream)
         case .failed(let failure) where failure.isNoCandidatePair:
           if !self.restartICE(stream) {
