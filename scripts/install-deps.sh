@@ -10,7 +10,7 @@ apt_build=(pkg-config libwebsockets-dev libssl-dev libsrtp2-dev libopus-dev libv
   libpulse-dev libasound2-dev libxcb1-dev libxcb-shm0-dev libturbojpeg0-dev libsdl2-dev libpng-dev libre-dev
   libopenh264-dev)
 apt_test=(ffmpeg openssl coturn forensics-samples-files pulseaudio pulseaudio-utils xvfb
-  x11-xserver-utils chromium baresip-core nftables sway
+  x11-xserver-utils chromium baresip-core nftables iproute2 sway
   gir1.2-gst-rtsp-server-1.0 python3-gst-1.0 gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad
   nginx-light libnginx-mod-rtmp)
 apt_demo=(ffmpeg forensics-samples-files)

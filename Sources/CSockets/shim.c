@@ -1,8 +1,12 @@
 #include "CSockets.h"
 
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 int wcs_enable_receive_timestamps(int fd) {
   int on = 1;
@@ -39,4 +43,20 @@ long wcs_recv_datagram(int fd, void *buffer, size_t capacity, void *address, uin
     }
   }
   return (long)received;
+}
+
+int wcs_open_route_watch(void) {
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return -1;
+  struct sockaddr_nl address;
+  memset(&address, 0, sizeof address);
+  address.nl_family = AF_NETLINK;
+  address.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR;
+  if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
 }

@@ -63,12 +63,17 @@ enum NativeICEServers {
       }
     }
     if request.transport == .tcp {
-      // As the iOS SDK: TCP offers TCP candidates only (RFC 6544 active host candidates).
+      // As the iOS SDK: TCP offers TCP candidates only (RFC 6544 active host candidates), and
+      // relayed ones from TURN servers reached over TCP or TLS; nothing goes out over UDP.
       configuration.iceCandidateProtocol = .tcp
-      if !configuration.stunServers.isEmpty || !configuration.turnServers.isEmpty {
-        notes.append("transport TCP: ICE-TCP host candidates only, STUN and TURN servers unused")
+      let udpServers = configuration.turnServers.filter { !$0.transport.isStream }
+      if !configuration.stunServers.isEmpty || !udpServers.isEmpty {
+        notes.append("transport TCP: STUN and TURN over UDP unused (TURN over TCP/TLS kept)")
         configuration.stunServers = []
-        configuration.turnServers = []
+        configuration.turnServers.removeAll { !$0.transport.isStream }
+      }
+      if configuration.iceTransportPolicy == .relay && configuration.turnServers.isEmpty {
+        notes.append("iceTransportPolicy relay with transport TCP needs TURN over TCP or TLS")
       }
     } else if configuration.iceTransportPolicy == .relay && configuration.turnServers.isEmpty {
       notes.append("iceTransportPolicy relay without a usable TURN server: nothing to gather")

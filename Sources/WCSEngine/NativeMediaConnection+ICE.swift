@@ -60,7 +60,10 @@ extension NativeMediaConnection {
     if relayed {
       parts.append("the TURN relay did not reach the server either")
     } else if turnConfigured {
-      parts.append("no TURN allocation succeeded")
+      let failures = peerConnection?.turnAllocationFailures ?? []
+      parts.append(
+        "no TURN allocation succeeded"
+          + (failures.isEmpty ? "" : " (\(failures.joined(separator: "; ")))"))
     } else {
       parts.append("UDP blocked? configure TURN over TCP (turn:host?transport=tcp or turns:)")
     }

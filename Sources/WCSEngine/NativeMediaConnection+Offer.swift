@@ -39,6 +39,7 @@ extension NativeMediaConnection {
     peerConnection.onRTP = { ssrc, packet in reference.object?.receiveRTP(ssrc, packet) }
     peerConnection.onRTCP = { packet in reference.object?.receiveRTCP(packet) }
     self.peerConnection = peerConnection
+    watchNetworkChanges()
     let publish = request.direction == .publish
     let direction: MediaDirection =
       request.sends && request.receives ? .sendrecv : publish ? .sendonly : .recvonly

@@ -178,6 +178,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var mediaStarted = false
   /// ICE servers of the request left out, and why (`NativeICEServers.resolve`).
   var iceServerNotes: [String] = []
+  /// The rtnetlink watch of the host's addresses (`watchNetworkChanges`), while open.
+  var hostAddressWatcher: EventLoopHostAddressWatcher?
   /// Why the connection failed when a capture device was lost or failed; see `failureReason`.
   var captureFailure: (kind: CaptureDevice.Kind, reason: String)?
   /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
@@ -422,6 +424,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     loop.assertInEventLoop()
     guard !closed else { return }
     closed = true
+    hostAddressWatcher?.close()
+    hostAddressWatcher = nil
     if let pollTimer { loop.cancel(pollTimer) }
     pollTimer = nil
     pollDeadline = nil

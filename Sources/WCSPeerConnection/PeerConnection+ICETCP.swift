@@ -67,8 +67,10 @@ extension PeerConnection {
       address: ICETransportAddress(ip: .loopbackV4, port: 0), errno: EADDRNOTAVAIL)
     for (index, ip) in addresses.enumerated() {
       guard lite else {
+        // After the UDP sockets' IDs: those are the relays' bases (TURN over TCP/TLS).
         agent.addLocalTCPCandidate(
-          index, address: ICETransportAddress(ip: ip, port: 0), tcpType: .active, now: now)
+          sockets.count + index, address: ICETransportAddress(ip: ip, port: 0), tcpType: .active,
+          now: now)
         continue
       }
       let base = iceTCP.listeners.count

@@ -246,6 +246,9 @@ public final class PeerConnection: @unchecked Sendable {
   /// Our local candidates so far (host candidates right after the description was made).
   public var localCandidates: [ICECandidate] { agent?.localCandidates ?? [] }
 
+  /// The TURN allocations that failed, with the server's reason (`ICEAgent.relayFailures`).
+  public var turnAllocationFailures: [String] { agent?.relayFailures ?? [] }
+
   /// The addresses our sockets are bound to.
   public var localAddresses: [ICETransportAddress] { sockets.map(\.localAddress) }
 
@@ -328,6 +331,14 @@ public final class PeerConnection: @unchecked Sendable {
     self.agent = agent
     let now = iceNow()
     if configuration.iceCandidateProtocol == .tcp {
+      if mode == .full && configuration.turnServers.contains(where: \.transport.isStream) {
+        // The relays of TURN servers reached over TCP/TLS need a UDP base socket, though
+        // nothing is sent from it (`openTURNStreams`): it offers no candidate of its own.
+        try bindSockets()
+        for (index, socket) in sockets.enumerated() {
+          agent.addLocalSocket(index, address: socket.localAddress, relayOnly: true, now: now)
+        }
+      }
       try startICETCP(agent: agent, lite: mode == .lite, now: now)
     } else {
       try bindSockets()
@@ -344,7 +355,8 @@ public final class PeerConnection: @unchecked Sendable {
   func hostIPs() -> [ICEIPAddress] {
     var addresses =
       configuration.hostAddresses
-      ?? ICEHostAddresses.current(includeLoopback: configuration.allowLoopback)
+      ?? ICEHostAddresses.current(
+        includeLoopback: configuration.allowLoopback, interfaces: configuration.hostInterfaces)
     if addresses.isEmpty && configuration.allowLoopback { addresses = [.loopbackV4] }
     if !configuration.allowLoopback { addresses.removeAll { $0.isLoopback } }
     return addresses

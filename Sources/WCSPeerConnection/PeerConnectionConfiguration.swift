@@ -23,14 +23,22 @@ public struct PeerConnectionConfiguration: Sendable {
   /// `.tcp`, ICE-TCP only (RFC 6544, as the iOS SDK's TCP transport and a WCS set up for media
   /// over TCP): an active TCP candidate per host address for a full agent, which connects to
   /// the peer's passive candidates, or a listener and passive candidate per host address for
-  /// an ICE-lite answerer. With `.tcp` no UDP socket is bound, so STUN and TURN servers are
-  /// not used.
+  /// an ICE-lite answerer. With `.tcp` STUN and TURN over UDP are not used; TURN servers
+  /// reached over TCP or TLS still give relayed candidates, on UDP sockets that offer no host
+  /// candidate of their own.
   public var iceCandidateProtocol: ICETransportProtocol = .udp
   /// Also use loopback addresses as host candidates (tests and the local server on one machine).
   public var allowLoopback: Bool
   /// The host addresses to bind, one UDP socket each; `nil` means every address of every
   /// interface that is up (plus loopback when `allowLoopback`).
   public var hostAddresses: [ICEIPAddress]?
+  /// With `hostAddresses` `nil`: only the addresses of these interfaces (names as `ip link`
+  /// shows them, e.g. `eth0`); `nil` means every interface.
+  public var hostInterfaces: [String]?
+  /// Whether the media connection watches the host's addresses (rtnetlink, on its loop) and
+  /// fails with `MediaConnectionFailure.networkChanged` when an address it uses goes away or a
+  /// usable one appears while it is disconnected, so the SDK restarts ICE (RFC 8445 §9).
+  public var watchesNetworkChanges = true
   /// Bind sockets to the first free port of this range; `nil` lets the kernel pick.
   public var portRange: ClosedRange<UInt16>?
   /// Our DTLS identity, its SHA-256 fingerprint goes into our SDP; `nil` uses

@@ -104,4 +104,30 @@ final class ICERestartTests: XCTestCase {
     XCTAssertEqual(recorder.all.count, SessionCore.maximumICERestarts + 3)
     XCTAssertFalse(recorder.all.contains(.fpwcsStreamStatusFailed))
   }
+
+  func testNetworkChangeRestartsAPublishingStreamAndFailsOneNotUpYet() throws {
+    let h = try Harness()
+    let (stream, recorder) = try publishing(h)
+    let oldId = stream.getStreamID()
+    try XCTUnwrap(h.backend.connections.first).fail(
+      .networkChanged("address 127.0.1.1 in use was removed"))
+    h.settle()
+    XCTAssertNotEqual(stream.getStreamID(), oldId)
+    XCTAssertEqual(h.sent("publishStream").count, 2)
+    XCTAssertEqual(h.sent("unPublishStream").map { $0["mediaSessionId"] }, [.string(oldId)])
+    XCTAssertEqual(recorder.all, [.fpwcsStreamStatusPublishing])
+
+    let (player, playerRecorder) = try h.makeStream("remote")
+    try player.play()
+    h.settle()
+    try XCTUnwrap(h.backend.connections.last).fail(
+      .networkChanged("address 127.0.1.1 in use was removed"))
+    h.settle()
+    XCTAssertEqual(player.getStatus(), .fpwcsStreamStatusFailed)
+    XCTAssertEqual(
+      player.getInfo(),
+      "Failed by ICE timeout: network changed: address 127.0.1.1 in use was removed")
+    XCTAssertEqual(playerRecorder.all, [.fpwcsStreamStatusPending, .fpwcsStreamStatusFailed])
+    XCTAssertEqual(h.sent("playStream").count, 1, "no restart before the stream was up")
+  }
 }

@@ -18,5 +18,10 @@ int wcs_enable_receive_timestamps(int fd);
 /// errno).
 long wcs_recv_datagram(int fd, void *buffer, size_t capacity, void *address, uint32_t *length,
                        int64_t *seconds, int64_t *nanoseconds);
+/// A non-blocking `NETLINK_ROUTE` socket bound to the link and IPv4/IPv6 address groups
+/// (`RTMGRP_LINK`, `RTMGRP_IPV4_IFADDR`, `RTMGRP_IPV6_IFADDR`, rtnetlink(7)): the kernel sends
+/// it `RTM_NEWADDR`/`RTM_DELADDR`/`RTM_NEWLINK`/`RTM_DELLINK` as they happen. Returns the
+/// descriptor, or -1 with errno.
+int wcs_open_route_watch(void);
 
 #endif

@@ -5,8 +5,9 @@ import WCSMediaSeam
 extension FPWCSApi2Session {
   /// The media connection's state handler for stream `streamId`: records the state on the
   /// stream, and on failure fails the stream (lost capture device, no candidate pair) or
-  /// restarts ICE (consent lost while up, or a restart that did not connect, while restarts
-  /// remain). Other failures are left to the server, which sees them too.
+  /// restarts ICE (consent lost while up, the host's addresses changed under it, or a restart
+  /// that did not connect, while restarts remain). A network change before the stream was up
+  /// (no restart allowed then) fails it at once, the `info` naming the change. Other failures are left to the server, which sees them too.
   func connectionStateHandler(streamId id: String) -> @Sendable (MediaConnectionState) -> Void {
     { [weak self] state in
       guard let self else { return }
@@ -20,7 +21,7 @@ extension FPWCSApi2Session {
           self.run(self.core.captureDeviceLost(streamId: id, kind: kind, reason: reason))
         case .failed(.consentExpired):
           self.restartICE(stream)
-        case .failed(let failure) where failure.isNoCandidatePair:
+        case .failed(let failure) where failure.isNoCandidatePair || failure.isNetworkChange:
           if !self.restartICE(stream) {
             self.run(self.core.mediaUnreachable(streamId: id, failure: failure))
           }
@@ -63,6 +64,12 @@ extension MediaConnectionFailure {
   /// `true` for `.noCandidatePair`.
   var isNoCandidatePair: Bool {
     if case .noCandidatePair = self { return true }
+    return false
+  }
+
+  /// `true` for `.networkChanged`.
+  var isNetworkChange: Bool {
+    if case .networkChanged = self { return true }
     return false
   }
 }

@@ -6,9 +6,10 @@ import WCSProtocols
 public enum ICEHostAddresses {
   /// Every address of an up interface. Loopback addresses only when `includeLoopback` (tests);
   /// IPv6 link-local addresses only when `includeLinkLocal` (they need a scope ID to be used).
-  public static func current(includeLoopback: Bool = false, includeLinkLocal: Bool = false)
-    -> [ICEIPAddress]
-  {
+  /// `interfaces`, when given, keeps only the addresses of interfaces with those names.
+  public static func current(
+    includeLoopback: Bool = false, includeLinkLocal: Bool = false, interfaces: [String]? = nil
+  ) -> [ICEIPAddress] {
     var list: UnsafeMutablePointer<ifaddrs>?
     guard getifaddrs(&list) == 0, let first = list else { return [] }
     defer { freeifaddrs(list) }
@@ -18,6 +19,9 @@ public enum ICEHostAddresses {
       cursor = entry.pointee.ifa_next
       let flags = Int32(bitPattern: entry.pointee.ifa_flags)
       guard flags & Int32(IFF_UP) != 0, let socketAddress = entry.pointee.ifa_addr else {
+        continue
+      }
+      if let interfaces, !interfaces.contains(String(cString: entry.pointee.ifa_name)) {
         continue
       }
       let family = Int32(socketAddress.pointee.sa_family)

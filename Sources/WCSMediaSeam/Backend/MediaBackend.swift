@@ -49,6 +49,10 @@ public enum MediaConnectionFailure: Sendable, Equatable, CustomStringConvertible
   /// A capture device stopped delivering while publishing: `kind` says camera or microphone,
   /// `reason` is the device layer's message (e.g. "camera /dev/video0 was lost: noDevice").
   case captureDeviceLost(CaptureDevice.Kind, String)
+  /// The host's addresses changed under the connection (rtnetlink): an address it used went
+  /// away, or a usable one appeared while it was disconnected; `reason` names the address.
+  /// The SDK restarts ICE on it (RFC 8445 §9).
+  case networkChanged(String)
 
   /// One line for logs.
   public var description: String {
@@ -60,6 +64,7 @@ public enum MediaConnectionFailure: Sendable, Equatable, CustomStringConvertible
     case .transport(let reason): return "transport failed: \(reason)"
     case .captureDeviceLost(let kind, let reason):
       return "\(kind == .video ? "camera" : "microphone") lost: \(reason)"
+    case .networkChanged(let reason): return "network changed: \(reason)"
     }
   }
 }

@@ -23,9 +23,11 @@ extension ICEAgent {
       service(now: now)
       return relayed
     }
-    // Under the relay policy a host socket talks only to TURN servers: a check sent straight
-    // to it would pair (and reveal) a host candidate.
-    if socket >= 0 && configuration.transportPolicy == .relay {
+    // Under the relay policy (or on a relay-only socket) a host socket talks only to TURN
+    // servers: a check sent straight to it would pair (and reveal) a host candidate.
+    if socket >= 0,
+      configuration.transportPolicy == .relay || self.socket(socket)?.relayOnly == true
+    {
       service(now: now)
       return .handled
     }

@@ -105,7 +105,8 @@ extension ICEAgent {
         relays[index].allocated = true
         addRelayedCandidate(relayed, mapped: mapped, relay: relays[index])
         finishGatheringStep()
-      case .failed:
+      case .failed(let reason):
+        relays[index].failure = reason
         if !relays[index].allocated {
           finishGatheringStep()
         } else {

@@ -52,6 +52,15 @@ public final class ICEAgent {
     /// For TCP (RFC 6544): the peer address of a connection socket (`ICEAgent+TCP.swift`);
     /// `nil` for a UDP socket, a relay or a TCP candidate's base.
     var connectedTo: ICETransportAddress? = nil
+    /// A UDP socket that is only the base of TURN allocations (`addLocalSocket(relayOnly:)`):
+    /// no host or server-reflexive candidate, no direct checks.
+    var relayOnly = false
+
+    /// Whether the socket's own address may be a candidate and take checks: a UDP socket not
+    /// limited to relaying, under the `.all` policy.
+    func offersHost(under policy: ICETransportPolicy) -> Bool {
+      policy == .all && !relayOnly
+    }
   }
 
   /// A TURN allocation: its client, the driver socket it lives on, and the pseudo socket ID
@@ -61,6 +70,20 @@ public final class ICEAgent {
     var baseSocket: ICESocketID
     var pseudoSocket: ICESocketID
     var allocated = false
+    /// Why the allocation failed or ended (`TURNEvent.failed`), e.g. "allocate: 486
+    /// Allocation Quota Reached"; `nil` while it works or is pending.
+    var failure: String?
+  }
+
+  /// One line per TURN allocation that failed, naming the server and its transport and the
+  /// reason (the error code and phrase the server gave, RFC 8656 §6.4 / §18), e.g.
+  /// "127.0.0.1:3478 udp: allocate: 486 Allocation Quota Reached"; at most one per relay.
+  public var relayFailures: [String] {
+    relays.compactMap { relay in
+      relay.failure.map {
+        "\(relay.client.server.address) \(relay.client.server.transport.rawValue): \($0)"
+      }
+    }
   }
 
   var sockets: [LocalSocket] = []
@@ -129,9 +152,13 @@ public final class ICEAgent {
   /// Adds a bound local UDP socket; its address becomes a host candidate (emitted as
   /// `.localCandidate`) and is paired with every remote candidate of the same family. Sockets
   /// added first get the higher local preference. Socket IDs must be ≥ 0: negative IDs name
-  /// TURN relays in pairs. Under `ICETransportPolicy.relay` the socket is only a base for TURN
-  /// allocations: no host candidate is emitted or paired.
-  public func addLocalSocket(_ socket: ICESocketID, address: ICETransportAddress, now: Double) {
+  /// TURN relays in pairs. Under `ICETransportPolicy.relay`, or with `relayOnly` (ICE-TCP with
+  /// TURN over TCP/TLS: the offer carries TCP host candidates only, yet the relays need a UDP
+  /// base), the socket is only a base for TURN allocations: no host candidate is emitted or
+  /// paired.
+  public func addLocalSocket(
+    _ socket: ICESocketID, address: ICETransportAddress, relayOnly: Bool = false, now: Double
+  ) {
     guard socket >= 0, !sockets.contains(where: { $0.id == socket }) else { return }
     let preference = UInt16(max(0, 65535 - sockets.count))
     let host = ICECandidate(
@@ -139,8 +166,10 @@ public final class ICEAgent {
       priority: ICECandidate.priority(type: .host, localPreference: preference),
       address: address, type: .host)
     sockets.append(
-      LocalSocket(id: socket, address: address, localPreference: preference, host: host))
-    guard configuration.transportPolicy == .all else {
+      LocalSocket(
+        id: socket, address: address, localPreference: preference, host: host,
+        relayOnly: relayOnly))
+    guard !relayOnly, configuration.transportPolicy == .all else {
       service(now: now)
       return
     }
@@ -158,15 +187,18 @@ public final class ICEAgent {
   public func startGathering(now: Double) {
     guard !gatheringStarted else { return }
     gatheringStarted = true
-    if configuration.mode == .full && configuration.transportPolicy == .all {
-      for socket in sockets {
+    if configuration.mode == .full {
+      for socket in sockets
+      where socket.host.transport == .udp && socket.offersHost(under: configuration.transportPolicy)
+      {
         for server in configuration.stunServers where server.ip.isIPv6 == socket.address.ip.isIPv6 {
           serverReflexiveQueue.append((socket.id, server))
         }
       }
     }
     if configuration.mode == .full {
-      for socket in sockets {
+      // TURN allocations live on UDP sockets (over a TCP/TLS stream for those transports).
+      for socket in sockets where socket.host.transport == .udp {
         for server in configuration.turnServers
         where server.address.ip.isIPv6 == socket.address.ip.isIPv6 {
           let client = TURNClient(
@@ -285,7 +317,7 @@ public final class ICEAgent {
   @discardableResult
   func addPair(socket base: ICESocketID, remote: ICECandidate) -> Int? {
     guard let baseSocket = socket(base), baseSocket.address.ip.isIPv6 == remote.address.ip.isIPv6,
-      base < 0 || configuration.transportPolicy == .all,
+      base < 0 || baseSocket.offersHost(under: configuration.transportPolicy),
       let id = pairSocket(for: baseSocket, remote: remote), let socket = socket(id)
     else {
       return nil

@@ -10,7 +10,7 @@ import XCTest
 /// credentials), its use visible in `getStats`; and a client whose UDP is dropped by nftables
 /// in a network namespace, which fails with a reason that says so.
 final class ReachEndToEndTests: XCTestCase {
-  private func session(
+  func session(
     _ server: WCSLocalServer, backend: NativeMediaBackend,
     configure: (FPWCSApi2SessionOptions) -> Void = { _ in }
   ) throws -> FPWCSApi2Session {
@@ -25,13 +25,35 @@ final class ReachEndToEndTests: XCTestCase {
     return session
   }
 
-  private func streamOptions(_ name: String) -> FPWCSApi2StreamOptions {
+  func streamOptions(_ name: String) -> FPWCSApi2StreamOptions {
     let options = FPWCSApi2StreamOptions()
     options.name = name
     let constraints = FPWCSApi2MediaConstraints(audio: false, video: true)
     constraints?.video?.maxWidth = 320
     constraints?.video?.maxHeight = 240
     options.constraints = constraints
+    return options
+  }
+
+  /// Stream options for the virtual camera at exactly 320x240, whose played pictures
+  /// `assertCameraPictures` can compare with the source.
+  func cameraOptions(_ name: String) -> FPWCSApi2StreamOptions {
+    let options = streamOptions(name)
+    options.constraints?.video?.deviceID = "virtual:camera"
+    options.constraints?.video?.minWidth = 320
+    options.constraints?.video?.minHeight = 240
+    return options
+  }
+
+  /// Player options whose display collects the decoded pictures into `pictures`.
+  func collectingOptions(_ name: String, into pictures: Locked<[I420Image]>)
+    -> FPWCSApi2StreamOptions
+  {
+    let options = streamOptions(name)
+    options.display = VideoFrameCallbackRenderer { frame in
+      guard let image = I420Image(frame) else { return }
+      pictures.withLock { $0.append(image) }
+    }
     return options
   }
 
@@ -79,9 +101,9 @@ final class ReachEndToEndTests: XCTestCase {
 
   // MARK: UDP blocked
 
-  private static let namespaceVariable = "WCS_REACH_UDP_BLOCKED"
+  static let namespaceVariable = "WCS_REACH_UDP_BLOCKED"
   /// The client's media sockets bind here; the namespace drops UDP sent from these ports.
-  private static let clientPorts: ClosedRange<UInt16> = 20_000...20_099
+  static let clientPorts: ClosedRange<UInt16> = 20_000...20_099
 
   private static var nft: String? {
     ["/usr/sbin/nft", "/sbin/nft"].first(where: FileManager.default.isExecutableFile)
@@ -89,9 +111,10 @@ final class ReachEndToEndTests: XCTestCase {
 
   /// Runs the test `inner` of this class in a fresh network namespace (only `lo`) with an
   /// nftables output chain `inet reach o`, holding `udp sport <clientPorts> drop` when
-  /// `blocked`; returns the fields of its `REACH-RESULT` line. Skips unless this process may
-  /// create namespaces and nft is installed.
-  private func runInNamespace(_ inner: String, blocked: Bool) throws -> [Substring] {
+  /// `blocked`, and `setup` (shell commands) run after that; returns the fields of its
+  /// `REACH-RESULT` line. Skips unless this process may create namespaces and nft is
+  /// installed.
+  func runInNamespace(_ inner: String, blocked: Bool, setup: String = "") throws -> [Substring] {
     guard getuid() == 0 else { throw XCTSkip("needs root for unshare -n and nft") }
     guard let nft = Self.nft else {
       throw XCTSkip("nft is not installed (apt-get install nftables)")
@@ -107,6 +130,7 @@ final class ReachEndToEndTests: XCTestCase {
       "ip link set lo up && \(nft) add table inet reach"
       + " && \(nft) add chain inet reach o '{ type filter hook output priority 0; }'"
       + (blocked ? " && \(nft) add rule inet reach o \(Self.blockRule)" : "")
+      + (setup.isEmpty ? "" : " && \(setup)")
       + " && exec \"$0\" \"$@\""
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
@@ -134,13 +158,20 @@ final class ReachEndToEndTests: XCTestCase {
     return line.dropFirst(marker.count).split(separator: " ", maxSplits: 1)
   }
 
+  /// Skips an inner test unless it runs inside the namespace `runInNamespace` made for `outer`.
+  func requireNamespace(of outer: String) throws {
+    guard ProcessInfo.processInfo.environment[Self.namespaceVariable] == "1" else {
+      throw XCTSkip("runs inside the namespace of \(outer)")
+    }
+  }
+
   /// The nft rule that drops what the client's media sockets send.
-  private static var blockRule: String {
+  static var blockRule: String {
     "udp sport \(clientPorts.lowerBound)-\(clientPorts.upperBound) drop"
   }
 
   /// Runs `nft` with `arguments` (inside the namespace).
-  private func nft(_ arguments: String) throws {
+  func nft(_ arguments: String) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try XCTUnwrap(Self.nft))
     process.arguments = arguments.split(separator: " ").map(String.init)
@@ -226,7 +257,8 @@ final class ReachEndToEndTests: XCTestCase {
   }
 
   /// A client whose media UDP is dropped still publishes and plays through TURN over TCP and
-  /// over TLS (coturn beside it in the namespace; its relayed leg to the server is UDP).
+  /// over TLS (coturn beside it in the namespace; its relayed leg to the server is UDP), and
+  /// the pictures played are the virtual camera's (frame numbers in order, PSNR).
   func testUDPBlockedClientPublishesAndPlaysOverTURNTCPAndTLS() throws {
     let fields = try runInNamespace("testTURNOverStreamsInsideNamespace", blocked: true)
     print("TURN over TCP/TLS with UDP blocked: \(fields.joined(separator: " "))")
@@ -263,21 +295,21 @@ final class ReachEndToEndTests: XCTestCase {
       }
       defer { session.disconnect() }
       let name = "relayed-\(relayProtocol)"
-      let publisher = try session.createStream(streamOptions(name))
+      let publisher = try session.createStream(cameraOptions(name))
       try publisher.publish()
       wait("publishing over \(url)") { publisher.getStatus() == .fpwcsStreamStatusPublishing }
-      let player = try session.createStream(streamOptions(name))
+      let pictures = Locked<[I420Image]>([])
+      let player = try session.createStream(collectingOptions(name, into: pictures))
       try player.play()
       wait("playing over \(url)") { player.getStatus() == .fpwcsStreamStatusPlaying }
-      wait("frames decoded over \(url)") {
-        (stats(player)?.detailed?.framesDecoded ?? 0) >= 10
-      }
+      wait("ten pictures played over \(url)") { pictures.withLock { $0.count } >= 10 }
+      try assertCameraPictures(pictures.withLock { $0 }, width: 320, height: 240)
       for stream in [publisher, player] {
         let local = try XCTUnwrap(stats(stream)?.ice?.localCandidate)
         XCTAssertEqual(local.candidateType, "relay")
         XCTAssertEqual(local.relayProtocol, relayProtocol, url)
       }
-      figures.append("\(relayProtocol)=\(stats(player)?.detailed?.framesDecoded ?? 0)")
+      figures.append("\(relayProtocol)=\(pictures.withLock { $0.count })pictures")
       try player.stop()
       try publisher.stop()
     }
@@ -330,8 +362,9 @@ final class CoturnProcess {
   private(set) var certificate: String?
 
   /// Starts coturn: UDP only, or with `withStreams` also TCP on `port` and TLS on `tlsPort`
-  /// with a certificate `openssl` makes for IP 127.0.0.1.
-  init(withStreams: Bool = false) throws {
+  /// with a certificate `openssl` makes for IP 127.0.0.1; `extraArguments` go on its command
+  /// line (e.g. `--user-quota=1`).
+  init(withStreams: Bool = false, extraArguments: [String] = []) throws {
     let executable = "/usr/bin/turnserver"
     guard FileManager.default.isExecutableFile(atPath: executable) else {
       throw XCTSkip("coturn is not installed (apt-get install coturn)")
@@ -369,7 +402,7 @@ final class CoturnProcess {
         "--user=user:secret", "--realm=wcs.test", "--lt-cred-mech", "--no-dtls",
         "--allow-loopback-peers", "--no-cli", "--log-file=stdout",
         "--db=\(directory.path)/turndb", "--pidfile=\(directory.path)/turn.pid",
-      ] + listeners
+      ] + listeners + extraArguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()

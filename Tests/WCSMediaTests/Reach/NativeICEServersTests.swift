@@ -92,16 +92,32 @@ final class NativeICEServersTests: XCTestCase {
     XCTAssertTrue(NativeICEServers.resolveHost("localhost").contains { $0.isLoopback })
   }
 
-  func testTCPTransportOffersICETCPCandidatesOnlyAndLeavesServersOut() {
+  func testTCPTransportKeepsTURNOverTCPAndTLSAndLeavesUDPServersOut() {
+    let servers = [(3478, .udp), (3479, .tcp), (5349, .tls)].map {
+      (port: UInt16, transport: MediaICEServer.Transport) in
+      MediaICEServer(
+        scheme: transport == .tls ? .turns : .turn, host: "127.0.0.1", port: port,
+        transport: transport, username: "u", credential: "p")
+    }
     var tcp = request(
-      [MediaICEServer(scheme: .stun, host: "127.0.0.1", port: 3478, transport: .udp)])
+      [MediaICEServer(scheme: .stun, host: "127.0.0.1", port: 3478, transport: .udp)] + servers)
     tcp.transport = .tcp
     let resolution = NativeICEServers.resolve(tcp, base: .loopback)
     XCTAssertEqual(resolution.configuration.iceCandidateProtocol, .tcp)
     XCTAssertEqual(resolution.configuration.stunServers, [])
     XCTAssertEqual(
-      resolution.notes,
-      ["transport TCP: ICE-TCP host candidates only, STUN and TURN servers unused"])
+      resolution.configuration.turnServers.map { "\($0.address.port) \($0.transport)" },
+      ["3479 tcp", "5349 tls"])
+    XCTAssertEqual(
+      resolution.notes, ["transport TCP: STUN and TURN over UDP unused (TURN over TCP/TLS kept)"])
+
+    var relayWithoutStreams = request(
+      [MediaICEServer(scheme: .stun, host: "127.0.0.1", port: 3478, transport: .udp)],
+      policy: .relay)
+    relayWithoutStreams.transport = .tcp
+    XCTAssertEqual(
+      NativeICEServers.resolve(relayWithoutStreams, base: .loopback).notes.last,
+      "iceTransportPolicy relay with transport TCP needs TURN over TCP or TLS")
     let udp = NativeICEServers.resolve(request(nil), base: .loopback)
     XCTAssertEqual(udp.configuration.iceCandidateProtocol, .udp)
     XCTAssertEqual(udp.notes, [])

@@ -33,12 +33,7 @@ func connectRelayOnlyAndExchangeRTP(
     peers.answerer.addRemoteCandidate(relayed)
     peers.answerer.setRemoteEndOfCandidates()
   }
-  XCTAssertTrue(
-    peers.waitForBoth { $0 == .connected },
-    "states: \(peers.offererRecorder.states) / \(peers.answererRecorder.states)", file: file,
-    line: line)
-  let pair = try XCTUnwrap(
-    peers.loop.submit { peers.offerer.stats.selectedPair }, file: file, line: line)
+  let pair = try peers.connectedPair(file: file, line: line)
   XCTAssertEqual(pair.local.type, .relayed, file: file, line: line)
   XCTAssertLessThan(pair.socket, 0, file: file, line: line)
   try peers.send(toAnswerer, from: peers.offerer)
