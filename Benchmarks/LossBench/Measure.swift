@@ -110,6 +110,10 @@ struct LegResult: Codable, Sendable {
   /// send (SRTP or the socket refused them).
   var packetsRecovered: Int?
   var sendFailures: Int?
+  /// Packets our receiver restored from an RTX stream (RFC 4588).
+  var rtxReceived: Int?
+  /// The codec the player decoded (`"VP8"`, `"H264"`), where visible.
+  var videoCodec: String?
   /// Why the run failed (a status FAILED, no picture), nil when it ran to the end.
   var failure: String?
 

@@ -60,6 +60,7 @@ extension LegResult {
       plisSent = receiver.plisSent
       packetsLost = receiver.summary.packetsLost
       packetsRecovered = receiver.packetsRecovered
+      rtxReceived = receiver.rtxPacketsReceived
     }
     if let sender {
       retransmissions = sender.retransmissions
@@ -71,7 +72,8 @@ extension LegResult {
 }
 
 /// One run through the in-process `WCSLocalServer`: the SDK publishes the virtual camera
-/// (640x360, 30 fps) and plays the stream back in the same session, as `wcs-demo` does.
+/// (640x360, 30 fps, `settings.codec`) and plays the stream back in the same session, as
+/// `wcs-demo` does.
 func runThroughServer(settings: RunSettings) -> [LegResult] {
   var result = LegResult(leg: "server")
   var configuration = WCSLocalServer.Configuration()
@@ -132,6 +134,7 @@ func runThroughServer(settings: RunSettings) -> [LegResult] {
   publishOptions.name = name
   publishOptions.display = sentLog.renderer
   publishOptions.constraints = constraints
+  if settings.codec == "H264" { publishOptions.preferredVideoCodec = "H264" }
   guard let publishStream = try? session.createStream(publishOptions) else {
     result.failure = "createStream (publish) failed"
     return [result]
@@ -185,9 +188,9 @@ func runThroughServer(settings: RunSettings) -> [LegResult] {
   if let playing = events.time("playing"), let first = playedLog.firstArrival {
     result.firstFrame = (first - playing).seconds
   }
-  result.addCounters(
-    receiver: backend.connection(.play)?.detailed(),
-    sender: backend.connection(.publish)?.detailed())
+  let played = backend.connection(.play)?.detailed()
+  result.addCounters(receiver: played, sender: backend.connection(.publish)?.detailed())
+  result.videoCodec = played?.videoCodec
   try? playStream.stop()
   try? publishStream.stop()
   if result.failure == nil, result.decoded == 0 { result.failure = "no picture decoded" }

@@ -59,7 +59,7 @@ func runOnce(path: String, loss: Loss, settings: RunSettings, run: Int) -> Resul
   if path == "chromium" { return runChromium(loss: loss) }
   let command =
     [buildDirectory.appendingPathComponent("LossBench").path, "--child", "--path", path]
-    + ["--seconds", "\(settings.seconds)"]
+    + ["--seconds", "\(settings.seconds)", "--codec", settings.codec]
     + (loss.emulation.map { ["--network", $0, "--seed", "\(run + 1)"] } ?? [])
   return runInNamespace(command, loss: loss, timeout: settings.seconds + 60).flatMap { text in
     guard let legs = ResultLine.parse(text) else {
@@ -138,7 +138,7 @@ func runTable(_ options: Options) -> Int32 {
   }
   let s = options.settings
   print(
-    "LossBench \(s.width)x\(s.height)@\(s.fps), \(s.seconds) s of media per run, "
+    "LossBench \(s.width)x\(s.height)@\(s.fps) \(s.codec), \(s.seconds) s of media per run, "
       + "median of \(options.runs) run(s); kernel loss: nftables drops on the namespace's input hook;"
       + " emulated: the SDK's NetworkEmulation on our sockets, run i with seed=i")
   print(

@@ -9,7 +9,8 @@
 // the datagrams, 4 in a row out of every 20. Needs root, `unshare` and `nft`. `--path chromium`
 // adds headless Chromium publishing and playing through `wcs-local-server` (the `wcs-loss` page
 // of Tests/Interop/chromium, driven by InteropPeer). `--network SPEC` uses the SDK's network
-// emulator instead of the kernel (fixed seeds; jitter needs it): see `--help`.
+// emulator instead of the kernel (fixed seeds; jitter needs it): see `--help`. `--codec h264`
+// publishes H.264 on the server path.
 import Foundation
 import WCSMedia
 
@@ -19,6 +20,8 @@ struct RunSettings: Sendable {
   var height = 360
   var fps = 30
   var seconds = 8.0
+  /// The video codec the server path publishes: "VP8" or "H264" (`preferredVideoCodec`).
+  var codec = "VP8"
   var peerConnection = PeerConnectionConfiguration.loopback
 }
 
@@ -115,6 +118,9 @@ func parse(_ arguments: [String]) -> Options? {
         return nil
       }
       options.settings.seconds = seconds
+    case "--codec":
+      guard let text = value()?.uppercased(), ["VP8", "H264"].contains(text) else { return nil }
+      options.settings.codec = text
     case "--child":
       options.child = true
     default:
@@ -130,7 +136,8 @@ func parse(_ arguments: [String]) -> Options? {
 
 let usage = """
   usage: LossBench [--path server,aiortc,chromium|all] [--loss 0,2,5,10,20b]
-                   [--network SPEC]... [--runs N] [--seconds S]
+                   [--network SPEC]... [--runs N] [--seconds S] [--codec vp8|h264]
+  --codec: the video codec the server path publishes and plays (default vp8).
   --loss: kernel drops (nftables), % of UDP datagrams at random; 20b: 20 % in bursts.
   --network: the SDK's network emulator instead, on our sockets, run i with seed=i
   (default cells: loss=5%,delay=40ms,jitter=15ms and loss=20%,burst=4; SPEC syntax below).

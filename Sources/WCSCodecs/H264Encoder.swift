@@ -1,12 +1,25 @@
 import COpenH264
 
 /// Real-time H.264 encoder (OpenH264) with WebRTC settings: constrained baseline (CAVLC, no B
-/// pictures, one reference), bitrate rate control without frame skipping, an IDR on request and
+/// pictures, one reference) or main / constrained high with CABAC (`Configuration.profile`), bitrate rate control without frame skipping, an IDR on request and
 /// at most every `keyFrameInterval` pictures, SPS and PPS before every IDR. The output is the
 /// byte stream of ITU-T H.264 Annex B, one access unit per picture.
 ///
 /// Not thread-safe: use one encoder from one thread (or behind the caller's lock).
 public final class H264Encoder {
+  /// The profile of the stream (H.264 Annex A), as `profile-level-id` names it (RFC 6184
+  /// §8.1). OpenH264 2.3.1 (Debian 12) writes main and high with CABAC entropy coding but uses
+  /// none of high's other tools (no 8x8 transform: its SPS carries constraint_set4/5, i.e.
+  /// progressive with no B pictures, "constrained high"); it makes no B pictures in any profile.
+  public enum Profile: Sendable, Equatable {
+    /// profile_idc 66 with constraint_set1 (`42e0xx`): CAVLC. What every WebRTC peer decodes.
+    case constrainedBaseline
+    /// profile_idc 77 (`4d..xx`): CABAC, fewer bits than CAVLC for the same pictures.
+    case main
+    /// profile_idc 100 with constraint_set4/5 (`640cxx`): CABAC.
+    case constrainedHigh
+  }
+
   /// Settings of an encoder.
   public struct Configuration: Sendable, Equatable {
     /// Picture width in pixels (even).
@@ -25,13 +38,17 @@ public final class H264Encoder {
     /// unit travels in one RTP packet: pictures are cut into slices of at most this size. Nil:
     /// one slice per picture (mode 1 fragments it with FU-A).
     public var maxNALUnitSize: Int?
+    /// The profile (default constrained baseline).
+    public var profile: Profile
 
     /// Defaults: 640x480 at 30 fps, 1000 kbps, an IDR at least every 3000 frames, 1 thread,
-    /// one slice per picture.
+    /// one slice per picture, constrained baseline.
     public init(
       width: Int = 640, height: Int = 480, frameRate: Int = 30, bitrateKbps: Int = 1000,
-      keyFrameInterval: Int = 3000, threads: Int = 1, maxNALUnitSize: Int? = nil
+      keyFrameInterval: Int = 3000, threads: Int = 1, maxNALUnitSize: Int? = nil,
+      profile: Profile = .constrainedBaseline
     ) {
+      self.profile = profile
       self.width = width
       self.height = height
       self.frameRate = frameRate
@@ -81,7 +98,7 @@ public final class H264Encoder {
     params.iNumRefFrame = 1
     params.eSpsPpsIdStrategy = CONSTANT_ID
     params.bPrefixNalAddingCtrl = false
-    params.iEntropyCodingModeFlag = 0
+    params.iEntropyCodingModeFlag = configuration.profile == .constrainedBaseline ? 0 : 1
     params.iTemporalLayerNum = 1
     params.iSpatialLayerNum = 1
     params.iMultipleThreadIdc = UInt16(min(max(configuration.threads, 1), 2))
@@ -97,7 +114,11 @@ public final class H264Encoder {
     layer.fFrameRate = params.fMaxFrameRate
     layer.iSpatialBitrate = params.iTargetBitrate
     layer.iMaxSpatialBitrate = params.iMaxBitrate
-    layer.uiProfileIdc = PRO_BASELINE
+    switch configuration.profile {
+    case .constrainedBaseline: layer.uiProfileIdc = PRO_BASELINE
+    case .main: layer.uiProfileIdc = PRO_MAIN
+    case .constrainedHigh: layer.uiProfileIdc = PRO_HIGH
+    }
     if let size = configuration.maxNALUnitSize {
       let bounded = UInt32(min(max(size, 200), 65535))
       layer.sSliceArgument.uiSliceMode = SM_SIZELIMITED_SLICE

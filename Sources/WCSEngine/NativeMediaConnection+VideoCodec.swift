@@ -4,15 +4,18 @@ import WCSProtocols
 
 /// Which video codec a connection offers and uses: VP8 (RFC 7741) or H.264 (RFC 6184).
 extension NativeMediaConnection {
-  /// The H.264 format of the offer: constrained baseline 3.1, packetization-mode 1, first when
-  /// the request prefers H.264; nil when the request excludes it (`stripCodecs`, matched as
+  /// The H.264 format of the offer: constrained baseline 3.1, packetization-mode 1, with RTX
+  /// at 103 (`apt=102`), first when the request prefers H.264; nil when the request excludes it (`stripCodecs`, matched as
   /// the SDK's filter does: a case-insensitive substring of the codec name).
   var offeredH264: SDPOfferParameters.H264? {
     let excluded = request.excludedCodecs.map { $0.lowercased() }.filter { !$0.isEmpty }
     guard !excluded.contains(where: { "h264".contains($0) }) else { return nil }
-    return SDPOfferParameters.H264(
+    var h264 = SDPOfferParameters.H264(
       payloadType: 102,
       isPreferred: request.preferredVideoCodec?.caseInsensitiveCompare("H264") == .orderedSame)
+    // RTX for H.264 as for VP8 (RFC 4588), next to its payload type.
+    h264.retransmissionPayloadType = 103
+    return h264
   }
 
   /// Whether an answered H.264 format wins over a VP8 one listed before it: when publishing

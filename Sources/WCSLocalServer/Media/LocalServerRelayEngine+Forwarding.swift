@@ -64,7 +64,10 @@ extension LocalServerRelayEngine {
     guard payloadRange.lowerBound <= payloadRange.upperBound, payloadRange.upperBound <= bytes.count
     else { return }
     let startsKeyFrame =
-      codec.kind == .video && Self.startsVP8KeyFrame(bytes[payloadRange])
+      codec.kind == .video
+      && (codec.h264 == nil
+        ? Self.startsVP8KeyFrame(bytes[payloadRange])
+        : H264Depacketizer.startsKeyFrame(bytes[payloadRange]))
     if startsKeyFrame {
       publisher.statistics.keyFrames += 1
       // The last PLI is answered: a deferred one may go out sooner.

@@ -92,7 +92,8 @@ enum RelayCodecs {
   }
 
   /// RTX payload type → the media payload type it repairs (`a=fmtp:<rtx> apt=<media>`,
-  /// RFC 4588 §8.1), for every RTX format of `sdp` whose `apt` is an Opus or VP8 format.
+  /// RFC 4588 §8.1), for every RTX format of `sdp` whose `apt` is a relayed format (Opus, VP8,
+  /// H.264).
   static func retransmissionPayloadTypes(in sdp: SessionDescription) -> [UInt8: UInt8] {
     let media = payloadTypes(in: sdp)
     var map: [UInt8: UInt8] = [:]
@@ -121,7 +122,7 @@ enum RelayCodecs {
     return map
   }
 
-  /// The media kinds of `sdp` whose Opus or VP8 format has `a=rtcp-fb:<pt> nack` (generic
+  /// The media kinds of `sdp` whose Opus, VP8 or H.264 format has `a=rtcp-fb:<pt> nack` (generic
   /// NACK, RFC 4585 §4.2): the kinds the relay may NACK.
   static func kindsWithNACK(in sdp: SessionDescription) -> Set<RelayCodec.Kind> {
     var kinds = Set<RelayCodec.Kind>()

@@ -73,7 +73,7 @@ final class RelayRecording {
   private let hasAudio: Bool
   private var recorder: Recorder?
   private var assembler = VP8FrameAssembler(reorderWindow: RelayRecording.reorderWindow)
-  private var h264Assembler = H264AccessUnitAssembler()
+  private var h264Assembler = H264AccessUnitAssembler(reorderWindow: RelayRecording.reorderWindow)
   private var heldAudio: [(packet: [UInt8], timestamp: UInt32)] = []
   private(set) var lastError: String?
   private var failed = false

@@ -26,7 +26,8 @@ final class RelaySnapshotSource {
   /// The codec of the packets given to `addVideo`; set before the first one.
   var codec = Codec.vp8
   private var assembler = VP8FrameAssembler(reorderWindow: RelaySnapshotSource.reorderWindow)
-  private var h264Assembler = H264AccessUnitAssembler()
+  private var h264Assembler = H264AccessUnitAssembler(
+    reorderWindow: RelaySnapshotSource.reorderWindow)
   private(set) var frames: [[UInt8]] = []
   private var bytes = 0
   /// Snapshot requests waiting for a key frame, with when they were asked.

@@ -3,8 +3,13 @@ import WCSCodecs
 /// Rebuilds H.264 access units from RTP packets (RFC 6184) and hands on only complete ones a
 /// decoder can use.
 ///
-/// Packets come in sequence order (the jitter buffer releases them so). An access unit is the
-/// run of packets with one timestamp; it is complete when its first packet follows the packet
+/// Packets are taken in sequence order: one that leaves a gap waits, with those after it, until
+/// the gap fills (a late retransmission) or `reorderWindow` newer packets arrived, when the
+/// missing one counts as lost — as `VP8FrameAssembler` waits — or until a whole IDR access unit
+/// after the gap is buffered, which is delivered at once (what came before it is then given up).
+/// The jitter buffer already releases packets in order, so the window covers retransmissions
+/// that arrive after it let a gap through. An access unit is the run of packets with one
+/// timestamp; it is complete when its first packet follows the packet
 /// before it without a gap and it ends at its marker packet, or where the next timestamp
 /// starts right after it (a lost marker). It is delivered when no packet of it was
 /// lost, every NAL type and length checks out (`H264Depacketizer`), each slice's PPS and that
@@ -36,6 +41,9 @@ public struct H264AccessUnitAssembler: Sendable {
   public let maxAccessUnitSize: Int
   /// Largest number of NAL units in one access unit.
   public let maxNALUnits: Int
+  /// Packets a missing sequence number may lag behind the newest before it counts as lost (0:
+  /// at once, the next packet after a gap ends the wait).
+  public let reorderWindow: Int
   /// Packets refused by the depacketizer (bad type, length, fragment).
   public private(set) var droppedPackets = 0
   /// Access units dropped: a packet of them lost or refused, a parameter set missing, an SPS
@@ -59,6 +67,9 @@ public struct H264AccessUnitAssembler: Sendable {
   private var spsIDs: Set<Int> = []
   private var ppsSPS: [Int: Int] = [:]
   private var lastRequest: Int64?
+  /// Packets after a gap, waiting for it to fill, in ascending extended sequence number, each
+  /// once; at most `reorderWindow` + 1 (past that the gap is given up).
+  private var pending: [(sequence: Int64, packet: Packet)] = []
 
   /// Packets between two key frame requests while none arrives (one per second at 30 fps
   /// with a few packets per picture).
@@ -69,23 +80,96 @@ public struct H264AccessUnitAssembler: Sendable {
   ///   - pictureLimit: default `H264PictureLimit.default`.
   ///   - maxAccessUnitSize: bytes, at least 64 KiB (default 4 MiB).
   ///   - maxNALUnits: at least 16 (default 1024).
+  ///   - reorderWindow: packets, 0 to 4096 (default 0: no wait; receivers use 64 as VP8's).
   public init(
     pictureLimit: H264PictureLimit = .default, maxAccessUnitSize: Int = 4 << 20,
-    maxNALUnits: Int = 1024
+    maxNALUnits: Int = 1024, reorderWindow: Int = 0
   ) {
     self.pictureLimit = pictureLimit
     self.maxAccessUnitSize = max(64 << 10, maxAccessUnitSize)
     self.maxNALUnits = max(16, maxNALUnits)
+    self.reorderWindow = min(max(0, reorderWindow), 4096)
   }
+
+  /// Packets waiting after a gap for it to fill.
+  public var waitingPackets: Int { pending.count }
 
   /// Takes one packet and returns the access units that became complete.
   public mutating func insert(_ packet: Packet) -> Output {
     var output = Output()
-    let sequence = sequenceNumbers.extend(packet.sequenceNumber)
+    let sequence = sequenceNumbers.extended(packet.sequenceNumber)
     if let lastSequence, sequence <= lastSequence {
       latePackets += 1
       return output
     }
+    let index = pendingIndex(notBelow: sequence)
+    if index < pending.count, pending[index].sequence == sequence {
+      latePackets += 1
+      return output
+    }
+    sequenceNumbers.record(sequence)
+    if pending.isEmpty, lastSequence.map({ sequence == $0 + 1 }) ?? true {
+      assemble(packet, sequence: sequence, into: &output)
+    } else {
+      pending.insert((sequence, packet), at: index)
+      release(into: &output, completedBy: packet.marker ? index : nil)
+    }
+    if output.dropped != nil
+      || (isWaitingForKeyFrame
+        && !output.accessUnits.contains {
+          $0.isKeyFrame
+        })
+    {
+      output.needsKeyFrame = requestKeyFrame(
+        at: lastSequence ?? sequence, now: output.dropped != nil)
+    }
+    return output
+  }
+
+  /// The index of the first waiting packet numbered `sequence` or later (`pending.count`
+  /// when none is).
+  private func pendingIndex(notBelow sequence: Int64) -> Int {
+    pending.firstIndex(notBelow: sequence) { $0.sequence }
+  }
+
+  /// Hands the waiting packets on in order while they follow the last one taken, giving up a
+  /// gap once `reorderWindow` newer packets arrived, or every gap before a whole IDR access
+  /// unit that the marker packet at `completedBy` ended.
+  private mutating func release(into output: inout Output, completedBy marker: Int?) {
+    var through = marker.flatMap(keyFrameEnd(at:)) ?? -1
+    while let first = pending.first {
+      if through < 0, let lastSequence, first.sequence != lastSequence + 1 {
+        guard let highest = sequenceNumbers.highest,
+          highest - (lastSequence + 1) > Int64(reorderWindow)
+        else { return }
+      }
+      let next = pending.removeFirst()
+      through -= 1
+      assemble(next.packet, sequence: next.sequence, into: &output)
+    }
+  }
+
+  /// When the waiting marker packet at `end` closes a whole access unit holding an IDR, with
+  /// the marker packet before it waiting too (so the unit's first packet is known): `end`.
+  private func keyFrameEnd(at end: Int) -> Int? {
+    let timestamp = pending[end].packet.timestamp
+    var start = end
+    var holdsIDR = false
+    while true {
+      if H264Depacketizer.startsKeyFrame(pending[start].packet.payload[...]) { holdsIDR = true }
+      guard start > 0, pending[start - 1].sequence == pending[start].sequence - 1 else {
+        return nil
+      }
+      if pending[start - 1].packet.timestamp != timestamp {
+        return holdsIDR && pending[start - 1].packet.marker ? end : nil
+      }
+      start -= 1
+    }
+  }
+
+  /// Takes the next packet in sequence order (`sequence` after the last one taken, or past a
+  /// gap given up).
+  private mutating func assemble(_ packet: Packet, sequence: Int64, into output: inout Output) {
     let gap = lastSequence.map { sequence != $0 + 1 } ?? false
     lastSequence = sequence
     if timestamp != packet.timestamp {
@@ -103,15 +187,6 @@ public struct H264AccessUnitAssembler: Sendable {
     }
     if broken == nil { take(packet.payload, output: &output) }
     if packet.marker { finish(into: &output) }
-    if output.dropped != nil
-      || (isWaitingForKeyFrame
-        && !output.accessUnits.contains {
-          $0.isKeyFrame
-        })
-    {
-      output.needsKeyFrame = requestKeyFrame(at: sequence, now: output.dropped != nil)
-    }
-    return output
   }
 
   private mutating func requestKeyFrame(at sequence: Int64, now: Bool) -> Bool {

@@ -203,14 +203,7 @@ public struct VP8FrameAssembler: Sendable {
   /// The index of the first buffered packet whose sequence number is `sequence` or later
   /// (`packets.count` when none is): the end for a packet in order, else a binary search.
   private func firstIndex(notBelow sequence: Int64) -> Int {
-    guard let last = packets.last, last.sequence >= sequence else { return packets.count }
-    var low = 0
-    var high = packets.count - 1
-    while low < high {
-      let middle = (low + high) / 2
-      if packets[middle].sequence < sequence { low = middle + 1 } else { high = middle }
-    }
-    return low
+    packets.firstIndex(notBelow: sequence) { $0.sequence }
   }
 
   /// The index of the last packet of the complete frame whose first packet is at `start`, if

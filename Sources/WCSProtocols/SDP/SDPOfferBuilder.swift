@@ -127,6 +127,7 @@ public enum SDPOfferBuilder {
       } else {
         formats.append(h264.payloadType)
       }
+      if video.rtx != nil, let rtx = h264.retransmissionPayloadType { formats.append(rtx) }
     }
     var m = section(
       kind: "video", formats: formats, mid: mid, direction: video.direction,
@@ -152,12 +153,10 @@ public enum SDPOfferBuilder {
       )
     }
     if let rtx = video.rtx {
-      m.attributes += [
-        .rtpmap(RTPMap(payloadType: rtx.payloadType, encodingName: "rtx", clockRate: 90000)),
-        .fmtp(
-          FormatParameters(
-            payloadType: rtx.payloadType, parameters: [FormatParameter("apt", "\(vp8)")])),
-      ]
+      m.attributes += retransmissionFormat(rtx.payloadType, repairing: vp8)
+      if let h264 = video.h264, let h264RTX = h264.retransmissionPayloadType {
+        m.attributes += retransmissionFormat(h264RTX, repairing: h264.payloadType)
+      }
     }
     if sends(video.direction) {
       if let rtx = video.rtx {
@@ -167,6 +166,18 @@ public enum SDPOfferBuilder {
       if let rtx = video.rtx { m.attributes += ssrcLines(rtx.ssrc, trackId: video.trackId, p) }
     }
     return m
+  }
+
+  /// An RTX format repairing `media` (RFC 4588 §8.1: `rtx/90000` with `apt`).
+  private static func retransmissionFormat(_ payloadType: Int, repairing media: Int)
+    -> [SDPAttribute]
+  {
+    [
+      .rtpmap(RTPMap(payloadType: payloadType, encodingName: "rtx", clockRate: 90000)),
+      .fmtp(
+        FormatParameters(payloadType: payloadType, parameters: [FormatParameter("apt", "\(media)")])
+      ),
+    ]
   }
 
   /// RFC 4585 §4.2 nack/pli, RFC 5104 §7.1 ccm fir, libwebrtc goog-remb and transport-cc.

@@ -28,7 +28,8 @@ public struct SDPOfferParameters: Hashable, Sendable {
   }
 
   /// Retransmission (RFC 4588) for VP8: an `rtx` payload type with `apt`, and an SSRC paired
-  /// with the media SSRC by `a=ssrc-group:FID` (RFC 5576 §4.2).
+  /// with the media SSRC by `a=ssrc-group:FID` (RFC 5576 §4.2). H.264's RTX format
+  /// (`H264.retransmissionPayloadType`) shares the SSRC: one codec is sent at a time.
   public struct RTX: Hashable, Sendable {
     /// The RTX payload type.
     public var payloadType: Int
@@ -78,6 +79,9 @@ public struct SDPOfferParameters: Hashable, Sendable {
     public var formatParameters: H264FormatParameters
     /// Listed before VP8 on the `m=` line: the answerer's first choice (RFC 3264 §5.1).
     public var isPreferred: Bool
+    /// Its RTX payload type (`a=fmtp:<rtx> apt=<payloadType>`, RFC 4588 §8.1), written when the
+    /// video section has RTX (`Video.rtx`, whose SSRC it shares); nil for none.
+    public var retransmissionPayloadType: Int? = nil
 
     /// Creates the format: constrained baseline 3.1, mode 1, after VP8 unless preferred.
     public init(

@@ -11,14 +11,17 @@ package final class H264DecodePipeline {
   package typealias Output = VideoDecodePipeline<VideoFrame>.Output
 
   package private(set) var statistics = VideoDecodePipelineStatistics()
-  private var assembler = H264AccessUnitAssembler()
+  private var assembler: H264AccessUnitAssembler
   private let decoder: H264Decoder
   private var timeline = RenderTimeline()
   private var waitingForKeyFrame = false
 
+  /// - Parameter reorderWindow: packets the assembler waits past a gap before declaring the
+  ///   access unit lost, as `VideoDecodePipeline`'s (default 64): late retransmissions.
   /// - Throws: `H264Error.initialization` when libavcodec has no H.264 decoder.
-  package init() throws(H264Error) {
+  package init(reorderWindow: Int = 64) throws(H264Error) {
     decoder = try H264Decoder()
+    assembler = H264AccessUnitAssembler(reorderWindow: reorderWindow)
   }
 
   /// Takes packets released by the receive stream at `now`, decodes every access unit they
@@ -44,7 +47,7 @@ package final class H264DecodePipeline {
 
   /// A new source took over the stream: start over at its next IDR.
   package func restartSource() {
-    assembler = H264AccessUnitAssembler()
+    assembler = H264AccessUnitAssembler(reorderWindow: assembler.reorderWindow)
   }
 
   private func decode(

@@ -318,18 +318,28 @@ final class LocalServerRelayTests: XCTestCase {
 
   /// 30 VP8 frames (160x120, payloads of at most 400 octets) as RTP packets of payload type
   /// 96 on `ssrc`, numbered from `firstSequence`; the first frame is a key frame.
-  static func vp8Packets(ssrc: UInt32, firstSequence: UInt16) throws -> [[UInt8]] {
+  /// 30 frames at 160x120 as RTP packets: VP8 at payload type 96, or with `h264` H.264
+  /// (OpenH264, RFC 6184 mode 1) at 102.
+  static func vp8Packets(ssrc: UInt32, firstSequence: UInt16, h264: Bool = false) throws
+    -> [[UInt8]]
+  {
     var packetizer = VP8Packetizer(maxPayloadSize: 400)
+    var h264Packetizer = H264Packetizer(maxPayloadSize: 400)
     let encoder = try VP8Encoder(
       configuration: .init(width: 160, height: 120, frameRate: 30, bitrateKbps: 300))
+    let h264Encoder =
+      h264 ? try H264Encoder(configuration: .init(width: 160, height: 120, bitrateKbps: 300)) : nil
     var packets: [[UInt8]] = []
     var sequence = firstSequence
     for index in 0..<30 {
       let picture = I420Image(width: 160, height: 120, y: UInt8(30 + index * 6))
-      for frame in try encoder.encode(picture, timestamp: UInt32(index * 3000)) {
-        for payload in packetizer.packetize(frame) {
+      let timestamp = UInt32(index * 3000)
+      for frame in try h264Encoder?.encode(picture, timestamp: timestamp)
+        ?? encoder.encode(picture, timestamp: timestamp)
+      {
+        for payload in h264 ? h264Packetizer.packetize(frame) : packetizer.packetize(frame) {
           let header = RTPHeader(
-            marker: payload.marker, payloadType: 96, sequenceNumber: sequence,
+            marker: payload.marker, payloadType: h264 ? 102 : 96, sequenceNumber: sequence,
             timestamp: payload.timestamp, ssrc: ssrc)
           packets.append(try RTPPacket(header: header, payload: payload.payload).serialized())
           sequence &+= 1

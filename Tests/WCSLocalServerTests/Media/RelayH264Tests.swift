@@ -36,6 +36,19 @@ final class RelayH264Tests: XCTestCase {
     XCTAssertEqual(keptVP8.media[0].payloadTypes, [96])
   }
 
+  func testH264KeepsItsRTXFormatAndTheRelayRepairsThroughIt() throws {
+    let published = offer(video: [
+      (102, "H264", Self.baselineMode1), (103, "rtx", "apt=102"), (96, "VP8", nil),
+      (97, "rtx", "apt=96"),
+    ])
+    let kept = try SDPParser.parse(RelayAnswer.keepingFirstVideoCodec(published)).description
+    XCTAssertEqual(kept.media[0].payloadTypes, [102, 103])
+    XCTAssertEqual(RelayCodecs.retransmissionPayloadTypes(in: kept), [103: 102])
+    XCTAssertEqual(
+      RelayCodecs.retransmissionPayloadTypes(in: try SDPParser.parse(published).description),
+      [103: 102, 97: 96])
+  }
+
   func testPlayerGetsH264OnlyWithTheSameProfileAndMode() throws {
     let publisher = RelayCodecs.payloadTypes(
       in: try SDPParser.parse(offer(video: [(102, "H264", Self.baselineMode1)])).description)

@@ -34,7 +34,11 @@ final class RelayLossRecoveryTests: XCTestCase {
     let publisherAnswer: String
     let playerAnswer: String
 
-    init(publisherRTX: Bool, playerRTX: Bool, keyFrameIntervalMillis: Int64 = 0) throws {
+    /// With `h264`, the publisher offers H.264 first (102, RTX 103) and the player H.264 at
+    /// 125 (RTX 126) besides VP8 at 120: the relay passes H.264 on.
+    init(
+      publisherRTX: Bool, playerRTX: Bool, keyFrameIntervalMillis: Int64 = 0, h264: Bool = false
+    ) throws {
       let records = try makeTemporaryDirectory("wcs-relay-loss")
       let logs = Collector<String>()
       var configuration = LocalServerRelayEngine.Configuration(recordsDirectory: records.path)
@@ -49,15 +53,24 @@ final class RelayLossRecoveryTests: XCTestCase {
       let playerPC = PeerConnection(configuration: .loopback, loop: loop)
       let upstreamRTCP = Collector<[RTCPPacket]>()
       let received = Collector<LocalServerRelayTests.Received>()
-      let offer = try loop.submit {
+      var publishedVideo = SDPOfferParameters.Video(
+        ssrc: RelayLossRecoveryTests.videoSSRC, trackId: "v",
+        rtx: publisherRTX
+          ? .init(payloadType: 97, ssrc: RelayLossRecoveryTests.publisherRTXSSRC) : nil)
+      var playedVideo = SDPOfferParameters.Video(
+        direction: .recvonly, ssrc: 0x4444, trackId: "v", vp8PayloadType: 120,
+        rtx: playerRTX ? .init(payloadType: 121, ssrc: 0x4445) : nil)
+      if h264 {
+        publishedVideo.h264 = .init(isPreferred: true)
+        publishedVideo.h264?.retransmissionPayloadType = 103
+        playedVideo.h264 = .init(payloadType: 125)
+        playedVideo.h264?.retransmissionPayloadType = 126
+      }
+      let offer = try loop.submit { [publishedVideo] in
         publisherPC.onRTCP = { upstreamRTCP.append((try? RTCPPacket.parseCompound($0)) ?? []) }
         return try publisherPC.createOffer(
           audio: .init(ssrc: RelayLossRecoveryTests.audioSSRC, trackId: "a", includeG711: false),
-          video: .init(
-            ssrc: RelayLossRecoveryTests.videoSSRC, trackId: "v",
-            rtx: publisherRTX
-              ? .init(payloadType: 97, ssrc: RelayLossRecoveryTests.publisherRTXSSRC) : nil),
-          mode: .publish)
+          video: publishedVideo, mode: .publish)
       }
       let publisher = TestClient(server.wsURL)
       publisher.establish()
@@ -70,16 +83,13 @@ final class RelayLossRecoveryTests: XCTestCase {
       try loop.submit { try publisherPC.setRemoteDescription(answer: publisherAnswer) }
       publisher.waitForStatus("pub-1", "PUBLISHING")
 
-      let playerOffer = try loop.submit {
+      let playerOffer = try loop.submit { [playedVideo] in
         playerPC.onRTP = { _, raw in LocalServerRelayTests.Received(raw).map(received.append) }
         return try playerPC.createOffer(
           audio: .init(
             direction: .recvonly, ssrc: 0x3333, trackId: "a", opusPayloadType: 109,
             includeG711: false),
-          video: .init(
-            direction: .recvonly, ssrc: 0x4444, trackId: "v", vp8PayloadType: 120,
-            rtx: playerRTX ? .init(payloadType: 121, ssrc: 0x4445) : nil),
-          mode: .play)
+          video: playedVideo, mode: .play)
       }
       let player = TestClient(server.wsURL)
       player.establish()
@@ -97,13 +107,14 @@ final class RelayLossRecoveryTests: XCTestCase {
           XCTAssertEqual(group.ssrcs.first, playerVideoSSRC)
           answeredRTX = (group.ssrcs[1], UInt8(rtxType))
         }
-        XCTAssertEqual(video.formatParameters(payloadType: rtxType)?.associatedPayloadType, 120)
+        XCTAssertEqual(
+          video.formatParameters(payloadType: rtxType)?.associatedPayloadType, h264 ? 125 : 120)
       }
       try loop.submit { try playerPC.setRemoteDescription(answer: playerAnswer) }
       player.waitForStatus("play-1", "PLAYING")
 
       let packets = try LocalServerRelayTests.vp8Packets(
-        ssrc: RelayLossRecoveryTests.videoSSRC, firstSequence: 65_520)
+        ssrc: RelayLossRecoveryTests.videoSSRC, firstSequence: 65_520, h264: h264)
       self.records = records
       self.logs = logs
       self.engine = engine
@@ -185,7 +196,7 @@ final class RelayLossRecoveryTests: XCTestCase {
   /// publisher answers with `resend`; the player gets the packet in its place, and the
   /// recording every frame.
   private func repairPublisherLoss(
-    _ session: Session, resend: (Session, [UInt8]) throws -> Void
+    _ session: Session, playerPayloadType: UInt8 = 120, resend: (Session, [UInt8]) throws -> Void
   ) throws -> LocalServerRelayTests.Received {
     let lost = session.videoPackets.count / 2
     let lostSequence = UInt16(truncatingIfNeeded: 65_520 + lost)
@@ -201,10 +212,34 @@ final class RelayLossRecoveryTests: XCTestCase {
     let repaired = try XCTUnwrap(video.last)
     // Fixed offsets: the repaired packet fills exactly the player's gap.
     XCTAssertEqual(repaired.sequenceNumber, first.sequenceNumber &+ UInt16(lost))
-    XCTAssertEqual(repaired.payloadType, 120)
+    XCTAssertEqual(repaired.payloadType, playerPayloadType)
     XCTAssertEqual(
       repaired.payload, Array(try RTPPacket.parse(session.videoPackets[lost]).payload))
     return repaired
+  }
+
+  /// The player NACKs `repaired` as if its copy was lost: the answer comes on the RTX SSRC
+  /// and payload type `rtx`, and unwraps (RFC 4588 §4) to `repaired` at `payloadType`.
+  private func repairPlayerLossByRTX(
+    _ session: Session, of repaired: LocalServerRelayTests.Received,
+    rtx: (ssrc: UInt32, payloadType: UInt8), payloadType: UInt8
+  ) throws {
+    let count = session.received.all.count
+    try session.sendFromPlayer([
+      .genericNACK(
+        RTCPGenericNACK(
+          senderSSRC: 0x4444, mediaSSRC: session.playerVideoSSRC,
+          lost: [repaired.sequenceNumber]))
+    ])
+    let retransmission = try XCTUnwrap(
+      session.received.wait { $0.count > count }.last { $0.ssrc == rtx.ssrc })
+    XCTAssertEqual(retransmission.payloadType, rtx.payloadType)
+    let restored = try XCTUnwrap(
+      try RTXPacketFormat.unwrap(
+        try RTPPacket.parse(retransmission.bytes), ssrc: session.playerVideoSSRC,
+        payloadType: payloadType))
+    XCTAssertEqual(restored.header.sequenceNumber, repaired.sequenceNumber)
+    XCTAssertEqual(restored.payload, repaired.payload)
   }
 
   /// Publisher without RTX (its resend is the packet as first sent); player with RTX: the
@@ -220,22 +255,7 @@ final class RelayLossRecoveryTests: XCTestCase {
     }
 
     // Relay→player loss: the player NACKs the repaired packet as if its copy was lost.
-    let count = session.received.all.count
-    try session.sendFromPlayer([
-      .genericNACK(
-        RTCPGenericNACK(
-          senderSSRC: 0x4444, mediaSSRC: session.playerVideoSSRC,
-          lost: [repaired.sequenceNumber]))
-    ])
-    let retransmission = try XCTUnwrap(
-      session.received.wait { $0.count > count }.last { $0.ssrc == rtx.ssrc })
-    XCTAssertEqual(retransmission.payloadType, rtx.payloadType)
-    let restored = try XCTUnwrap(
-      try RTXPacketFormat.unwrap(
-        try RTPPacket.parse(retransmission.bytes), ssrc: session.playerVideoSSRC,
-        payloadType: 120))
-    XCTAssertEqual(restored.header.sequenceNumber, repaired.sequenceNumber)
-    XCTAssertEqual(restored.payload, repaired.payload)
+    try repairPlayerLossByRTX(session, of: repaired, rtx: rtx, payloadType: 120)
 
     let statistics = session.engine.legStatistics()
     let publisher = try XCTUnwrap(statistics["pub-1"])
@@ -254,6 +274,38 @@ final class RelayLossRecoveryTests: XCTestCase {
     session.logs.wait {
       $0.contains { $0.contains("publisher 'cam': in \(session.videoPackets.count)") }
     }
+  }
+
+  /// H.264 with RTX on both legs (RFC 4588 `apt` to the H.264 formats): the publisher's RTX
+  /// resend is unwrapped, the player's NACK answered on its H.264 RTX format, the IDR counted
+  /// once on each leg (its FU-A start), and the recording has every picture.
+  func testH264LossIsRepairedByRTXOnBothLegsAndItsKeyFrameCounted() throws {
+    let session = try Session(publisherRTX: true, playerRTX: true, h264: true)
+    defer { session.close() }
+    XCTAssertTrue(session.publisherAnswer.contains("apt=102"))
+    XCTAssertFalse(session.publisherAnswer.contains("VP8"))
+    let rtx = try XCTUnwrap(session.playerRTX)
+    XCTAssertEqual(rtx.payloadType, 126)
+    var rtxSequence: UInt16 = 700
+    let repaired = try repairPublisherLoss(session, playerPayloadType: 125) { session, packet in
+      let wrapped = RTXPacketFormat.wrap(
+        try RTPPacket.parse(packet), ssrc: Self.publisherRTXSSRC, payloadType: 103,
+        sequenceNumber: rtxSequence)
+      rtxSequence &+= 1
+      try session.sendFromPublisher([try wrapped.serialized()])
+    }
+    try repairPlayerLossByRTX(session, of: repaired, rtx: rtx, payloadType: 125)
+
+    let statistics = session.engine.legStatistics()
+    let publisher = try XCTUnwrap(statistics["pub-1"])
+    XCTAssertTrue(publisher.retransmissionNegotiated)
+    XCTAssertEqual(publisher.retransmissions, 1)
+    XCTAssertEqual(publisher.keyFrames, 1, "one IDR, counted once")
+    let player = try XCTUnwrap(statistics["play-1"])
+    XCTAssertTrue(player.retransmissionNegotiated)
+    XCTAssertEqual(player.nacksAnswered, 1)
+    XCTAssertEqual(player.keyFrames, 1)
+    XCTAssertEqual(try session.finish(), 30, "the recording has the repaired picture too")
   }
 
   /// Publisher with RTX (the relay unwraps it); player without: the player's NACK is answered

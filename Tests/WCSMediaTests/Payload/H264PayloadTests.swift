@@ -23,9 +23,10 @@ final class H264PayloadTests: XCTestCase {
     }
   }
 
-  private func packets(
+  /// `frames` packetized, numbered from `firstSequence` (shared with `H264ReorderTests`).
+  static func packets(
     _ frames: [EncodedVideoFrame], packetizer: inout H264Packetizer, firstSequence: UInt16 = 100
-  ) -> [Packet] {
+  ) -> [H264AccessUnitAssembler.Packet] {
     var sequence = firstSequence
     var out: [Packet] = []
     for frame in frames {
@@ -69,7 +70,7 @@ final class H264PayloadTests: XCTestCase {
     var assembler = H264AccessUnitAssembler()
     let decoder = try H264Decoder()
     var delivered: [EncodedVideoFrame] = []
-    for packet in packets(frames.map(\.frame), packetizer: &packetizer) {
+    for packet in Self.packets(frames.map(\.frame), packetizer: &packetizer) {
       let output = assembler.insert(packet)
       XCTAssertNil(output.dropped)
       delivered += output.accessUnits
@@ -92,7 +93,7 @@ final class H264PayloadTests: XCTestCase {
     var packetizer = H264Packetizer(packetizationMode: 0)
     var assembler = H264AccessUnitAssembler()
     var delivered = 0
-    for packet in packets(frames.map(\.frame), packetizer: &packetizer) {
+    for packet in Self.packets(frames.map(\.frame), packetizer: &packetizer) {
       XCTAssertTrue((1...23).contains(H264NALUnitType.of(packet.payload[0])))
       XCTAssertLessThanOrEqual(packet.payload.count, 1160)
       delivered += assembler.insert(packet).accessUnits.count
@@ -109,7 +110,7 @@ final class H264PayloadTests: XCTestCase {
     let bare = EncodedVideoFrame(data: H264AnnexB.stream(idrOnly), isKeyFrame: true, timestamp: 9)
     var assembler = H264AccessUnitAssembler()
     var delivered: [EncodedVideoFrame] = []
-    for packet in packets([bare], packetizer: &packetizer) {
+    for packet in Self.packets([bare], packetizer: &packetizer) {
       delivered += assembler.insert(packet).accessUnits
     }
     XCTAssertEqual(delivered.count, 1)
@@ -119,7 +120,7 @@ final class H264PayloadTests: XCTestCase {
   func testLostFragmentDropsTheAccessUnitAndWaitsForIDR() throws {
     let frames = try encodedFrames(count: 4)
     var packetizer = H264Packetizer()
-    var all = packets(frames.map(\.frame), packetizer: &packetizer)
+    var all = Self.packets(frames.map(\.frame), packetizer: &packetizer)
     // Lose the second packet of the IDR (its first FU-A).
     all.remove(at: 1)
     var assembler = H264AccessUnitAssembler()
@@ -166,7 +167,7 @@ final class H264PayloadTests: XCTestCase {
   func testAccessUnitWhosePacketBeforeWasLostIsNotDelivered() throws {
     let frames = try encodedFrames(count: 3, width: 160, height: 120)
     var packetizer = H264Packetizer()
-    var all = packets(frames.map(\.frame), packetizer: &packetizer)
+    var all = Self.packets(frames.map(\.frame), packetizer: &packetizer)
     // Lose the last packet of the IDR (its marker): the IDR is incomplete, and the next
     // access unit may have lost its first packet, so neither is delivered.
     let idrPackets = all.prefix { $0.timestamp == frames[0].frame.timestamp }.count
@@ -222,7 +223,7 @@ final class H264PayloadTests: XCTestCase {
   func testLatePacketsAreIgnored() throws {
     let frames = try encodedFrames(count: 2, width: 160, height: 120)
     var packetizer = H264Packetizer()
-    let all = packets(frames.map(\.frame), packetizer: &packetizer)
+    let all = Self.packets(frames.map(\.frame), packetizer: &packetizer)
     var assembler = H264AccessUnitAssembler()
     var delivered = 0
     for packet in all { delivered += assembler.insert(packet).accessUnits.count }

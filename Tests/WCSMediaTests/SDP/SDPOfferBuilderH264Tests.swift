@@ -27,6 +27,30 @@ final class SDPOfferBuilderH264Tests: XCTestCase {
       ["goog-remb", "transport-cc", "ccmfir", "nack", "nackpli"])
   }
 
+  func testH264RTXIsOfferedWithItsAptNextToVP8s() throws {
+    var parameters = SDPOfferBuilderTests.parameters()
+    var h264 = SDPOfferParameters.H264(isPreferred: true)
+    h264.retransmissionPayloadType = 103
+    parameters.video?.h264 = h264
+    let parsed = try SDPParser.parse(SDPOfferBuilder.publishOffer(parameters).sdpText).description
+    let video = try XCTUnwrap(parsed.media.first { $0.media == "video" })
+    XCTAssertEqual(video.payloadTypes, [102, 96, 97, 103])
+    XCTAssertEqual(video.rtpMap(payloadType: 103)?.encodingName, "rtx")
+    XCTAssertEqual(video.rtpMap(payloadType: 103)?.clockRate, 90000)
+    XCTAssertEqual(video.formatParameters(payloadType: 103)?.associatedPayloadType, 102)
+    XCTAssertEqual(video.formatParameters(payloadType: 97)?.associatedPayloadType, 96)
+    // One RTX SSRC for both (one codec is sent at a time), in one FID group.
+    let groups = video.attributes.compactMap { attribute -> SSRCGroup? in
+      if case .ssrcGroup(let group) = attribute { return group }
+      return nil
+    }
+    XCTAssertEqual(groups.count, 1)
+    // Without RTX on the section, none for H.264 either.
+    parameters.video?.rtx = nil
+    let plain = try SDPParser.parse(SDPOfferBuilder.publishOffer(parameters).sdpText).description
+    XCTAssertEqual(plain.media.first { $0.media == "video" }?.payloadTypes, [102, 96])
+  }
+
   func testNoH264UnlessAsked() throws {
     let text = SDPOfferBuilder.publishOffer(SDPOfferBuilderTests.parameters()).sdpText
     XCTAssertFalse(text.contains("H264"))
