@@ -11,9 +11,9 @@ import WCSTransport
 /// "answer", sdp}` → `{type: "answerApplied"}` (with `error` on failure). Both:
 /// `{type: "peerStatus"}` → `{type: "peerStatus", state, received: {...}, sent: {...}}`.
 ///
-/// `@unchecked Sendable`: every mutable field is touched only on `loop` (messages hop there
-/// with `loop.execute`, `finish()` reads with `loop.submit`).
-final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
+/// Every mutable field is touched only on `loop` (messages hop there with `loop.execute`,
+/// `finish()` reads with `loop.submit`), checked: they live in a `LoopBoundBox`.
+final class PeerConnectionScenario: InteropScenario, Sendable {
   enum Role {
     /// The browser offers; we answer, as an ICE-lite agent when `iceLite`.
     case answerer(iceLite: Bool)
@@ -22,22 +22,80 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
   }
 
   let role: Role
-  let loop = EventLoop(label: "InteropPeer.PeerConnection")
-  private var connection: PeerConnection?
-  private var receiver: MediaReceiveCounter?
-  private var sender: SyntheticMediaSender?
-  private var states: [String] = []
-  private var events: [String] = []
-  private var errors: [String] = []
-  private var audioPacketsSent = 0
-  private var videoPacketsSent = 0
-  private var connectedAt: ContinuousClock.Instant?
-  private var answeredAt: ContinuousClock.Instant?
-  private var secondsToConnect: Double?
-  private var lastKeyFrameRequest: ContinuousClock.Instant?
+  let loop: EventLoop
+  /// The scenario's mutable state, on `loop` only.
+  private struct State {
+    var connection: PeerConnection?
+    var receiver: MediaReceiveCounter?
+    var sender: SyntheticMediaSender?
+    var states: [String] = []
+    var events: [String] = []
+    var errors: [String] = []
+    var audioPacketsSent = 0
+    var videoPacketsSent = 0
+    var connectedAt: ContinuousClock.Instant?
+    var answeredAt: ContinuousClock.Instant?
+    var secondsToConnect: Double?
+    var lastKeyFrameRequest: ContinuousClock.Instant?
+  }
+
+  private let state: LoopBoundBox<State>
 
   init(role: Role) {
     self.role = role
+    let loop = EventLoop(label: "InteropPeer.PeerConnection")
+    self.loop = loop
+    state = LoopBoundBox(State(), loop: loop)
+  }
+
+  // The fields of `state`, by name (each access checks the loop).
+  private var connection: PeerConnection? {
+    get { state.value.connection }
+    _modify { yield &state.value.connection }
+  }
+  private var receiver: MediaReceiveCounter? {
+    get { state.value.receiver }
+    _modify { yield &state.value.receiver }
+  }
+  private var sender: SyntheticMediaSender? {
+    get { state.value.sender }
+    _modify { yield &state.value.sender }
+  }
+  private var states: [String] {
+    get { state.value.states }
+    _modify { yield &state.value.states }
+  }
+  private var events: [String] {
+    get { state.value.events }
+    _modify { yield &state.value.events }
+  }
+  private var errors: [String] {
+    get { state.value.errors }
+    _modify { yield &state.value.errors }
+  }
+  private var audioPacketsSent: Int {
+    get { state.value.audioPacketsSent }
+    _modify { yield &state.value.audioPacketsSent }
+  }
+  private var videoPacketsSent: Int {
+    get { state.value.videoPacketsSent }
+    _modify { yield &state.value.videoPacketsSent }
+  }
+  private var connectedAt: ContinuousClock.Instant? {
+    get { state.value.connectedAt }
+    _modify { yield &state.value.connectedAt }
+  }
+  private var answeredAt: ContinuousClock.Instant? {
+    get { state.value.answeredAt }
+    _modify { yield &state.value.answeredAt }
+  }
+  private var secondsToConnect: Double? {
+    get { state.value.secondsToConnect }
+    _modify { yield &state.value.secondsToConnect }
+  }
+  private var lastKeyFrameRequest: ContinuousClock.Instant? {
+    get { state.value.lastKeyFrameRequest }
+    _modify { yield &state.value.lastKeyFrameRequest }
   }
 
   private var iceLite: Bool {

@@ -123,8 +123,8 @@ final class VideoRenderCallbackTests: XCTestCase {
       let (held, pending) = player.loop.submit { () -> (MediaDuration, Bool) in
         let held = player.playoutSync?.snapshot.videoExtraDelay ?? .zero
         guard let track = player.videoReceiveTrack else { return (held, false) }
-        // The hold's state is the loop's only while nothing of the track is queued.
-        return (held, track.queuedJobs.load(ordering: .acquiring) > 0 || track.releaseScheduled)
+        // The hold's state belongs to the track's placement: read in order with its queue.
+        return (held, track.queue.sync { track.releaseScheduled })
       }
       return pictures.value >= 20 && held > .milliseconds(100) && pending
     }
