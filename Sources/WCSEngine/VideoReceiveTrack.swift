@@ -62,6 +62,13 @@ final class VideoReceiveTrack: @unchecked Sendable {
     if case .loop = placement, loop != nil { self.placement = placement }
   }
 
+  deinit {
+    // A track dropped without `stop` gives its share of the loop back all the same.
+    guard let loop, case .loop(let share) = placement, !renderGate.withLock({ $0.stopped })
+    else { return }
+    loop.execute { loop.workBudget.release(share) }
+  }
+
   /// Fixes where pictures decode, once, when the track is negotiated: a `.loop` placement holds
   /// its share of the loop's `workBudget` until `stop`. Call on the loop given at `init`, before
   /// the first packet is handed over; without a loop the track stays on its queue.
