@@ -66,16 +66,7 @@ public struct PeerConnectionConfiguration: Sendable {
   /// The receive side's latency and wake-up knobs (`ReceiveTuning`: each with its unit,
   /// default, reason and reader). Defaults: `ReceiveTuning()`.
   public var receiveTuning: ReceiveTuning
-  /// How long a datagram may wait on our sockets to be read at the wake-up of one of the loop's
-  /// timers due by then, instead of waking the loop itself: `receiveTuning.receiveCoalescing`
-  /// (there with its reason). The cost is up to that much latency for what arrives while such a
-  /// timer is pending (none for the audio, read just before the turn that plays it); arrival times
-  /// stay the kernel's, so jitter, transport-wide feedback and RTT are unchanged. While no timer
-  /// is due that soon (no media running) datagrams are read as they arrive, and a connection's
-  /// sockets coalesce only from its first connect on (the ICE checks, paced every Ta, and the
-  /// DTLS handshake would wait for the pacing timer and delay the connect). A backlog larger than
-  /// a socket's read budget is read on the next turns, not one budget per window. Zero reads
-  /// every datagram at once.
+  /// `receiveTuning.receiveCoalescing` as a `Duration` (there with its reason and cost).
   public var receiveCoalescing: Duration {
     get { receiveTuning.receiveCoalescing.duration }
     set { receiveTuning.receiveCoalescing = MediaDuration(newValue) }

@@ -13,8 +13,12 @@ public struct ReceiveTuning: Sendable, Equatable {
   /// How long a datagram may wait on a connected socket for the wake-up of a loop timer due
   /// within this window, instead of waking the loop itself (`EventLoopUDPSocket`'s coalescing).
   /// Default 25 ms: longer than a played stream's 20 ms audio turn, so the video packets between
-  /// two turns are read at the turns. Zero reads every datagram at once (the local server's relay,
-  /// which has no periodic timer to share). Read by `PeerConnection` at its first connect.
+  /// two turns are read at the turns. The cost is up to that much latency for what arrives while
+  /// such a timer is pending; arrival times stay the kernel's, so jitter, transport-wide feedback
+  /// and RTT are unchanged. Sockets coalesce only from the first connect on (the paced ICE checks
+  /// and the DTLS handshake would wait for the pacing timer), and a backlog over a socket's read
+  /// budget is read on the next turns. Zero reads every datagram at once (the local server's
+  /// relay, which has no periodic timer to share). Read by `PeerConnection` at its first connect.
   public var receiveCoalescing: MediaDuration
 
   /// How early an audio playout turn may hand a frame to the sinks, before the frame is due.
