@@ -11,9 +11,9 @@ import WCSTransport
 /// "answer", sdp}` → `{type: "answerApplied"}` (with `error` on failure). Both:
 /// `{type: "peerStatus"}` → `{type: "peerStatus", state, received: {...}, sent: {...}}`.
 ///
-/// `@unchecked Sendable`: every mutable field is touched only on `loop` (messages hop there
-/// with `loop.execute`, `finish()` reads with `loop.submit`).
-final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
+/// Every mutable field is touched only on `loop` (messages hop there with `loop.execute`,
+/// `finish()` reads with `loop.submit`), checked: they live in a `LoopBoundBox`.
+final class PeerConnectionScenario: InteropScenario, Sendable {
   enum Role {
     /// The browser offers; we answer, as an ICE-lite agent when `iceLite`.
     case answerer(iceLite: Bool)
@@ -22,22 +22,30 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
   }
 
   let role: Role
-  let loop = EventLoop(label: "InteropPeer.PeerConnection")
-  private var connection: PeerConnection?
-  private var receiver: MediaReceiveCounter?
-  private var sender: SyntheticMediaSender?
-  private var states: [String] = []
-  private var events: [String] = []
-  private var errors: [String] = []
-  private var audioPacketsSent = 0
-  private var videoPacketsSent = 0
-  private var connectedAt: ContinuousClock.Instant?
-  private var answeredAt: ContinuousClock.Instant?
-  private var secondsToConnect: Double?
-  private var lastKeyFrameRequest: ContinuousClock.Instant?
+  let loop: EventLoop
+  /// The scenario's mutable state, on `loop` only.
+  private struct State {
+    var connection: PeerConnection?
+    var receiver: MediaReceiveCounter?
+    var sender: SyntheticMediaSender?
+    var states: [String] = []
+    var events: [String] = []
+    var errors: [String] = []
+    var audioPacketsSent = 0
+    var videoPacketsSent = 0
+    var connectedAt: ContinuousClock.Instant?
+    var answeredAt: ContinuousClock.Instant?
+    var secondsToConnect: Double?
+    var lastKeyFrameRequest: ContinuousClock.Instant?
+  }
+
+  private let state: LoopBoundBox<State>
 
   init(role: Role) {
     self.role = role
+    let loop = EventLoop(label: "InteropPeer.PeerConnection")
+    self.loop = loop
+    state = LoopBoundBox(State(), loop: loop)
   }
 
   private var iceLite: Bool {
@@ -58,7 +66,7 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
       loop.execute { [self] in reply(status(type: "peerStatus")) }
     default:
       loop.execute { [self] in
-        errors.append("unexpected page message \(message["type"]?.stringValue ?? "?")")
+        state.value.errors.append("unexpected page message \(message["type"]?.stringValue ?? "?")")
       }
     }
   }
@@ -66,8 +74,8 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
   func finish() -> JSONValue {
     let summary = loop.submit { () -> JSONValue in
       let summary = status(type: "final")
-      connection?.close()
-      connection = nil
+      state.value.connection?.close()
+      state.value.connection = nil
       return summary
     }
     loop.shutdown()
@@ -78,7 +86,7 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
     var configuration = PeerConnectionConfiguration.loopback
     configuration.iceLite = iceLite
     let connection = PeerConnection(configuration: configuration, loop: loop)
-    self.connection = connection
+    state.value.connection = connection
     connection.onEvent = { [weak self] event in self?.handleEvent(event) }
     return connection
   }
@@ -94,10 +102,10 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
         remote, connection: connection,
         audioSSRC: UInt32.random(in: 1...UInt32.max, using: &generator),
         videoSSRC: UInt32.random(in: 1...UInt32.max, using: &generator))
-      answeredAt = loop.now()
+      state.value.answeredAt = loop.now()
       reply(.object(["type": "answer", "sdp": .string(answer)]))
     } catch {
-      errors.append("answer: \(error)")
+      state.value.errors.append("answer: \(error)")
       reply(.object(["type": "answer", "error": .string("\(error)")]))
     }
   }
@@ -120,19 +128,21 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
       try prepareMedia(local, connection: connection, audioSSRC: audioSSRC, videoSSRC: videoSSRC)
       reply(.object(["type": "offer", "sdp": .string(offer)]))
     } catch {
-      errors.append("offer: \(error)")
+      state.value.errors.append("offer: \(error)")
       reply(.object(["type": "offer", "error": .string("\(error)")]))
     }
   }
 
   private func applyAnswer(_ answer: String, reply: @escaping @Sendable (JSONValue) -> Void) {
     do {
-      guard let connection else { throw PeerConnectionError.notConnected }
+      guard let connection = state.value.connection else {
+        throw PeerConnectionError.notConnected
+      }
       try connection.setRemoteDescription(answer: answer)
-      answeredAt = loop.now()
+      state.value.answeredAt = loop.now()
       reply(.object(["type": "answerApplied"]))
     } catch {
-      errors.append("answer: \(error)")
+      state.value.errors.append("answer: \(error)")
       reply(.object(["type": "answerApplied", "error": .string("\(error)")]))
     }
   }
@@ -149,19 +159,19 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
     let opus = audio?.payloadTypes(forCodec: "opus").first.flatMap { UInt8(exactly: $0) }
     let vp8 = video?.payloadTypes(forCodec: "VP8").first.flatMap { UInt8(exactly: $0) }
     let receiver = MediaReceiveCounter(opusPayloadType: opus, vp8PayloadType: vp8)
-    self.receiver = receiver
+    state.value.receiver = receiver
     connection.onRTP = { [weak self] _, packet in
       receiver.receiveRTP(packet)
       if receiver.needsKeyFrame { self?.requestKeyFrame() }
     }
     connection.onRTCP = { [weak self] packet in
-      if receiver.receiveRTCP(packet) { self?.sender?.requestKeyFrame() }
+      if receiver.receiveRTCP(packet) { self?.state.value.sender?.requestKeyFrame() }
     }
     guard let audio, let video, let opus, let vp8 else {
-      errors.append("no Opus audio or no VP8 video section; sending nothing")
+      state.value.errors.append("no Opus audio or no VP8 video section; sending nothing")
       return
     }
-    sender = try SyntheticMediaSender(
+    state.value.sender = try SyntheticMediaSender(
       audio: .init(
         payloadType: opus, ssrc: audioSSRC, mid: audio.mid,
         midExtensionID: Self.midExtensionID(audio)),
@@ -188,20 +198,21 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
 
   private func handleEvent(_ event: PeerConnectionEvent) {
     switch event {
-    case .stateChanged(let state):
-      states.append("\(state)")
-      if state == .connected, connectedAt == nil {
-        connectedAt = loop.now()
-        if let answeredAt {
+    case .stateChanged(let newState):
+      state.value.states.append("\(newState)")
+      if newState == .connected, state.value.connectedAt == nil {
+        state.value.connectedAt = loop.now()
+        if let answeredAt = state.value.answeredAt {
           let elapsed = answeredAt.duration(to: loop.now()).components
-          secondsToConnect = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+          state.value.secondsToConnect =
+            Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         }
         scheduleAudio()
         scheduleVideo()
       }
-    case .selectedPair(let pair): events.append("selectedPair \(pair)")
-    case .dtlsConnected(let role, let profile): events.append("dtls \(role) \(profile)")
-    case .remoteClosed: events.append("remoteClosed")
+    case .selectedPair(let pair): state.value.events.append("selectedPair \(pair)")
+    case .dtlsConnected(let role, let profile): state.value.events.append("dtls \(role) \(profile)")
+    case .remoteClosed: state.value.events.append("remoteClosed")
     case .localCandidate, .gatheringComplete: break
     }
   }
@@ -209,12 +220,15 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
   /// Sends a PLI (RFC 4585 §6.3.1) for the browser's video, at most every 300 ms: Chrome sends
   /// key frames only on request, so a lost first key frame would otherwise never be repaired.
   private func requestKeyFrame() {
-    guard let connection, connection.state == .connected, let receiver,
-      let mediaSSRC = receiver.videoSSRC, let sender
+    guard let connection = state.value.connection, connection.state == .connected,
+      let receiver = state.value.receiver, let mediaSSRC = receiver.videoSSRC,
+      let sender = state.value.sender
     else { return }
     let now = loop.now()
-    if let last = lastKeyFrameRequest, last.duration(to: now) < .milliseconds(300) { return }
-    lastKeyFrameRequest = now
+    if let last = state.value.lastKeyFrameRequest, last.duration(to: now) < .milliseconds(300) {
+      return
+    }
+    state.value.lastKeyFrameRequest = now
     do {
       let packet = try RTCPPacket.serializeCompound([
         .receiverReport(RTCPReceiverReport(ssrc: sender.video.ssrc)),
@@ -224,31 +238,35 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
       try connection.sendRTCP(packet)
       receiver.keyFrameRequested()
     } catch {
-      errors.append("PLI: \(error)")
+      state.value.errors.append("PLI: \(error)")
     }
   }
 
   private func scheduleAudio() {
-    guard let connection, connection.state == .connected, let sender else { return }
+    guard let connection = state.value.connection, connection.state == .connected,
+      let sender = state.value.sender
+    else { return }
     do {
       try connection.sendRTP(try sender.nextAudioPacket())
-      audioPacketsSent += 1
+      state.value.audioPacketsSent += 1
     } catch {
-      errors.append("audio: \(error)")
+      state.value.errors.append("audio: \(error)")
       return
     }
     loop.schedule(after: .milliseconds(20)) { [weak self] in self?.scheduleAudio() }
   }
 
   private func scheduleVideo() {
-    guard let connection, connection.state == .connected, let sender else { return }
+    guard let connection = state.value.connection, connection.state == .connected,
+      let sender = state.value.sender
+    else { return }
     do {
       for packet in try sender.nextVideoPackets() {
         try connection.sendRTP(packet)
-        videoPacketsSent += 1
+        state.value.videoPacketsSent += 1
       }
     } catch {
-      errors.append("video: \(error)")
+      state.value.errors.append("video: \(error)")
       return
     }
     loop.schedule(after: .milliseconds(1000 / SyntheticMediaSender.frameRate)) { [weak self] in
@@ -257,24 +275,25 @@ final class PeerConnectionScenario: InteropScenario, @unchecked Sendable {
   }
 
   private func status(type: String) -> JSONValue {
-    let stats = connection?.stats
+    let state = self.state.value
+    let stats = state.connection?.stats
     return .object([
       "type": .string(type),
       "iceLite": .bool(iceLite),
-      "signalingRole": .string(connection?.signalingRole.map { "\($0)" } ?? "none"),
-      "state": .string(connection.map { "\($0.state)" } ?? "none"),
-      "states": .array(states.map { .string($0) }),
-      "events": .array(events.map { .string($0) }),
-      "errors": .array(errors.map { .string($0) }),
-      "secondsToConnect": secondsToConnect.map { .number($0) } ?? .null,
-      "received": receiver?.json ?? .null,
+      "signalingRole": .string(state.connection?.signalingRole.map { "\($0)" } ?? "none"),
+      "state": .string(state.connection.map { "\($0.state)" } ?? "none"),
+      "states": .array(state.states.map { .string($0) }),
+      "events": .array(state.events.map { .string($0) }),
+      "errors": .array(state.errors.map { .string($0) }),
+      "secondsToConnect": state.secondsToConnect.map { .number($0) } ?? .null,
+      "received": state.receiver?.json ?? .null,
       "sent": .object([
-        "audioPackets": .number(Double(audioPacketsSent)),
-        "videoPackets": .number(Double(videoPacketsSent)),
-        "videoFramesEncoded": .number(Double(sender?.videoFramesEncoded ?? 0)),
-        "keyFramesEncoded": .number(Double(sender?.keyFramesEncoded ?? 0)),
-        "audioSSRC": sender.map { .number(Double($0.audio.ssrc)) } ?? .null,
-        "videoSSRC": sender.map { .number(Double($0.video.ssrc)) } ?? .null,
+        "audioPackets": .number(Double(state.audioPacketsSent)),
+        "videoPackets": .number(Double(state.videoPacketsSent)),
+        "videoFramesEncoded": .number(Double(state.sender?.videoFramesEncoded ?? 0)),
+        "keyFramesEncoded": .number(Double(state.sender?.keyFramesEncoded ?? 0)),
+        "audioSSRC": state.sender.map { .number(Double($0.audio.ssrc)) } ?? .null,
+        "videoSSRC": state.sender.map { .number(Double($0.video.ssrc)) } ?? .null,
       ]),
       "transport": .object([
         "rtpPacketsReceived": .number(Double(stats?.rtpPacketsReceived ?? 0)),

@@ -31,10 +31,11 @@ public final class NativeMediaBackend: MediaBackend {
     /// What the virtual microphone plays (default a 440 Hz tone; a chirp gives timing).
     public var virtualMicrophoneSignal: VirtualMicrophone.Signal
     /// Whether a played track's video may be decoded (and handed to its renderer) on `loop`
-    /// instead of its own queue: only while its pictures take at most 4 ms each on average and
-    /// such work uses at most a quarter of the loop's time, so packets and timers keep moving.
-    /// It spares a thread hand-off and a wake-up per picture. Default true; false always
-    /// decodes on the track's queue.
+    /// instead of its own queue, as decided once per track when it is negotiated
+    /// (`DecodePlacement`: the asked size's estimated decode time at most
+    /// `ReceiveTuning.inlineDecodeCostLimit`, the loop's tracks within
+    /// `ReceiveTuning.inlineDecodeShare` of its time). It spares a thread hand-off and a wake-up
+    /// per picture. Default true; false always decodes on the track's queue.
     public var decodesVideoOnLoop = true
 
     /// Defaults: the shared loop; every interface plus loopback (so a `wcs-local-server` on

@@ -35,6 +35,7 @@ extension NativeMediaConnection {
       peerConnection.close()
       return .failure(error)
     }
+    if negotiated.video { placeVideoDecoding() }
     // A kind the answer rejected (or left without our codec) is not sent or decoded.
     if !negotiated.video {
       videoSource?.stop()

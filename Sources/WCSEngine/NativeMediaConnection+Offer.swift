@@ -169,8 +169,7 @@ extension NativeMediaConnection {
     if request.video != nil {
       do {
         videoReceiveTrack = try VideoReceiveTrack(
-          renderer: request.receivedVideoRenderer, playoutSync: playoutSync,
-          loop: configuration.decodesVideoOnLoop ? loop : nil
+          renderer: request.receivedVideoRenderer, playoutSync: playoutSync, loop: loop
         ) {
           [weak self] in
           guard let self else { return }
@@ -183,7 +182,8 @@ extension NativeMediaConnection {
     if let audio = request.audio {
       do {
         audioReceiveTrack = try AudioReceiveTrack(
-          channels: audio.useStereo ? 2 : 1, playoutSync: playoutSync
+          channels: audio.useStereo ? 2 : 1, loop: loop,
+          playoutAdvance: tuning.audioPlayoutAdvance, playoutSync: playoutSync
         ) {
           [weak self] in
           guard let self else { return .init() }

@@ -1,4 +1,5 @@
 import Foundation
+import WCSPeerConnection
 import WCSProtocols
 
 /// The periodic RTCP/jitter-buffer poll and the counters.
@@ -18,8 +19,8 @@ extension NativeMediaConnection {
     // A renderer called on the loop may have closed the connection during the poll.
     guard !closed else { return }
     let now = loop.mediaNow()
-    let leeway = request.receives ? Self.playPollLeeway : Self.publishPollLeeway
-    let deadline = max(nextPollDeadline(now: now), now + Self.minimumPollInterval)
+    let leeway = request.receives ? tuning.playPollLeeway : tuning.publishPollLeeway
+    let deadline = max(nextPollDeadline(now: now), now + tuning.minimumPollInterval)
     if fromPoll, pollTimer == nil,
       let again = loop.scheduleFiringActionAgain(at: deadline, leeway: leeway)
     {
@@ -33,7 +34,7 @@ extension NativeMediaConnection {
   /// Play: re-arms the poll when `deadline` comes before the armed one. Call on the loop.
   func pollNoLaterThan(_ deadline: MediaInstant) {
     guard let pollDeadline, deadline < pollDeadline else { return }
-    armPoll(at: deadline, leeway: Self.playPollLeeway)
+    armPoll(at: deadline, leeway: tuning.playPollLeeway)
   }
 
   /// Arms the poll at `deadline`.
@@ -59,7 +60,7 @@ extension NativeMediaConnection {
   /// of its own still advance. The generator is only polled on play, so publish leaves it out
   /// (a stale deadline there would make the publish poll spin).
   private func nextPollDeadline(now: MediaInstant) -> MediaInstant {
-    var next = now + Self.maximumPollInterval
+    var next = now + tuning.maximumPollInterval
     for entry in reception.routes {
       next = min(next, entry.nextDeadline)
     }
@@ -76,20 +77,10 @@ extension NativeMediaConnection {
     return next
   }
 
-  /// How late a play poll may run so it shares a wake-up of the loop (audio packets arrive
-  /// every 20 ms): its deadlines tolerate that much — a jitter-buffer release is followed by a
-  /// longer lip-sync hold whenever audio is buffered more than video, libwebrtc sends NACKs on a
-  /// 20 ms period, reports and transport feedback are 100 ms apart or more.
-  static let playPollLeeway = MediaDuration.milliseconds(20)
-  /// How much later than due the publish side's poll may run (an SR 50 ms late is harmless:
-  /// RFC 3550 §6.2 spreads report intervals by ±50 %).
-  static let publishPollLeeway = MediaDuration.milliseconds(50)
-  /// Floor between polls, so a deadline that stays in the past cannot spin the loop.
-  static let minimumPollInterval = MediaDuration.milliseconds(2)
+  /// The receive side's latency and wake-up knobs (`ReceiveTuning`), as configured.
+  var tuning: ReceiveTuning { configuration.peerConnection.receiveTuning }
   /// The span `currentVideoBitrate` is measured over, at least.
   static let bitrateWindow = MediaDuration.seconds(1)
-  /// Ceiling between polls.
-  static let maximumPollInterval = MediaDuration.milliseconds(100)
 
   func poll() {
     let mediaNow = loop.mediaNow()

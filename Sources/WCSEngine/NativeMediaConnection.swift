@@ -368,30 +368,10 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     videoTrack?.requestKeyFrame()
   }
 
-  /// How late an audio playout turn may run after `AudioReceiveTrack.nextTurn`, so it shares a
-  /// wake-up of the loop: a 20 ms window (`playoutAdvance` early to as much late) always holds
-  /// the arrival of a packet (every 20 ms). The turn reports the instant it really played to the
-  /// lip sync, so video follows.
-  static let audioPlayoutLeeway: Duration = (AudioReceiveTrack.playoutAdvance * 2).duration
-
-  /// The turn's leeway while the connection's sockets coalesce over at least a turn's period
-  /// (`receiveCoalescing` ≥ 20 ms): then the packets wait for the turn rather than the turn for
-  /// a packet, so the turn keeps close to its deadline and the loop wakes once per turn for
-  /// both. With a shorter window packets outside it still wake the loop on their own, and the
-  /// turn keeps `audioPlayoutLeeway` to share those wake-ups.
-  static let coalescedAudioPlayoutLeeway: Duration = .milliseconds(1)
-
-  /// `audioPlayoutLeeway`, or `coalescedAudioPlayoutLeeway` when the sockets coalesce over a
-  /// turn's period.
-  var audioTurnLeeway: Duration {
-    configuration.peerConnection.receiveCoalescing >= AudioReceiver.frameDuration.duration
-      ? Self.coalescedAudioPlayoutLeeway : Self.audioPlayoutLeeway
-  }
-
   /// Runs a playout turn of the audio receive track at `deadline` and at each turn it asks
   /// for next. Call on the loop.
   func scheduleAudioPlayout(at deadline: MediaInstant) {
-    audioPlayoutTimer = loop.schedule(at: deadline.continuousInstant, leeway: audioTurnLeeway) {
+    audioPlayoutTimer = loop.schedule(at: deadline, leeway: tuning.audioTurnLeeway) {
       [weak self] in
       guard let self, !self.closed, let track = self.audioReceiveTrack else { return }
       let now = self.loop.mediaNow()
@@ -401,7 +381,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
       let next = track.nextTurn(after: now)
       // This closure again, rather than a new one each turn.
       if let again = self.loop.scheduleFiringActionAgain(
-        at: next.continuousInstant, leeway: self.audioTurnLeeway)
+        at: next, leeway: self.tuning.audioTurnLeeway)
       {
         self.audioPlayoutTimer = again
       } else {

@@ -10,7 +10,7 @@ import WCSProtocols
 /// to the connection's `PlayoutSync`. Without a `PlayoutSync` frames pass straight through.
 extension VideoReceiveTrack {
   /// Renders decoded `frames`, now or after the sync delay, moving them out (`frames` is
-  /// empty after). On `queue`, or on the loop while nothing is queued (`VideoReceiveTrack`).
+  /// empty after). On the track's placement.
   func present(_ frames: inout [VideoDecodePipeline<VideoFrame>.Frame]) {
     // Taken from the end, in decode order, each handed on straight from `removeLast`: moved,
     // not copied (a copy, as binding an optional makes, retains and releases the three
@@ -29,16 +29,12 @@ extension VideoReceiveTrack {
     releaseDueFrames()
   }
 
-  /// Renders the held frames that are due and schedules the next release. On `queue`, or on the
-  /// loop while nothing is queued.
+  /// Renders the held frames that are due and schedules the next release. On the track's
+  /// placement.
   ///
-  /// With a loop (`decodesVideoOnLoop`), the next release is a loop timer (`releaseOnLoop`),
-  /// armed through `execute` when this runs on the queue. As a job on `queue` it would be
-  /// counted in `queuedJobs`, and the loop leaves the track to the queue while it has jobs: each
-  /// release scheduling the next, with a picture held for lip sync nearly all the time, the
-  /// track would never come back to the loop once one picture went to the queue, and every
-  /// picture would cross to a worker thread. Without a loop it is a job on `queue`, counted in
-  /// `queuedJobs`.
+  /// With a loop, the next release is a loop timer, so it rides on the loop's wake-ups: on a
+  /// `.loop` placement it releases there, on `.queue` it hands the release to `queue` (one
+  /// worker wake-up, as a decode). Without a loop it is a job on `queue` after the wait.
   func releaseDueFrames() {
     guard let renderer, let playoutSync, !isStopped else { return }
     let extraDelay = playoutSync.videoExtraDelay
@@ -61,65 +57,29 @@ extension VideoReceiveTrack {
     }
     releaseScheduled = true
     let wait = max(next - now, .milliseconds(1))
-    if let loop {
-      let deadline = (now + wait).continuousInstant
-      if loop.inEventLoop {
-        loop.schedule(at: deadline) { [weak self] in self?.releaseOnLoop() }
-      } else {
-        loop.execute { [weak self] in
-          loop.schedule(at: deadline) { self?.releaseOnLoop() }
-        }
+    guard let loop else {
+      queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait.nanoseconds))) { [weak self] in
+        self?.release()
       }
       return
     }
-    queuedJobs.add(1, ordering: .relaxed)
-    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait.nanoseconds))) { [weak self] in
-      guard let self else { return }
-      self.releaseScheduled = false
-      self.releaseDueFrames()
-      self.queuedJobs.subtract(1, ordering: .releasing)
-    }
-  }
-
-  /// The release timer scheduled on the loop. The queue may have taken the track over since (a
-  /// picture decoded there, over the loop's budget): then the release is a job on `queue`, after
-  /// the ones in flight, which own the held frames until they finish. So is it when releases
-  /// took longer than `inlineCostLimit` on average (the renderer is slow: a held picture is
-  /// rendered here, not in `decodeAndPresent`, whose cost leaves it out) or the loop's
-  /// `workBudget` has no room, as for a decode. On the loop.
-  private func releaseOnLoop() {
-    guard let loop else { return }
-    // Only the loop adds jobs, so none can start between this load and the release; the
-    // acquiring load sees what the last finished job left (it decrements releasing).
-    if queuedJobs.load(ordering: .acquiring) == 0,
-      averageReleaseCost.map({
-        $0 <= inlineCostLimit && loop.workBudget.allows($0, at: loop.mediaNow())
-      }) ?? true
-    {
-      releaseScheduled = false
-      let (spent, end) = timedRelease()
-      loop.workBudget.record(spent, endingAt: end)
+    let deadline = now + wait
+    if case .loop = placement {
+      loop.schedule(at: deadline, leeway: .zero) { [weak self] in self?.release() }
       return
     }
-    queuedJobs.add(1, ordering: .relaxed)
-    queue.async {
-      self.releaseScheduled = false
-      self.timedRelease()
-      self.queuedJobs.subtract(1, ordering: .releasing)
+    loop.execute { [weak self] in
+      loop.schedule(at: deadline, leeway: .zero) {
+        guard let self else { return }
+        self.queue.async { self.release() }
+      }
     }
   }
 
-  /// `releaseDueFrames`, its wall time folded into `averageReleaseCost` (an eighth of each new
-  /// cost, as `averageCost`). Returns the time it took and when it ended. One thread at a time
-  /// (see the type's comment).
-  @discardableResult
-  private func timedRelease() -> (spent: MediaDuration, end: MediaInstant) {
-    let start = MediaInstant.now()
+  /// The scheduled release, on the track's placement.
+  private func release() {
+    releaseScheduled = false
     releaseDueFrames()
-    let end = MediaInstant.now()
-    let spent = end - start
-    averageReleaseCost = Self.averaged(averageReleaseCost, with: spent)
-    return (spent, end)
   }
 
   /// Renders `frame`'s picture with its capture time, then hands it back to the pipeline to
@@ -143,19 +103,13 @@ extension VideoReceiveTrack {
   }
 }
 
-extension AudioReceiveTrack {
-  /// Passes pulled frames through the sync delay line and reports the played one. On the
-  /// connection's event loop.
-  func synchronized(_ frames: [PCMAudioFrame], now: MediaInstant) -> [PCMAudioFrame] {
-    var frames = frames
-    synchronize(&frames, now: now)
-    return frames
-  }
-
-  /// `synchronized(_:now:)` in place: `frames` becomes what to play (unchanged, not copied,
-  /// while no delay is held or grown).
-  func synchronize(_ frames: inout [PCMAudioFrame], now: MediaInstant) {
-    guard let playoutSync, !frames.isEmpty else { return }
+extension AudioReceiveTrack.State {
+  /// Passes pulled `frames` through the sync delay line and reports the played one to `sync`;
+  /// `frames` becomes what to play (unchanged, not copied, while no delay is held or grown).
+  mutating func synchronize(
+    _ frames: inout [PCMAudioFrame], sync playoutSync: PlayoutSync, now: MediaInstant
+  ) {
+    guard !frames.isEmpty else { return }
     let played = delayLine.process(&frames, target: syncTarget)
     syncTarget = playoutSync.audioPlayed(
       timestamp: played, appliedExtraDelay: delayLine.delay, at: now)

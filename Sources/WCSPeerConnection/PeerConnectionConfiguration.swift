@@ -71,19 +71,14 @@ public struct PeerConnectionConfiguration: Sendable {
   /// connected, a lite answerer fails when no authenticated check arrived for
   /// `iceConsentTimeout` seconds.
   public var connectTimeout: Duration
-  /// How long a datagram may wait on our sockets to be read at the wake-up of one of the loop's
-  /// timers due by then, instead of waking the loop itself (`EventLoopUDPSocket`'s `coalescing`). A
-  /// played stream's audio turn runs every 20 ms, so with the default 25 ms (longer than a turn's
-  /// period) the video packets in between are read at the turns, so the loop wakes for the
-  /// turns alone rather than for every video packet as well (docs/performance.md). The cost is up
-  /// to that much latency for what arrives while such a timer is pending (none for the audio, read
-  /// just before the turn that plays it); arrival times stay the kernel's, so jitter,
-  /// transport-wide feedback and RTT are unchanged. While no timer is due that soon (no media
-  /// running) datagrams are read as they arrive, and a connection's sockets coalesce only from its
-  /// first connect on (the ICE checks, paced every Ta, and the DTLS handshake would wait for the
-  /// pacing timer and delay the connect). A backlog larger than a socket's read budget is read
-  /// on the next turns, not one budget per window. Zero reads every datagram at once.
-  public var receiveCoalescing: Duration
+  /// The receive side's latency and wake-up knobs (`ReceiveTuning`: each with its unit,
+  /// default, reason and reader). Defaults: `ReceiveTuning()`.
+  public var receiveTuning: ReceiveTuning
+  /// `receiveTuning.receiveCoalescing` as a `Duration` (there with its reason and cost).
+  public var receiveCoalescing: Duration {
+    get { receiveTuning.receiveCoalescing.duration }
+    set { receiveTuning.receiveCoalescing = MediaDuration(newValue) }
+  }
   /// A network to emulate on every datagram of this connection's sockets (ICE, DTLS, SRTP and
   /// TURN alike): loss, delay, jitter, reordering, duplication and a bandwidth cap, `send` on
   /// what we send and `receive` on what we receive (`NetworkEmulation`; `NetworkEmulation(spec:)`
@@ -108,7 +103,7 @@ public struct PeerConnectionConfiguration: Sendable {
     receiveCoalescing: Duration = .milliseconds(25), networkEmulation: NetworkEmulation? = nil
   ) {
     self.networkEmulation = networkEmulation
-    self.receiveCoalescing = receiveCoalescing
+    receiveTuning = ReceiveTuning(receiveCoalescing: MediaDuration(receiveCoalescing))
     self.iceTransportPolicy = iceTransportPolicy
     self.stunServers = stunServers
     self.turnServers = turnServers

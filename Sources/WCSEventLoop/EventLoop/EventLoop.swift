@@ -46,8 +46,8 @@ public final class EventLoop: @unchecked Sendable {
   /// the loop, so they never need it at the same moment (no allocation per packet).
   let receiveBuffer: UnsafeMutableRawBufferPointer
 
-  /// The share of the loop's time that work taken over from worker queues (a played track's
-  /// video decoding) may use. Loop thread only.
+  /// The share of the loop's time held by the work placed on it for good (played tracks'
+  /// video decoding, `DecodePlacement`). Loop thread only.
   package let workBudget: EventLoopWorkBudget
 
   /// Work handed to the loop, and whether a wake byte is already on its way.

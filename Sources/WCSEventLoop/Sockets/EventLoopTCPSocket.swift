@@ -387,9 +387,8 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
 
 /// A listening TCP socket on an `EventLoop`: each accepted connection is handed to `onAccept`
 /// as a connected `EventLoopTCPSocket` (for the local server's ICE-TCP passive candidates and
-/// for tests). Create, use and close it on its loop.
-public final class EventLoopTCPListener: @unchecked Sendable {
-  // @unchecked Sendable: all mutable state is read and written on `loop` only (asserted).
+/// for tests). Create, use and close it on its loop (checked: its state is a `LoopBoundBox`).
+public final class EventLoopTCPListener: Sendable {
 
   /// Called on the loop with each accepted connection; set its handler there.
   public typealias AcceptHandler = (EventLoopTCPSocket) -> Void
@@ -400,13 +399,19 @@ public final class EventLoopTCPListener: @unchecked Sendable {
   public let localAddress: ICETransportAddress
   /// The write bound of accepted sockets.
   public let maximumQueuedBytes: Int
-  /// Connections accepted so far.
-  public private(set) var accepted = 0
-  /// `true` after `close()`.
-  public private(set) var isClosed = false
+  /// Connections accepted so far. On the loop.
+  public var accepted: Int { state.value.accepted }
+  /// `true` after `close()`. On the loop.
+  public var isClosed: Bool { state.value.isClosed }
 
   private let descriptor: Int32
-  private let onAccept: AcceptHandler
+  /// What changes, and the handler (not `Sendable`: it runs on the loop).
+  private struct State {
+    var accepted = 0
+    var isClosed = false
+    let onAccept: AcceptHandler
+  }
+  private let state: LoopBoundBox<State>
 
   /// Binds to `address`, listens and accepts on `loop`. Call on the loop.
   ///
@@ -434,13 +439,13 @@ public final class EventLoopTCPListener: @unchecked Sendable {
     self.descriptor = descriptor
     self.localAddress = local
     self.maximumQueuedBytes = maximumQueuedBytes
-    self.onAccept = onAccept
+    state = LoopBoundBox(State(onAccept: onAccept), loop: loop)
     let reference = WeakReference(self)
     loop.watch(descriptor) { reference.object?.acceptAvailable() }
   }
 
   deinit {
-    guard !isClosed else { return }
+    guard !state.valueInOwnersDeinit.isClosed else { return }
     let loop = loop
     let descriptor = descriptor
     let release: @Sendable () -> Void = {
@@ -454,7 +459,7 @@ public final class EventLoopTCPListener: @unchecked Sendable {
   public func close() {
     loop.assertInEventLoop()
     guard !isClosed else { return }
-    isClosed = true
+    state.value.isClosed = true
     loop.unwatch(descriptor)
     Glibc.close(descriptor)
   }
@@ -476,8 +481,8 @@ public final class EventLoopTCPListener: @unchecked Sendable {
         Glibc.close(client)
         continue
       }
-      accepted += 1
-      onAccept(
+      state.value.accepted += 1
+      state.value.onAccept(
         EventLoopTCPSocket(
           loop: loop, accepted: client, remoteAddress: remote,
           maximumQueuedBytes: maximumQueuedBytes))

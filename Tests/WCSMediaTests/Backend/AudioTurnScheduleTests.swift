@@ -3,19 +3,23 @@ import XCTest
 
 @testable import WCSEngine
 @testable import WCSMedia
+@testable import WCSPeerConnection
 @testable import WCSProtocols
 
 /// `AudioReceiveTrack.nextTurn` on `MediaInstant`s against the same formula on
 /// `ContinuousClock.Instant`s and `Duration`s: the same instant for frames due long before, just
 /// before, at and after `now`, on slot boundaries, and before playout begins.
 final class AudioTurnScheduleTests: XCTestCase {
+  /// The default turn advance (`ReceiveTuning.audioPlayoutAdvance`).
+  static let advance = ReceiveTuning().audioPlayoutAdvance
+
   /// The formula on the standard library's instants.
   static func reference(frameDue: ContinuousClock.Instant?, now: ContinuousClock.Instant)
     -> ContinuousClock.Instant
   {
     let frameInterval = AudioReceiveTrack.frameInterval.duration
     guard let frameDue else { return now + frameInterval }
-    let due = frameDue - AudioReceiveTrack.playoutAdvance.duration
+    let due = frameDue - Self.advance.duration
     guard due <= now else { return due }
     let slots = Int((now - due) / frameInterval) + 1
     return due + frameInterval * slots
@@ -39,24 +43,27 @@ final class AudioTurnScheduleTests: XCTestCase {
         lead = .nanoseconds(Int64.random(in: -2_000_000_000...100_000_000, using: &random))
       default:
         lead =
-          AudioReceiveTrack.playoutAdvance - AudioReceiveTrack.frameInterval
+          Self.advance - AudioReceiveTrack.frameInterval
           * Int.random(in: 0...100, using: &random)
       }
       let frameDue = now + lead
       let expected = Self.reference(
         frameDue: frameDue.continuousInstant, now: now.continuousInstant)
-      let turn = AudioReceiveTrack.nextTurn(frameDue: frameDue, after: now)
+      let turn = AudioReceiveTrack.nextTurn(frameDue: frameDue, after: now, advance: Self.advance)
       XCTAssertEqual(turn.continuousInstant, expected, "round \(round)")
       guard turn.continuousInstant == expected else { return }
       XCTAssertGreaterThan(turn, now - AudioReceiveTrack.frameInterval)
       slotsSeen.insert(
-        (turn - (frameDue - AudioReceiveTrack.playoutAdvance)) / AudioReceiveTrack.frameInterval)
+        (turn - (frameDue - Self.advance)) / AudioReceiveTrack.frameInterval)
     }
     XCTAssertGreaterThan(slotsSeen.count, 90, "turns from the frame's own slot to 100 slots on")
     let now = origin + .seconds(12)
     XCTAssertEqual(
-      AudioReceiveTrack.nextTurn(frameDue: nil, after: now).continuousInstant,
+      AudioReceiveTrack.nextTurn(frameDue: nil, after: now, advance: Self.advance)
+        .continuousInstant,
       Self.reference(frameDue: nil, now: now.continuousInstant))
-    XCTAssertEqual(AudioReceiveTrack.nextTurn(frameDue: nil, after: now), now + .milliseconds(20))
+    XCTAssertEqual(
+      AudioReceiveTrack.nextTurn(frameDue: nil, after: now, advance: Self.advance),
+      now + .milliseconds(20))
   }
 }

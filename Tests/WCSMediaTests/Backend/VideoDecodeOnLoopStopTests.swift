@@ -6,6 +6,7 @@ import XCTest
 @testable import WCSEventLoop
 @testable import WCSMedia
 @testable import WCSMediaSeam
+@testable import WCSPeerConnection
 @testable import WCSProtocols
 
 /// A played track whose renderer stops it (a renderer closing its connection) or that loses a
@@ -57,7 +58,7 @@ final class VideoDecodeOnLoopStopTests: XCTestCase {
       if position == 1 { trackBox.value?.stop() }
     }
     let track = try VideoReceiveTrack(
-      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
+      renderer: renderer, loop: loop, placement: .loop(share: 0.1)
     ) {}
     trackBox.mutate { $0 = track }
     loop.submit { track.handle(packets[0], now: loop.mediaNow()) }
@@ -81,7 +82,7 @@ final class VideoDecodeOnLoopStopTests: XCTestCase {
     let requests = BackendTestBox<[Bool]>([])
     let renderer = Recorder(loop: loop)
     let track = try VideoReceiveTrack(
-      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
+      renderer: renderer, loop: loop, placement: .loop(share: 0.1)
     ) {
       requests.mutate { $0.append(loop.inEventLoop) }
     }
@@ -95,34 +96,39 @@ final class VideoDecodeOnLoopStopTests: XCTestCase {
     loop.submit { track.stop() }
   }
 
-  func testSixTracksOnOneLoopShareItsBudgetAndRenderEveryPictureInOrder() throws {
+  func testSixTracksPlacedOnOneLoopFillItsShareAndRenderEveryPictureInOrder() throws {
     let loop = EventLoop(label: "test.sixTracks")
     let packets = try Self.stream(count: 45, width: 640, height: 480)
     let renderers = (0..<6).map { _ in Recorder(loop: loop) }
     let tracks = try renderers.map { renderer in
       try VideoReceiveTrack(renderer: renderer, loop: loop) {}
     }
-    let peak = BackendTestBox(0.0)
-    for frame in packets {
-      loop.submit {
-        for track in tracks { track.handle(frame, now: loop.mediaNow()) }
-        let share = loop.workBudget.utilization(at: loop.mediaNow())
-        peak.mutate { $0 = max($0, share) }
+    // Placed as the connection places them, one after the other: 640x480 at 30/s holds 2 ms ×
+    // 30 = 6 % of the loop each, so four fit in the default 25 %.
+    let placements = loop.submit { () -> [DecodePlacement] in
+      tracks.map { track in
+        let inputs = DecodePlacement.Inputs(
+          loopAllowed: true, width: 640, height: 480, frameRate: 30, cores: 2,
+          shareInUse: loop.workBudget.heldShare)
+        track.place(DecodePlacement.decide(inputs, tuning: ReceiveTuning()))
+        return track.placement
       }
+    }
+    XCTAssertEqual(placements, Array(repeating: .loop(share: 0.06), count: 4) + [.queue, .queue])
+    XCTAssertEqual(loop.submit { loop.workBudget.heldShare }, 0.24, accuracy: 1e-9)
+    for frame in packets {
+      loop.submit { for track in tracks { track.handle(frame, now: loop.mediaNow()) } }
     }
     for track in tracks { track.queue.sync {} }
     let expected = (0..<packets.count).map(Self.timestampNs)
     for (index, renderer) in renderers.enumerated() {
       XCTAssertEqual(renderer.timestamps.withLock { $0 }, expected, "track \(index)")
+      let onLoop = renderer.onLoop.withLock { $0 }
+      XCTAssertEqual(onLoop, Array(repeating: index < 4, count: packets.count), "track \(index)")
     }
-    let onLoop = tracks.map(\.picturesDecodedOnLoop).reduce(0, +)
-    let total = packets.count * tracks.count
-    print(
-      "six 640x480 tracks: \(onLoop) of \(total) pictures on the loop, peak share \(peak.value)")
-    // 270 pictures of ≈ 1.5 ms fed back to back are 4 budgets' worth: the loop takes some,
-    // the queues the rest, and the loop's share stays near its quarter (one picture over at most).
-    XCTAssertLessThan(onLoop, total)
-    XCTAssertLessThanOrEqual(peak.value, loop.workBudget.share + 0.05)
+    XCTAssertEqual(tracks.map(\.picturesDecodedOnLoop), [45, 45, 45, 45, 0, 0])
+    // Stopping gives the shares back.
     loop.submit { for track in tracks { track.stop() } }
+    XCTAssertEqual(loop.submit { loop.workBudget.heldShare }, 0)
   }
 }

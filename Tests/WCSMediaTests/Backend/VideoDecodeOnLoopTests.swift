@@ -9,9 +9,9 @@ import XCTest
 @testable import WCSMediaSeam
 @testable import WCSProtocols
 
-/// A played track's video decoded on the event loop (`VideoReceiveTrack` with a loop): the
-/// pictures are the decoder's, in order, on the loop while it is cheap, on the queue when the
-/// renderer makes it expensive, and never after `stop`.
+/// A played track's video decoded where it was placed (`DecodePlacement`): the pictures are the
+/// decoder's, in order, every one on the loop or every one on the queue, whatever the renderer
+/// costs, and none after `stop`.
 final class VideoDecodeOnLoopTests: XCTestCase {
   private final class Collector: VideoRenderer {
     struct Rendered {
@@ -100,20 +100,19 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     }
   }
 
-  func testCheapPicturesDecodeOnTheLoopAndMatchAnIndependentDecoder() throws {
+  /// A placement on the loop holding a tenth of it.
+  private static let onLoop = DecodePlacement.loop(share: 0.1)
+
+  func testPicturesOfATrackPlacedOnTheLoopDecodeThereAndMatchAnIndependentDecoder() throws {
     let loop = EventLoop(label: "test.decodeOnLoop")
     let (packets, pictures) = try stream(count: 40)
     let renderer = Collector(loop: loop)
-    // A generous limit: this test is about where and what, not about this machine's speed.
-    let track = try VideoReceiveTrack(
-      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
-    ) {}
+    let track = try VideoReceiveTrack(renderer: renderer, loop: loop, placement: Self.onLoop) {}
     play(packets, to: track, on: loop)
     let rendered = renderer.frames.withLock { $0 }
     assertMatches(rendered, pictures)
-    // The first picture goes to the queue (no cost known yet), every later one to the loop.
-    XCTAssertEqual(rendered.map(\.onLoop), [false] + Array(repeating: true, count: 39))
-    XCTAssertEqual(track.picturesDecodedOnLoop, 39)
+    XCTAssertEqual(rendered.map(\.onLoop), Array(repeating: true, count: 40))
+    XCTAssertEqual(track.picturesDecodedOnLoop, 40)
     XCTAssertEqual(track.statistics.framesDecoded, 40)
     loop.submit { track.stop() }
   }
@@ -122,7 +121,8 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     let loop = EventLoop(label: "test.decodeOnQueue")
     let (packets, pictures) = try stream(count: 12)
     let renderer = Collector(loop: loop)
-    let track = try VideoReceiveTrack(renderer: renderer, loop: nil) {}
+    let track = try VideoReceiveTrack(renderer: renderer, loop: nil, placement: Self.onLoop) {}
+    track.place(Self.onLoop)
     play(packets, to: track, on: loop)
     let rendered = renderer.frames.withLock { $0 }
     assertMatches(rendered, pictures)
@@ -130,34 +130,55 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     XCTAssertEqual(track.picturesDecodedOnLoop, 0)
   }
 
-  func testASlowRendererMovesDecodingToTheQueueAndBackInOrder() throws {
-    let loop = EventLoop(label: "test.decodeSlow")
-    let (packets, pictures) = try stream(count: 60)
-    // Frames 10..<15 take 40 ms to render: their average cost passes the 4 ms limit, so the
-    // following pictures go to the queue until the average (an eighth per picture) decays.
-    let renderer = Collector(loop: loop, slow: Set(10..<15), slowFor: 0.040)
+  /// `place` fixes the placement once: a second call, and a call after the track was placed at
+  /// creation, change nothing, and neither holds a share of the loop twice.
+  func testATrackIsPlacedOnceAndHoldsItsShareUntilStop() throws {
+    let loop = EventLoop(label: "test.placeOnce")
+    let renderer = Collector(loop: loop)
     let track = try VideoReceiveTrack(renderer: renderer, loop: loop) {}
-    play(packets, to: track, on: loop)
-    let rendered = renderer.frames.withLock { $0 }
-    assertMatches(rendered, pictures)
-    let places = rendered.map(\.onLoop)
-    // Right after the slow ones, the queue; by the end, the loop again.
-    XCTAssertEqual(places[15..<20], [false, false, false, false, false])
-    XCTAssertEqual(places.last, true)
-    XCTAssertEqual(track.picturesDecodedOnLoop, places.filter { $0 }.count)
+    let (first, second, held) = loop.submit { () -> (DecodePlacement, DecodePlacement, Double) in
+      track.place(.loop(share: 0.2))
+      let first = track.placement
+      track.place(.queue)
+      track.place(.loop(share: 0.1))
+      return (first, track.placement, loop.workBudget.heldShare)
+    }
+    XCTAssertEqual(first, .loop(share: 0.2))
+    XCTAssertEqual(second, .loop(share: 0.2))
+    XCTAssertEqual(held, 0.2, accuracy: 1e-12)
+    loop.submit {
+      track.stop()
+      track.stop()
+    }
+    XCTAssertEqual(loop.submit { loop.workBudget.heldShare }, 0)
+  }
+
+  func testASlowRendererKeepsEachTrackWhereItWasPlaced() throws {
+    for placement in [Self.onLoop, .queue] {
+      let loop = EventLoop(label: "test.decodeSlow")
+      let (packets, pictures) = try stream(count: 30)
+      // Frames 10..<15 take 40 ms to render, ten times the inline cost limit: nothing moves.
+      let renderer = Collector(loop: loop, slow: Set(10..<15), slowFor: 0.040)
+      let track = try VideoReceiveTrack(renderer: renderer, loop: loop, placement: placement) {}
+      play(packets, to: track, on: loop)
+      let rendered = renderer.frames.withLock { $0 }
+      assertMatches(rendered, pictures)
+      XCTAssertEqual(
+        rendered.map(\.onLoop), Array(repeating: placement != .queue, count: 30), "\(placement)")
+      loop.submit { track.stop() }
+    }
   }
 
   /// Pictures held for lip sync (video ahead of the audio by 200 ms) are released by a timer of
-  /// the loop, not a job on the queue: a pending release does not send the next pictures to the
-  /// queue, so every picture after the first is decoded and rendered on the loop, in order,
-  /// each held about the extra delay.
+  /// the loop: on a track placed on the loop, every picture is decoded and rendered there, in
+  /// order, each held about the extra delay.
   func testPicturesHeldForLipSyncStayOnTheLoop() throws {
     let loop = EventLoop(label: "test.decodeHeld")
     let (packets, pictures) = try stream(count: 24)
     let renderer = Collector(loop: loop)
     let sync = Self.videoAheadOfAudio()
     let track = try VideoReceiveTrack(
-      renderer: renderer, playoutSync: sync, loop: loop, inlineCostLimit: .seconds(1)
+      renderer: renderer, playoutSync: sync, loop: loop, placement: Self.onLoop
     ) {}
     playInRealTime(packets, to: track, on: loop)
     XCTAssertTrue(eventually { renderer.frames.withLock { $0.count } == pictures.count })
@@ -165,23 +186,19 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     assertMatches(rendered, pictures)
     let extraDelay = sync.videoExtraDelay
     XCTAssertGreaterThan(extraDelay, .milliseconds(150), "video held for the audio")
-    // The first picture decodes on the queue (no cost known yet) and is shown at once (no
-    // delay known yet); every later one decodes on the loop and is released there.
-    XCTAssertEqual(track.picturesDecodedOnLoop, pictures.count - 1)
-    XCTAssertEqual(rendered.dropFirst().map(\.onLoop), Array(repeating: true, count: 23))
+    XCTAssertEqual(track.picturesDecodedOnLoop, pictures.count)
+    XCTAssertEqual(rendered.map(\.onLoop), Array(repeating: true, count: 24))
     let stats = track.statistics
     XCTAssertEqual(stats.framesDecoded, pictures.count)
     loop.submit { track.stop() }
   }
 
-  /// Pictures held for lip sync are rendered by the release timer, outside the decode whose
-  /// cost decides where a picture goes: with a slow renderer (10 ms a picture, over the 4 ms
-  /// limit) the releases move to the queue once one was measured, as a slow decode does,
-  /// rather than holding the loop (and the audio turns and packets of every stream on it).
-  func testHeldPicturesOfASlowRendererAreReleasedOnTheQueue() throws {
-    let loop = EventLoop(label: "test.decodeHeldSlow")
+  /// On a track placed on the queue, the loop's release timer hands each release to the queue:
+  /// no held picture is rendered on the loop.
+  func testHeldPicturesOfATrackPlacedOnTheQueueAreReleasedOnTheQueue() throws {
+    let loop = EventLoop(label: "test.decodeHeldQueue")
     let (packets, pictures) = try stream(count: 24)
-    let renderer = Collector(loop: loop, slow: Set(0..<24), slowFor: 0.010)
+    let renderer = Collector(loop: loop)
     let sync = Self.videoAheadOfAudio()
     let track = try VideoReceiveTrack(renderer: renderer, playoutSync: sync, loop: loop) {}
     playInRealTime(packets, to: track, on: loop)
@@ -189,8 +206,8 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     let rendered = renderer.frames.withLock { $0 }
     assertMatches(rendered, pictures)
     XCTAssertGreaterThan(sync.videoExtraDelay, .milliseconds(150), "video held for the audio")
-    // At most the first release (no cost known yet) renders on the loop.
-    XCTAssertLessThanOrEqual(rendered.filter(\.onLoop).count, 2, "\(rendered.map(\.onLoop))")
+    XCTAssertFalse(rendered.contains(where: \.onLoop), "\(rendered.map(\.onLoop))")
+    XCTAssertEqual(track.picturesDecodedOnLoop, 0)
     loop.submit { track.stop() }
   }
 
@@ -198,9 +215,7 @@ final class VideoDecodeOnLoopTests: XCTestCase {
     let loop = EventLoop(label: "test.decodeStop")
     let (packets, _) = try stream(count: 10)
     let renderer = Collector(loop: loop)
-    let track = try VideoReceiveTrack(
-      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1)
-    ) {}
+    let track = try VideoReceiveTrack(renderer: renderer, loop: loop, placement: Self.onLoop) {}
     play(Array(packets[0..<5]), to: track, on: loop)
     loop.submit { track.stop() }
     play(Array(packets[5...]), to: track, on: loop)
@@ -208,33 +223,31 @@ final class VideoDecodeOnLoopTests: XCTestCase {
   }
 }
 
-/// `EventLoopWorkBudget`: the decaying load and what it allows.
+/// `EventLoopWorkBudget`: the shares held by placed tracks.
 final class EventLoopWorkBudgetTests: XCTestCase {
-  func testLoadDecaysWithTheWindowAndBoundsWhatMayRun() {
+  func testHeldSharesAddUpAndReleaseNeverGoesBelowZero() {
     let loop = EventLoop(label: "WorkBudgetTests")
-    let budget = EventLoopWorkBudget(thread: loop.thread, share: 0.25, window: .seconds(1))
+    let budget = EventLoopWorkBudget(thread: loop.thread)
     // Loop-confined: used on its loop.
-    loop.submit { checkLoad(of: budget) }
+    let shares = loop.submit { () -> [Double] in
+      var seen = [budget.heldShare]
+      budget.hold(0.12)
+      budget.hold(0.06)
+      seen.append(budget.heldShare)
+      budget.hold(-1)
+      seen.append(budget.heldShare)
+      budget.release(0.12)
+      seen.append(budget.heldShare)
+      budget.release(0.5)
+      seen.append(budget.heldShare)
+      return seen
+    }
+    XCTAssertEqual(shares.count, 5)
+    XCTAssertEqual(shares[0], 0)
+    XCTAssertEqual(shares[1], 0.18, accuracy: 1e-12)
+    XCTAssertEqual(shares[2], 0.18, accuracy: 1e-12)
+    XCTAssertEqual(shares[3], 0.06, accuracy: 1e-12)
+    XCTAssertEqual(shares[4], 0)
     loop.shutdown()
-  }
-
-  private func checkLoad(of budget: EventLoopWorkBudget) {
-    let start = MediaInstant.now()
-    XCTAssertEqual(budget.utilization(at: start), 0)
-    XCTAssertTrue(budget.allows(.milliseconds(250), at: start))
-    XCTAssertFalse(budget.allows(.milliseconds(251), at: start))
-    budget.record(.milliseconds(200), endingAt: start)
-    XCTAssertEqual(budget.utilization(at: start), 0.2, accuracy: 1e-9)
-    XCTAssertTrue(budget.allows(.milliseconds(40), at: start))
-    XCTAssertFalse(budget.allows(.milliseconds(60), at: start))
-    // One time constant later the load is 1/e of what it was.
-    let later = start + .seconds(1)
-    XCTAssertEqual(budget.utilization(at: later), 0.2 / M_E, accuracy: 1e-9)
-    XCTAssertTrue(budget.allows(.milliseconds(170), at: later))
-    XCTAssertFalse(budget.allows(.milliseconds(180), at: later))
-    // An instant before the last update does not make the load grow back.
-    XCTAssertEqual(budget.utilization(at: start), 0.2 / M_E, accuracy: 1e-9)
-    budget.record(.milliseconds(-5), endingAt: later)
-    XCTAssertEqual(budget.utilization(at: later), 0.2 / M_E, accuracy: 1e-9)
   }
 }

@@ -20,7 +20,7 @@ final class VideoRenderCallbackTests: XCTestCase {
   /// Plays until the renderer closed the player at its `closeAt`-th picture (1-based), reading
   /// the connection's getters and statistics from every `render`.
   /// - Parameters:
-  ///   - renderDelay: seconds each `render` takes (over 4 ms: pictures go to the track's queue).
+  ///   - renderDelay: seconds each `render` takes.
   ///   - onLoop: whether decoding on the loop is allowed (`decodesVideoOnLoop`).
   ///   - closesOnLoop: where the picture that closes is expected to be rendered.
   private func closeFromRender(
@@ -90,12 +90,13 @@ final class VideoRenderCallbackTests: XCTestCase {
   }
 
   func testSlowRendererClosingItsConnectionFromTheQueueDoesNotDeadlock() throws {
-    // 10 ms per picture: past the 4 ms limit, the pictures go to the track's queue.
-    try closeFromRender(at: 6, audio: false, renderDelay: 0.010, closesOnLoop: false)
+    // 10 ms per picture on a track placed on its queue (a slow renderer does not move it).
+    try closeFromRender(
+      at: 6, audio: false, renderDelay: 0.010, onLoop: false, closesOnLoop: false)
   }
 
   func testSlowRendererClosingItsLipSyncedConnectionFromTheQueueDoesNotDeadlock() throws {
-    try closeFromRender(at: 6, audio: true, renderDelay: 0.010, closesOnLoop: false)
+    try closeFromRender(at: 6, audio: true, renderDelay: 0.010, onLoop: false, closesOnLoop: false)
   }
 
   func testRendererClosingItsConnectionLaterGetsNoFurtherPicture() throws {
@@ -123,8 +124,8 @@ final class VideoRenderCallbackTests: XCTestCase {
       let (held, pending) = player.loop.submit { () -> (MediaDuration, Bool) in
         let held = player.playoutSync?.snapshot.videoExtraDelay ?? .zero
         guard let track = player.videoReceiveTrack else { return (held, false) }
-        // The hold's state is the loop's only while nothing of the track is queued.
-        return (held, track.queuedJobs.load(ordering: .acquiring) > 0 || track.releaseScheduled)
+        // The hold's state belongs to the track's placement: read in order with its queue.
+        return (held, track.queue.sync { track.releaseScheduled })
       }
       return pictures.value >= 20 && held > .milliseconds(100) && pending
     }

@@ -46,7 +46,7 @@ final class VideoSourceTakeoverTests: XCTestCase {
     let (old, new) = try streams()
     let renderer = Collector()
     let track = try VideoReceiveTrack(
-      renderer: renderer, loop: loop, inlineCostLimit: .seconds(1), onKeyFrameNeeded: {})
+      renderer: renderer, loop: loop, placement: .loop(share: 0.1), onKeyFrameNeeded: {})
     for frame in old.packets {
       loop.submit { track.handle(frame, now: loop.mediaNow()) }
       track.queue.sync {}
