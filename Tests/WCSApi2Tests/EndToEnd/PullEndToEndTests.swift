@@ -301,7 +301,7 @@ final class PullEndToEndTests: XCTestCase {
   }
 
   /// A socket listening on a free loopback port that nobody accepts on.
-  private static func listeningTCPSocket() throws -> (Int32, Int) {
+  static func listeningTCPSocket() throws -> (Int32, Int) {
     let (descriptor, port) = try boundTCPSocket()
     guard listen(descriptor, 4) == 0 else {
       close(descriptor)

@@ -66,7 +66,7 @@ final class RTMPPushEndToEndTests: XCTestCase {
     processes.append(reader)
     try await waitFor("ffmpeg read six seconds", timeout: 20) { !reader.isRunning }
     XCTAssertEqual(reader.terminationStatus, 0)
-    XCTAssertEqual(try Self.codecs(of: copy.path), ["h264", "aac"])
+    XCTAssertEqual(try Self.codecs(of: copy.path).sorted(), ["aac", "h264"])
     XCTAssertEqual(publisher.getStatus(), .fpwcsStreamStatusPublishing)
 
     let file = try MediaFileReader(path: copy.path, audioChannels: 1)
@@ -105,6 +105,64 @@ final class RTMPPushEndToEndTests: XCTestCase {
     let starts = try Self.firstPacketTimes(of: received)
     XCTAssertEqual(starts["video"] ?? -1, 0, accuracy: 0.001)
     XCTAssertEqual(starts["audio"] ?? -1, 0, accuracy: 0.1)
+  }
+
+  func testABrokenRTMPConnectionIsReportedAndThePushResumesWhenTheServerIsBack() async throws {
+    try XCTSkipUnless(NginxRTMP.isInstalled, "nginx with libnginx-mod-rtmp is not installed")
+    let port = try PullEndToEndTests.freeTCPPort()
+    let nginx = try NginxRTMP.start(directory: directory, port: port)
+    processes.append(nginx)
+    let url = "rtmp://127.0.0.1:\(port)/live/resumed"
+    let server = try WCSLocalServer.startForTest("push-broken")
+    defer { server.stop() }
+    let session = try await FPWCSApi2.connectedSession(to: server)
+    defer { session.disconnect() }
+    let (publisher, events) = try await publish(session, codec: "H264", rtmpUrl: url)
+    defer { try? publisher.stop() }
+    try await waitFor("the push is live", timeout: 15) {
+      events.statuses.contains { $0.status == "PUBLISHING" }
+    }
+
+    // The server goes away mid-stream: the next writes fail, the push says so and retries.
+    kill(nginx.processIdentifier, SIGKILL)
+    nginx.waitUntilExit()
+    try await waitFor("the broken connection reported", timeout: 15) {
+      events.statuses.contains { $0.status == "FAILED" }
+    }
+    let failure = try XCTUnwrap(events.statuses.first { $0.status == "FAILED" })
+    XCTAssertEqual(failure.info, "Failed by RTMP writer error")
+    XCTAssertEqual(failure.willRetry, true)
+    XCTAssertEqual(publisher.getStatus(), .fpwcsStreamStatusPublishing)
+
+    // Back on the same port before the retries run out: the push is live again.
+    processes.append(try NginxRTMP.start(directory: directory, port: port))
+    try await waitFor("the push is live again", timeout: 15) {
+      events.statuses.filter { $0.status == "PUBLISHING" }.count == 2
+    }
+    // Its first video waits for a key frame: which stream ffprobe meets first varies.
+    XCTAssertEqual(Self.probedCodecs(url).sorted(), ["aac", "h264"], "nginx serves it")
+  }
+
+  func testASilentRTMPServerTimesOutWithoutStallingThePublication() async throws {
+    // A socket that accepts (the kernel's backlog) and never answers the RTMP handshake.
+    let (descriptor, port) = try PullEndToEndTests.listeningTCPSocket()
+    defer { close(descriptor) }
+    let server = try WCSLocalServer.startForTest("push-silent")
+    defer { server.stop() }
+    let session = try await FPWCSApi2.connectedSession(to: server)
+    defer { session.disconnect() }
+    let url = "rtmp://127.0.0.1:\(port)/live/silent"
+    let (publisher, events) = try await publish(session, codec: "H264", rtmpUrl: url)
+    defer { try? publisher.stop() }
+    let started = Date()
+    // While the push waits for the handshake, the relay serves a player as usual.
+    try assertPlayable(publisher, session)
+    XCTAssertTrue(events.statuses.isEmpty, "still connecting")
+    try await waitFor("the connect timed out", timeout: 15) { !events.statuses.isEmpty }
+    XCTAssertEqual(Date().timeIntervalSince(started), 5, accuracy: 1.5, "the connect timeout")
+    XCTAssertEqual(events.statuses.first?.info, "Failed by RTMP writer error")
+    XCTAssertEqual(events.statuses.first?.willRetry, true)
+    XCTAssertEqual(publisher.getStatus(), .fpwcsStreamStatusPublishing)
   }
 
   func testVP8PublishedWithRTMPURLIsNotPushedAndThePublisherIsToldWhy() async throws {
@@ -240,13 +298,19 @@ final class RTMPPushEndToEndTests: XCTestCase {
     return times
   }
 
+  /// The codecs ffprobe finds at a live `url` within five seconds.
+  private static func probedCodecs(_ url: String) -> [String] {
+    (try? codecs(of: url, extraArguments: ["-rw_timeout", "5000000"])) ?? []
+  }
+
   /// The codec of each stream of a file, by ffprobe.
-  private static func codecs(of path: String) throws -> [String] {
+  private static func codecs(of path: String, extraArguments: [String] = []) throws -> [String] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-    process.arguments = [
-      "-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path,
-    ]
+    process.arguments =
+      ["-v", "error"] + extraArguments + [
+        "-show_entries", "stream=codec_name", "-of", "csv=p=0", path,
+      ]
     let output = Pipe()
     process.standardOutput = output
     try process.run()
