@@ -39,13 +39,9 @@ final class RTMPPushEndToEndTests: XCTestCase {
     let port = try PullEndToEndTests.freeTCPPort()
     processes.append(try NginxRTMP.start(directory: directory, port: port, record: true))
     let url = "rtmp://127.0.0.1:\(port)/live/pushed"
-    let server = try WCSLocalServer.startForTest("push")
-    defer { server.stop() }
-    let session = try await FPWCSApi2.connectedSession(to: server)
-    defer { session.disconnect() }
-
-    let (publisher, events) = try await publish(session, codec: "H264", rtmpUrl: url)
-    defer { try? publisher.stop() }
+    let push = try await startPush("push", codec: "H264", to: url)
+    defer { push.end() }
+    let (publisher, events) = (push.publisher, push.events)
     try await waitFor("the push is live", timeout: 15) {
       events.statuses.contains { $0.status == "PUBLISHING" }
     }
@@ -113,12 +109,9 @@ final class RTMPPushEndToEndTests: XCTestCase {
     let nginx = try NginxRTMP.start(directory: directory, port: port)
     processes.append(nginx)
     let url = "rtmp://127.0.0.1:\(port)/live/resumed"
-    let server = try WCSLocalServer.startForTest("push-broken")
-    defer { server.stop() }
-    let session = try await FPWCSApi2.connectedSession(to: server)
-    defer { session.disconnect() }
-    let (publisher, events) = try await publish(session, codec: "H264", rtmpUrl: url)
-    defer { try? publisher.stop() }
+    let push = try await startPush("push-broken", codec: "H264", to: url)
+    defer { push.end() }
+    let (publisher, events) = (push.publisher, push.events)
     try await waitFor("the push is live", timeout: 15) {
       events.statuses.contains { $0.status == "PUBLISHING" }
     }
@@ -147,16 +140,13 @@ final class RTMPPushEndToEndTests: XCTestCase {
     // A socket that accepts (the kernel's backlog) and never answers the RTMP handshake.
     let (descriptor, port) = try PullEndToEndTests.listeningTCPSocket()
     defer { close(descriptor) }
-    let server = try WCSLocalServer.startForTest("push-silent")
-    defer { server.stop() }
-    let session = try await FPWCSApi2.connectedSession(to: server)
-    defer { session.disconnect() }
     let url = "rtmp://127.0.0.1:\(port)/live/silent"
-    let (publisher, events) = try await publish(session, codec: "H264", rtmpUrl: url)
-    defer { try? publisher.stop() }
+    let push = try await startPush("push-silent", codec: "H264", to: url)
+    defer { push.end() }
+    let (publisher, events) = (push.publisher, push.events)
     let started = Date()
     // While the push waits for the handshake, the relay serves a player as usual.
-    try assertPlayable(publisher, session)
+    try assertPlayable(publisher, push.session)
     XCTAssertTrue(events.statuses.isEmpty, "still connecting")
     try await waitFor("the connect timed out", timeout: 15) { !events.statuses.isEmpty }
     XCTAssertEqual(Date().timeIntervalSince(started), 5, accuracy: 1.5, "the connect timeout")
@@ -166,31 +156,25 @@ final class RTMPPushEndToEndTests: XCTestCase {
   }
 
   func testVP8PublishedWithRTMPURLIsNotPushedAndThePublisherIsToldWhy() async throws {
-    let server = try WCSLocalServer.startForTest("push-vp8")
-    defer { server.stop() }
-    let session = try await FPWCSApi2.connectedSession(to: server)
-    defer { session.disconnect() }
     let url = "rtmp://127.0.0.1:1/live/vp8"
-    let (publisher, events) = try await publish(session, codec: "VP8", rtmpUrl: url)
-    defer { try? publisher.stop() }
+    let push = try await startPush("push-vp8", codec: "VP8", to: url)
+    defer { push.end() }
+    let (publisher, events) = (push.publisher, push.events)
     try await waitFor("the push refused") { !events.statuses.isEmpty }
     let status = try XCTUnwrap(events.statuses.first)
     XCTAssertEqual(status.status, "FAILED")
     XCTAssertEqual(status.info, "Transcoding required, but disabled")
     XCTAssertEqual(status.willRetry, false)
     XCTAssertEqual(publisher.getStatus(), .fpwcsStreamStatusPublishing)
-    try assertPlayable(publisher, session)
+    try assertPlayable(publisher, push.session)
   }
 
   func testUnreachableRTMPURLFailsThePushAfterItsRetriesAndThePublicationGoesOn() async throws {
-    let server = try WCSLocalServer.startForTest("push-refused")
-    defer { server.stop() }
-    let session = try await FPWCSApi2.connectedSession(to: server)
-    defer { session.disconnect() }
     // Port 1 on loopback: nothing listens, each connect is refused at once.
     let url = "rtmp://127.0.0.1:1/live/nobody"
-    let (publisher, events) = try await publish(session, codec: "H264", rtmpUrl: url)
-    defer { try? publisher.stop() }
+    let push = try await startPush("push-refused", codec: "H264", to: url)
+    defer { push.end() }
+    let (publisher, events) = (push.publisher, push.events)
     // Three attempts, 1 s and 2 s apart.
     try await waitFor("the push given up", timeout: 15) {
       events.statuses.contains { $0.willRetry == false }
@@ -200,17 +184,14 @@ final class RTMPPushEndToEndTests: XCTestCase {
     XCTAssertEqual(statuses.map(\.willRetry), [true, true, false])
     XCTAssertEqual(Set(statuses.map(\.info)), ["Failed by RTMP writer error"])
     XCTAssertEqual(publisher.getStatus(), .fpwcsStreamStatusPublishing)
-    try assertPlayable(publisher, session)
+    try assertPlayable(publisher, push.session)
   }
 
   func testRTMPURLOfAHostOutsideThePullPolicyIsRefusedAndThePublicationGoesOn() async throws {
-    let server = try WCSLocalServer.startForTest("push-host")
-    defer { server.stop() }
-    let session = try await FPWCSApi2.connectedSession(to: server)
-    defer { session.disconnect() }
     let url = "rtmp://rtmp.example.com/live/out"
-    let (publisher, events) = try await publish(session, codec: "H264", rtmpUrl: url)
-    defer { try? publisher.stop() }
+    let push = try await startPush("push-host", codec: "H264", to: url)
+    defer { push.end() }
+    let (publisher, events) = (push.publisher, push.events)
     try await waitFor("the push refused") { !events.statuses.isEmpty }
     XCTAssertEqual(
       events.statuses.first?.info,
@@ -238,6 +219,28 @@ final class RTMPPushEndToEndTests: XCTestCase {
         info: payload["info"]?.stringValue, willRetry: payload["willRetry"]?.boolValue)
       received.withLock { $0.append(status) }
     }
+  }
+
+  /// A local server, a session to it and a publisher of the virtual devices in `codec` with
+  /// `rtmpUrl` = `url`; `end()` stops them.
+  struct Push {
+    let server: WCSLocalServer
+    let session: FPWCSApi2Session
+    let publisher: FPWCSApi2Stream
+    let events: PushEvents
+
+    func end() {
+      try? publisher.stop()
+      session.disconnect()
+      server.stop()
+    }
+  }
+
+  private func startPush(_ label: String, codec: String, to url: String) async throws -> Push {
+    let server = try WCSLocalServer.startForTest(label)
+    let session = try await FPWCSApi2.connectedSession(to: server)
+    let (publisher, events) = try await publish(session, codec: codec, rtmpUrl: url)
+    return Push(server: server, session: session, publisher: publisher, events: events)
   }
 
   private func publish(_ session: FPWCSApi2Session, codec: String, rtmpUrl: String) async throws
