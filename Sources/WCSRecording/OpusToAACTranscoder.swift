@@ -144,6 +144,20 @@ public final class OpusToAACTranscoder {
   public func add(_ opus: [UInt8], ticks: Int64) throws(AudioTranscodeError) -> [Packet] {
     guard !opus.isEmpty else { return [] }
     guard let decoder else { return [] }
+    // The packet's length from its TOC (RFC 6716 §3.1), to tell a late one before decoding it:
+    // a duplicate fed to the decoder would put its state out of step.
+    let length = opus.withUnsafeBufferPointer { bytes -> Int32 in
+      guard let base = bytes.baseAddress else { return -1 }
+      return opus_packet_get_nb_samples(base, Int32(bytes.count), Int32(Self.sampleRate))
+    }
+    guard length > 0, length <= Self.maxOpusFrameSamples else {
+      statistics.opusPacketsUndecodable += 1
+      return []
+    }
+    if let start = pendingTicks, ticks < start + Int64(pending[0].count) - Int64(length) / 2 {
+      statistics.opusPacketsLate += 1
+      return []
+    }
     let count = opus.withUnsafeBufferPointer { input in
       decoded.withUnsafeMutableBufferPointer { output -> Int32 in
         guard let samples = output.baseAddress else { return -1 }
@@ -158,12 +172,7 @@ public final class OpusToAACTranscoder {
     }
     var output: [Packet] = []
     if let start = pendingTicks {
-      let end = start + Int64(pending[0].count)
-      if ticks < end - Int64(count) / 2 {
-        statistics.opusPacketsLate += 1
-        return []
-      }
-      let gap = ticks - end
+      let gap = ticks - (start + Int64(pending[0].count))
       if gap > Self.maxFilledGapTicks {
         // A new run: what is left is padded to a frame and sent, the next frames start here.
         if !pending[0].isEmpty {

@@ -44,6 +44,9 @@ extension LocalServerRelayEngine {
       _ = requestKeyFrame(publisher)
     case .needsKeyFrame:
       _ = requestKeyFrame(publisher)
+    case .dropped(let total):
+      configuration.log(
+        "media \(id): rtmp push to \(pusher.url): \(total) packets dropped, the server is slow")
     case .publishing:
       configuration.log("media \(id): rtmp push to \(pusher.url): publishing")
       emit(

@@ -11,6 +11,9 @@ enum RTMPPushEvent: Sendable, Equatable {
   case publishing
   /// The stream needs a key frame (it starts on one; one was lost).
   case needsKeyFrame
+  /// The queue was full: `total` packets dropped so far (reported at the first and at every
+  /// thousandth).
+  case dropped(total: Int)
   /// The connection failed or broke; `willRetry` says whether another attempt follows.
   case failed(detail: String, willRetry: Bool)
 }
@@ -53,6 +56,7 @@ final class RTMPPusher: Sendable {
 
   private func run(_ onEvent: @Sendable (RTMPPushEvent) -> Void) {
     var failures = 0
+    var dropped = 0
     var timeouts = RTMPOutput.Timeouts()
     timeouts.connect = limits.timeouts.connect
     timeouts.write = limits.timeouts.write
@@ -65,7 +69,7 @@ final class RTMPPusher: Sendable {
         var session = try RTMPPushSession(
           output: output, hasVideo: hasVideo, hasAudio: hasAudio,
           keyFrameInterval: limits.keyFrameInterval)
-        detail = stream(&session, failures: &failures, onEvent)
+        detail = stream(&session, failures: &failures, dropped: &dropped, onEvent)
         output.close()
       } catch {
         detail = "\(error)"
@@ -83,12 +87,18 @@ final class RTMPPusher: Sendable {
 
   /// Writes queued packets until the queue stops (returns "") or a write fails (its reason).
   private func stream(
-    _ session: inout RTMPPushSession, failures: inout Int,
+    _ session: inout RTMPPushSession, failures: inout Int, dropped total: inout Int,
     _ onEvent: @Sendable (RTMPPushEvent) -> Void
   ) -> String {
     while true {
       let (packets, dropped) = queue.take(timeout: .seconds(1))
-      if dropped > 0 { session.lost() }
+      if dropped > 0 {
+        session.lost()
+        if total == 0 || total / 1000 != (total + dropped) / 1000 {
+          onEvent(.dropped(total: total + dropped))
+        }
+        total += dropped
+      }
       for packet in packets {
         do {
           let result = try session.add(packet)
