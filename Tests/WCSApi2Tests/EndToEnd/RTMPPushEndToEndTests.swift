@@ -100,7 +100,8 @@ final class RTMPPushEndToEndTests: XCTestCase {
     }
     let starts = try Self.firstPacketTimes(of: received)
     XCTAssertEqual(starts["video"] ?? -1, 0, accuracy: 0.001)
-    XCTAssertEqual(starts["audio"] ?? -1, 0, accuracy: 0.1)
+    // Audio that arrived while the first key frame was still coming in is not kept.
+    XCTAssertEqual(starts["audio"] ?? -1, 0, accuracy: 0.25)
   }
 
   func testABrokenRTMPConnectionIsReportedAndThePushResumesWhenTheServerIsBack() async throws {
