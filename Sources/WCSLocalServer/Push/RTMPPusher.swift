@@ -136,6 +136,8 @@ struct RTMPPushSession {
 
   /// Key frames' receive times are looked up by RTP timestamp among this many recent frames.
   static let frameArrivalsKept = 32
+  /// Audio packets held while waiting for the first key frame (1 s of 20 ms Opus).
+  static let maxHeldAudioPackets = 50
 
   let output: RTMPOutput
   let hasVideo: Bool
@@ -143,6 +145,7 @@ struct RTMPPushSession {
   private var assembler = H264AccessUnitAssembler()
   private let transcoder: OpusToAACTranscoder?
   private var frameArrivals: [(timestamp: UInt32, arrival: Int64)] = []
+  private var heldAudio: [RTMPPushPacket] = []
   /// Receive time (ns) of the first packet of the key frame the stream started with.
   private var start: Int64?
   private var video: TrackClock?
@@ -182,23 +185,34 @@ struct RTMPPushSession {
       guard hasAudio, let transcoder else { return (false, false) }
       var started = false
       if !output.isStarted {
-        // Audio alone starts at once; with video, the key frame starts the stream.
-        guard !hasVideo else { return (false, false) }
+        // Audio alone starts at once; with video, the key frame starts the stream and the
+        // audio held meanwhile joins it from the key frame's first packet on.
+        guard !hasVideo else {
+          heldAudio.append(packet)
+          if heldAudio.count > Self.maxHeldAudioPackets { heldAudio.removeFirst() }
+          return (false, false)
+        }
         try startOutput(video: nil)
         start = packet.arrival
         started = true
       }
-      guard let start else { return (started, false) }
-      if audio == nil {
-        audio = TrackClock(offset: Self.ticks(packet.arrival - start, clockRate: 48_000))
-      }
-      guard var clock = audio else { return (started, false) }
-      let ticks = clock.offset + clock.timeline.ticks(for: packet.timestamp)
-      audio = clock
-      for aac in try transcoder.add(packet.payload, ticks: ticks) {
-        try output.writeAudio(aac)
-      }
+      try writeAudio(packet, transcoder)
       return (started, false)
+    }
+  }
+
+  private mutating func writeAudio(_ packet: RTMPPushPacket, _ transcoder: OpusToAACTranscoder)
+    throws
+  {
+    guard let start, packet.arrival >= start else { return }
+    if audio == nil {
+      audio = TrackClock(offset: Self.ticks(packet.arrival - start, clockRate: 48_000))
+    }
+    guard var clock = audio else { return }
+    let ticks = clock.offset + clock.timeline.ticks(for: packet.timestamp)
+    audio = clock
+    for aac in try transcoder.add(packet.payload, ticks: ticks) {
+      try output.writeAudio(aac)
     }
   }
 
@@ -228,6 +242,11 @@ struct RTMPPushSession {
         start =
           frameArrivals.first { $0.timestamp == accessUnit.timestamp }?.arrival ?? packet.arrival
         started = true
+        let held = heldAudio
+        heldAudio = []
+        if let transcoder {
+          for audioPacket in held { try writeAudio(audioPacket, transcoder) }
+        }
       }
       guard let start else { continue }
       if video == nil {
