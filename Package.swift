@@ -192,9 +192,10 @@ let examples: [Target] =
 // PictureBench: PNG/JPEG snapshots, the played-frame keeper's copy, decode-on-request.
 // HardeningBench: what the inputs of issue 29 cost now (time, peak memory) against no limit.
 // RoomBench: join → first frame in a room, and the server's CPU for rooms of 2/4/8.
+// PushBench: an rtmpUrl push's own cost: Opus → AAC, FLV muxing of H.264 + AAC.
 let mediaBenchmarks = [
   "CodecBench", "DevicesBench", "NativeBackendBench", "PeerConnectionBench", "PictureBench",
-  "PipelineBench", "RTPBench", "SDPBench", "STUNBench",
+  "PipelineBench", "RTPBench", "SDPBench", "STUNBench", "PushBench",
 ]
 let benchmarks: [Target] =
   mediaBenchmarks.map { name in

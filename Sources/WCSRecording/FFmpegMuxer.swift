@@ -11,7 +11,7 @@ final class FFmpegMuxer {
     var timeBase: AVRational
   }
 
-  private var context: UnsafeMutablePointer<AVFormatContext>?
+  var context: UnsafeMutablePointer<AVFormatContext>?
 
   /// A context for libavformat's muxer `format` ("webm", "mp4") writing `path`.
   init(format: String, path: String) throws(FFmpegError) {
@@ -119,7 +119,7 @@ final class FFmpegMuxer {
     self.context = nil
   }
 
-  private func newStream() throws(FFmpegError) -> (
+  func newStream() throws(FFmpegError) -> (
     UnsafeMutablePointer<AVStream>, UnsafeMutablePointer<AVCodecParameters>
   ) {
     guard let context, let stream = avformat_new_stream(context, nil),
@@ -130,7 +130,7 @@ final class FFmpegMuxer {
     return (stream, parameters)
   }
 
-  private static func setExtradata(
+  static func setExtradata(
     _ bytes: [UInt8], of parameters: UnsafeMutablePointer<AVCodecParameters>
   ) throws(FFmpegError) {
     guard

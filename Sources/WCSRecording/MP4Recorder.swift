@@ -123,20 +123,7 @@ public final class MP4Recorder {
 
   /// The sample bytes of an access unit: each kept NAL unit after its 4-byte length.
   private func lengthPrefixed<Unit: Collection<UInt8>>(_ units: [Unit]) -> [UInt8] {
-    var sample: [UInt8] = []
-    for unit in units {
-      guard let header = unit.first else { continue }
-      let type = header & 0x1F
-      if type == 9 { continue }
-      if type == 7 || type == 8, configuration.contains(Array(unit)) { continue }
-      let length = UInt32(truncatingIfNeeded: unit.count)
-      sample += [
-        UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF),
-        UInt8(length & 0xFF),
-      ]
-      sample += unit
-    }
-    return sample
+    AVCDecoderConfiguration.sample(units, leavingOut: configuration)
   }
 }
 
@@ -167,5 +154,27 @@ enum AVCDecoderConfiguration {
       record += [UInt8(unit.count >> 8), UInt8(unit.count & 0xFF)] + unit
     }
     return record
+  }
+
+  /// An AVC sample (ISO/IEC 14496-15 §5.3.2): each NAL unit after its 4-byte big-endian length,
+  /// leaving out access unit delimiters and the parameter sets of `configuration` (already in
+  /// the `avcC` record); other SPSs/PPSs stay in band.
+  static func sample<Unit: Collection<UInt8>>(
+    _ units: [Unit], leavingOut configuration: Set<[UInt8]>
+  ) -> [UInt8] {
+    var sample: [UInt8] = []
+    for unit in units {
+      guard let header = unit.first else { continue }
+      let type = header & 0x1F
+      if type == 9 { continue }
+      if type == 7 || type == 8, configuration.contains(Array(unit)) { continue }
+      let length = UInt32(truncatingIfNeeded: unit.count)
+      sample += [
+        UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF),
+        UInt8(length & 0xFF),
+      ]
+      sample += unit
+    }
+    return sample
   }
 }

@@ -90,6 +90,9 @@ extension LocalServerRelayEngine {
       case .audio: recording.addAudio(payload, timestamp: header.timestamp)
       }
     }
+    if let pusher = publisher.rtmpPush {
+      feedRTMPPush(pusher, kind: codec.kind, header: header, payload: bytes[payloadRange], now: now)
+    }
     if codec.kind == .video,
       publisher.snapshots.addVideo(
         sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,

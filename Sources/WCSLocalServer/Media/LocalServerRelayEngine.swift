@@ -47,6 +47,8 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     public var retransmissionBurstPerPlayer = 250
     /// When and how often the relay NACKs a publisher for the packets it lost.
     public var nack = NACKGenerator.Configuration()
+    /// Bounds of `rtmpUrl` re-publications (queue, timeouts, retries).
+    var rtmpPush = RTMPPushLimits()
     /// Interval of the per-leg statistics log lines (`--stats`); nil logs them only at each
     /// stream's end.
     public var statisticsInterval: Duration?
@@ -138,6 +140,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       for publisher in publishers.values {
         publisher.peerConnection.close()
         publisher.recording?.discard()
+        publisher.rtmpPush?.stop()
       }
       for player in players.values { player.peerConnection.close() }
       for pull in pulls.values { pull.reader.stop() }
@@ -223,6 +226,9 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
           hasAudio: kinds.contains(.audio) && request.hasAudio)
       }
       publishers[id] = publisher
+      if let url = request.rtmpUrl {
+        startRTMPPush(publisher, url: url, limits: configuration.rtmpPush)
+      }
       connection.onEvent = { [weak self] event in self?.connectionEvent(id, event) }
       connection.onRTP = { [weak self, weak publisher] _, packet in
         guard let self, let publisher else { return }
@@ -298,6 +304,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
       cancelTimers(publisher)
       configuration.log("media \(id): \(publisher.statistics.summary)")
       publisher.peerConnection.close()
+      publisher.rtmpPush?.stop()
       if let recording = publisher.recording {
         if let recordName,
           let stored = recording.finish(

@@ -22,6 +22,8 @@ final class RelayPublisher {
   /// Fires when the PLI deferred by `keyFrameRequests` is due.
   var keyFrameTimer: EventLoopTimer?
   var recording: RelayRecording?
+  /// The `rtmpUrl` re-publication, while it runs.
+  var rtmpPush: RTMPPusher?
   /// The frames a snapshot decodes (since the last key frame).
   let snapshots = RelaySnapshotSource()
   /// Players of this publisher, in the order they started.

@@ -360,7 +360,7 @@ extension WCSServerCore {
       end(call, status: "FAILED", info: reason)
     case .recordingFinished(let id, _):
       return calls.calls[id] != nil
-    case .snapshotTaken, .snapshotFailed, .videoRate:
+    case .snapshotTaken, .snapshotFailed, .videoRate, .rtmpPushStatus:
       // Snapshots are of streams, answered by request id (WCSServerCore+Snapshot.swift);
       // video rates are of streams too (WCSServerCore+VideoRate.swift).
       return false

@@ -47,7 +47,8 @@ public enum LocalServerCommandLine {
                               with passive ICE-TCP candidates (RFC 6544), no UDP; clients
                               must publish and play with transport TCP
       --pull-hosts LIST       hosts whose rtsp:// and rtmp:// URLs players may make the
-                              server pull (default 127.0.0.1,localhost,::1; any = all)
+                              server pull, and publishers' rtmpUrl push to
+                              (default 127.0.0.1,localhost,::1; any = all)
       --help                  this text
 
     \(NetworkEmulation.specSyntax)

@@ -54,12 +54,15 @@ public struct LocalServerPublisherRequest: Sendable, Equatable {
   public var minBitrate: Int
   /// Upper publishing bitrate bound in kbps, 0 = no limit.
   public var maxBitrate: Int
+  /// The RTMP URL to re-publish the stream to (§3.1 `rtmpUrl`), already allowed by the core.
+  public var rtmpUrl: String?
 
   /// Memberwise initializer.
   public init(
     mediaSessionId: String, streamName: String, offerSDP: String, record: Bool, hasAudio: Bool,
-    hasVideo: Bool, minBitrate: Int, maxBitrate: Int
+    hasVideo: Bool, minBitrate: Int, maxBitrate: Int, rtmpUrl: String? = nil
   ) {
+    self.rtmpUrl = rtmpUrl
     self.mediaSessionId = mediaSessionId
     self.streamName = streamName
     self.offerSDP = offerSDP
@@ -114,6 +117,9 @@ public enum LocalServerMediaEvent: Sendable, Equatable {
   /// and payload): what the server receives from a publisher (`inbound`) or sends a player.
   /// The core reports it as `inboundVideoRate`/`outboundVideoRate` (wcs-protocol.md §4.7).
   case videoRate(mediaSessionId: String, inbound: Bool, bitsPerSecond: Int)
+  /// The `rtmpUrl` re-publication of a publisher started or failed; the core tells the
+  /// publisher (`notifyStreamEvent` `rtmpStreamStatus`).
+  case rtmpPushStatus(mediaSessionId: String, LocalServerRTMPPushStatus)
 }
 
 /// Codec names negotiated for a stream, as the stream object spells them (`"opus"`, `"VP8"`).

@@ -22,6 +22,8 @@ struct StreamRequest: Equatable {
   var cvoExtension: Bool
   /// `custom.name`: the room of a room stream (wcs-rooms-and-calls.md §A.5), else `nil`.
   var roomName: String?
+  /// `rtmpUrl`: where to re-publish the stream (publish only), else `nil`.
+  var rtmpUrl: String?
 
   /// Reads the request. `mediaSessionId` is checked by the caller first (`mediaSessionId(of:)`)
   /// so a FAILED status can name it.
@@ -42,6 +44,7 @@ struct StreamRequest: Equatable {
     transport = try Self.optionalString("transport", in: object) ?? "UDP"
     cvoExtension = try Self.bool("cvoExtension", in: object, default: false)
     roomName = object["custom"]?["name"]?.stringValue
+    rtmpUrl = try Self.optionalString("rtmpUrl", in: object).flatMap { $0.isEmpty ? nil : $0 }
     try validate(constraints: object["constraints"])
   }
 

@@ -52,7 +52,8 @@ public struct WCSServerConfiguration: Sendable, Equatable {
   /// Hosts (lower-case names or IP literals) whose `rtsp://`/`rtmp://` URLs a played name may
   /// make the server pull: loopback only by default, so a client cannot make the server open
   /// connections to whatever it can reach; `nil` allows any host, as a WCS does. A play of a
-  /// URL on another host gets FAILED saying so. `wcs-local-server --pull-hosts any|HOST,...`.
+  /// URL on another host gets FAILED saying so. The same hosts bound a publisher's `rtmpUrl`
+  /// (re-publishing, `RTMPPushURL`). `wcs-local-server --pull-hosts any|HOST,...`.
   public var pullSourceHosts: Set<String>? = ["127.0.0.1", "localhost", "::1"]
 
   /// All defaults.

@@ -97,7 +97,8 @@ extension WCSServerCore {
             LocalServerPublisherRequest(
               mediaSessionId: mediaSessionId, streamName: request.name, offerSDP: request.sdp,
               record: request.record, hasAudio: request.hasAudio, hasVideo: request.hasVideo,
-              minBitrate: request.minBitrate, maxBitrate: request.maxBitrate))))
+              minBitrate: request.minBitrate, maxBitrate: request.maxBitrate,
+              rtmpUrl: allowedRTMPURL(id, request)))))
     case .player(let source):
       playersBySource[source, default: []].append(mediaSessionId)
       log(

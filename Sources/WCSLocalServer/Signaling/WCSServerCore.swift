@@ -160,6 +160,7 @@ public final class WCSServerCore {
       answerSnapshot(requestId, type: "snapshotFailed", payload: ["info": .string(reason)])
     case .videoRate(let id, let inbound, let bitsPerSecond):
       reportVideoRate(id, inbound: inbound, bitsPerSecond: bitsPerSecond)
+    case .rtmpPushStatus(let id, let status): reportRTMPPushStatus(id, status)
     }
     return flush()
   }

@@ -82,3 +82,27 @@ extension FPWCSApi2 {
     return session
   }
 }
+
+extension FPWCSApi2MediaConstraints {
+  /// The virtual camera at exactly `width` × `height` and up to `frameRate` fps, with the
+  /// virtual microphone (a 440 Hz tone) unless `audio` is false.
+  static func virtualDevices(width: Int, height: Int, frameRate: Int, audio: Bool = true)
+    -> FPWCSApi2MediaConstraints
+  {
+    let video = FPWCSApi2VideoConstraints()
+    video.deviceID = "virtual:camera"
+    video.minWidth = width
+    video.maxWidth = width
+    video.minHeight = height
+    video.maxHeight = height
+    video.maxFrameRate = frameRate
+    let constraints = FPWCSApi2MediaConstraints()
+    constraints.video = video
+    if audio {
+      let microphone = FPWCSApi2AudioConstraints()
+      microphone.deviceID = "virtual:microphone"
+      constraints.audio = microphone
+    }
+    return constraints
+  }
+}

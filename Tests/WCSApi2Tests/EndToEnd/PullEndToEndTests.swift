@@ -254,31 +254,12 @@ final class PullEndToEndTests: XCTestCase {
     return try XCTUnwrap(Int(String(decoding: line, as: UTF8.self)))
   }
 
-  static let rtmpModule = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
+  static let rtmpModule = NginxRTMP.module
 
   /// nginx in the foreground with only an RTMP `live` application on a free loopback port.
   func startNginxRTMP() throws -> Int {
     let port = try Self.freeTCPPort()
-    let config = """
-      daemon off;
-      master_process off;
-      pid \(directory.path)/nginx.pid;
-      error_log \(directory.path)/nginx-error.log;
-      load_module \(Self.rtmpModule);
-      events {}
-      rtmp { server { listen 127.0.0.1:\(port); application live { live on; } } }
-      """
-    let path = directory.appendingPathComponent("nginx.conf")
-    try config.write(to: path, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-    process.arguments = [
-      "-p", directory.path, "-e", "\(directory.path)/nginx-error.log", "-c", path.path,
-    ]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    processes.append(process)
+    processes.append(try NginxRTMP.start(directory: directory, port: port))
     return port
   }
 
@@ -319,14 +300,14 @@ final class PullEndToEndTests: XCTestCase {
     return text.contains("h264")
   }
 
-  private static func freeTCPPort() throws -> Int {
+  static func freeTCPPort() throws -> Int {
     let (descriptor, port) = try boundTCPSocket()
     close(descriptor)
     return port
   }
 
   /// A socket listening on a free loopback port that nobody accepts on.
-  private static func listeningTCPSocket() throws -> (Int32, Int) {
+  static func listeningTCPSocket() throws -> (Int32, Int) {
     let (descriptor, port) = try boundTCPSocket()
     guard listen(descriptor, 4) == 0 else {
       close(descriptor)
