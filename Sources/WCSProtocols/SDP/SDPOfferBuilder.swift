@@ -121,12 +121,11 @@ public enum SDPOfferBuilder {
     let vp8 = video.vp8PayloadType
     var formats = [vp8]
     if let rtx = video.rtx { formats.append(rtx.payloadType) }
-    if let h264 = video.h264 {
-      if h264.isPreferred {
-        formats.insert(h264.payloadType, at: 0)
-      } else {
-        formats.append(h264.payloadType)
-      }
+    let h264Types = video.h264Formats.map(\.payloadType)
+    if video.h264?.isPreferred == true {
+      formats.insert(contentsOf: h264Types, at: 0)
+    } else {
+      formats += h264Types
     }
     var m = section(
       kind: "video", formats: formats, mid: mid, direction: video.direction,
@@ -140,7 +139,7 @@ public enum SDPOfferBuilder {
       m.attributes.append(
         .rtcpFeedback(RTCPFeedback(payloadType: vp8, type: type, parameter: parameter)))
     }
-    if let h264 = video.h264 {
+    for h264 in video.h264Formats {
       let pt = h264.payloadType
       m.attributes.append(.rtpmap(RTPMap(payloadType: pt, encodingName: "H264", clockRate: 90000)))
       for (type, parameter) in videoFeedback {
