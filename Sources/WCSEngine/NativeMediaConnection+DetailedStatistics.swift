@@ -27,6 +27,8 @@ extension NativeMediaConnection {
     /// Why a file source's video is decoded and encoded rather than passed through (e.g.
     /// "H.264 was not negotiated"); nil for other sources and during pass-through.
     public var passThroughRefusal: String?
+    /// Pictures sent: encoded (`framesEncoded`) or passed through (`framesPassedThrough`).
+    public var framesSent: Int { framesEncoded + framesPassedThrough }
     /// Opus frames encoded.
     public var audioFramesEncoded = 0
     /// Pictures decoded and rendered.
