@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import WCSCodecs
 import WCSDevices
 import WCSMediaSeam
@@ -9,8 +10,8 @@ import WCSMediaSeam
 /// is (`H264FilePassThrough`) is not decoded: its access units go to the track as they are,
 /// paced by their pts, which also stamps them.
 final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
-  // @unchecked Sendable: `reader`, `pacer`, `startedAt`, `passThrough` and `pending` are used
-  // on `queue` only.
+  // @unchecked Sendable: `reader`, `pacer`, `startedAt` and `pending` are used on `queue`
+  // only; `passThrough` sits behind its mutex.
   private let queue = DispatchQueue(label: "WCSMedia.FileCaptureSource", qos: .userInitiated)
   private let reader: MediaFileReader
   private let pacer: MediaFilePacer
@@ -24,8 +25,8 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
   private let constraints: MediaConnectionRequest.Video?
   /// The file's H.264 read without decoding, or why it cannot be.
   private let h264File: Result<H264FileReader, H264FileReaderError>?
-  /// Decided at the first tick: the file's access units are sent as they are.
-  private var passThrough: Bool?
+  /// Decided at the first tick: the file's access units are sent as they are (read by `stop`).
+  private let passThrough = Mutex<Bool?>(nil)
   private var pending: H264FileAccessUnit?
 
   /// Opens `path`; throws `.deviceUnavailable` when FFmpeg cannot read it. `onFailure` gets
@@ -63,13 +64,19 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
     ticker.start { [self] in self.tick() }
   }
 
-  func stop() { ticker.stop() }
+  func stop() {
+    ticker.stop()
+    // The track goes back to its encoder for the next source (a camera switch).
+    if let track = videoTrack, passThrough.withLock({ $0 }) == true {
+      track.queue.async { track.setPassThrough(false) }
+    }
+  }
 
   private func tick() {
     let now = ContinuousClock().now
     let origin = startedAt ?? now
     startedAt = origin
-    if passThrough ?? choosePath() {
+    if passThrough.withLock({ $0 }) ?? choosePath() {
       tickPassThrough(elapsed: now - origin, origin: origin)
       return
     }
@@ -109,7 +116,7 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
   /// Whether the file passes through (`H264FilePassThrough`); tells the track either way.
   private func choosePath() -> Bool {
     guard let track = videoTrack else {
-      passThrough = false
+      passThrough.withLock { $0 = false }
       return false
     }
     let refusal: String?
@@ -120,7 +127,7 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
     case .failure(let error): refusal = "\(error)"
     case nil: refusal = "no video"
     }
-    passThrough = refusal == nil
+    passThrough.withLock { $0 = refusal == nil }
     track.queue.async { track.setPassThrough(refusal == nil, refusal: refusal) }
     return refusal == nil
   }

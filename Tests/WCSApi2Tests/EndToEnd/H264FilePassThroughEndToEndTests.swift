@@ -145,6 +145,32 @@ final class H264FilePassThroughEndToEndTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(detailed.keyFrameRequestsAwaitingIDR, 1)
   }
 
+  func testSwitchingFromAPassedThroughFileToTheCameraEncodesAgain() async throws {
+    let path = try makeFile(profile: "baseline")
+    let backend = try XCTUnwrap(WCSApi2Environment.sharedMediaBackend as? NativeMediaBackend)
+    // Listed as a camera, so the switch cycles between it and the virtual camera.
+    backend.addFileSource(path: path)
+    defer { backend.removeFileSource(path: path) }
+    let server = try WCSLocalServer.startForTest("h264-switch")
+    defer { server.stop() }
+    let session = try await FPWCSApi2.connectedSession(to: server)
+    defer { session.disconnect() }
+
+    let (publisher, _) = try await publishAndPlay(path, session: session, pictures: 5)
+    XCTAssertEqual(stats(publisher)?.detailed?.encoderImplementation, "passthrough")
+    try publisher.switchCamera()
+    try await waitFor("the camera's pictures encoded") {
+      (self.stats(publisher)?.detailed?.framesEncoded ?? 0) >= 10
+    }
+    let detailed = try XCTUnwrap(stats(publisher)?.detailed)
+    XCTAssertEqual(detailed.encoderImplementation, "OpenH264")
+    XCTAssertGreaterThanOrEqual(detailed.keyFramesEncoded, 1, "the switch asked the encoder")
+    let passed = detailed.framesPassedThrough
+    XCTAssertGreaterThanOrEqual(passed, 5)
+    try await Task.sleep(for: .milliseconds(300))
+    XCTAssertEqual(stats(publisher)?.detailed?.framesPassedThrough, passed, "the file stopped")
+  }
+
   func testAHighProfileFileIsTranscodedUnderTheBaselineOffer() async throws {
     let path = try makeFile(profile: "high")
     let server = try WCSLocalServer.startForTest("h264-high")
