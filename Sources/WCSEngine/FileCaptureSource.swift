@@ -10,8 +10,8 @@ import WCSMediaSeam
 /// is (`H264FilePassThrough`) is not decoded: its access units go to the track as they are,
 /// paced by their pts, which also stamps them.
 final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
-  // @unchecked Sendable: `reader`, `pacer`, `startedAt` and `pending` are used on `queue`
-  // only; `passThrough` sits behind its mutex.
+  // @unchecked Sendable: `reader`, `pacer`, `startedAt`, `pending` and the reader in
+  // `h264File` are used on `queue` only; `passThrough` sits behind its mutex.
   private let queue = DispatchQueue(label: "WCSMedia.FileCaptureSource", qos: .userInitiated)
   private let reader: MediaFileReader
   private let pacer: MediaFilePacer
