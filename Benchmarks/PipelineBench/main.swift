@@ -22,6 +22,8 @@
 // Run: `swift run -c release PipelineBench [seconds]` (default 8 s per measurement).
 // `PipelineBench socket-path [seconds]`: the UDP socket path alone, with and without network
 // emulation (SocketPath.swift).
+// `PipelineBench file-publish [seconds]`: an H.264 file published as it is against decoded and
+// encoded again (FilePublish.swift).
 import BenchSupport
 import Foundation
 import Synchronization
@@ -49,6 +51,7 @@ if arguments.first == "raw-receive" {
 if arguments.first == "socket-path" { try runSocketPath(duration: duration) }
 if arguments.first == "decode-only" { try runDecodeOnly(duration: duration) }
 if arguments.first == "publish-only" { try runPublishOnly(duration: duration) }
+if arguments.first == "file-publish" { try runFilePublish(duration: duration) }
 if arguments.first == "idle-loop" {
   // `idle-loop [seconds] [period ms]`
   let period = arguments.count > 2 ? Int(arguments[2]) ?? 5 : 5
@@ -86,7 +89,9 @@ struct PublishRun {
   var audioFrames = 0
 }
 
-func measurePublish(announce: String? = nil) throws -> PublishRun {
+func measurePublish(
+  announce: String? = nil, request: MediaConnectionRequest = PipelineSettings.publishRequest
+) throws -> PublishRun {
   let loop = EventLoop(label: "PipelineBench.publish")
   defer { loop.shutdown() }
   let backend = NativeMediaBackend(
@@ -96,7 +101,7 @@ func measurePublish(announce: String? = nil) throws -> PublishRun {
   let state = Mutex(MediaConnectionState.new)
   guard
     let connection = try backend.makeConnection(
-      PipelineSettings.publishRequest, onStateChange: { value in state.withLock { $0 = value } })
+      request, onStateChange: { value in state.withLock { $0 = value } })
       as? NativeMediaConnection
   else { throw PipelineBenchError.peer("not a NativeMediaConnection") }
   defer { connection.close() }
@@ -116,7 +121,8 @@ func measurePublish(announce: String? = nil) throws -> PublishRun {
     codecCPU: after.videoEncodeCPUTime + after.audioEncodeCPUTime - before.videoEncodeCPUTime
       - before.audioEncodeCPUTime, sourceCPU: after.sourceCPUTime - before.sourceCPUTime,
     firstFrame: before.framesEncoded,
-    frames: after.framesEncoded - before.framesEncoded, firstAudio: before.audioFramesEncoded,
+    frames: after.framesEncoded + after.framesPassedThrough - before.framesEncoded
+      - before.framesPassedThrough, firstAudio: before.audioFramesEncoded,
     audioFrames: after.audioFramesEncoded - before.audioFramesEncoded)
 }
 

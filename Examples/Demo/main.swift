@@ -424,7 +424,7 @@ func runDemo(_ argv: [String]) -> Int32 {
       publisher: playback.publisher, player: playback.player, video: false, to: &summary)
   } else {
     summary.addTime("Time to first decoded frame", since("first decoded frame"))
-    summary.add("Frames sent", "\(playback.publisher?.framesEncoded ?? sent.frameCount)")
+    summary.add("Frames sent", "\(playback.publisher?.framesSent ?? sent.frameCount)")
     summary.add("Frames received and decoded", "\(played.frameCount)")
     // Decoded out of what the publisher encoded (out of what the frame rate made due over
     // the playing time with another engine), whatever the PSNR of the frames that arrived.

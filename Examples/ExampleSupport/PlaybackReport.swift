@@ -288,7 +288,7 @@ public enum RecoveryReport {
   /// and returns them for a pass/fail decision.
   /// - Parameters:
   ///   - played: the player's renderer.
-  ///   - sent: frames the publisher sent when known (its `framesEncoded`) and what they are
+  ///   - sent: frames the publisher sent when known (its `framesSent`) and what they are
   ///     (`"sent"`), else `nil`: the share is then taken against the frame rate (`frameRate`,
   ///     else the one the RTP timestamps show).
   ///   - start: PLAYING, seconds on the log's clock; `end`: the end of playback.
@@ -350,7 +350,7 @@ public struct PlaybackStats: Sendable {
 
   /// Video frames the publisher sent to the player (since PLAYING when known), `nil` when
   /// unknown.
-  public var framesSent: Int? { sent(\.framesEncoded) }
+  public var framesSent: Int? { sent(\.framesSent) }
 
   /// Opus frames the publisher sent to the player (since PLAYING when known), `nil` when
   /// unknown.

@@ -12,6 +12,23 @@ extension NativeMediaConnection {
     public var framesEncoded = 0
     /// Key frames among them.
     public var keyFramesEncoded = 0
+    /// What makes the sent video (publish): `libvpx` (VP8), `OpenH264`, or `passthrough` (a
+    /// file's own H.264 sent without decoding, `H264FilePassThrough`), as WebRTC's
+    /// `RTCOutboundRtpStreamStats.encoderImplementation` names it; "" without video.
+    public var encoderImplementation = ""
+    /// Access units of a file sent as they are (pass-through; the encoder did not run for
+    /// them, `framesEncoded` does not count them).
+    public var framesPassedThrough = 0
+    /// IDR access units among them.
+    public var keyFramesPassedThrough = 0
+    /// Key-frame requests (PLI/FIR) received during pass-through: a file cannot make a key
+    /// frame on demand, its next IDR answers them.
+    public var keyFrameRequestsAwaitingIDR = 0
+    /// Why a file source's video is decoded and encoded rather than passed through (e.g.
+    /// "H.264 was not negotiated"); nil for other sources and during pass-through.
+    public var passThroughRefusal: String?
+    /// Pictures sent: encoded (`framesEncoded`) or passed through (`framesPassedThrough`).
+    public var framesSent: Int { framesEncoded + framesPassedThrough }
     /// Opus frames encoded.
     public var audioFramesEncoded = 0
     /// Pictures decoded and rendered.

@@ -56,7 +56,7 @@ extension NativeMediaConnection {
         direction: direction, ssrc: videoSSRC, trackId: "video-\(cname)",
         vp8PayloadType: Int(videoPayloadType),
         rtx: SDPOfferParameters.RTX(payloadType: 97, ssrc: rtxSSRC))
-      video.h264 = offeredH264
+      video.h264Formats = offeredH264Formats
       return video
     }
     do {
@@ -115,7 +115,7 @@ extension NativeMediaConnection {
     if let path = NativeMediaDevices.filePath(fromID: deviceID) {
       return try FileCaptureSource(
         path: path, videoTrack: track, audioTrack: nil, clock: mediaClock,
-        onFailure: captureFailureHandler(kind: .video))
+        constraints: request.video, onFailure: captureFailureHandler(kind: .video))
     }
     if let path = NativeMediaDevices.v4l2Path(fromID: deviceID) {
       guard let system = configuration.systemDevices else {

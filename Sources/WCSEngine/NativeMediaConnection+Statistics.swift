@@ -152,6 +152,11 @@ extension NativeMediaConnection {
       result.videoEncoderBitrate = video.bitrate
       result.videoEncodeCPUTime = video.encodeCPUTime
       result.sourceCPUTime += video.sourceCPUTime
+      result.encoderImplementation = video.encoderImplementation
+      result.framesPassedThrough = video.framesPassedThrough
+      result.keyFramesPassedThrough = video.keyFramesPassedThrough
+      result.keyFrameRequestsAwaitingIDR = video.keyFrameRequestsAwaitingIDR
+      result.passThroughRefusal = video.passThroughRefusal
     }
     if let audio = audioTrack?.statistics {
       result.audioFramesEncoded = audio.framesEncoded

@@ -4,18 +4,36 @@ import WCSProtocols
 
 /// Which video codec a connection offers and uses: VP8 (RFC 7741) or H.264 (RFC 6184).
 extension NativeMediaConnection {
-  /// The H.264 format of the offer: constrained baseline 3.1, packetization-mode 1, with RTX
-  /// at 103 (`apt=102`), first when the request prefers H.264; nil when the request excludes it (`stripCodecs`, matched as
-  /// the SDK's filter does: a case-insensitive substring of the codec name).
-  var offeredH264: SDPOfferParameters.H264? {
+  /// The H.264 formats of the offer, as browsers offer them so that any WCS or Chromium
+  /// answer finds its match (RFC 6184 §8.2.2 matches profile and packetization mode):
+  /// constrained baseline 3.1 (`42e01f`) and baseline 3.1 (`42001f`), each in
+  /// packetization-mode 1 then 0, at payload types 102, 104, 106, 108, each with its RTX
+  /// (RFC 4588, as VP8 has) at the odd type after it; first when the request prefers H.264;
+  /// none when the request
+  /// excludes it (`stripCodecs`, matched as the SDK's filter does: a case-insensitive
+  /// substring of the codec name).
+  var offeredH264Formats: [SDPOfferParameters.H264] {
     let excluded = request.excludedCodecs.map { $0.lowercased() }.filter { !$0.isEmpty }
-    guard !excluded.contains(where: { "h264".contains($0) }) else { return nil }
-    var h264 = SDPOfferParameters.H264(
-      payloadType: 102,
-      isPreferred: request.preferredVideoCodec?.caseInsensitiveCompare("H264") == .orderedSame)
-    // RTX for H.264 as for VP8 (RFC 4588), next to its payload type.
-    h264.retransmissionPayloadType = 103
-    return h264
+    guard !excluded.contains(where: { "h264".contains($0) }) else { return [] }
+    return Self.h264OfferFormats(
+      preferred: request.preferredVideoCodec?.caseInsensitiveCompare("H264") == .orderedSame)
+  }
+
+  /// The H.264 formats of every offer (`offeredH264Formats`), listed first when `preferred`.
+  static func h264OfferFormats(preferred: Bool) -> [SDPOfferParameters.H264] {
+    let baseline = H264ProfileLevelID(profile: .baseline, level: 31)
+    let formats: [(Int, H264ProfileLevelID, Int)] = [
+      (102, .constrainedBaseline31, 1), (104, baseline, 1), (106, .constrainedBaseline31, 0),
+      (108, baseline, 0),
+    ]
+    return formats.map { payloadType, profile, mode in
+      var h264 = SDPOfferParameters.H264(
+        payloadType: payloadType,
+        formatParameters: H264FormatParameters(profileLevelID: profile, packetizationMode: mode),
+        isPreferred: preferred)
+      h264.retransmissionPayloadType = payloadType + 1
+      return h264
+    }
   }
 
   /// Whether an answered H.264 format wins over a VP8 one listed before it: when publishing
@@ -42,12 +60,19 @@ extension NativeMediaConnection {
     extra.videoCodec = videoCodecName
     guard let mode = h264PacketizationMode else { return nil }
     do {
-      try videoTrack?.useH264(packetizationMode: mode)
+      try videoTrack?.useH264(packetizationMode: mode, format: answeredH264Format)
       try videoReceiveTrack?.useH264()
     } catch {
       return .deviceUnavailable("H.264 codec: \(error)")
     }
     return nil
+  }
+
+  /// The answer's H.264 format of the payload type sent (`videoPayloadType`).
+  var answeredH264Format: H264FormatParameters? {
+    let codec = peerConnection?.remoteAnswer?.media.lazy.filter { $0.kind == "video" }
+      .flatMap(\.codecs).first { $0.payloadType == Int(self.videoPayloadType) }
+    return codec.flatMap { H264FormatParameters($0.formatParameters?.parameters ?? []) }
   }
 
   /// The negotiated video codec's name as in `a=rtpmap` (`"VP8"`, `"H264"`), for statistics.

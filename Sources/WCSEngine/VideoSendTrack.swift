@@ -10,8 +10,8 @@ import WCSProtocols
 /// so a slow encode does not delay packets. A disabled (muted) track encodes black pictures, as
 /// the iOS SDK's disabled track does.
 final class VideoSendTrack: @unchecked Sendable {
-  // @unchecked Sendable: `encoder`, `packetizer`, `h264` and `lastTimestamp` are used on
-  // `queue` only;
+  // @unchecked Sendable: `encoder`, `packetizer`, `h264`, `lastTimestamp` and the
+  // pass-through flags are used on `queue` only;
   // `enabled`, `stopped` and `statistics` sit behind mutexes.
 
   /// Counters of the track.
@@ -24,6 +24,18 @@ final class VideoSendTrack: @unchecked Sendable {
     var encodeCPUTime = 0.0
     /// CPU seconds the virtual camera spent drawing what it delivered (it stands in for a device).
     var sourceCPUTime = 0.0
+    /// What makes the sent pictures: `libvpx`, `OpenH264`, or `passthrough` (a file's own
+    /// H.264, `H264FilePassThrough`).
+    var encoderImplementation = "libvpx"
+    /// Access units of a file sent as they are (pass-through).
+    var framesPassedThrough = 0
+    /// IDR access units among them.
+    var keyFramesPassedThrough = 0
+    /// Key-frame requests during pass-through, which the file's next IDR answers.
+    var keyFrameRequestsAwaitingIDR = 0
+    /// Why a file source's video is decoded and encoded rather than passed through; nil for
+    /// other sources and for pass-through.
+    var passThroughRefusal: String?
   }
 
   let queue: DispatchQueue
@@ -38,6 +50,12 @@ final class VideoSendTrack: @unchecked Sendable {
   private let stopped = Mutex(false)
   private let stats = Mutex(Statistics())
   private var lastTimestamp: UInt32?
+  /// The answered H.264 format (`useH264`), which a file source checks before passing through.
+  private let negotiatedH264 = Mutex<H264FormatParameters?>(nil)
+  /// A file's access units are sent instead of encoded pictures; on `queue` only.
+  private var passingThrough = false
+  /// Pass-through skips access units up to the next IDR (after a mute, or at the start).
+  private var passThroughNeedsIDR = true
 
   /// Makes the encoder at the parameters' size, frame rate and start bitrate.
   init(
@@ -129,7 +147,7 @@ final class VideoSendTrack: @unchecked Sendable {
   /// Encodes with H.264 (RFC 6184 payloads in `packetizationMode`) instead of VP8 from the
   /// next picture on: the answer chose it. Callable from any thread.
   /// - Throws: `H264Error` when OpenH264 refuses the parameters.
-  func useH264(packetizationMode: Int) throws(H264Error) {
+  func useH264(packetizationMode: Int, format: H264FormatParameters? = nil) throws(H264Error) {
     let configuration = H264Encoder.Configuration(
       width: parameters.width, height: parameters.height, frameRate: parameters.frameRate,
       bitrateKbps: statistics.bitrate / 1000, keyFrameInterval: 3000,
@@ -143,11 +161,62 @@ final class VideoSendTrack: @unchecked Sendable {
       }
     }
     try result.get()
+    negotiatedH264.withLock { $0 = format }
+    stats.withLock { $0.encoderImplementation = "OpenH264" }
+  }
+
+  /// The answered H.264 format once the track encodes H.264, nil with VP8. Any thread.
+  var h264Format: H264FormatParameters? {
+    negotiatedH264.withLock { $0 }
+  }
+
+  /// Sends a file's access units (`passThrough`) instead of encoding pictures, or goes back
+  /// to encoding (`active` false; `refusal` says why a file is transcoded). Call on `queue`.
+  func setPassThrough(_ active: Bool, refusal: String? = nil) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    passingThrough = active
+    passThroughNeedsIDR = true
+    stats.withLock {
+      $0.encoderImplementation = active ? "passthrough" : h264 == nil ? "libvpx" : "OpenH264"
+      $0.passThroughRefusal = active ? nil : refusal
+    }
+  }
+
+  /// Sends one Annex B access unit of a file as it is, stamped `timestamp` (90 kHz, from the
+  /// file's pts), in H.264 payloads (RFC 6184). Dropped when H.264 is not in use, when the
+  /// timestamp does not increase, and while muted; after a mute the stream resumes at the
+  /// next IDR. Call on `queue`.
+  func passThrough(_ accessUnit: [UInt8], isKeyFrame: Bool, timestamp: UInt32) {
+    dispatchPrecondition(condition: .onQueue(queue))
+    guard passingThrough, !stopped.withLock({ $0 }), h264 != nil else { return }
+    if let last = lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { return }
+    lastTimestamp = timestamp
+    guard isEnabled else {
+      passThroughNeedsIDR = true
+      return
+    }
+    guard isKeyFrame || !passThroughNeedsIDR else { return }
+    passThroughNeedsIDR = false
+    let frame = EncodedVideoFrame(data: accessUnit, isKeyFrame: isKeyFrame, timestamp: timestamp)
+    let payloads = h264?.packetizer.packetize(frame) ?? []
+    stats.withLock {
+      $0.framesPassedThrough += 1
+      if isKeyFrame { $0.keyFramesPassedThrough += 1 }
+    }
+    output(payloads, isKeyFrame)
   }
 
   /// Makes the next encoded picture a key frame (a PLI/FIR arrived). Callable from any thread.
   func requestKeyFrame() {
     queue.async {
+      // A file passed through has no encoder to ask: its next IDR serves (the first access
+      // unit sent is one, so a request before it waits for nothing).
+      if self.passingThrough {
+        if !self.passThroughNeedsIDR {
+          self.stats.withLock { $0.keyFrameRequestsAwaitingIDR += 1 }
+        }
+        return
+      }
       self.encoder.requestKeyFrame()
       self.h264?.encoder.requestKeyFrame()
     }

@@ -121,13 +121,14 @@ public enum SDPOfferBuilder {
     let vp8 = video.vp8PayloadType
     var formats = [vp8]
     if let rtx = video.rtx { formats.append(rtx.payloadType) }
-    if let h264 = video.h264 {
-      if h264.isPreferred {
-        formats.insert(h264.payloadType, at: 0)
-      } else {
-        formats.append(h264.payloadType)
-      }
-      if video.rtx != nil, let rtx = h264.retransmissionPayloadType { formats.append(rtx) }
+    let h264Types = video.h264Formats.map(\.payloadType)
+    if video.h264?.isPreferred == true {
+      formats.insert(contentsOf: h264Types, at: 0)
+    } else {
+      formats += h264Types
+    }
+    if video.rtx != nil {
+      formats += video.h264Formats.compactMap(\.retransmissionPayloadType)
     }
     var m = section(
       kind: "video", formats: formats, mid: mid, direction: video.direction,
@@ -141,7 +142,7 @@ public enum SDPOfferBuilder {
       m.attributes.append(
         .rtcpFeedback(RTCPFeedback(payloadType: vp8, type: type, parameter: parameter)))
     }
-    if let h264 = video.h264 {
+    for h264 in video.h264Formats {
       let pt = h264.payloadType
       m.attributes.append(.rtpmap(RTPMap(payloadType: pt, encodingName: "H264", clockRate: 90000)))
       for (type, parameter) in videoFeedback {
@@ -154,7 +155,8 @@ public enum SDPOfferBuilder {
     }
     if let rtx = video.rtx {
       m.attributes += retransmissionFormat(rtx.payloadType, repairing: vp8)
-      if let h264 = video.h264, let h264RTX = h264.retransmissionPayloadType {
+      for h264 in video.h264Formats {
+        guard let h264RTX = h264.retransmissionPayloadType else { continue }
         m.attributes += retransmissionFormat(h264RTX, repairing: h264.payloadType)
       }
     }

@@ -55,8 +55,14 @@ public struct SDPOfferParameters: Hashable, Sendable {
     public var vp8PayloadType: Int
     /// Optional RTX.
     public var rtx: RTX?
-    /// H.264 (RFC 6184) offered besides VP8, nil for VP8 only.
-    public var h264: H264? = nil
+    /// H.264 formats (RFC 6184) offered besides VP8, in this order (all before VP8 when the
+    /// first is preferred, else after it); empty for VP8 only.
+    public var h264Formats: [H264] = []
+    /// The first of `h264Formats`, nil for VP8 only; setting it offers that one format.
+    public var h264: H264? {
+      get { h264Formats.first }
+      set { h264Formats = newValue.map { [$0] } ?? [] }
+    }
 
     /// Creates the video parameters.
     public init(
