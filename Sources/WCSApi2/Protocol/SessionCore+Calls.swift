@@ -45,7 +45,7 @@ extension SessionCore {
   func receiveCallMessage(_ message: WCSMessage) -> [SessionEffect]? {
     let isCall =
       CallTable.statusMessages.contains(message.name) || message.name == "notifyIncomingCall"
-      || message.name == "notifyTransferEvent"
+      || message.name == "notifyTransferEvent" || message.name == "notifyDtmf"
     guard isCall else { return nil }
     guard let object = message.argument?.objectValue else {
       return [.skipped("\(message.name) without an object")]
@@ -55,6 +55,7 @@ extension SessionCore {
     switch message.name {
     case "notifyIncomingCall": effects = calls.incoming(object)
     case "notifyTransferEvent": effects = calls.transferEvent(object)
+    case "notifyDtmf": effects = calls.dtmfEvent(object)
     default: effects = calls.statusMessage(name: message.name, object)
     }
     return effects.isEmpty

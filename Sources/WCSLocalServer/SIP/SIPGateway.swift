@@ -233,6 +233,7 @@ public final class SIPGateway: Sendable {
       $0.routes[call] = CallRoute(agent: agent, call: call)
       $0.legs[call] = leg
     }
+    forwardDigits(of: leg, call: call)
     let from =
       account.login.isEmpty
       ? "sip:\(configuration.user)@\(configuration.bindAddress)" : account.addressOfRecord
@@ -247,6 +248,14 @@ public final class SIPGateway: Sendable {
       }
       leg.close()
       deliver(.closed(call: call, code: 0, reason: String(cString: strerror(err))))
+    }
+  }
+
+  /// The far end's RFC 4733 digits on `leg` become `dtmf` events of `call`.
+  private func forwardDigits(of leg: SIPRTPLeg, call: UInt32) {
+    let deliver = deliver
+    leg.reception.digits.withLock {
+      $0 = { pressed in deliver(.dtmf(call: call, digit: String(pressed.digit), info: false)) }
     }
   }
 
@@ -296,6 +305,12 @@ public final class SIPGateway: Sendable {
       deliver(.closed(call: call, code: Int(event.code), reason: event.reason))
     case Int32(SIPGW_EVENT_INCOMING.rawValue):
       incoming(event, agent)
+    case Int32(SIPGW_EVENT_INFO.rawValue):
+      // One INFO per digit (application/dtmf-relay); other INFO bodies are not for the client.
+      guard let call = gatewayCall(agent, event.call),
+        let digit = SIPInfoDTMF.digit(inBody: event.sdp ?? "")
+      else { return }
+      deliver(.dtmf(call: call, digit: String(digit), info: true))
     case Int32(SIPGW_EVENT_REFER.rawValue):
       guard let call = gatewayCall(agent, event.call) else { return }
       deliver(.transfer(call: call, code: Int(event.code)))
@@ -328,6 +343,7 @@ public final class SIPGateway: Sendable {
       state.legs[call] = leg
       return call
     }
+    forwardDigits(of: leg, call: call)
     deliver(
       .incoming(
         call: call, user: WCSServerCore.userPart(event.to ?? ""), from: event.from ?? "",

@@ -43,6 +43,9 @@ public enum SIPGatewayEvent: Sendable, Equatable {
   case mediaFailed(call: UInt32, reason: String)
   /// Progress of our REFER: 202 accepted, then the NOTIFY sipfrag's status code.
   case transfer(call: UInt32, code: Int)
+  /// The far end pressed `digit` (`0-9 * # A-D`): an RFC 4733 event on the RTP leg, reported
+  /// once at its end, or (`info`) a SIP INFO `application/dtmf-relay`.
+  case dtmf(call: UInt32, digit: String, info: Bool)
 }
 
 /// One SIP account, from the `connection` fields of a session (wcs-rooms-and-calls.md §B.1).

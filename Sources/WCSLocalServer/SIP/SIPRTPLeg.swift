@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import WCSCodecs
+import WCSProtocols
 
 #if canImport(Glibc)
   import Glibc
@@ -23,6 +24,8 @@ final class SIPRTPLeg: Sendable {
     /// RFC 4733 events scheduled and not yet ended: a bridge made meanwhile holds its audio.
     var eventsInProgress = 0
     var sdpVersion = 1
+    /// RFC 4733 events from the far end, made once its SDP names their payload type.
+    var events: TelephoneEventDecoder?
   }
 
   /// Samples (8 kHz) of received audio kept for statistics: one second.
@@ -222,6 +225,8 @@ final class Reception: Sendable {
 
   let state = Mutex(SIPRTPLeg.State())
   let link = Mutex<Link?>(nil)
+  /// Where the far end's DTMF digits go (RFC 4733 events, once per key press).
+  let digits = Mutex<(@Sendable (TelephoneEventDecoder.Digit) -> Void)?>(nil)
 
   func readAvailable(_ fd: Int32) {
     var buffer = [UInt8](repeating: 0, count: SIPRTPLeg.maxDatagram)
@@ -246,9 +251,15 @@ final class Reception: Sendable {
     }
     guard packet.count > offset else { return }
     let payload = packet[(base + offset)...]
-    state.withLock { state in
+    let pressed = state.withLock { state -> [TelephoneEventDecoder.Digit] in
       state.packetsReceived += 1
       state.bytesReceived += packet.count
+      return decodeEvent(packet, payloadType: payloadType, &state)
+    }
+    if !pressed.isEmpty, let handler = digits.withLock({ $0 }) {
+      for digit in pressed { handler(digit) }
+    }
+    state.withLock { state in
       guard payloadType == 0 || payloadType == 8 else { return }
       state.samples.append(
         contentsOf: payload.map {
@@ -267,6 +278,19 @@ final class Reception: Sendable {
     }
     guard let forward else { return }
     for bytes in forward.packets { forward.port.sendCallMedia(forward.id, bytes) }
+  }
+
+  /// The digits a telephone-event packet completes; none for other payload types.
+  private func decodeEvent(
+    _ packet: ArraySlice<UInt8>, payloadType: UInt8, _ state: inout SIPRTPLeg.State
+  ) -> [TelephoneEventDecoder.Digit] {
+    guard let type = state.remote?.telephoneEvent, type == payloadType,
+      let parsed = try? RTPPacket.parse(Array(packet))
+    else { return [] }
+    if state.events?.payloadType != type {
+      state.events = TelephoneEventDecoder(payloadType: type)
+    }
+    return state.events?.receive(parsed) ?? []
   }
 
   /// What the bridge passed so far (zeros before it exists).
