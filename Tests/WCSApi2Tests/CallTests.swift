@@ -184,6 +184,26 @@ final class CallTests: XCTestCase {
     XCTAssertEqual(dtmf.map { $0["type"]?.stringValue }, ["RFC2833", "INFO"])
   }
 
+  func testARefusedRegistrationIsUnregisteredAndTheSessionStaysUsable() throws {
+    let h = try registeredHarness()
+    XCTAssertEqual(h.session.getStatus(), .fpwcsSessionStatusRegistered)
+    h.push(
+      "fail",
+      [
+        [
+          "apiMethod": "RegistrationStatusEvent", "status": "AUTHENTICATION_FAIL",
+          "info": "401 Unauthorized",
+        ]
+      ])
+    h.settle()
+    XCTAssertEqual(h.session.getStatus(), .fpwcsSessionStatusUnregistered)
+    let call = try makeCall(h)
+    XCTAssertNoThrow(try call.call(), "a call by URI needs no registration")
+    h.push("registered", [["status": "REGISTERED"]])
+    h.settle()
+    XCTAssertEqual(h.session.getStatus(), .fpwcsSessionStatusRegistered)
+  }
+
   func testDTMFFromTheFarEndReachesTheCallbackInOrderWhileEstablished() throws {
     let h = try registeredHarness()
     let call = try makeCall(h)

@@ -9,8 +9,11 @@ extension SessionCore {
       ?? config.sip["sipLogin"]?.stringValue ?? ""
   }
 
+  /// The session is up: Established, Registered, or Unregistered (its SIP registration was
+  /// refused or lost; streams and calls by SIP URI go on, wcs-rooms-and-calls.md §B.2).
   var isEstablishedOrRegistered: Bool {
     status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered
+      || status == .fpwcsSessionStatusUnregistered
   }
 
   /// `call()`: needs an Established (or Registered) session.

@@ -358,7 +358,7 @@ final class SIPCallEndToEndTests: XCTestCase {
     return (session, call, seen)
   }
 
-  private func makeCall(_ session: FPWCSApi2Session, _ callee: String) throws -> FPWCSApi2Call {
+  func makeCall(_ session: FPWCSApi2Session, _ callee: String) throws -> FPWCSApi2Call {
     let options = FPWCSApi2CallOptions()
     options.callee = callee
     options.localConstraints = virtualMicrophone()
@@ -366,7 +366,7 @@ final class SIPCallEndToEndTests: XCTestCase {
   }
 
   /// Audio only, from the virtual microphone (a 440 Hz tone).
-  private func virtualMicrophone() -> FPWCSApi2MediaConstraints {
+  func virtualMicrophone() -> FPWCSApi2MediaConstraints {
     let constraints = FPWCSApi2MediaConstraints()
     let audio = FPWCSApi2AudioConstraints()
     audio.deviceID = NativeMediaDevices.virtualMicrophoneID
@@ -374,20 +374,26 @@ final class SIPCallEndToEndTests: XCTestCase {
     return constraints
   }
 
-  /// A session of SIP user `login` whose calls go to the gateway's own SIP port.
-  private func gatewaySession(_ server: WCSLocalServer, login: String, sipPort: UInt16) throws
-    -> FPWCSApi2Session
-  {
+  /// A session of SIP user `login` (domain 127.0.0.1) whose calls go to `sipPort` on
+  /// 127.0.0.1 (the gateway's own, or a registrar's); with a `password` it registers there.
+  func gatewaySession(
+    _ server: WCSLocalServer, login: String, sipPort: UInt16, password: String? = nil
+  ) throws -> FPWCSApi2Session {
     let options = FPWCSApi2SessionOptions()
     options.urlServer = server.wsURL
     options.sipLogin = login
     options.sipDomain = "127.0.0.1"
     options.sipOutboundProxy = "127.0.0.1"
     options.sipPort = Int(sipPort)
+    if let password {
+      options.sipAuthenticationName = login
+      options.sipPassword = password
+      options.sipRegisterRequired = true
+    }
     return try FPWCSApi2.createSession(options)
   }
 
-  private func startServer(noAnswerMillis: Int64 = 20_000) throws -> WCSLocalServer {
+  func startServer(noAnswerMillis: Int64 = 20_000) throws -> WCSLocalServer {
     var configuration = WCSLocalServer.Configuration()
     configuration.wsPort = 0
     configuration.httpPort = 0
