@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import WCSProtocols
 import XCTest
 
@@ -110,5 +112,56 @@ final class TelephoneEventDecoderTests: XCTestCase {
     XCTAssertEqual(events.map { $0["dtmf"]?.stringValue }, ["2", "#"], "none before ESTABLISHED")
     XCTAssertEqual(events.map { $0["type"]?.stringValue }, ["RFC2833", "INFO"])
     XCTAssertEqual(events.map { $0["callId"]?.stringValue }, ["c1", "c1"])
+  }
+}
+
+/// The SIP leg's socket: telephone-events in, digits out, audio ending a press whose end
+/// packets were lost.
+final class SIPRTPLegDTMFTests: XCTestCase {
+  func testAudioAfterAPressWithoutEndPacketsReportsItOnce() throws {
+    let leg = try SIPRTPLeg(address: "127.0.0.1", queue: DispatchQueue(label: "leg-test"))
+    defer { leg.close() }
+    leg.setRemote(
+      SIPMediaDescription(
+        address: "127.0.0.1", port: 9, codec: .pcmu, payloadType: 0, telephoneEvent: 101,
+        holding: false))
+    let heard = Mutex<[TelephoneEventDecoder.Digit]>([])
+    leg.reception.digits.withLock { $0 = { digit in heard.withLock { $0.append(digit) } } }
+    let events = TelephoneEventEncoder(payloadType: 101).packets(
+      for: "69", ssrc: 4, sequence: 100, timestamp: 8000
+    ).packets
+    // "6" whole, "9" without its end packets, then audio.
+    let ninth = events.suffix(events.count / 2).filter { $0.bytes[13] & 0x80 == 0 }
+    var datagrams = events.prefix(events.count / 2).map(\.bytes) + ninth.map(\.bytes)
+    datagrams.append(
+      try RTPPacket(
+        header: RTPHeader(
+          marker: false, payloadType: 0, sequenceNumber: 200, timestamp: 20000, ssrc: 4),
+        payload: [UInt8](repeating: 0xff, count: 160)
+      ).serialized())
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var to = sockaddr_in()
+    to.sin_family = sa_family_t(AF_INET)
+    to.sin_port = leg.port.bigEndian
+    to.sin_addr.s_addr = inet_addr("127.0.0.1")
+    for datagram in datagrams {
+      _ = datagram.withUnsafeBytes { buffer in
+        withUnsafePointer(to: &to) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            sendto(
+              fd, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)
+            )
+          }
+        }
+      }
+      usleep(2000)
+    }
+    let deadline = Date().addingTimeInterval(3)
+    while heard.withLock({ $0.count }) < 2, Date() < deadline { usleep(10_000) }
+    usleep(100_000)
+    let digits = heard.withLock { $0 }
+    XCTAssertEqual(String(digits.map(\.digit)), "69")
+    XCTAssertEqual(digits.map(\.endLost), [false, true])
   }
 }

@@ -280,13 +280,14 @@ final class Reception: Sendable {
     for bytes in forward.packets { forward.port.sendCallMedia(forward.id, bytes) }
   }
 
-  /// The digits a telephone-event packet completes; none for other payload types.
+  /// The digits a telephone-event packet completes. Audio ends an event whose end packets
+  /// were all lost (RFC 4733 §2.5.1.2: the sender pauses its audio during an event).
   private func decodeEvent(
     _ packet: ArraySlice<UInt8>, payloadType: UInt8, _ state: inout SIPRTPLeg.State
   ) -> [TelephoneEventDecoder.Digit] {
-    guard let type = state.remote?.telephoneEvent, type == payloadType,
-      let parsed = try? RTPPacket.parse(Array(packet))
-    else { return [] }
+    guard let type = state.remote?.telephoneEvent else { return [] }
+    guard type == payloadType else { return state.events?.flush().map { [$0] } ?? [] }
+    guard let parsed = try? RTPPacket.parse(Array(packet)) else { return [] }
     if state.events?.payloadType != type {
       state.events = TelephoneEventDecoder(payloadType: type)
     }
