@@ -47,13 +47,19 @@ public final class CapturedProcess: Sendable {
     return output.contains(text)
   }
 
-  /// Ends the process (SIGTERM, then SIGKILL after 5 s). Polled: `waitUntilExit` spins a run
-  /// loop that can wait forever off the main thread.
+  /// Ends the process (SIGTERM, then SIGKILL after 5 s) and whatever it forked: the child is
+  /// the leader of its own process group (Foundation spawns it so), and a server such as
+  /// kamailio leaves workers behind that ignore SIGTERM once their parent is gone, so the
+  /// whole group gets SIGKILL at the end. Polled: `waitUntilExit` spins a run loop that can
+  /// wait forever off the main thread.
   public func stop() {
-    guard process.isRunning else { return }
-    process.terminate()
-    let deadline = Date().addingTimeInterval(5)
-    while process.isRunning, Date() < deadline { usleep(20_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    let group = process.processIdentifier
+    guard group > 0 else { return }
+    if process.isRunning {
+      process.terminate()
+      let deadline = Date().addingTimeInterval(5)
+      while process.isRunning, Date() < deadline { usleep(20_000) }
+    }
+    kill(-group, SIGKILL)
   }
 }
