@@ -100,7 +100,7 @@ final class TelephoneEventDecoderTests: XCTestCase {
         "callId": "c1", "callee": "1002",
         "sdp": "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=sendrecv\r\n",
       ])
-    guard case .invite(let sip, _, _, _, _, _)? = h.sipCommands.last else {
+    guard case .invite(let sip, _, _, _, _, _, false)? = h.sipCommands.last else {
       return XCTFail("no INVITE: \(h.sipCommands)")
     }
     h.run(h.core.sipEvent(.dtmf(call: sip, digit: "1", info: false), now: h.now))
@@ -112,6 +112,16 @@ final class TelephoneEventDecoderTests: XCTestCase {
     XCTAssertEqual(events.map { $0["dtmf"]?.stringValue }, ["2", "#"], "none before ESTABLISHED")
     XCTAssertEqual(events.map { $0["type"]?.stringValue }, ["RFC2833", "INFO"])
     XCTAssertEqual(events.map { $0["callId"]?.stringValue }, ["c1", "c1"])
+    h.receive(
+      1, "call",
+      [
+        "callId": "c2", "callee": "1002",
+        "sdp": "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n",
+      ])
+    guard case .invite(_, _, _, _, _, _, let video)? = h.sipCommands.last else {
+      return XCTFail("no second INVITE")
+    }
+    XCTAssertTrue(video, "a WebRTC offer with video makes a video INVITE")
   }
 }
 

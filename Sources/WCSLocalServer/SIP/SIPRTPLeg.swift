@@ -44,33 +44,10 @@ final class SIPRTPLeg: Sendable {
   /// Binds a UDP socket on `address` (an IPv4 literal), any port.
   /// - Throws: `SIPGatewayError.socket` with errno's text.
   init(address: String, queue: DispatchQueue) throws(SIPGatewayError) {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    guard fd >= 0 else { throw .socket(String(cString: strerror(errno))) }
-    var sin = sockaddr_in()
-    sin.sin_family = sa_family_t(AF_INET)
-    sin.sin_port = 0
-    guard inet_pton(AF_INET, address, &sin.sin_addr) == 1 else {
-      Glibc.close(fd)
-      throw .socket("not an IPv4 address: \(address)")
-    }
-    let bound = withUnsafePointer(to: &sin) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &sin) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard bound == 0, named == 0 else {
-      let text = String(cString: strerror(errno))
-      Glibc.close(fd)
-      throw .socket(text)
-    }
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    let (fd, port) = try SIPUDPSocket.open(address: address)
     self.fd = fd
     self.address = address
-    self.port = UInt16(bigEndian: sin.sin_port)
+    self.port = port
     self.queue = queue
     let reception = Reception()
     self.reception = reception
@@ -197,19 +174,7 @@ final class SIPRTPLeg: Sendable {
   }
 
   private func send(_ bytes: [UInt8], to remote: SIPMediaDescription) -> Bool {
-    var sin = sockaddr_in()
-    sin.sin_family = sa_family_t(AF_INET)
-    sin.sin_port = remote.port.bigEndian
-    guard inet_pton(AF_INET, remote.address, &sin.sin_addr) == 1 else { return false }
-    let sent = bytes.withUnsafeBytes { buffer in
-      withUnsafePointer(to: &sin) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          sendto(
-            fd, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-    }
-    return sent > 0
+    SIPUDPSocket.send(fd, bytes, to: remote.address, port: remote.port)
   }
 }
 

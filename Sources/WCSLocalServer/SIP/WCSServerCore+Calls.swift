@@ -225,7 +225,8 @@ extension WCSServerCore {
       .sip(
         .invite(
           call: call.sipCall, session: id.rawValue, uri: account.uri(for: callee),
-          account: account, visibleName: call.visibleName, headers: headers)))
+          account: account, visibleName: call.visibleName, headers: headers,
+          video: sdp.contains("m=video"))))
     // §B.12a: many user agents never send 100; TRYING goes out with the INVITE.
     report(call, "TRYING", message: "notifyTryingResponse")
   }
