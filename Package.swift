@@ -279,7 +279,9 @@ let tests: [Target] = [
   // LossBench: KernelLossRecoveryTests run its `--child` mode under real kernel drops.
   .testTarget(
     name: "ExamplesTests",
-    dependencies: ["ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift", "WCSMedia", "LossBench"],
+    dependencies: [
+      "ExampleSupport", "WCSLocalServer", "FPWCSApi2Swift", "WCSMedia", "LossBench", "TestSupport",
+    ],
     swiftSettings: strict),
 ]
 

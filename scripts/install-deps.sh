@@ -12,7 +12,7 @@ apt_build=(pkg-config libwebsockets-dev libssl-dev libsrtp2-dev libopus-dev libv
 apt_test=(ffmpeg openssl coturn forensics-samples-files pulseaudio pulseaudio-utils xvfb
   x11-xserver-utils chromium baresip-core nftables iproute2 sway
   gir1.2-gst-rtsp-server-1.0 python3-gst-1.0 gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad
-  nginx-light libnginx-mod-rtmp)
+  nginx-light libnginx-mod-rtmp kamailio)
 apt_demo=(ffmpeg forensics-samples-files)
 pip_test=(aiortc)
 

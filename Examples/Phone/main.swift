@@ -80,6 +80,9 @@ func runPhone(_ argv: [String]) -> Int32 {
   let watch: (FPWCSApi2Call) -> Void = { call in
     current.call = call
     for status in kFPWCSCallStatus.allCases { call.on(status) { log.call($0, event: status) } }
+    call.onDTMF { _, digits, type in
+      log.line("DTMF received: \(digits) (\(type == .fpwcsCallDTMFInfo ? "SIP INFO" : "RFC 4733"))")
+    }
   }
   session.onIncomingCallCallback { call in
     guard let call else { return }

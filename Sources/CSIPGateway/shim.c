@@ -35,6 +35,9 @@ struct sipgw_ua {
   sipgw_event_h handler;
   void *arg;
   uint32_t next_incoming;
+  /// Credentials asked for since the last REGISTER answered 200: a registrar that challenges
+  /// every try (a wrong password, each challenge with a fresh nonce) is given up on.
+  unsigned reg_auth_tries;
 };
 
 enum op {
@@ -233,8 +236,19 @@ static void connect_handler(const struct sip_msg *msg, void *arg) {
   free(sdp);
 }
 
+/// REGISTER's credentials: refused after `MAX_REG_AUTH_TRIES` challenges without a 200, so
+/// libre reports the 401/407 instead of answering challenges for ever.
+enum { MAX_REG_AUTH_TRIES = 3 };
+
+static int reg_auth_handler(char **user, char **password, const char *realm, void *arg) {
+  struct sipgw_ua *ua = arg;
+  if (++ua->reg_auth_tries > MAX_REG_AUTH_TRIES) return EAUTH;
+  return auth_handler(user, password, realm, arg);
+}
+
 static void register_handler(int err, const struct sip_msg *msg, void *arg) {
   struct sipgw_ua *ua = arg;
+  if (msg && msg->scode < 300) ua->reg_auth_tries = 0;
   char *reason = msg ? pl_text(&msg->reason) : strdup(strerror(err));
   struct sipgw_event event = {
       .kind = SIPGW_EVENT_REGISTER, .code = msg ? msg->scode : 0, .reason = reason};
@@ -366,10 +380,11 @@ static int do_command(struct cmd *cmd) {
       return 0;
     case OP_REGISTER:
       ua->reg = mem_deref(ua->reg);
+      ua->reg_auth_tries = 0;
       if (cmd->number == 0) return 0;
       return sipreg_register(
           &ua->reg, ua->sip, cmd->s[0], cmd->s[1], cmd->s[2], cmd->s[1], cmd->number, ua->user,
-          NULL, 0, 0, auth_handler, ua, false, register_handler, ua, NULL, "");
+          NULL, 0, 0, reg_auth_handler, ua, false, register_handler, ua, NULL, "");
     case OP_INVITE: return do_invite(cmd);
     default: break;
   }

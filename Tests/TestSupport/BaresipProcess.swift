@@ -11,18 +11,13 @@ public final class BaresipProcess: Sendable {
     public let description: String
   }
 
-  private final class Output: Sendable {
-    let text = Mutex("")
-  }
-
   /// The SIP port (UDP and TCP).
   public let port: Int
   /// The `ctrl_tcp` port (netstring-framed JSON commands).
   public let controlPort: Int
   /// baresip's config directory (removed by `stop()`).
   public let directory: URL
-  private let process: Process
-  private let buffer = Output()
+  private let process: CapturedProcess
 
   /// Whether `/usr/bin/baresip` exists (`scripts/install-deps.sh test` installs it).
   public static var isInstalled: Bool {
@@ -38,7 +33,7 @@ public final class BaresipProcess: Sendable {
   }
 
   /// Binds a socket of `type` to `port` (0 = any) and closes it: the port it got, or 0.
-  private static func boundPort(type: __socket_type, port: Int) -> Int {
+  static func boundPort(type: __socket_type, port: Int) -> Int {
     let fd = socket(AF_INET, Int32(type.rawValue), 0)
     defer { close(fd) }
     var sin = sockaddr_in()
@@ -101,41 +96,20 @@ public final class BaresipProcess: Sendable {
       to: directory.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
     try "".write(
       to: directory.appendingPathComponent("contacts"), atomically: true, encoding: .utf8)
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/baresip")
-    process.arguments = ["-f", directory.path] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    let buffer = buffer
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      guard !data.isEmpty else { return }
-      let text = String(decoding: data, as: UTF8.self)
-      buffer.text.withLock { $0 += text }
-    }
-    try process.run()
-    let deadline = Date().addingTimeInterval(10)
-    while !output.contains("baresip is ready"), Date() < deadline { usleep(20_000) }
-    guard output.contains("baresip is ready") else {
+    process = try CapturedProcess(
+      executable: "/usr/bin/baresip", arguments: ["-f", directory.path] + arguments)
+    guard process.waitForOutput("baresip is ready", seconds: 10) else {
       stop()
       throw StartFailure(description: "baresip did not start: \(output.suffix(400))")
     }
   }
 
   /// Everything baresip printed so far.
-  public var output: String { buffer.text.withLock { $0 } }
+  public var output: String { process.output }
 
-  /// Ends baresip (SIGTERM, then SIGKILL after 5 s) and removes its directory. Polled:
-  /// `waitUntilExit` spins a run loop that can wait forever off the main thread.
+  /// Ends baresip (SIGTERM, then SIGKILL after 5 s) and removes its directory.
   public func stop() {
-    if process.isRunning {
-      process.terminate()
-      let deadline = Date().addingTimeInterval(5)
-      while process.isRunning, Date() < deadline { usleep(20_000) }
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    process.stop()
     try? FileManager.default.removeItem(at: directory)
   }
 }

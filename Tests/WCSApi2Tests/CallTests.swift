@@ -184,6 +184,50 @@ final class CallTests: XCTestCase {
     XCTAssertEqual(dtmf.map { $0["type"]?.stringValue }, ["RFC2833", "INFO"])
   }
 
+  func testARefusedRegistrationIsUnregisteredAndTheSessionStaysUsable() throws {
+    let h = try registeredHarness()
+    XCTAssertEqual(h.session.getStatus(), .fpwcsSessionStatusRegistered)
+    h.push(
+      "fail",
+      [
+        [
+          "apiMethod": "RegistrationStatusEvent", "status": "AUTHENTICATION_FAIL",
+          "info": "401 Unauthorized",
+        ]
+      ])
+    h.settle()
+    XCTAssertEqual(h.session.getStatus(), .fpwcsSessionStatusUnregistered)
+    let call = try makeCall(h)
+    XCTAssertNoThrow(try call.call(), "a call by URI needs no registration")
+    h.push("registered", [["status": "REGISTERED"]])
+    h.settle()
+    XCTAssertEqual(h.session.getStatus(), .fpwcsSessionStatusRegistered)
+  }
+
+  func testDTMFFromTheFarEndReachesTheCallbackInOrderWhileEstablished() throws {
+    let h = try registeredHarness()
+    let call = try makeCall(h)
+    let heard = Locked<[String]>([])
+    call.onDTMF { from, digits, type in
+      heard.withLock {
+        $0.append("\(from === call ? "" : "?")\(digits):\(type == .fpwcsCallDTMFInfo ? "I" : "R")")
+      }
+    }
+    try call.call()
+    h.settle()
+    h.push("notifyDtmf", [["callId": .string(call.getId()), "dtmf": "0", "type": "RFC2833"]])
+    push(h, "talk", call.getId(), "ESTABLISHED")
+    for (digit, type) in [("1", "RFC2833"), ("9", "RFC2833"), ("#", "INFO"), ("x", "RFC2833")] {
+      h.push(
+        "notifyDtmf",
+        [["callId": .string(call.getId()), "dtmf": .string(digit), "type": .string(type)]])
+    }
+    h.push("notifyDtmf", [["callId": "other", "dtmf": "5", "type": "RFC2833"]])
+    h.settle()
+    XCTAssertEqual(heard.value, ["1:R", "9:R", "#:I"], "not before ESTABLISHED, digits only")
+    XCTAssertEqual(call.getReceivedDTMF(), "19#")
+  }
+
   func testTransferHoldsFirstAndFollowsTransferEvents() throws {
     let h = try registeredHarness()
     let call = try makeCall(h)

@@ -51,7 +51,7 @@ final class SIPGatewayCoreTests: XCTestCase {
     XCTAssertEqual(h.take(1).map(\.name), ["registered"])
 
     call(h, "c1")
-    guard case .invite(let sip, 1, let uri, _, "Alice", let headers)? = h.sipCommands.last else {
+    guard case .invite(let sip, 1, let uri, _, "Alice", let headers, _)? = h.sipCommands.last else {
       return XCTFail("no INVITE: \(h.sipCommands)")
     }
     XCTAssertEqual(uri, "sip:1002@127.0.0.1:5070")
@@ -98,7 +98,7 @@ final class SIPGatewayCoreTests: XCTestCase {
     ].enumerated() {
       let id = "c\(index)"
       call(h, id)
-      guard case .invite(let sip, _, _, _, _, _)? = h.sipCommands.last else { return XCTFail() }
+      guard case .invite(let sip, _, _, _, _, _, _)? = h.sipCommands.last else { return XCTFail() }
       if index == 3 { h.run(h.core.sipEvent(.established(call: sip), now: h.now)) }
       var event = event
       if case .closed(_, let code, let reason) = event {
@@ -116,7 +116,7 @@ final class SIPGatewayCoreTests: XCTestCase {
         "FINISH:Normal call clearing",
       ])
     call(h, "late")
-    guard case .invite(let sip, _, _, _, _, _)? = h.sipCommands.last else { return XCTFail() }
+    guard case .invite(let sip, _, _, _, _, _, _)? = h.sipCommands.last else { return XCTFail() }
     h.advance(to: h.now + 5001)
     XCTAssertEqual(
       h.take(1).last { $0.name == "finish" }?.argument?["info"]?.stringValue,
@@ -151,7 +151,7 @@ final class SIPGatewayCoreTests: XCTestCase {
   func testMalformedSIPSideSDPFailsTheCallAndFiftyCallsLeaveNothingBehind() throws {
     let h = harness()
     call(h, "bad")
-    guard case .invite(let sip, _, _, _, _, _)? = h.sipCommands.last else { return XCTFail() }
+    guard case .invite(let sip, _, _, _, _, _, _)? = h.sipCommands.last else { return XCTFail() }
     h.run(h.core.sipEvent(.mediaFailed(call: sip, reason: "SDP has no c= address"), now: h.now))
     XCTAssertEqual(
       h.take(1).last?.argument?["info"]?.stringValue, "Failed by error: SDP has no c= address")

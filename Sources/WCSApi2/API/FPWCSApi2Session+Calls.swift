@@ -115,6 +115,8 @@ extension FPWCSApi2Session {
     case .setTrackEnabled(let id, let audio, let enabled):
       callConnections[id]?.setTrackEnabled(audio ? .audio : .video, enabled: enabled)
     case .releaseMedia(let id): callConnections.removeValue(forKey: id)?.close()
+    case .dtmfReceived(let id, let digits, let type):
+      callObjects[id]?.deliverDTMF(digits, type: type)
     }
   }
 

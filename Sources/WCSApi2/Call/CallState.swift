@@ -65,4 +65,6 @@ enum CallEffect: Sendable {
   case setTrackEnabled(callId: String, audio: Bool, enabled: Bool)
   /// Close the call's media connection.
   case releaseMedia(callId: String)
+  /// The far end pressed DTMF `digits` (`notifyDtmf`): the call's DTMF callback fires.
+  case dtmfReceived(callId: String, digits: String, type: kFPWCSCallDTMF)
 }

@@ -316,6 +316,23 @@ struct CallTable {
     return [.updated(state)]
   }
 
+  /// `notifyDtmf {callId, dtmf, type}`: digits the SIP side pressed (RFC 4733 events or SIP
+  /// INFO, reported once per key press by the gateway). Only `0-9 * # A-D` are kept, at most
+  /// `dtmfDigitLimit` a message; a call that is not ESTABLISHED or HOLD gets none.
+  mutating func dtmfEvent(_ object: [String: JSONValue]) -> [CallEffect] {
+    guard let id = object["callId"]?.stringValue, let state = calls[id],
+      state.status == .fpwcsCallStatusEstablished || state.status == .fpwcsCallStatusHold
+    else { return [] }
+    let digits = String(
+      (object["dtmf"]?.stringValue ?? "").uppercased().filter { "0123456789*#ABCD".contains($0) }
+        .prefix(Self.dtmfDigitLimit))
+    guard !digits.isEmpty else { return [] }
+    let type: kFPWCSCallDTMF =
+      object["type"]?.stringValue?.uppercased().hasPrefix("INFO") == true
+      ? .fpwcsCallDTMFInfo : .fpwcsCallDTMFRFC2833
+    return [.dtmfReceived(callId: id, digits: digits, type: type)]
+  }
+
   // MARK: helpers
 
   /// Terminal status: media released, the call forgotten, its callback fires.

@@ -38,11 +38,19 @@ public final class FPWCSApi2Call: @unchecked Sendable {
 
   /// Call callback (`CallCallback`): receives the call.
   public typealias CallCallback = (FPWCSApi2Call?) -> Void
+  /// DTMF callback (Linux addition): the call, the digits the far end pressed (`0-9 * # A-D`)
+  /// and how they came (`.fpwcsCallDTMFRFC2833` or `.fpwcsCallDTMFInfo`).
+  public typealias DTMFCallback = (FPWCSApi2Call?, String, kFPWCSCallDTMF) -> Void
+
+  /// Digits kept for `getReceivedDTMF()`, the newest.
+  static let receivedDTMFLimit = 256
 
   private struct Callbacks {
     var status: [kFPWCSCallStatus: UncheckedBox<CallCallback>] = [:]
     var waiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
     var statusContinuations: [UUID: AsyncStream<kFPWCSCallStatus>.Continuation] = [:]
+    var dtmf: UncheckedBox<DTMFCallback>?
+    var receivedDTMF = ""
   }
 
   /// `callId`.
@@ -177,6 +185,19 @@ public final class FPWCSApi2Call: @unchecked Sendable {
     return self
   }
 
+  /// Sets the callback for DTMF from the far end (Linux addition; WCS documents no such
+  /// event): it fires once per key press, in order, on the callback queue, with the digit and
+  /// whether it came as an RFC 4733 telephone-event or a SIP INFO. Replaces an earlier one.
+  /// Returns self.
+  @discardableResult
+  public func onDTMF(_ callback: @escaping DTMFCallback) -> FPWCSApi2Call {
+    callbacks.withLock { $0.dtmf = UncheckedBox(callback) }
+    return self
+  }
+
+  /// Every DTMF digit the far end pressed so far, in order (the last 256); Linux addition.
+  public func getReceivedDTMF() -> String { callbacks.withLock { $0.receivedDTMF } }
+
   /// `callId`.
   public func getId() -> String { callId }
   /// A UUID for CallKit-style bookkeeping (`getUuid`; `FPWCSApi2Session.getCallByUUID`).
@@ -306,6 +327,14 @@ public final class FPWCSApi2Call: @unchecked Sendable {
     }
     // Strong capture: a call that just ended may have no other owner.
     callbackQueue.async { callback?.value(self) }
+  }
+
+  func deliverDTMF(_ digits: String, type: kFPWCSCallDTMF) {
+    let callback = callbacks.withLock { c in
+      c.receivedDTMF = String((c.receivedDTMF + digits).suffix(Self.receivedDTMFLimit))
+      return c.dtmf
+    }
+    callbackQueue.async { callback?.value(self, digits, type) }
   }
 
   private func setMuted(audio: Bool, _ muted: Bool) {

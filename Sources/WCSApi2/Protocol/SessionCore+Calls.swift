@@ -9,8 +9,11 @@ extension SessionCore {
       ?? config.sip["sipLogin"]?.stringValue ?? ""
   }
 
+  /// The session is up: Established, Registered, or Unregistered (its SIP registration was
+  /// refused or lost; streams and calls by SIP URI go on, wcs-rooms-and-calls.md §B.2).
   var isEstablishedOrRegistered: Bool {
     status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered
+      || status == .fpwcsSessionStatusUnregistered
   }
 
   /// `call()`: needs an Established (or Registered) session.
@@ -45,7 +48,7 @@ extension SessionCore {
   func receiveCallMessage(_ message: WCSMessage) -> [SessionEffect]? {
     let isCall =
       CallTable.statusMessages.contains(message.name) || message.name == "notifyIncomingCall"
-      || message.name == "notifyTransferEvent"
+      || message.name == "notifyTransferEvent" || message.name == "notifyDtmf"
     guard isCall else { return nil }
     guard let object = message.argument?.objectValue else {
       return [.skipped("\(message.name) without an object")]
@@ -55,6 +58,7 @@ extension SessionCore {
     switch message.name {
     case "notifyIncomingCall": effects = calls.incoming(object)
     case "notifyTransferEvent": effects = calls.transferEvent(object)
+    case "notifyDtmf": effects = calls.dtmfEvent(object)
     default: effects = calls.statusMessage(name: message.name, object)
     }
     return effects.isEmpty

@@ -22,7 +22,8 @@ extension SessionCore {
       serverVersion = message[0]?.stringValue
       return []
     case "registered":
-      guard status == .fpwcsSessionStatusEstablished else { return [] }
+      guard status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusUnregistered
+      else { return [] }
       status = .fpwcsSessionStatusRegistered
       return [.sessionStatus(status)]
     case "fail": return onFail(message)
@@ -67,6 +68,13 @@ extension SessionCore {
         with: .fpwcsSessionStatusFailed, reason: info ?? "connection refused", closeTransport: true)
     case "CallStatusEvent":
       return calls.statusMessage(name: "fail", object).map(SessionEffect.call)
+    case "RegistrationStatusEvent":
+      // §B.2: the registrar refused (AUTHENTICATION_FAIL) or dropped the account: Unregistered,
+      // and the session stays up.
+      guard status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered
+      else { return [] }
+      status = .fpwcsSessionStatusUnregistered
+      return [.sessionStatus(status)]
     case "StreamStatusEvent":
       guard let id = object["id"]?.stringValue ?? object["mediaSessionId"]?.stringValue,
         var stream = streams[id], !stream.status.isTerminal

@@ -9,7 +9,7 @@ extension SessionCore {
   /// - Throws: `WCSError.invalidSessionState` unless established, `.invalidStreamState` for an
   ///   unknown stream or one in another status.
   func snapshot(streamId: String) throws(WCSError) -> [SessionEffect] {
-    guard status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered else {
+    guard isEstablishedOrRegistered else {
       throw .invalidSessionState(status, operation: "snapshot")
     }
     guard let stream = streams[streamId] else {

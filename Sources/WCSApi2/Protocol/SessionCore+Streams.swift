@@ -16,7 +16,7 @@ extension SessionCore {
 
   /// Checks that `publish()`/`play()` may start; throws the reason otherwise.
   func checkCanStart(streamId: String, operation: String) throws(WCSError) {
-    guard status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered else {
+    guard isEstablishedOrRegistered else {
       throw .invalidSessionState(status, operation: operation)
     }
     guard let stream = streams[streamId] else {
@@ -161,7 +161,7 @@ extension SessionCore {
 
   /// Session `sendData`: answered by `DataStatusEvent` with the same `operationId`.
   func sendData(operationId: String, payload: JSONValue) throws(WCSError) -> [SessionEffect] {
-    guard status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered else {
+    guard isEstablishedOrRegistered else {
       throw .invalidSessionState(status, operation: "send data")
     }
     pendingData.insert(operationId)
@@ -174,7 +174,7 @@ extension SessionCore {
 
   /// `available(_:)`: asks whether `name` can be played, under a fresh id.
   func checkAvailable(checkId: String, name: String) throws(WCSError) -> [SessionEffect] {
-    guard status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered else {
+    guard isEstablishedOrRegistered else {
       throw .invalidSessionState(status, operation: "check availability")
     }
     availabilityChecks.insert(checkId)

@@ -115,7 +115,7 @@ final class SessionCore {
   /// `receiveProbes` intervals without a `ping` the session fails and the socket is closed.
   func probeTick() -> [SessionEffect] {
     guard config.receiveProbes > 0,
-      status == .fpwcsSessionStatusEstablished || status == .fpwcsSessionStatusRegistered
+      isEstablishedOrRegistered
     else { return [] }
     missedProbes += 1
     guard missedProbes >= config.receiveProbes else { return [] }

@@ -30,6 +30,7 @@ extension LocalServerRelayEngine {
     publisher.statistics.packetsIn += 1
     if codec.kind == .video { publisher.statistics.videoBytes += bytes.count }
     if codec.kind == .audio, let tap = publisher.callMediaTap { tap(bytes) }
+    if codec.kind == .video, let tap = publisher.callVideoTap { tap(bytes) }
     let now = loop.mediaNow()
     let ssrc = header.ssrc
     if publisher.caches[ssrc] == nil {
@@ -170,9 +171,14 @@ extension LocalServerRelayEngine {
     let packets = RTCPPacket.parseCompoundLeniently(raw).packets
     let now = loop.mediaNow()
     for packet in packets {
-      if case .senderReport(let report) = packet {
+      switch packet {
+      case .senderReport(let report):
         publisher.reception[report.ssrc]?.senderReportReceived(
           ntpTimestamp: report.ntpTimestamp, now: now)
+      case .pictureLossIndication, .fullIntraRequest:
+        // A call leg's client asks for a key frame of the SIP side's video.
+        publisher.callKeyFrameTap?()
+      default: break
       }
     }
   }

@@ -69,6 +69,9 @@ final class RelayPublisher {
   /// A gateway call's WebRTC leg: where its audio packets go besides the relay
   /// (`CallMediaPort`).
   var callMediaTap: (@Sendable ([UInt8]) -> Void)?
+  /// Its video packets, and its client's key frame requests for the video it gets.
+  var callVideoTap: (@Sendable ([UInt8]) -> Void)?
+  var callKeyFrameTap: (@Sendable () -> Void)?
 }
 
 /// The losses of one publisher SSRC: its sequence numbers extended past the wrap (RFC 3550

@@ -10,9 +10,10 @@ import WCSProtocols
 /// SIP the timestamps are the Opus ones scaled to 8 kHz, and RFC 4733 events the SIP leg sends
 /// take their numbers from the same sequence (`numberForSIP`); toward WebRTC the G.711 audio is
 /// regrouped into 20 ms Opus frames, timestamped from the SIP packets' own. While `holding` nothing goes either way
-/// (RFC 3264 §8.4). RFC 4733 events from the SIP side go nowhere: the WebRTC leg's answer keeps
-/// only Opus and VP8 (the SDK sends its DTMF through `sendDtmf`, which the SIP leg turns into
-/// telephone-events).
+/// (RFC 3264 §8.4). RFC 4733 events from the SIP side are not forwarded as RTP: the WebRTC leg's
+/// answer keeps only Opus and VP8, so the SIP leg decodes them (`TelephoneEventDecoder`) and the
+/// client hears of them as `notifyDtmf`; the SDK's own DTMF goes out through `sendDtmf`, which
+/// the SIP leg turns into telephone-events.
 public struct CallMediaBridge {
   /// What went through, for statistics and tests.
   public struct Statistics: Equatable, Sendable {

@@ -34,6 +34,14 @@ public struct SIPLegStatistics: Sendable, Equatable {
   public var packetsToWebRTC = 0
   /// Packets the bridge held back because the call is on hold.
   public var packetsHeld = 0
+  /// VP8 RTP packets received from the far end (video calls).
+  public var videoPacketsReceived = 0
+  /// VP8 packets passed to the WebRTC client and to the SIP far end.
+  public var videoPacketsToWebRTC = 0
+  public var videoPacketsToSIP = 0
+  /// Key frame requests (PLI/FIR) from the SIP far end, and sent to it.
+  public var keyFrameRequestsFromSIP = 0
+  public var keyFrameRequestsToSIP = 0
 }
 
 /// One libre user agent and what its C event handler needs.
@@ -76,6 +84,7 @@ public final class SIPGateway: Sendable {
     /// Gateway call number → user agent and libre's number of the call.
     var routes: [UInt32: CallRoute] = [:]
     var legs: [UInt32: SIPRTPLeg] = [:]
+    var videoLegs: [UInt32: SIPVideoLeg] = [:]
     var nextIncoming: UInt32 = 0x8000_0000
     var stopped = false
   }
@@ -102,6 +111,8 @@ public final class SIPGateway: Sendable {
       state.stopped = true
       let agents = Array(state.sessionAgents.values)
       let legs = Array(state.legs.values)
+      for leg in state.videoLegs.values { leg.close() }
+      state.videoLegs = [:]
       state.sessionAgents = [:]
       state.legs = [:]
       state.routes = [:]
@@ -128,6 +139,14 @@ public final class SIPGateway: Sendable {
       statistics.packetsToSIP = bridged.packetsToSIP
       statistics.packetsToWebRTC = bridged.packetsToWebRTC
       statistics.packetsHeld = bridged.packetsHeld
+      if let video = state.withLock({ $0.videoLegs[call] }) {
+        let passed = video.statistics
+        statistics.videoPacketsReceived = video.packetsReceived
+        statistics.videoPacketsToWebRTC = passed.packetsToWebRTC
+        statistics.videoPacketsToSIP = passed.packetsToSIP
+        statistics.keyFrameRequestsFromSIP = passed.keyFrameRequestsFromSIP
+        statistics.keyFrameRequestsToSIP = passed.keyFrameRequestsToSIP
+      }
       return statistics
     }
   }
@@ -147,8 +166,11 @@ public final class SIPGateway: Sendable {
         return
       }
       Self.destroy(agent)
-    case .invite(let call, let session, let uri, let account, let visibleName, let headers):
-      invite(call, session: session, uri: uri, account: account, name: visibleName, headers)
+    case .invite(
+      let call, let session, let uri, let account, let visibleName, let headers, let video):
+      invite(
+        call, session: session, uri: uri, account: account, name: visibleName, headers,
+        video: video)
     case .answer(let call):
       guard let route = route(call), let leg = leg(call) else { return }
       let remote = leg.reception.state.withLock { $0.remote }
@@ -156,14 +178,17 @@ public final class SIPGateway: Sendable {
       check(call, sipgw_answer(route.agent.raw, route.call, sdp))
     case .hangup(let call, let code, let reason):
       let (route, leg) = state.withLock {
-        ($0.routes.removeValue(forKey: call), $0.legs.removeValue(forKey: call))
+        $0.videoLegs.removeValue(forKey: call)?.close()
+        return ($0.routes.removeValue(forKey: call), $0.legs.removeValue(forKey: call))
       }
       leg?.close()
       if let route { _ = sipgw_hangup(route.agent.raw, route.call, code, reason) }
     case .hold(let call, let on):
       guard let route = route(call), let leg = leg(call) else { return }
       leg.setHolding(on)
-      let sdp = leg.localSDP(answering: nil, hold: on)
+      let video = state.withLock { $0.videoLegs[call] }
+      video?.setHolding(on)
+      let sdp = offer(leg, video, hold: on)
       check(call, sipgw_modify(route.agent.raw, route.call, sdp))
     case .dtmf(let call, let digits, let info):
       guard let route = route(call), let leg = leg(call) else { return }
@@ -183,6 +208,8 @@ public final class SIPGateway: Sendable {
       if !leg.bridge(to: port, mediaSessionId: mediaSessionId) {
         deliver(.mediaFailed(call: call, reason: "the WebRTC leg has no Opus to bridge"))
       }
+      // Video is bridged when both sides took VP8; an audio call goes on without.
+      _ = state.withLock { $0.videoLegs[call] }?.bridge(to: port, mediaSessionId: mediaSessionId)
     }
   }
 
@@ -216,7 +243,7 @@ public final class SIPGateway: Sendable {
 
   private func invite(
     _ call: UInt32, session: UInt64, uri: String, account: SIPAccount, name: String,
-    _ headers: [String: String]
+    _ headers: [String: String], video: Bool
   ) {
     let leg: SIPRTPLeg
     do {
@@ -229,25 +256,47 @@ public final class SIPGateway: Sendable {
     if agent === main, !account.password.isEmpty {
       _ = sipgw_set_auth(agent.raw, account.authenticationName, account.password)
     }
+    let videoLeg = video ? try? SIPVideoLeg(address: configuration.bindAddress, queue: queue) : nil
     state.withLock {
       $0.routes[call] = CallRoute(agent: agent, call: call)
       $0.legs[call] = leg
+      $0.videoLegs[call] = videoLeg
     }
+    forwardDigits(of: leg, call: call)
     let from =
       account.login.isEmpty
       ? "sip:\(configuration.user)@\(configuration.bindAddress)" : account.addressOfRecord
     let extra = headers.keys.sorted().map { "\($0): \(headers[$0] ?? "")\r\n" }.joined()
     let err = sipgw_invite(
-      agent.raw, call, uri, from, name, leg.localSDP(answering: nil, hold: false),
+      agent.raw, call, uri, from, name, offer(leg, videoLeg, hold: false),
       extra.isEmpty ? nil : extra)
     if err != 0 {
       state.withLock {
         $0.routes[call] = nil
         $0.legs[call] = nil
+        $0.videoLegs[call] = nil
       }
       leg.close()
+      videoLeg?.close()
       deliver(.closed(call: call, code: 0, reason: String(cString: strerror(err))))
     }
+  }
+
+  /// The far end's RFC 4733 digits on `leg` become `dtmf` events of `call`.
+  private func forwardDigits(of leg: SIPRTPLeg, call: UInt32) {
+    let deliver = deliver
+    leg.reception.digits.withLock {
+      $0 = { pressed in deliver(.dtmf(call: call, digit: String(pressed.digit), info: false)) }
+    }
+  }
+
+  /// The gateway's offer: the audio section, and the video one for a video call.
+  private func offer(_ leg: SIPRTPLeg, _ video: SIPVideoLeg?, hold: Bool) -> String {
+    let audio = leg.localSDP(answering: nil, hold: hold)
+    guard let video else { return audio }
+    let remote = video.remoteDescription
+    return audio + video.localSection(answering: remote, hold: hold).joined(separator: "\r\n")
+      + "\r\n"
   }
 
   private func route(_ call: UInt32) -> CallRoute? { state.withLock { $0.routes[call] } }
@@ -275,6 +324,9 @@ public final class SIPGateway: Sendable {
         do {
           let remote = try SIPMediaDescription.parse(sdp)
           leg.setRemote(remote)
+          if let video = SIPVideoDescription.parse(sdp) {
+            state.withLock { $0.videoLegs[call] }?.setRemote(video)
+          }
         } catch {
           deliver(.mediaFailed(call: call, reason: "\(error)"))
           return
@@ -286,16 +338,26 @@ public final class SIPGateway: Sendable {
         let remote = try? SIPMediaDescription.parse(sdp)
       else { return }
       leg.setRemote(remote)
+      if let video = SIPVideoDescription.parse(sdp) {
+        state.withLock { $0.videoLegs[call] }?.setRemote(video)
+      }
     case Int32(SIPGW_EVENT_CLOSED.rawValue):
       guard let call = gatewayCall(agent, event.call) else { return }
       let leg = state.withLock { state -> SIPRTPLeg? in
         state.routes[call] = nil
+        state.videoLegs.removeValue(forKey: call)?.close()
         return state.legs.removeValue(forKey: call)
       }
       leg?.close()
       deliver(.closed(call: call, code: Int(event.code), reason: event.reason))
     case Int32(SIPGW_EVENT_INCOMING.rawValue):
       incoming(event, agent)
+    case Int32(SIPGW_EVENT_INFO.rawValue):
+      // One INFO per digit (application/dtmf-relay); other INFO bodies are not for the client.
+      guard let call = gatewayCall(agent, event.call),
+        let digit = SIPInfoDTMF.digit(inBody: event.sdp ?? "")
+      else { return }
+      deliver(.dtmf(call: call, digit: String(digit), info: true))
     case Int32(SIPGW_EVENT_REFER.rawValue):
       guard let call = gatewayCall(agent, event.call) else { return }
       deliver(.transfer(call: call, code: Int(event.code)))
@@ -328,6 +390,7 @@ public final class SIPGateway: Sendable {
       state.legs[call] = leg
       return call
     }
+    forwardDigits(of: leg, call: call)
     deliver(
       .incoming(
         call: call, user: WCSServerCore.userPart(event.to ?? ""), from: event.from ?? "",

@@ -7,11 +7,12 @@ public enum SIPGatewayCommand: Sendable, Equatable {
   case register(session: UInt64, account: SIPAccount, expires: UInt32)
   /// Remove the registration of `session` (REGISTER with `Expires: 0`).
   case unregister(session: UInt64)
-  /// INVITE `uri` from `account` (display name `visibleName`) with the gateway's own RTP offer;
-  /// `headers` are extra header fields (`inviteParameters`).
+  /// INVITE `uri` from `account` (display name `visibleName`) with the gateway's own RTP offer
+  /// (with VP8 video when `video`: the WebRTC leg offered video); `headers` are extra header
+  /// fields (`inviteParameters`).
   case invite(
     call: UInt32, session: UInt64, uri: String, account: SIPAccount, visibleName: String,
-    headers: [String: String])
+    headers: [String: String], video: Bool = false)
   /// 200 OK to an incoming INVITE with the gateway's RTP answer.
   case answer(call: UInt32)
   /// CANCEL, BYE, or a final response `code` to an unanswered incoming INVITE.
@@ -43,6 +44,9 @@ public enum SIPGatewayEvent: Sendable, Equatable {
   case mediaFailed(call: UInt32, reason: String)
   /// Progress of our REFER: 202 accepted, then the NOTIFY sipfrag's status code.
   case transfer(call: UInt32, code: Int)
+  /// The far end pressed `digit` (`0-9 * # A-D`): an RFC 4733 event on the RTP leg, reported
+  /// once at its end, or (`info`) a SIP INFO `application/dtmf-relay`.
+  case dtmf(call: UInt32, digit: String, info: Bool)
 }
 
 /// One SIP account, from the `connection` fields of a session (wcs-rooms-and-calls.md §B.1).

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import WCSCodecs
+import WCSProtocols
 
 #if canImport(Glibc)
   import Glibc
@@ -23,6 +24,8 @@ final class SIPRTPLeg: Sendable {
     /// RFC 4733 events scheduled and not yet ended: a bridge made meanwhile holds its audio.
     var eventsInProgress = 0
     var sdpVersion = 1
+    /// RFC 4733 events from the far end, made once its SDP names their payload type.
+    var events: TelephoneEventDecoder?
   }
 
   /// Samples (8 kHz) of received audio kept for statistics: one second.
@@ -41,33 +44,10 @@ final class SIPRTPLeg: Sendable {
   /// Binds a UDP socket on `address` (an IPv4 literal), any port.
   /// - Throws: `SIPGatewayError.socket` with errno's text.
   init(address: String, queue: DispatchQueue) throws(SIPGatewayError) {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    guard fd >= 0 else { throw .socket(String(cString: strerror(errno))) }
-    var sin = sockaddr_in()
-    sin.sin_family = sa_family_t(AF_INET)
-    sin.sin_port = 0
-    guard inet_pton(AF_INET, address, &sin.sin_addr) == 1 else {
-      Glibc.close(fd)
-      throw .socket("not an IPv4 address: \(address)")
-    }
-    let bound = withUnsafePointer(to: &sin) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &sin) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard bound == 0, named == 0 else {
-      let text = String(cString: strerror(errno))
-      Glibc.close(fd)
-      throw .socket(text)
-    }
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    let (fd, port) = try SIPUDPSocket.open(address: address)
     self.fd = fd
     self.address = address
-    self.port = UInt16(bigEndian: sin.sin_port)
+    self.port = port
     self.queue = queue
     let reception = Reception()
     self.reception = reception
@@ -194,19 +174,7 @@ final class SIPRTPLeg: Sendable {
   }
 
   private func send(_ bytes: [UInt8], to remote: SIPMediaDescription) -> Bool {
-    var sin = sockaddr_in()
-    sin.sin_family = sa_family_t(AF_INET)
-    sin.sin_port = remote.port.bigEndian
-    guard inet_pton(AF_INET, remote.address, &sin.sin_addr) == 1 else { return false }
-    let sent = bytes.withUnsafeBytes { buffer in
-      withUnsafePointer(to: &sin) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          sendto(
-            fd, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-    }
-    return sent > 0
+    SIPUDPSocket.send(fd, bytes, to: remote.address, port: remote.port)
   }
 }
 
@@ -222,6 +190,8 @@ final class Reception: Sendable {
 
   let state = Mutex(SIPRTPLeg.State())
   let link = Mutex<Link?>(nil)
+  /// Where the far end's DTMF digits go (RFC 4733 events, once per key press).
+  let digits = Mutex<(@Sendable (TelephoneEventDecoder.Digit) -> Void)?>(nil)
 
   func readAvailable(_ fd: Int32) {
     var buffer = [UInt8](repeating: 0, count: SIPRTPLeg.maxDatagram)
@@ -246,9 +216,15 @@ final class Reception: Sendable {
     }
     guard packet.count > offset else { return }
     let payload = packet[(base + offset)...]
-    state.withLock { state in
+    let pressed = state.withLock { state -> [TelephoneEventDecoder.Digit] in
       state.packetsReceived += 1
       state.bytesReceived += packet.count
+      return decodeEvent(packet, payloadType: payloadType, &state)
+    }
+    if !pressed.isEmpty, let handler = digits.withLock({ $0 }) {
+      for digit in pressed { handler(digit) }
+    }
+    state.withLock { state in
       guard payloadType == 0 || payloadType == 8 else { return }
       state.samples.append(
         contentsOf: payload.map {
@@ -267,6 +243,20 @@ final class Reception: Sendable {
     }
     guard let forward else { return }
     for bytes in forward.packets { forward.port.sendCallMedia(forward.id, bytes) }
+  }
+
+  /// The digits a telephone-event packet completes. Audio ends an event whose end packets
+  /// were all lost (RFC 4733 §2.5.1.2: the sender pauses its audio during an event).
+  private func decodeEvent(
+    _ packet: ArraySlice<UInt8>, payloadType: UInt8, _ state: inout SIPRTPLeg.State
+  ) -> [TelephoneEventDecoder.Digit] {
+    guard let type = state.remote?.telephoneEvent else { return [] }
+    guard type == payloadType else { return state.events?.flush().map { [$0] } ?? [] }
+    guard let parsed = try? RTPPacket.parse(Array(packet)) else { return [] }
+    if state.events?.payloadType != type {
+      state.events = TelephoneEventDecoder(payloadType: type)
+    }
+    return state.events?.receive(parsed) ?? []
   }
 
   /// What the bridge passed so far (zeros before it exists).

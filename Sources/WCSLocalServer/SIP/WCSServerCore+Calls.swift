@@ -225,7 +225,8 @@ extension WCSServerCore {
       .sip(
         .invite(
           call: call.sipCall, session: id.rawValue, uri: account.uri(for: callee),
-          account: account, visibleName: call.visibleName, headers: headers)))
+          account: account, visibleName: call.visibleName, headers: headers,
+          video: sdp.contains("m=video"))))
     // §B.12a: many user agents never send 100; TRYING goes out with the INVITE.
     report(call, "TRYING", message: "notifyTryingResponse")
   }
@@ -307,6 +308,20 @@ extension WCSServerCore {
       guard let call = call(sipCall) else { break }
       actions.append(.sip(.hangup(call: sipCall, code: 488, reason: "Not Acceptable Here")))
       end(call, status: "FAILED", info: "Failed by error: \(reason)")
+    case .dtmf(let sipCall, let digit, let info):
+      guard let call = call(sipCall), call.status == "ESTABLISHED" || call.status == "HOLD"
+      else { break }
+      // No S→C DTMF message is documented (§B.7): `notifyDtmf` mirrors `sendDtmf`'s fields.
+      send(
+        call.owner,
+        ServerMessages.text(
+          "notifyDtmf",
+          [
+            [
+              "callId": .string(call.callId), "dtmf": .string(digit),
+              "type": .string(info ? "INFO" : "RFC2833"),
+            ]
+          ]))
     case .transfer(let sipCall, let code):
       guard let call = call(sipCall) else { break }
       let status =

@@ -75,6 +75,73 @@ final class SIPCallEndToEndTests: XCTestCase {
     try await assertBaresipHeardTheSDKsTone(peer)
   }
 
+  /// Keys pressed on baresip (`sndcode`: RFC 4733 telephone-events, the end packet sent three
+  /// times) reach the SDK's DTMF callback once per press, in order, a repeated key included.
+  func testDigitsPressedOnBaresipReachTheCallOncePerPressInOrder() async throws {
+    let peer = try BaresipPeer.start(answer: true)
+    defer { peer.stop() }
+    let server = try startServer()
+    defer { server.stop() }
+    let (session, call, _) = try await dial(server, "sip:baresip@127.0.0.1:\(peer.port)")
+    defer { session.disconnect() }
+    let heard = Locked<[String]>([])
+    call.onDTMF { _, digits, type in
+      heard.withLock { $0.append(digits + (type == .fpwcsCallDTMFRFC2833 ? "" : "?")) }
+    }
+    try await call.connect()
+    try await waitFor("baresip's audio reaches the gateway", timeout: 10) {
+      (server.sipLegStatistics().first?.packetsReceived ?? 0) > 10
+    }
+    for digit in ["4", "2", "#", "2", "2", "*"] {
+      try peer.command("sndcode", params: digit)
+    }
+    try await waitFor("six digits", timeout: 10) { heard.value.count >= 6 }
+    try await Task.sleep(for: .milliseconds(300))
+    XCTAssertEqual(heard.value, ["4", "2", "#", "2", "2", "*"])
+    XCTAssertEqual(call.getReceivedDTMF(), "42#22*")
+    call.hangup()
+    try await waitFor("FINISH") { call.getStatus() == .fpwcsCallStatusFinish }
+  }
+
+  /// A call from one SDK session to another through the gateway itself (its INVITE comes back
+  /// to its own SIP port): DTMF sent as SIP INFO and as RFC 4733 by one side reaches the
+  /// other's callback with its type.
+  func testDTMFBetweenTwoSessionsArrivesAsInfoAndAsTelephoneEvents() async throws {
+    let server = try startServer()
+    defer { server.stop() }
+    let sipPort = try XCTUnwrap(server.sipPort)
+    let callee = try gatewaySession(server, login: "1002", sipPort: sipPort)
+    defer { callee.disconnect() }
+    let incoming = Locked<[FPWCSApi2Call]>([])
+    let heard = Locked<[String]>([])
+    callee.onIncomingCallCallback { call in
+      guard let call else { return }
+      call.onDTMF { _, digits, type in
+        heard.withLock { $0.append(digits + (type == .fpwcsCallDTMFInfo ? "i" : "r")) }
+      }
+      incoming.withLock { $0.append(call) }
+    }
+    try await callee.connect()
+    let (caller, call, _) = try await dial(server, "sip:1002@127.0.0.1:\(sipPort)")
+    defer { caller.disconnect() }
+    let connected = Task { try await call.connect() }
+    try await waitFor("the incoming call", timeout: 15) { !incoming.value.isEmpty }
+    let answered = try XCTUnwrap(incoming.value.first)
+    answered.setLocalConstraints(virtualMicrophone())
+    try await answered.connect()
+    try await connected.value
+    try call.sendDTMF("7", type: .fpwcsCallDTMFInfo)
+    try await waitFor("the INFO digit", timeout: 10) { heard.value.count >= 1 }
+    try call.sendDTMF("38", type: .fpwcsCallDTMFRFC2833)
+    try await waitFor("three digits", timeout: 10) { heard.value.count >= 3 }
+    try await Task.sleep(for: .milliseconds(300))
+    XCTAssertEqual(heard.value, ["7i", "3r", "8r"])
+    call.hangup()
+    try await waitFor("FINISH on both sides") {
+      call.getStatus() == .fpwcsCallStatusFinish && answered.getStatus().isTerminal
+    }
+  }
+
   /// baresip with Opus takes the gateway's Opus offer: no transcoding, both tones arrive.
   func testOpusOnTheSIPSideIsPassedThroughBothWays() async throws {
     let peer = try BaresipPeer.start(answer: true, recording: true, modules: "module opus.so")
@@ -149,13 +216,7 @@ final class SIPCallEndToEndTests: XCTestCase {
     let server = try startServer()
     defer { server.stop() }
     let sipPort = try XCTUnwrap(server.sipPort)
-    let options = FPWCSApi2SessionOptions()
-    options.urlServer = server.wsURL
-    options.sipLogin = "1001"
-    options.sipDomain = "127.0.0.1"
-    options.sipOutboundProxy = "127.0.0.1"
-    options.sipPort = Int(sipPort)
-    let session = try FPWCSApi2.createSession(options)
+    let session = try gatewaySession(server, login: "1001", sipPort: sipPort)
     defer { session.disconnect() }
     let incoming = Locked<[FPWCSApi2Call]>([])
     session.onIncomingCallCallback { call in
@@ -297,18 +358,42 @@ final class SIPCallEndToEndTests: XCTestCase {
     return (session, call, seen)
   }
 
-  private func makeCall(_ session: FPWCSApi2Session, _ callee: String) throws -> FPWCSApi2Call {
+  func makeCall(_ session: FPWCSApi2Session, _ callee: String) throws -> FPWCSApi2Call {
     let options = FPWCSApi2CallOptions()
     options.callee = callee
+    options.localConstraints = virtualMicrophone()
+    return try session.createCall(options)
+  }
+
+  /// Audio only, from the virtual microphone (a 440 Hz tone).
+  func virtualMicrophone() -> FPWCSApi2MediaConstraints {
     let constraints = FPWCSApi2MediaConstraints()
     let audio = FPWCSApi2AudioConstraints()
     audio.deviceID = NativeMediaDevices.virtualMicrophoneID
     constraints.audio = audio
-    options.localConstraints = constraints
-    return try session.createCall(options)
+    return constraints
   }
 
-  private func startServer(noAnswerMillis: Int64 = 20_000) throws -> WCSLocalServer {
+  /// A session of SIP user `login` (domain 127.0.0.1) whose calls go to `sipPort` on
+  /// 127.0.0.1 (the gateway's own, or a registrar's); with a `password` it registers there.
+  func gatewaySession(
+    _ server: WCSLocalServer, login: String, sipPort: UInt16, password: String? = nil
+  ) throws -> FPWCSApi2Session {
+    let options = FPWCSApi2SessionOptions()
+    options.urlServer = server.wsURL
+    options.sipLogin = login
+    options.sipDomain = "127.0.0.1"
+    options.sipOutboundProxy = "127.0.0.1"
+    options.sipPort = Int(sipPort)
+    if let password {
+      options.sipAuthenticationName = login
+      options.sipPassword = password
+      options.sipRegisterRequired = true
+    }
+    return try FPWCSApi2.createSession(options)
+  }
+
+  func startServer(noAnswerMillis: Int64 = 20_000) throws -> WCSLocalServer {
     var configuration = WCSLocalServer.Configuration()
     configuration.wsPort = 0
     configuration.httpPort = 0
@@ -413,8 +498,9 @@ final class BaresipPeer: Sendable {
     return (samples, rate)
   }
 
-  /// Runs one baresip command (`hangup`, `accept`, ...) through `ctrl_tcp`.
-  func command(_ name: String) throws {
+  /// Runs one baresip command (`hangup`, `accept`, `sndcode` with `params` "5", ...) through
+  /// `ctrl_tcp`.
+  func command(_ name: String, params: String? = nil) throws {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var sin = sockaddr_in()
@@ -427,7 +513,8 @@ final class BaresipPeer: Sendable {
       }
     }
     guard connected == 0 else { throw XCTSkip("baresip's ctrl_tcp is not reachable") }
-    let json = "{\"command\":\"\(name)\",\"token\":\"t\"}"
+    let parameters = params.map { ",\"params\":\"\($0)\"" } ?? ""
+    let json = "{\"command\":\"\(name)\"\(parameters),\"token\":\"t\"}"
     let frame = Array("\(json.utf8.count):\(json),".utf8)
     _ = frame.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     usleep(200_000)
