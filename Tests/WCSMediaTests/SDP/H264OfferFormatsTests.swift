@@ -27,8 +27,15 @@ final class H264OfferFormatsTests: XCTestCase {
 
   func testTheOfferListsBaselineProfilesInBothPacketizationModes() throws {
     let preferred = try offeredVideo(preferred: true)
-    XCTAssertEqual(preferred.payloadTypes, [102, 104, 106, 108, 96, 97])
-    XCTAssertEqual(try offeredVideo(preferred: false).payloadTypes, [96, 97, 102, 104, 106, 108])
+    XCTAssertEqual(preferred.payloadTypes, [102, 104, 106, 108, 96, 97, 103, 105, 107, 109])
+    XCTAssertEqual(
+      try offeredVideo(preferred: false).payloadTypes,
+      [96, 97, 102, 104, 106, 108, 103, 105, 107, 109])
+    // Each H.264 format has its own RTX (RFC 4588 §8.1), at the odd type after it.
+    let apts = [103, 105, 107, 109].map {
+      preferred.formatParameters(payloadType: $0)?.parameters.first { $0.name == "apt" }?.value
+    }
+    XCTAssertEqual(apts, ["102", "104", "106", "108"])
     let fmtp = [102, 104, 106, 108].map {
       preferred.formatParameters(payloadType: $0)?.parameters.map { "\($0.name)=\($0.value ?? "")" }
         .joined(separator: ";")
