@@ -82,7 +82,7 @@ enum SDPLine {
 }
 
 /// This executable run again as a peer process (`peer-sink` or `peer-publisher`), so the peer's
-/// CPU and memory are not counted in ours.
+/// CPU and memory are not counted in ours; `codec` is what `peer-publisher` sends.
 final class PeerProcess {
   // posix_spawn with only the two pipes mapped, rather than Foundation's Process, which closes
   // every other descriptor in the child and so fails under valgrind (its own descriptors).
@@ -91,7 +91,7 @@ final class PeerProcess {
   private let output: FileHandle
   private var buffer = Data()
 
-  init(mode: String) throws {
+  init(mode: String, codec: BenchCodec = .vp8) throws {
     var toChild: [Int32] = [0, 0]
     var fromChild: [Int32] = [0, 0]
     guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else {
@@ -106,7 +106,9 @@ final class PeerProcess {
       posix_spawn_file_actions_addclose(&actions, descriptor)
     }
     let executable = CommandLine.arguments[0]
-    var argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup(mode), nil]
+    var argv: [UnsafeMutablePointer<CChar>?] = [
+      strdup(executable), strdup(mode), strdup(codec.rawValue), nil,
+    ]
     defer { for pointer in argv { free(pointer) } }
     var child = pid_t()
     let status = posix_spawn(&child, executable, &actions, nil, &argv, environ)

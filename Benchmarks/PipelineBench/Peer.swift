@@ -5,15 +5,18 @@ import WCSMedia
 /// The far end, in a child process: `peer-sink` answers one publish offer (ICE-lite) and drops
 /// the media; `peer-publisher` publishes the virtual camera + microphone through an ICE-lite
 /// relay and answers every play offer read from stdin, fanning the RTP out to all players and
-/// their RTCP back to the publisher.
+/// their RTCP back to the publisher. `codec` is the one `peer-publisher` sends.
 final class BenchPeer: @unchecked Sendable {
   // @unchecked Sendable: the PeerConnections are used on `loop` only.
   let loop = EventLoop(label: "PipelineBench.peer")
+  let codec: BenchCodec
   private var publisherSide: PeerConnection?
   private var players: [PeerConnection] = []
   private var publisher: (any MediaConnection)?
   private static let configuration = PeerConnectionConfiguration(
     iceLite: true, allowLoopback: true, hostAddresses: [.loopbackV4])
+
+  init(codec: BenchCodec) { self.codec = codec }
 
   func answerPublisher(_ offer: String, relay: Bool) throws -> String {
     try loop.submit {
@@ -46,7 +49,10 @@ final class BenchPeer: @unchecked Sendable {
   func startPublisher() throws {
     let backend = NativeMediaBackend(
       configuration: NativeMediaBackend.Configuration(loop: loop, peerConnection: .loopback))
-    let connection = try backend.makeConnection(PipelineSettings.publishRequest) { _ in }
+    let connection = try backend.makeConnection(codec.restricting(PipelineSettings.publishRequest))
+    {
+      _ in
+    }
     let offer = try wait { connection.createOffer(completion: $0) }.get()
     let answer = try answerPublisher(offer, relay: true)
     try wait { connection.setRemoteAnswer(answer, completion: $0) }.get()

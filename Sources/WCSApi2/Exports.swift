@@ -28,6 +28,8 @@ public typealias MediaBackend = WCSMediaSeam.MediaBackend
 public typealias MediaConnection = WCSMediaSeam.MediaConnection
 /// What a connection must send/receive (see `WCSMediaSeam.MediaConnectionRequest`).
 public typealias MediaConnectionRequest = WCSMediaSeam.MediaConnectionRequest
+/// An H.264 profile above baseline to offer and send (see `WCSMediaSeam.H264OfferedProfile`).
+public typealias H264OfferedProfile = WCSMediaSeam.H264OfferedProfile
 /// Connection state (see `WCSMediaSeam.MediaConnectionState`).
 public typealias MediaConnectionState = WCSMediaSeam.MediaConnectionState
 /// Why a connection failed (see `WCSMediaSeam.MediaConnectionFailure`).

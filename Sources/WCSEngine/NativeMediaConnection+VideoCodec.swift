@@ -9,23 +9,34 @@ extension NativeMediaConnection {
   /// constrained baseline 3.1 (`42e01f`) and baseline 3.1 (`42001f`), each in
   /// packetization-mode 1 then 0, at payload types 102, 104, 106, 108, each with its RTX
   /// (RFC 4588, as VP8 has) at the odd type after it; first when the request prefers H.264;
-  /// none when the request
+  /// before them the request's `h264Profile` (`4d001f` at 112, `640c1f` at 114, mode 1); none
+  /// when the request
   /// excludes it (`stripCodecs`, matched as the SDK's filter does: a case-insensitive
   /// substring of the codec name).
   var offeredH264Formats: [SDPOfferParameters.H264] {
     let excluded = request.excludedCodecs.map { $0.lowercased() }.filter { !$0.isEmpty }
     guard !excluded.contains(where: { "h264".contains($0) }) else { return [] }
     return Self.h264OfferFormats(
-      preferred: request.preferredVideoCodec?.caseInsensitiveCompare("H264") == .orderedSame)
+      preferred: request.preferredVideoCodec?.caseInsensitiveCompare("H264") == .orderedSame,
+      profile: request.h264Profile)
   }
 
-  /// The H.264 formats of every offer (`offeredH264Formats`), listed first when `preferred`.
-  static func h264OfferFormats(preferred: Bool) -> [SDPOfferParameters.H264] {
+  /// The H.264 formats of every offer (`offeredH264Formats`), listed first when `preferred`;
+  /// `profile` (mode 1) before the baseline ones.
+  static func h264OfferFormats(
+    preferred: Bool, profile: H264OfferedProfile? = nil
+  ) -> [SDPOfferParameters.H264] {
     let baseline = H264ProfileLevelID(profile: .baseline, level: 31)
-    let formats: [(Int, H264ProfileLevelID, Int)] = [
+    var formats: [(Int, H264ProfileLevelID, Int)] = [
       (102, .constrainedBaseline31, 1), (104, baseline, 1), (106, .constrainedBaseline31, 0),
       (108, baseline, 0),
     ]
+    switch profile {
+    case .main: formats.insert((112, H264ProfileLevelID(profile: .main, level: 31), 1), at: 0)
+    case .constrainedHigh:
+      formats.insert((114, H264ProfileLevelID(profile: .constrainedHigh, level: 31), 1), at: 0)
+    case nil: break
+    }
     return formats.map { payloadType, profile, mode in
       var h264 = SDPOfferParameters.H264(
         payloadType: payloadType,
@@ -60,12 +71,27 @@ extension NativeMediaConnection {
     extra.videoCodec = videoCodecName
     guard let mode = h264PacketizationMode else { return nil }
     do {
-      try videoTrack?.useH264(packetizationMode: mode, format: answeredH264Format)
+      let format = answeredH264Format
+      try videoTrack?.useH264(
+        packetizationMode: mode, format: format,
+        profile: Self.encoderProfile(answered: format, requested: request.h264Profile))
       try videoReceiveTrack?.useH264()
     } catch {
       return .deviceUnavailable("H.264 codec: \(error)")
     }
     return nil
+  }
+
+  /// The profile OpenH264 encodes: the requested one when the answer picked it, else
+  /// constrained baseline (what the baseline formats and any answer of them decode).
+  static func encoderProfile(
+    answered: H264FormatParameters?, requested: H264OfferedProfile?
+  ) -> H264Encoder.Profile {
+    switch (requested, answered?.profileLevelID.profile) {
+    case (.main, .main): .main
+    case (.constrainedHigh, .constrainedHigh): .constrainedHigh
+    default: .constrainedBaseline
+    }
   }
 
   /// The answer's H.264 format of the payload type sent (`videoPayloadType`).

@@ -145,13 +145,16 @@ final class VideoSendTrack: @unchecked Sendable {
   }
 
   /// Encodes with H.264 (RFC 6184 payloads in `packetizationMode`) instead of VP8 from the
-  /// next picture on: the answer chose it. Callable from any thread.
+  /// next picture on: the answer chose it, `profile` its profile. Callable from any thread.
   /// - Throws: `H264Error` when OpenH264 refuses the parameters.
-  func useH264(packetizationMode: Int, format: H264FormatParameters? = nil) throws(H264Error) {
+  func useH264(
+    packetizationMode: Int, format: H264FormatParameters? = nil,
+    profile: H264Encoder.Profile = .constrainedBaseline
+  ) throws(H264Error) {
     let configuration = H264Encoder.Configuration(
       width: parameters.width, height: parameters.height, frameRate: parameters.frameRate,
       bitrateKbps: statistics.bitrate / 1000, keyFrameInterval: 3000,
-      maxNALUnitSize: packetizationMode == 0 ? 1160 : nil)
+      maxNALUnitSize: packetizationMode == 0 ? 1160 : nil, profile: profile)
     // Made on the queue, which then owns it.
     let result = queue.sync { () -> Result<Void, H264Error> in
       Result { () throws(H264Error) in

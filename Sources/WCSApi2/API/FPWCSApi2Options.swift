@@ -89,6 +89,12 @@ public final class FPWCSApi2StreamOptions {
   /// nil offers VP8, then H.264. The server takes the first it supports; `stripCodecs` still
   /// removes a codec altogether.
   public var preferredVideoCodec: String?
+  /// Linux addition: an H.264 profile above baseline (`.main`: `4d001f`, `.constrainedHigh`:
+  /// `640c1f`, level 3.1, packetization-mode 1) offered before the baseline H.264 formats and,
+  /// when the server's answer picks it, encoded by OpenH264 (CABAC: fewer bits for the same
+  /// pictures). A player sets it too to receive such a stream from a relay that does not
+  /// transcode (WCS passes H.264 on only with the same profile and mode). Nil: baseline only.
+  public var h264Profile: H264OfferedProfile?
 
   // Linux additions.
 

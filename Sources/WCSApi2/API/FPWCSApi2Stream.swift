@@ -44,6 +44,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   private let cvoExtension: Bool
   private let stripCodecs: [String]
   private let preferredVideoCodec: String?
+  private let h264Profile: H264OfferedProfile?
   /// The stream's ICE servers and policy over the session's.
   private let iceSettings: ICESettings
   private let state: Mutex<StreamState>
@@ -93,6 +94,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
     self.cvoExtension = options.cvoExtension
     self.stripCodecs = (options.stripCodecs ?? []).map { "\($0)" }
     self.preferredVideoCodec = options.preferredVideoCodec
+    self.h264Profile = options.h264Profile
     self.audioOutput = Mutex(options.audioOutput)
     self.iceSettings = try ICESettings(
       servers: options.iceServers, policy: options.iceTransportPolicy
@@ -121,6 +123,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
       stripCodecs: stripCodecs)
     if !published { request.audio?.output = audioOutput.withLock { $0 } }
     request.preferredVideoCodec = preferredVideoCodec
+    request.h264Profile = h264Profile
     iceSettings.apply(to: &request)
     return request
   }

@@ -344,6 +344,7 @@ public final class FPWCSApi2Room: Sendable {
       copy.stripCodecs = options.stripCodecs
       copy.cvoExtension = options.cvoExtension
       copy.preferredVideoCodec = options.preferredVideoCodec
+      copy.h264Profile = options.h264Profile
       copy.audioOutput = options.audioOutput
       copy.iceServers = options.iceServers
       copy.iceTransportPolicy = options.iceTransportPolicy

@@ -110,6 +110,12 @@ public struct MediaConnectionRequest: Sendable {
   /// The video codec offered first (`"VP8"` or `"H264"`, case-insensitive): the one the
   /// answerer picks when it takes both (RFC 3264 §6.1). Nil: VP8 first, then H.264.
   public var preferredVideoCodec: String? = nil
+  /// Linux addition: an H.264 profile above baseline to offer first among the H.264 formats
+  /// (`4d001f` main or `640c1f` constrained high, packetization-mode 1, RFC 6184 §8.1) and,
+  /// when publishing and the answer picks it, to encode with. Nil: the baseline formats only.
+  /// A player offers it too, so a relay passes such a stream on to it (same profile and mode,
+  /// RFC 6184 §8.2.2).
+  public var h264Profile: H264OfferedProfile? = nil
   /// Publish only: receive as well — a call's media, every section `sendrecv` (RFC 3264 §6.1).
   /// The received audio is played as a played stream's is (`audio.output`, the playout sink);
   /// received video goes to `remoteRenderer`, `renderer` staying the local preview.

@@ -35,15 +35,8 @@ final class H264EndToEndTests: XCTestCase {
     defer { session.disconnect() }
     let name = "h264-\(UUID().uuidString.prefix(6).lowercased())"
 
-    let video = FPWCSApi2VideoConstraints()
-    video.deviceID = "virtual:camera"
-    video.minWidth = Self.width
-    video.maxWidth = Self.width
-    video.minHeight = Self.height
-    video.maxHeight = Self.height
-    video.maxFrameRate = 15
-    let constraints = FPWCSApi2MediaConstraints()
-    constraints.video = video
+    let constraints = FPWCSApi2MediaConstraints.virtualDevices(
+      width: Self.width, height: Self.height, frameRate: 15, audio: false)
     let publishOptions = FPWCSApi2StreamOptions()
     publishOptions.name = name
     publishOptions.constraints = constraints
