@@ -23,8 +23,9 @@ import CFFmpeg
 public final class MP4Recorder {
   /// The video track's configuration: picture size and the parameter sets for `avcC`.
   public struct Video: Sendable, Equatable {
-    /// Picture size in pixels (from the SPS, after cropping).
+    /// Picture width in pixels (from the SPS, after cropping).
     public var width: Int
+    /// Picture height in pixels (from the SPS, after cropping).
     public var height: Int
     /// Sequence parameter set NAL units (header byte first, no start code), at least one.
     public var sequenceParameterSets: [[UInt8]]

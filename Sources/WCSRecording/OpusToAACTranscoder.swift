@@ -35,8 +35,11 @@ public enum AudioTranscodeError: Error, Equatable, Sendable, CustomStringConvert
 public final class OpusToAACTranscoder {
   /// One AAC access unit (raw, no ADTS header) and its place on the timeline, 48 kHz ticks.
   public struct Packet: Equatable, Sendable {
+    /// The raw AAC-LC access unit (ISO/IEC 14496-3 raw_data_block, no ADTS header).
     public var bytes: [UInt8]
+    /// Presentation time of its first sample, 48 kHz ticks from the timeline's 0.
     public var ticks: Int64
+    /// Its length, 48 kHz ticks (`frameSize` samples: 1024 for AAC-LC).
     public var durationTicks: Int64
   }
 

@@ -9,6 +9,7 @@ public final class OutputInterrupt: Sendable {
   /// Monotonic nanoseconds (`DispatchTime.uptimeNanoseconds`) past which I/O is abandoned.
   private let deadline = Atomic<UInt64>(UInt64.max)
 
+  /// A guard that is not stopped and has no deadline.
   public init() {}
 
   /// Ends every wait of the output at once, for good.

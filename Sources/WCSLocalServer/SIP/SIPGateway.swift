@@ -36,11 +36,13 @@ public struct SIPLegStatistics: Sendable, Equatable {
   public var packetsHeld = 0
   /// VP8 RTP packets received from the far end (video calls).
   public var videoPacketsReceived = 0
-  /// VP8 packets passed to the WebRTC client and to the SIP far end.
+  /// VP8 RTP packets passed to the WebRTC client.
   public var videoPacketsToWebRTC = 0
+  /// VP8 RTP packets passed to the SIP far end.
   public var videoPacketsToSIP = 0
-  /// Key frame requests (PLI/FIR) from the SIP far end, and sent to it.
+  /// Key frame requests (RTCP PLI or FIR, RFC 4585 §6.3.1, RFC 5104 §4.3.1) from the SIP far end.
   public var keyFrameRequestsFromSIP = 0
+  /// Key frame requests (PLI, or FIR for an end that only takes FIR) sent to the SIP far end.
   public var keyFrameRequestsToSIP = 0
 }
 
