@@ -31,18 +31,8 @@ final class H264RecordingEndToEndTests: XCTestCase {
     try await session.connect()
     defer { session.disconnect() }
 
-    let video = FPWCSApi2VideoConstraints()
-    video.deviceID = "virtual:camera"
-    video.minWidth = Self.width
-    video.maxWidth = Self.width
-    video.minHeight = Self.height
-    video.maxHeight = Self.height
-    video.maxFrameRate = 15
-    let audio = FPWCSApi2AudioConstraints()
-    audio.deviceID = "virtual:microphone"
-    let constraints = FPWCSApi2MediaConstraints()
-    constraints.video = video
-    constraints.audio = audio
+    let constraints = FPWCSApi2MediaConstraints.virtualDevices(
+      width: Self.width, height: Self.height, frameRate: 15)
     let options = FPWCSApi2StreamOptions()
     options.name = "h264rec-\(UUID().uuidString.prefix(6).lowercased())"
     options.constraints = constraints

@@ -32,15 +32,8 @@ final class ICETCPEndToEndTests: XCTestCase {
   private func publishOptions(_ name: String, transport: kFPWCSTransport)
     -> FPWCSApi2StreamOptions
   {
-    let video = FPWCSApi2VideoConstraints()
-    video.deviceID = "virtual:camera"
-    video.minWidth = Self.width
-    video.maxWidth = Self.width
-    video.minHeight = Self.height
-    video.maxHeight = Self.height
-    video.maxFrameRate = 15
-    let constraints = FPWCSApi2MediaConstraints()
-    constraints.video = video
+    let constraints = FPWCSApi2MediaConstraints.virtualDevices(
+      width: Self.width, height: Self.height, frameRate: 15, audio: false)
     let options = FPWCSApi2StreamOptions()
     options.name = name
     options.constraints = constraints
