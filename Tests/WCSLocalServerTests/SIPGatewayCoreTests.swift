@@ -137,7 +137,7 @@ final class SIPGatewayCoreTests: XCTestCase {
     let callId = try XCTUnwrap(notify.argument?["callId"]?.stringValue)
     h.receive(
       1, "answer", ["callId": .string(callId), "sdp": "v=0\r\nm=audio 9 RTP/SAVPF 111\r\n"])
-    XCTAssertEqual(h.sipCommands.last, .answer(call: 0x8000_0001))
+    XCTAssertEqual(h.sipCommands.last, .answer(call: 0x8000_0001, video: false))
     h.run(h.core.sipEvent(.established(call: 0x8000_0001), now: h.now))
     XCTAssertEqual(statuses(h.take(1)).last, "talk:ESTABLISHED")
 
@@ -146,6 +146,31 @@ final class SIPGatewayCoreTests: XCTestCase {
         .incoming(call: 0x8000_0002, user: "9999", from: "sip:x@127.0.0.1", displayName: ""),
         now: h.now))
     XCTAssertEqual(h.sipCommands.last, .hangup(call: 0x8000_0002, code: 404, reason: "Not Found"))
+  }
+
+  func testAnswerWithVideoTakesTheOfferedVideoAndAnAudioAnswerRefusesIt() throws {
+    let h = harness()
+    for (sip, video) in [(UInt32(0x8000_0005), true), (0x8000_0006, false)] {
+      h.run(
+        h.core.sipEvent(
+          .incoming(call: sip, user: "1001", from: "sip:b@127.0.0.1", displayName: ""),
+          now: h.now))
+      let notify = h.take(1).first { $0.name == "notifyIncomingCall" }
+      let callId = try XCTUnwrap(notify?.argument?["callId"]?.stringValue)
+      let sdp =
+        "v=0\r\nm=audio 9 RTP/SAVPF 111\r\n" + (video ? "m=video 9 RTP/SAVPF 96\r\n" : "")
+      h.receive(1, "answer", ["callId": .string(callId), "sdp": .string(sdp)])
+      XCTAssertEqual(h.sipCommands.last, .answer(call: sip, video: video))
+    }
+    let offer =
+      "v=0\r\nc=IN IP4 127.0.0.1\r\nm=audio 4000 RTP/AVP 0\r\n"
+      + "m=video 4002 RTP/AVP 100 96\r\na=rtpmap:100 VP8/90000\r\n"
+    XCTAssertEqual(SIPVideoDescription.offeredFormats(offer), "100 96")
+    XCTAssertEqual(SIPVideoDescription.parse(offer)?.payloadType, 100)
+    XCTAssertNil(SIPVideoDescription.offeredFormats("v=0\r\nm=audio 4000 RTP/AVP 0\r\n"))
+    // RFC 3264 §6: the refused stream keeps its formats, on port 0.
+    XCTAssertEqual(
+      SIPVideoDescription.refusedSection(formats: "100 96"), ["m=video 0 RTP/AVP 100 96"])
   }
 
   func testMalformedSIPSideSDPFailsTheCallAndFiftyCallsLeaveNothingBehind() throws {

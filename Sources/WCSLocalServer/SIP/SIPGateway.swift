@@ -87,6 +87,8 @@ public final class SIPGateway: Sendable {
     var routes: [UInt32: CallRoute] = [:]
     var legs: [UInt32: SIPRTPLeg] = [:]
     var videoLegs: [UInt32: SIPVideoLeg] = [:]
+    /// Incoming calls whose offer has a video section: its formats, until answered.
+    var offeredVideo: [UInt32: String] = [:]
     var nextIncoming: UInt32 = 0x8000_0000
     var stopped = false
   }
@@ -115,6 +117,7 @@ public final class SIPGateway: Sendable {
       let legs = Array(state.legs.values)
       for leg in state.videoLegs.values { leg.close() }
       state.videoLegs = [:]
+      state.offeredVideo = [:]
       state.sessionAgents = [:]
       state.legs = [:]
       state.routes = [:]
@@ -173,14 +176,29 @@ public final class SIPGateway: Sendable {
       invite(
         call, session: session, uri: uri, account: account, name: visibleName, headers,
         video: video)
-    case .answer(let call):
+    case .answer(let call, let video):
       guard let route = route(call), let leg = leg(call) else { return }
       let remote = leg.reception.state.withLock { $0.remote }
-      let sdp = leg.localSDP(answering: remote, hold: false)
+      let (videoLeg, offeredVideo) = state.withLock { state in
+        let formats = state.offeredVideo.removeValue(forKey: call)
+        guard !video, let refused = state.videoLegs.removeValue(forKey: call) else {
+          return (state.videoLegs[call], formats)
+        }
+        refused.close()
+        return (nil, formats)
+      }
+      var sdp = leg.localSDP(answering: remote, hold: false)
+      if let videoLeg {
+        sdp += Self.lines(videoLeg.localSection(answering: videoLeg.remoteDescription, hold: false))
+      } else if let offeredVideo {
+        // The client answered without video, or the offer's video has no VP8.
+        sdp += Self.lines(SIPVideoDescription.refusedSection(formats: offeredVideo))
+      }
       check(call, sipgw_answer(route.agent.raw, route.call, sdp))
     case .hangup(let call, let code, let reason):
       let (route, leg) = state.withLock {
         $0.videoLegs.removeValue(forKey: call)?.close()
+        $0.offeredVideo[call] = nil
         return ($0.routes.removeValue(forKey: call), $0.legs.removeValue(forKey: call))
       }
       leg?.close()
@@ -297,8 +315,12 @@ public final class SIPGateway: Sendable {
     let audio = leg.localSDP(answering: nil, hold: hold)
     guard let video else { return audio }
     let remote = video.remoteDescription
-    return audio + video.localSection(answering: remote, hold: hold).joined(separator: "\r\n")
-      + "\r\n"
+    return audio + Self.lines(video.localSection(answering: remote, hold: hold))
+  }
+
+  /// SDP lines, each ended by CRLF (RFC 4566 §5).
+  private static func lines(_ section: [String]) -> String {
+    section.map { $0 + "\r\n" }.joined()
   }
 
   private func route(_ call: UInt32) -> CallRoute? { state.withLock { $0.routes[call] } }
@@ -347,6 +369,7 @@ public final class SIPGateway: Sendable {
       guard let call = gatewayCall(agent, event.call) else { return }
       let leg = state.withLock { state -> SIPRTPLeg? in
         state.routes[call] = nil
+        state.offeredVideo[call] = nil
         state.videoLegs.removeValue(forKey: call)?.close()
         return state.legs.removeValue(forKey: call)
       }
@@ -385,11 +408,21 @@ public final class SIPGateway: Sendable {
       return
     }
     leg.setRemote(remote)
+    let sdp = event.sdp ?? ""
+    // A VP8 offer gets its video leg now; whether it is taken waits for the client's answer.
+    var videoLeg: SIPVideoLeg?
+    if let video = SIPVideoDescription.parse(sdp) {
+      videoLeg = try? SIPVideoLeg(address: configuration.bindAddress, queue: queue)
+      videoLeg?.setRemote(video)
+    }
+    let offeredVideo = SIPVideoDescription.offeredFormats(sdp)
     let call = state.withLock { state -> UInt32 in
       let call = state.nextIncoming
       state.nextIncoming = call == UInt32.max ? 0x8000_0000 : call + 1
       state.routes[call] = CallRoute(agent: agent, call: event.call)
       state.legs[call] = leg
+      state.videoLegs[call] = videoLeg
+      state.offeredVideo[call] = offeredVideo
       return call
     }
     forwardDigits(of: leg, call: call)

@@ -13,8 +13,9 @@ public enum SIPGatewayCommand: Sendable, Equatable {
   case invite(
     call: UInt32, session: UInt64, uri: String, account: SIPAccount, visibleName: String,
     headers: [String: String], video: Bool = false)
-  /// 200 OK to an incoming INVITE with the gateway's RTP answer.
-  case answer(call: UInt32)
+  /// 200 OK to an incoming INVITE with the gateway's RTP answer; with `video` (the client's
+  /// WebRTC leg has video) an offered VP8 section is accepted, else refused with port 0.
+  case answer(call: UInt32, video: Bool = false)
   /// CANCEL, BYE, or a final response `code` to an unanswered incoming INVITE.
   case hangup(call: UInt32, code: UInt16, reason: String)
   /// re-INVITE: `a=sendonly` (hold) or `a=sendrecv` (unhold).

@@ -91,4 +91,22 @@ struct SIPVideoDescription: Sendable, Equatable {
       "a=rtcp-fb:\(pt) ccm fir", "a=\(direction)",
     ]
   }
+
+  /// The format list of the first `m=video` line of `sdp` (`"96 97"`), whether or not the
+  /// gateway can take it; `nil` when the offer has no video section.
+  static func offeredFormats(_ sdp: String) -> String? {
+    guard sdp.utf8.count <= SIPMediaDescription.maxLength else { return nil }
+    for raw in sdp.split(whereSeparator: \.isNewline) where raw.hasPrefix("m=video ") {
+      let parts = raw.dropFirst(2).split(separator: " ")
+      guard parts.count >= 4 else { return nil }
+      return parts.dropFirst(3).prefix(32).joined(separator: " ")
+    }
+    return nil
+  }
+
+  /// The answer's refusal of an offered video stream (RFC 3264 §6: port 0, the offer's
+  /// formats kept because an `m=` line needs at least one).
+  static func refusedSection(formats: String) -> [String] {
+    ["m=video 0 RTP/AVP \(formats)"]
+  }
 }

@@ -243,7 +243,7 @@ extension WCSServerCore {
     updated.mediaRequested = true
     calls.calls[call.callId] = updated
     actions.append(.media(.createPublisher(mediaRequest(updated, sdp))))
-    actions.append(.sip(.answer(call: call.sipCall)))
+    actions.append(.sip(.answer(call: call.sipCall, video: sdp.contains("m=video"))))
   }
 
   private func mediaRequest(_ call: ServerCall, _ sdp: String) -> LocalServerPublisherRequest {

@@ -421,13 +421,14 @@ final class BaresipPeer: Sendable {
 
   /// Starts baresip; with `dial`, it calls that URI once ready. With `recording`, baresip's
   /// `sndfile` module writes what it decodes (what the gateway sends it) to `dump-*-dec.wav`
-  /// in `recordingDirectory`.
+  /// in `recordingDirectory`; with `sipTrace`, its output shows the SIP messages.
   static func start(
     answer: Bool, hangupAfterSeconds: Int? = nil, dial: String? = nil, recording: Bool = false,
-    modules: String = ""
+    modules: String = "", sipTrace: Bool = false
   ) throws -> BaresipPeer {
     guard BaresipProcess.isInstalled else { throw XCTSkip("baresip is not installed") }
-    var arguments: [String] = []
+    // `-s` prints every SIP message baresip sends and receives, bodies included.
+    var arguments: [String] = sipTrace ? ["-s"] : []
     if let hangupAfterSeconds { arguments += ["-t", "\(hangupAfterSeconds + 2)"] }
     if let dial { arguments += ["-e", "/dial \(dial)"] }
     let sound = FileManager.default.temporaryDirectory
