@@ -275,6 +275,85 @@ final class SIPCallEndToEndTests: XCTestCase {
     XCTAssertTrue(session.getCalls().isEmpty)
   }
 
+  /// 50 calls of five outcomes in turn: answered then hung up, rejected with 486 (BUSY),
+  /// unanswered until the gateway's 1 s no-answer timeout (FAILED), to a host where nothing
+  /// listens (FAILED), and hung up by the SDK while ringing or before any answer (CANCEL,
+  /// FINISH). Afterwards no UDP port, descriptor, thread or gateway call leg is left over.
+  func testFiftyCallsOfMixedOutcomesLeaveNoPortSocketThreadOrLegBehind() async throws {
+    let answering = try BaresipPeer.start(answer: true)
+    defer { answering.stop() }
+    let ringing = try BaresipPeer.start(answer: false)
+    defer { ringing.stop() }
+    let server = try startServer(noAnswerMillis: 1000)
+    defer { server.stop() }
+    let (session, first, _) = try await dial(server, "sip:baresip@127.0.0.1:\(answering.port)")
+    defer { session.disconnect() }
+    // The first call opens what stays for the process (libre's thread, the engine's loops).
+    try await first.connect()
+    first.hangup()
+    try await waitFor("first FINISH") { first.getStatus() == .fpwcsCallStatusFinish }
+    try await waitFor("no leg") { server.sipLegStatistics().isEmpty }
+    let ports = ProcessCounters.udpPorts
+    XCTAssertTrue(ports.contains(Int(try XCTUnwrap(server.sipPort))), "UDP sockets are seen")
+    let descriptors = ProcessCounters.fileDescriptors
+    let threads = ProcessCounters.threads
+    let nowhere = BaresipPeer.freePort()
+    var outcomes: [String: Int] = [:]
+    for index in 0..<50 {
+      let kind = index % 5
+      let target = [answering.port, ringing.port, ringing.port, nowhere, ringing.port][kind]
+      let call = try makeCall(session, "sip:baresip@127.0.0.1:\(target)")
+      switch kind {
+      case 0:
+        try await call.connect()
+        call.hangup()
+      case 1:
+        try call.call()
+        try await waitFor("RING \(index)", timeout: 10) { call.getStatus() == .fpwcsCallStatusRing }
+        try ringing.command("hangup")
+      case 4 where index % 2 == 0:
+        try call.call()
+        try await waitFor("RING \(index)", timeout: 10) { call.getStatus() == .fpwcsCallStatusRing }
+        call.hangup()
+      case 4:
+        // Hung up before baresip's 180: the gateway cancels an INVITE still in progress.
+        try call.call()
+        call.hangup()
+      default:
+        try call.call()
+      }
+      try await waitFor("call \(index) ends", timeout: 10) { call.getStatus().isTerminal }
+      outcomes["\(kind) \(call.getStatus())", default: 0] += 1
+    }
+    XCTAssertEqual(
+      outcomes,
+      [
+        "0 \(kFPWCSCallStatus.fpwcsCallStatusFinish)": 10,
+        "1 \(kFPWCSCallStatus.fpwcsCallStatusBusy)": 10,
+        "2 \(kFPWCSCallStatus.fpwcsCallStatusFailed)": 10,
+        "3 \(kFPWCSCallStatus.fpwcsCallStatusFailed)": 10,
+        "4 \(kFPWCSCallStatus.fpwcsCallStatusFinish)": 10,
+      ])
+    try await waitFor("no leg left") { server.sipLegStatistics().isEmpty }
+    try await waitFor("UDP ports back", timeout: 10) { ProcessCounters.udpPorts == ports }
+    try await waitFor("descriptors back", timeout: 10) {
+      ProcessCounters.fileDescriptors <= descriptors + 2
+    }
+    // Idle dispatch worker threads linger a few seconds after the calls' media work.
+    try? await waitFor("threads back", timeout: 15) { ProcessCounters.threads <= threads + 4 }
+    XCTAssertLessThanOrEqual(ProcessCounters.threads, threads + 4)
+    XCTAssertTrue(session.getCalls().isEmpty)
+    // Every call that rang at baresip ended there: rejected by it, or closed by the gateway's
+    // CANCEL (baresip says "session closed").
+    try await waitFor("baresip idle", timeout: 10) {
+      let output = ringing.output
+      func count(_ text: String) -> Int { output.components(separatedBy: text).count - 1 }
+      return count("Incoming call from") >= 20
+        && count("Incoming call from")
+          == count("session closed") + count("rejecting incoming call")
+    }
+  }
+
   // MARK: helpers
 
   /// What the call's connection plays from now on (first channel, the last second at 48 kHz).

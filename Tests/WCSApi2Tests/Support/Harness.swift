@@ -122,6 +122,35 @@ enum ProcessCounters {
   static var fileDescriptors: Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
   }
+
+  /// Local ports of this process's UDP sockets, sorted: the sockets among its descriptors
+  /// (`socket:[inode]`) matched by inode with `/proc/self/net/udp` and `udp6`.
+  static var udpPorts: [Int] {
+    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    var inodes = Set<Substring>()
+    for fd in fds {
+      guard
+        let target = try? FileManager.default.destinationOfSymbolicLink(
+          atPath: "/proc/self/fd/\(fd)"),
+        target.hasPrefix("socket:[")
+      else { continue }
+      inodes.insert(Substring(target.dropFirst("socket:[".count).dropLast()))
+    }
+    var ports: [Int] = []
+    for table in ["/proc/self/net/udp", "/proc/self/net/udp6"] {
+      let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
+      for line in text.split(separator: "\n").dropFirst() {
+        let fields = line.split(separator: " ")
+        guard fields.count > 9, inodes.contains(fields[9]),
+          let colon = fields[1].lastIndex(of: ":"),
+          let port = Int(fields[1][fields[1].index(after: colon)...], radix: 16)
+        else { continue }
+        ports.append(port)
+      }
+    }
+    return ports.sorted()
+  }
 }
 
 /// A Mutex in a class, so closures can capture it.
