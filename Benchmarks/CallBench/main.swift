@@ -4,6 +4,8 @@
 //  2. call setup (`call()` → ESTABLISHED) against an auto-answering Debian baresip;
 //  3. `--calls N` concurrent calls, each to a baresip of its own: this process's CPU (the SDK
 //     sessions' Opus encode/decode included) and the relay loop thread's, per call.
+// `--onsets [--trials 200]` instead: the delay the bridge core adds to a tone's onset, each
+// way, transcoding and pass-through (ToneOnset.swift), median and p95.
 // Run: `swift run -c release CallBench [--rounds 10] [--calls 10] [--seconds 10]`.
 // Parts 2 and 3 are skipped without /usr/bin/baresip (`scripts/install-deps.sh test`).
 import BenchSupport
@@ -86,6 +88,24 @@ func benchBridge(calls: Int, codec: CallMediaBridge.SIPCodec, seconds: Int) thro
   let cpu = clockSeconds(CLOCK_THREAD_CPUTIME_ID) - start
   guard sent >= calls * seconds * 95 else { fatalError("bridge sent \(sent) packets only") }
   return cpu / Double(seconds)
+}
+
+if CommandLine.arguments.contains("--onsets") {
+  let trials = option("trials", 200)
+  say("bridge core, mouth-to-ear delay added (tone onset), \(trials) trials each:")
+  for (name, codec) in [
+    ("Opus <-> PCMU", CallMediaBridge.SIPCodec.g711(.muLaw)), ("Opus pass-through", .opus(109)),
+  ] {
+    for direction in [OnsetDirection.webRTCToSIP, .sipToWebRTC] {
+      let delays = try onsetDelays(codec: codec, direction: direction, trials: trials)
+      say(
+        String(
+          format: "  %@ %@: median %.2f ms, p95 %.2f ms (min %.2f, max %.2f)",
+          name.padding(toLength: 17, withPad: " ", startingAt: 0), direction.description,
+          quantile(delays, 0.5), quantile(delays, 0.95), delays.min() ?? 0, delays.max() ?? 0))
+    }
+  }
+  exit(0)
 }
 
 say("bridge core, one thread, CPU per second of two-way audio:")
