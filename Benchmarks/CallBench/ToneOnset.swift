@@ -2,13 +2,15 @@
 //
 // One trial: silence, then a 440 Hz tone starting at a random sample of packet 15, sent as
 // 20 ms packets arriving every 20 ms of virtual time through a fresh `CallMediaBridge`. Each
-// packet the bridge emits is stamped with its input's arrival time plus the wall time the
-// bridge took, and played from then on (after the previous one, as a receiver plays). The
+// packet the bridge emits is stamped with its input's arrival time plus the thread CPU time
+// the bridge took (not wall time: on a loaded machine a preempted thread would measure the
+// scheduler), and played from then on (after the previous one, as a receiver plays). The
 // onset is the first 2 ms window whose RMS reaches half the tone's, found on the decoded input
 // (played as it arrives, what a direct wire would give) and on the decoded output; the delay
 // is the difference. Decoding the input with the same kind of decoder cancels the sender's
 // own codec delay, so what is left is the gateway's: its decode, resampling, regrouping,
 // encode and processing time.
+import BenchSupport
 import Foundation
 import TestSupport
 import WCSCodecs
@@ -98,15 +100,14 @@ func onsetDelays(
       let input = packet(payload, pt: inputPT, sequence: index, timestamp: timestamp)
       heardIn += try decodePayload(input, opus: inputDecoder)
       let arrival = Double(index) * 0.020
-      let start = ContinuousClock.now
+      let start = clockSeconds(CLOCK_THREAD_CPUTIME_ID)
       let outputs: [[UInt8]]
       if direction == .webRTCToSIP {
         outputs = bridge.receiveFromWebRTC(input).map { [$0] } ?? []
       } else {
         outputs = bridge.receiveFromSIP(input)
       }
-      let (seconds, attoseconds) = start.duration(to: .now).components
-      let emitted = arrival + Double(seconds) + Double(attoseconds) / 1e18
+      let emitted = arrival + clockSeconds(CLOCK_THREAD_CPUTIME_ID) - start
       for output in outputs {
         let samples = try decodePayload(output, opus: outputDecoder)
         let begin = max(emitted, playedUntil)
