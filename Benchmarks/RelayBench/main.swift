@@ -1,6 +1,7 @@
 // SFU relay capacity of the local server: one 1.5 Mbit/s VP8-like publisher → N players on
 // 127.0.0.1, N stepped up (10, 25, 50, 100, ...) until ≥ 1 % of the packets are lost or late.
-// Run: `swift run -c release RelayBench [--steps 200,300] [--player-loops 2]`.
+// Run: `swift run -c release RelayBench [--steps 200,300] [--player-loops 2]
+// [--snapshots on|off|both]`.
 //
 // The relay (`LocalServerRelayEngine`, driven through its `LocalServerMediaEngine` API with real
 // SDP offers, no WebSocket) and the publisher run in this process; the N player
@@ -11,6 +12,10 @@
 // Lost = never delivered by a player's `onRTP` (waiting until the count stops moving);
 // late = delivered more than 200 ms after the publisher sent it (its CLOCK_MONOTONIC send
 // instant travels in the payload), as good as lost for live video.
+// `--snapshots` sets the relay's snapshot source (`Configuration.snapshots`, default on, as the
+// server runs); `both` runs the steps without it and then with it, and prints the relay's CPU
+// of each side by side: the snapshot source's cost is one payload copy and frame assembly per
+// published video packet, whatever the number of players.
 import BenchSupport
 import Dispatch
 import Foundation
@@ -118,6 +123,29 @@ func monotonicNanoseconds() -> Int {
   var time = timespec()
   clock_gettime(CLOCK_MONOTONIC, &time)
   return time.tv_sec * 1_000_000_000 + time.tv_nsec
+}
+
+/// `--snapshots on|off|both`: which relay configurations to measure (default `on`).
+func snapshotModes() -> [Bool] {
+  guard let index = CommandLine.arguments.firstIndex(of: "--snapshots"),
+    index + 1 < CommandLine.arguments.count
+  else { return [true] }
+  switch CommandLine.arguments[index + 1] {
+  case "off": return [false]
+  case "both": return [false, true]
+  default: return [true]
+  }
+}
+
+/// One step's figures, for the side-by-side comparison of `--snapshots both`.
+struct StepResult {
+  var players: Int
+  var relayCPUPercent: Double
+  /// Relay CPU per packet the publisher sent, µs (the snapshot source's work is per sent packet).
+  var relayMicrosecondsPerSentPacket: Double
+  var relayMicrosecondsPerDeliveredPacket: Double
+  var lossAndLatePercent: Double
+  var load: String
 }
 
 /// `--players`: creates player PeerConnections on request and counts what they receive.
@@ -294,9 +322,14 @@ final class RelayBench {
   let publisher = Publisher(loop: EventLoop(label: "relaybench.publisher"))
   var playerCount = 0
 
-  init() throws {
-    engine = LocalServerRelayEngine(
-      configuration: .init(recordsDirectory: FileManager.default.temporaryDirectory.path))
+  let snapshots: Bool
+
+  init(snapshots: Bool) throws {
+    self.snapshots = snapshots
+    var configuration = LocalServerRelayEngine.Configuration(
+      recordsDirectory: FileManager.default.temporaryDirectory.path)
+    configuration.snapshots = snapshots
+    engine = LocalServerRelayEngine(configuration: configuration)
     let semaphore = wake
     engine.attach { semaphore.signal() }
     child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -399,18 +432,21 @@ final class RelayBench {
   }
 
   /// `steps`: player counts to measure, ascending.
-  func run(steps: [Int]) throws {
+  @discardableResult
+  func run(steps: [Int]) throws -> [StepResult] {
     guard try connectPublisher() else {
       print("publisher did not connect")
-      return
+      return []
     }
+    var results: [StepResult] = []
     let seconds = 5.0
     let profile = publisher.loop.submit { publisher.connection.stats.protectionProfile }
     let profileName = profile.map { String(describing: $0) } ?? "?"
     print(
       "one publisher, 1200-byte VP8 RTP, 156 packets/s (1.5 Mbit/s), \(Int(seconds)) s per step;"
         + " players in child process \(child.processIdentifier)"
-        + " (\(playerLoopCount()) event loops); SRTP profile \(profileName)")
+        + " (\(playerLoopCount()) event loops); SRTP profile \(profileName);"
+        + " snapshot source \(snapshots ? "on" : "off")")
     print(
       "    N  connected  setup s  expected  received  lost %  late % (>200 ms)  max latency ms"
         + "  relay CPU %  players CPU %  relay µs/packet  socket drops relay/players  load")
@@ -456,6 +492,12 @@ final class RelayBench {
           target, connected, setup, expected, received, lost, latePercent, maximumLatency,
           relaySeconds / wall * 100, playersSeconds / wall * 100,
           relaySeconds * 1e6 / Double(max(1, expected)), relayDrops, playerDrops, loadAverage()))
+      results.append(
+        StepResult(
+          players: target, relayCPUPercent: relaySeconds / wall * 100,
+          relayMicrosecondsPerSentPacket: relaySeconds * 1e6 / Double(max(1, sent)),
+          relayMicrosecondsPerDeliveredPacket: relaySeconds * 1e6 / Double(max(1, expected)),
+          lossAndLatePercent: lost + latePercent, load: loadAverage()))
       _ = waitEvents(timeout: 0) { _ in false }
       let failures = events.filter {
         if case .failed = $0 { return true }
@@ -473,6 +515,7 @@ final class RelayBench {
     let connection = publisher.connection
     publisher.loop.submit { connection.close() }
     engine.shutdown()
+    return results
   }
 }
 
@@ -487,7 +530,30 @@ if CommandLine.arguments.contains("--players") {
     {
       steps = CommandLine.arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
-    try RelayBench().run(steps: steps)
+    var runs: [(snapshots: Bool, results: [StepResult])] = []
+    for snapshots in snapshotModes() {
+      runs.append((snapshots, try RelayBench(snapshots: snapshots).run(steps: steps)))
+    }
+    if runs.count == 2 {
+      print("snapshot source off → on (relay process CPU; players in their own process):")
+      print(
+        "    N  relay CPU % off → on  µs per sent packet off → on (Δ)  µs per delivered packet"
+          + " off → on  lost+late % off → on  load off/on")
+      for off in runs[0].results {
+        guard let on = runs[1].results.first(where: { $0.players == off.players }) else {
+          continue
+        }
+        print(
+          String(
+            format:
+              "%5d  %8.1f → %-8.1f  %10.1f → %-8.1f (%+.1f)  %10.2f → %-10.2f  %7.3f → %-7.3f  %@/%@",
+            off.players, off.relayCPUPercent, on.relayCPUPercent,
+            off.relayMicrosecondsPerSentPacket, on.relayMicrosecondsPerSentPacket,
+            on.relayMicrosecondsPerSentPacket - off.relayMicrosecondsPerSentPacket,
+            off.relayMicrosecondsPerDeliveredPacket, on.relayMicrosecondsPerDeliveredPacket,
+            off.lossAndLatePercent, on.lossAndLatePercent, off.load, on.load))
+      }
+    }
   } catch {
     print("RelayBench failed: \(error)")
   }
