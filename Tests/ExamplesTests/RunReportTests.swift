@@ -104,11 +104,23 @@ final class RunReportTests: XCTestCase {
 
   /// The examples' `--report`: the same page, from their own samples.
   func testPlayerAndTwoWayStreamingWriteReports() throws {
-    for example in ["Player", "TwoWayStreaming"] {
+    try assertExamplesWriteReports(["Player", "TwoWayStreaming"])
+  }
+
+  /// Streamer (its own stream played back) and MultiPlayer (the test stream and player1).
+  func testStreamerAndMultiPlayerWriteReports() throws {
+    try assertExamplesWriteReports(["Streamer", "MultiPlayer"])
+  }
+
+  private func assertExamplesWriteReports(_ examples: [String]) throws {
+    for example in examples {
       let out = try ExampleRunner.temporaryDirectory("report-\(example)")
       let page = out + "/report.html"
+      // Streamer writes no files, so it has no --out.
       let result = try ExampleRunner.run(
-        example, ["--duration", "3", "--out", out, "--report", page])
+        example,
+        ["--duration", "3", "--report", page] + (example == "Streamer" ? [] : ["--out", out]))
+      XCTAssertEqual(result.status, 0, result.output)
       XCTAssertEqual(result.summary["Report written to"], page, result.output)
       let html = try String(contentsOfFile: page, encoding: .utf8)
       XCTAssertEqual(count("<svg class=\"chart\"", in: html), 5, example)
