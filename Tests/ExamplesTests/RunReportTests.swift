@@ -112,6 +112,11 @@ final class RunReportTests: XCTestCase {
     try assertExamplesWriteReports(["Streamer", "MultiPlayer"])
   }
 
+  /// TwoPlayers (player1's stream) and ImageOverlay (the composited stream played back).
+  func testTwoPlayersAndImageOverlayWriteReports() throws {
+    try assertExamplesWriteReports(["TwoPlayers", "ImageOverlay"])
+  }
+
   private func assertExamplesWriteReports(_ examples: [String]) throws {
     for example in examples {
       let out = try ExampleRunner.temporaryDirectory("report-\(example)")
@@ -125,9 +130,10 @@ final class RunReportTests: XCTestCase {
       let html = try String(contentsOfFile: page, encoding: .utf8)
       XCTAssertEqual(count("<svg class=\"chart\"", in: html), 5, example)
       XCTAssertGreaterThanOrEqual(count("<polyline class=\"series\"", in: html), 4, example)
+      // ImageOverlay publishes video only: no audio playout line.
       XCTAssertEqual(
-        count("<polyline class=\"series\"", in: chart("Jitter-buffer delay", in: html)), 3,
-        example)
+        count("<polyline class=\"series\"", in: chart("Jitter-buffer delay", in: html)),
+        example == "ImageOverlay" ? 2 : 3, example)
       XCTAssertGreaterThanOrEqual(count("class=\"thumb source\"", in: html), 1, example)
       XCTAssertGreaterThanOrEqual(count("class=\"thumb played\"", in: html), 1, example)
       XCTAssertTrue(html.contains("PLAYING"), example)
