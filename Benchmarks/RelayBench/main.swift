@@ -1,6 +1,7 @@
 // SFU relay capacity of the local server: one 1.5 Mbit/s VP8-like publisher → N players on
 // 127.0.0.1, N stepped up (10, 25, 50, 100, ...) until ≥ 1 % of the packets are lost or late.
-// Run: `swift run -c release RelayBench [--steps 200,300] [--player-loops 2]`.
+// Run: `swift run -c release RelayBench [--steps 200,300] [--player-loops 2]
+// [--snapshots on|off|both]`.
 //
 // The relay (`LocalServerRelayEngine`, driven through its `LocalServerMediaEngine` API with real
 // SDP offers, no WebSocket) and the publisher run in this process; the N player
@@ -11,6 +12,10 @@
 // Lost = never delivered by a player's `onRTP` (waiting until the count stops moving);
 // late = delivered more than 200 ms after the publisher sent it (its CLOCK_MONOTONIC send
 // instant travels in the payload), as good as lost for live video.
+// `--snapshots` sets the relay's snapshot source (`Configuration.snapshots`, default on, as the
+// server runs); `both` runs the steps without it and then with it, and prints the relay's CPU
+// of each side by side: the snapshot source's cost is one payload copy and frame assembly per
+// published video packet, whatever the number of players.
 import BenchSupport
 import Dispatch
 import Foundation
@@ -118,6 +123,29 @@ func monotonicNanoseconds() -> Int {
   var time = timespec()
   clock_gettime(CLOCK_MONOTONIC, &time)
   return time.tv_sec * 1_000_000_000 + time.tv_nsec
+}
+
+/// `--snapshots on|off|both`: which relay configurations to measure (default `on`).
+func snapshotModes() -> [Bool] {
+  guard let index = CommandLine.arguments.firstIndex(of: "--snapshots"),
+    index + 1 < CommandLine.arguments.count
+  else { return [true] }
+  switch CommandLine.arguments[index + 1] {
+  case "off": return [false]
+  case "both": return [false, true]
+  default: return [true]
+  }
+}
+
+/// One step's figures, for the side-by-side comparison of `--snapshots both`.
+struct StepResult {
+  var players: Int
+  var relayCPUPercent: Double
+  /// Relay CPU per packet the publisher sent, µs (the snapshot source's work is per sent packet).
+  var relayMicrosecondsPerSentPacket: Double
+  var relayMicrosecondsPerDeliveredPacket: Double
+  var lossAndLatePercent: Double
+  var load: String
 }
 
 /// `--players`: creates player PeerConnections on request and counts what they receive.
@@ -243,31 +271,45 @@ final class Publisher: @unchecked Sendable {
     }
   }
 
-  private func sendFrame() {
-    let count = frameIndex % 5 == 4 ? 6 : 5
+  /// Packets in frame `frameIndex` of the stream: 5, or 6 every fifth frame.
+  static func packetCount(frameIndex: Int) -> Int { frameIndex % 5 == 4 ? 6 : 5 }
+
+  /// Writes packet `index` of `count` of frame `frameIndex` into `packet` (RTP header and VP8
+  /// descriptor; the rest of the payload is left as it is).
+  static func writeHeaders(
+    _ packet: inout [UInt8], frameIndex: Int, index: Int, count: Int, sequenceNumber: UInt16,
+    timestamp: UInt32
+  ) {
     let keyFrame = frameIndex % 60 == 0
+    packet[0] = 0x80
+    packet[1] = (index == count - 1 ? 0x80 : 0) | 96
+    packet[2] = UInt8(sequenceNumber >> 8)
+    packet[3] = UInt8(sequenceNumber & 0xFF)
+    for byte in 0..<4 {
+      packet[4 + byte] = UInt8((timestamp >> (24 - 8 * UInt32(byte))) & 0xFF)
+      packet[8 + byte] = UInt8((ssrc >> (24 - 8 * UInt32(byte))) & 0xFF)
+    }
+    // VP8 payload descriptor (RFC 7741 §4.2): S=1, PID 0 on a frame's first packet.
+    packet[12] = index == 0 ? 0x10 : 0x00
+    if index == 0 {
+      // VP8 payload header (RFC 7741 §4.3, RFC 6386 §9.1): P bit, show_frame, size 1000.
+      let tag: UInt32 = (keyFrame ? 0 : 1) | 1 << 4 | 1000 << 5
+      packet[13] = UInt8(tag & 0xFF)
+      packet[14] = UInt8((tag >> 8) & 0xFF)
+      packet[15] = UInt8((tag >> 16) & 0xFF)
+      if keyFrame {
+        // Start code, then 640×480 (little-endian, no scaling).
+        packet.replaceSubrange(16..<23, with: [0x9D, 0x01, 0x2A, 0x80, 0x02, 0xE0, 0x01])
+      }
+    }
+  }
+
+  private func sendFrame() {
+    let count = Self.packetCount(frameIndex: frameIndex)
     for index in 0..<count {
-      packet[0] = 0x80
-      packet[1] = (index == count - 1 ? 0x80 : 0) | 96
-      packet[2] = UInt8(sequenceNumber >> 8)
-      packet[3] = UInt8(sequenceNumber & 0xFF)
-      for byte in 0..<4 {
-        packet[4 + byte] = UInt8((timestamp >> (24 - 8 * UInt32(byte))) & 0xFF)
-        packet[8 + byte] = UInt8((Self.ssrc >> (24 - 8 * UInt32(byte))) & 0xFF)
-      }
-      // VP8 payload descriptor (RFC 7741 §4.2): S=1, PID 0 on a frame's first packet.
-      packet[12] = index == 0 ? 0x10 : 0x00
-      if index == 0 {
-        // VP8 payload header (RFC 7741 §4.3, RFC 6386 §9.1): P bit, show_frame, size 1000.
-        let tag: UInt32 = (keyFrame ? 0 : 1) | 1 << 4 | 1000 << 5
-        packet[13] = UInt8(tag & 0xFF)
-        packet[14] = UInt8((tag >> 8) & 0xFF)
-        packet[15] = UInt8((tag >> 16) & 0xFF)
-        if keyFrame {
-          // Start code, then 640×480 (little-endian, no scaling).
-          packet.replaceSubrange(16..<23, with: [0x9D, 0x01, 0x2A, 0x80, 0x02, 0xE0, 0x01])
-        }
-      }
+      Self.writeHeaders(
+        &packet, frameIndex: frameIndex, index: index, count: count,
+        sequenceNumber: sequenceNumber, timestamp: timestamp)
       let now = monotonicNanoseconds()
       for byte in 0..<8 {
         packet[sendTimeOffset + byte] = UInt8((now >> (56 - 8 * byte)) & 0xFF)
@@ -278,6 +320,53 @@ final class Publisher: @unchecked Sendable {
     timestamp &+= 3000
     frameIndex += 1
   }
+}
+
+/// The snapshot source alone (`RelaySnapshotSource`, what the relay does per published video
+/// packet when `Configuration.snapshots` is on) fed `seconds` of the publisher's stream as fast
+/// as it takes it: µs per packet, best of `rounds`. The relay's own figures cannot show it:
+/// it is per sent packet, while the relay's CPU grows with the players.
+func snapshotSourceMicrosecondsPerPacket(seconds: Int = 60, rounds: Int = 5) -> Double {
+  var packets: [[UInt8]] = []
+  var packet = [UInt8](repeating: 0xA5, count: Publisher.packetSize)
+  var sequenceNumber: UInt16 = 1000
+  var timestamp: UInt32 = 90_000
+  for frameIndex in 0..<(seconds * 30) {
+    let count = Publisher.packetCount(frameIndex: frameIndex)
+    for index in 0..<count {
+      Publisher.writeHeaders(
+        &packet, frameIndex: frameIndex, index: index, count: count,
+        sequenceNumber: sequenceNumber, timestamp: timestamp)
+      packets.append(packet)
+      sequenceNumber &+= 1
+    }
+    timestamp &+= 3000
+  }
+  var best = Double.infinity
+  var keyFrames = 0
+  for _ in 0..<rounds {
+    let source = RelaySnapshotSource()
+    let clock = ContinuousClock.now
+    for bytes in packets {
+      // What the relay hands it: the parsed header's fields and a copy of the payload.
+      let sequence = UInt16(bytes[2]) << 8 | UInt16(bytes[3])
+      let stamp = bytes[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+      if source.addVideo(
+        sequenceNumber: sequence, timestamp: stamp, marker: bytes[1] & 0x80 != 0,
+        payload: Array(bytes[12...]))
+      {
+        keyFrames += 1
+      }
+    }
+    // Wall clock: this loop is one thread with nothing to wait for, and the process CPU clock
+    // ticks too coarsely for a run this short; the best round is the least disturbed.
+    let wall = ContinuousClock.now - clock
+    let elapsed = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+    best = min(best, elapsed * 1e6 / Double(packets.count))
+    precondition(source.hasKeyFrame, "the synthetic stream's key frames reach the source")
+  }
+  precondition(keyFrames == rounds * (seconds * 30 / 60), "every key frame was seen")
+  return best
 }
 
 // MARK: - Relay side
@@ -294,9 +383,14 @@ final class RelayBench {
   let publisher = Publisher(loop: EventLoop(label: "relaybench.publisher"))
   var playerCount = 0
 
-  init() throws {
-    engine = LocalServerRelayEngine(
-      configuration: .init(recordsDirectory: FileManager.default.temporaryDirectory.path))
+  let snapshots: Bool
+
+  init(snapshots: Bool) throws {
+    self.snapshots = snapshots
+    var configuration = LocalServerRelayEngine.Configuration(
+      recordsDirectory: FileManager.default.temporaryDirectory.path)
+    configuration.snapshots = snapshots
+    engine = LocalServerRelayEngine(configuration: configuration)
     let semaphore = wake
     engine.attach { semaphore.signal() }
     child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -399,18 +493,21 @@ final class RelayBench {
   }
 
   /// `steps`: player counts to measure, ascending.
-  func run(steps: [Int]) throws {
+  @discardableResult
+  func run(steps: [Int]) throws -> [StepResult] {
     guard try connectPublisher() else {
       print("publisher did not connect")
-      return
+      return []
     }
+    var results: [StepResult] = []
     let seconds = 5.0
     let profile = publisher.loop.submit { publisher.connection.stats.protectionProfile }
     let profileName = profile.map { String(describing: $0) } ?? "?"
     print(
       "one publisher, 1200-byte VP8 RTP, 156 packets/s (1.5 Mbit/s), \(Int(seconds)) s per step;"
         + " players in child process \(child.processIdentifier)"
-        + " (\(playerLoopCount()) event loops); SRTP profile \(profileName)")
+        + " (\(playerLoopCount()) event loops); SRTP profile \(profileName);"
+        + " snapshot source \(snapshots ? "on" : "off")")
     print(
       "    N  connected  setup s  expected  received  lost %  late % (>200 ms)  max latency ms"
         + "  relay CPU %  players CPU %  relay µs/packet  socket drops relay/players  load")
@@ -456,6 +553,12 @@ final class RelayBench {
           target, connected, setup, expected, received, lost, latePercent, maximumLatency,
           relaySeconds / wall * 100, playersSeconds / wall * 100,
           relaySeconds * 1e6 / Double(max(1, expected)), relayDrops, playerDrops, loadAverage()))
+      results.append(
+        StepResult(
+          players: target, relayCPUPercent: relaySeconds / wall * 100,
+          relayMicrosecondsPerSentPacket: relaySeconds * 1e6 / Double(max(1, sent)),
+          relayMicrosecondsPerDeliveredPacket: relaySeconds * 1e6 / Double(max(1, expected)),
+          lossAndLatePercent: lost + latePercent, load: loadAverage()))
       _ = waitEvents(timeout: 0) { _ in false }
       let failures = events.filter {
         if case .failed = $0 { return true }
@@ -473,6 +576,7 @@ final class RelayBench {
     let connection = publisher.connection
     publisher.loop.submit { connection.close() }
     engine.shutdown()
+    return results
   }
 }
 
@@ -487,7 +591,38 @@ if CommandLine.arguments.contains("--players") {
     {
       steps = CommandLine.arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
-    try RelayBench().run(steps: steps)
+    var runs: [(snapshots: Bool, results: [StepResult])] = []
+    for snapshots in snapshotModes() {
+      runs.append((snapshots, try RelayBench(snapshots: snapshots).run(steps: steps)))
+    }
+    if runs.count == 2 {
+      let alone = snapshotSourceMicrosecondsPerPacket()
+      print(
+        String(
+          format:
+            "snapshot source alone: %.2f µs per published video packet (best of 5 runs of 60 s"
+            + " of the stream above, 9360 packets): %.2f ms of CPU a second at 156 packets/s",
+          alone,
+          alone * 156 / 1000))
+      print("snapshot source off → on (relay process CPU; players in their own process):")
+      print(
+        "    N  relay CPU % off → on  µs per sent packet off → on (Δ)  µs per delivered packet"
+          + " off → on  lost+late % off → on  load off/on")
+      for off in runs[0].results {
+        guard let on = runs[1].results.first(where: { $0.players == off.players }) else {
+          continue
+        }
+        print(
+          String(
+            format:
+              "%5d  %8.1f → %-8.1f  %10.1f → %-8.1f (%+.1f)  %10.2f → %-10.2f  %7.3f → %-7.3f  %@/%@",
+            off.players, off.relayCPUPercent, on.relayCPUPercent,
+            off.relayMicrosecondsPerSentPacket, on.relayMicrosecondsPerSentPacket,
+            on.relayMicrosecondsPerSentPacket - off.relayMicrosecondsPerSentPacket,
+            off.relayMicrosecondsPerDeliveredPacket, on.relayMicrosecondsPerDeliveredPacket,
+            off.lossAndLatePercent, on.lossAndLatePercent, off.load, on.load))
+      }
+    }
   } catch {
     print("RelayBench failed: \(error)")
   }

@@ -426,6 +426,11 @@ func runDemo(_ argv: [String]) -> Int32 {
     summary.addTime("Time to first decoded frame", since("first decoded frame"))
     summary.add("Frames sent", "\(playback.publisher?.framesSent ?? sent.frameCount)")
     summary.add("Frames received and decoded", "\(played.frameCount)")
+    if let sentWindow, let playedWindow {
+      summary.add(
+        "Frames shown in the windows",
+        "\(sentWindow.framesShown) sent, \(playedWindow.framesShown) played")
+    }
     // Decoded out of what the publisher encoded (out of what the frame rate made due over
     // the playing time with another engine), whatever the PSNR of the frames that arrived.
     playbackFailures += playback.addVideo(

@@ -18,6 +18,7 @@ let usage = """
     --width W --height H --fps F   published video (default 640x480, 30 fps)
     --duration S         seconds to publish (default 5)
     --out DIR            where the played video goes (default ./example-output)
+  \(RunReport.usage)
   \(ExampleServer.usage)
   """
 
@@ -92,6 +93,9 @@ func runImageOverlay(_ argv: [String]) -> Int32 {
   let playedFile = VideoFileRenderer(
     path: out + "/\(name).y4m", frameRate: fps, log: log, event: "first played frame")
   let played = LastFrameRenderer(wrapping: playedFile)
+  let report = RunReport.requested(arguments, title: "ImageOverlay: \(name)")
+  // The composited pictures as published (the stream's local display), for the thumbnails.
+  let published = LastFrameRenderer()
 
   guard let session = server.createSession(log: log) else { return 1 }
   func play() {
@@ -122,6 +126,7 @@ func runImageOverlay(_ argv: [String]) -> Int32 {
     let options = FPWCSApi2StreamOptions()
     options.name = name
     options.constraints = constraints
+    options.display = published
     do {
       let stream = try session.createStream(options)
       stream.on(.fpwcsStreamStatusPublishing) { rStream in
@@ -142,8 +147,15 @@ func runImageOverlay(_ argv: [String]) -> Int32 {
   let endEvents = ["publish FAILED", "play FAILED", "session FAILED", "session DISCONNECTED"]
   _ = log.wait(for: "play PLAYING", unless: endEvents, timeout: 20, in: &summary)
   let start = log.elapsed
+  var nextSample = start + 0.5
   while summary.succeeded, log.elapsed < start + duration, !log.failIfEnded(endEvents, in: &summary)
   {
+    if let (report, _) = report, log.elapsed >= nextSample {
+      nextSample += 1
+      report.sampleStreams(
+        at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
+        player: session.getStreams().first { !$0.isPublished() }, source: published.lastPicture)
+    }
     Thread.sleep(forTimeInterval: 0.05)
   }
   // The newest played picture, before playback stops.
@@ -183,6 +195,7 @@ func runImageOverlay(_ argv: [String]) -> Int32 {
   }
   if summary.succeeded, capturer.framesDelivered == 0 { summary.fail("the capturer gave no frame") }
   if summary.succeeded, playedFile.frameCount == 0 { summary.fail("no frame was played") }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

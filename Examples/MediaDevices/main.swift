@@ -20,6 +20,7 @@ let usage = """
   Play:      --play NAME  --no-play-video  --play-width W  --play-height H
              --play-bitrate KBPS  --quality Q
   Test:      --test [--test-seconds S] (local camera + microphone level meter, no server)
+             --window (with --test: the getMediaAccess preview in a window, X11 or Wayland)
   Streams:   --transport udp|tcp (media transport, default udp)
              --strip-codecs LIST (comma-separated codec names to remove from the offers)
              --no-connection-quality (no quality callback on the published stream)
@@ -122,7 +123,7 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
       argv,
       booleanFlags: [
         "list", "fec", "stereo", "mute-audio", "mute-video", "mute-during", "test", "server-log",
-        "connection-quality",
+        "connection-quality", "window",
       ], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     duration = try arguments.double("duration", default: 6)
@@ -188,7 +189,11 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
 
   // Local camera and microphone test.
   if arguments.flag("test") {
-    let localDisplay = VideoFileRenderer(path: nil, log: log, event: "first test frame")
+    let files = VideoFileRenderer(path: nil, log: log, event: "first test frame")
+    // The iOS example's local preview view: a window, when asked for and a display is there.
+    let window = ExampleWindow.open(arguments, title: "MediaDevices: local test", log: log)
+    defer { window?.close() }
+    let localDisplay = ExampleWindow.display(files, and: window)
     let constraints = localMediaConstraints(settings, localDevices)
     do {
       try WCSApi2.getMediaAccess(constraints, localDisplay)
@@ -202,13 +207,15 @@ func runMediaDevices(_ argv: [String]) -> Int32 {
       Thread.sleep(forTimeInterval: 0.5)
       let level = meter?.current ?? 0
       levels.append(level)
-      log.line("microphone \(AudioLevel.meter(level)), camera frames \(localDisplay.frameCount)")
+      log.line("microphone \(AudioLevel.meter(level)), camera frames \(files.frameCount)")
+      if log.time(of: ExampleWindow.closedEvent) != nil { break }
     }
     meter?.stop()
     WCSApi2.releaseLocalMedia(display: localDisplay)
-    summary.add("Test camera frames", "\(localDisplay.frameCount)")
+    summary.add("Test camera frames", "\(files.frameCount)")
+    if let window { summary.add("Frames shown in the window", "\(window.framesShown)") }
     summary.add("Test microphone level", AudioLevel.meter(levels.max() ?? 0))
-    if localDisplay.frameCount == 0 { summary.fail("the camera test showed no frame") }
+    if files.frameCount == 0 { summary.fail("the camera test showed no frame") }
     if meter == nil { summary.add("Test microphone", "no level for this device") }
     return summary.print(to: log)
   }

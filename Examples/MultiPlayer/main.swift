@@ -2,6 +2,8 @@
 // once in one process — the load and decoder test a robot wants. Without --url it starts the
 // local server and publishes a test stream itself. Prints each player's PLAYING / STOPPED /
 // FAILED, then per player the frames decoded and the decoder's CPU, and the process's CPU.
+// --window opens one window per player; --report writes the run's page (the test stream and
+// player1).
 import ExampleSupport
 import FPWCSApi2Swift
 import Foundation
@@ -18,6 +20,8 @@ let usage = """
     --min-decoded PCT    fail when a player decoded fewer frames than this percent of the best
                          player's (default 80)
     --out DIR            (unused; accepted like the other examples)
+  \(ExampleWindow.usage)
+  \(RunReport.usage)
   \(ExampleServer.usage)
   """
 
@@ -51,7 +55,7 @@ func runMultiPlayer(_ argv: [String]) -> Int32 {
   let duration: Double
   let minDecoded: Double
   do {
-    arguments = try ExampleArguments(argv, booleanFlags: ["server-log"], usage: usage)
+    arguments = try ExampleArguments(argv, booleanFlags: ["server-log", "window"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     count = try arguments.int("players", default: 4)
     duration = try arguments.double("duration", default: 5)
@@ -80,12 +84,19 @@ func runMultiPlayer(_ argv: [String]) -> Int32 {
 
   guard let session = server.createSession(log: log) else { return 1 }
   let frames = FrameCounts(count)
+  let windows = (0..<count).map { index in
+    ExampleWindow.open(arguments, title: "MultiPlayer: player\(index + 1) \(name)", log: log)
+  }
+  defer { windows.forEach { $0?.close() } }
+  let report = RunReport.requested(arguments, title: "MultiPlayer: \(name) x \(count)")
+  let sourcePictures = LastFrameRenderer()
   func play(_ session: FPWCSApi2Session) {
     for index in 0..<count {
       let label = "player\(index + 1)"
       let options = FPWCSApi2StreamOptions()
       options.name = name
-      options.display = VideoFrameCallbackRenderer { _ in frames.count(index) }
+      options.display = ExampleWindow.display(
+        VideoFrameCallbackRenderer { _ in frames.count(index) }, and: windows[index])
       do {
         let stream = try session.createStream(options)
         stream.on(.fpwcsStreamStatusPlaying) { log.stream(label, $0) }
@@ -107,7 +118,8 @@ func runMultiPlayer(_ argv: [String]) -> Int32 {
       return
     }
     ExampleMedia.publishTestStream(
-      name, on: rSession, file: arguments.string("file"), display: nil, log: log
+      name, on: rSession, file: arguments.string("file"),
+      display: report != nil ? sourcePictures : nil, log: log
     ) {
       play(rSession)
       started.signal()
@@ -133,7 +145,17 @@ func runMultiPlayer(_ argv: [String]) -> Int32 {
   let cpuStart = processCPUSeconds()
   let playStart = log.elapsed
   if allPlaying {
-    while log.elapsed < playStart + duration, !log.failIfEnded(endEvents, in: &summary) {
+    var nextSample = playStart + 0.5
+    while log.elapsed < playStart + duration, log.time(of: ExampleWindow.closedEvent) == nil,
+      !log.failIfEnded(endEvents, in: &summary)
+    {
+      if let (report, _) = report, log.elapsed >= nextSample {
+        nextSample += 1
+        report.sampleStreams(
+          at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
+          player: session.getStreams().first { !$0.isPublished() },
+          source: sourcePictures.lastPicture)
+      }
       Thread.sleep(forTimeInterval: 0.05)
     }
   }
@@ -158,6 +180,9 @@ func runMultiPlayer(_ argv: [String]) -> Int32 {
       "\(label) frames decoded",
       "\(counts[index]) (PLAYING at \(playing), decoder CPU "
         + String(format: "%.3f s)", decodeCPU ?? 0))
+    if let window = windows[index] {
+      summary.add("\(label) frames shown in the window", "\(window.framesShown)")
+    }
     if summary.succeeded, best > 0, Double(counts[index]) < Double(best) * minDecoded / 100 {
       summary.fail("\(label) decoded \(counts[index]) frames, under \(minDecoded) % of \(best)")
     }
@@ -168,6 +193,7 @@ func runMultiPlayer(_ argv: [String]) -> Int32 {
       format: "%.2f s in %.1f s (%.0f %% of one core)", cpu, playedFor,
       100 * cpu / max(playedFor, 0.001)))
   if summary.succeeded, best == 0 { summary.fail("no frame was played") }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

@@ -1,7 +1,8 @@
 // Streamer (iOS: WCSExample/Streamer): publish a camera (or a file) under a stream name — taken
 // from the URL path as the iOS example does, or from --stream — play it back once PUBLISHING
 // (as the iOS example shows the stream the server sends back; --no-play turns that off), and
-// report the statuses, bitrate and played frames until stopped.
+// report the statuses, bitrate and played frames until stopped. --window shows the played-back
+// stream in a window, --report writes the run's HTML page.
 import ExampleSupport
 import FPWCSApi2Swift
 import Foundation
@@ -16,6 +17,8 @@ let usage = """
     --codec vp8|h264     video codec to publish with (default vp8)
     --no-play            do not play the stream back (default: play it once PUBLISHING)
     --duration S         seconds to publish (default 5; 0: until Ctrl-C)
+  \(ExampleWindow.usage)
+  \(RunReport.usage)
   \(ExampleServer.usage)
   """
 
@@ -33,7 +36,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
   let codec: String
   do {
     arguments = try ExampleArguments(
-      argv, booleanFlags: ["record", "server-log", "play"], usage: usage)
+      argv, booleanFlags: ["record", "server-log", "play", "window"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     width = try arguments.int("width", default: 640)
     height = try arguments.int("height", default: 480)
@@ -64,7 +67,12 @@ func runStreamer(_ argv: [String]) -> Int32 {
   }
   defer { server.stop() }
   let localDisplay = VideoFileRenderer(path: nil, log: log, event: "first local frame")
+  // The newest published picture, for the report's source thumbnails.
+  let localPictures = LastFrameRenderer(wrapping: localDisplay)
   let playBack = arguments.flag("play", default: true)
+  let window = playBack ? ExampleWindow.open(arguments, title: "Streamer: \(name)", log: log) : nil
+  defer { window?.close() }
+  let report = RunReport.requested(arguments, title: "Streamer: \(name)")
   let playedDisplay = VideoFileRenderer(
     path: nil, frameRate: fps, log: log, event: "first played frame")
 
@@ -72,7 +80,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
   @Sendable func play(on session: FPWCSApi2Session?) {
     let options = FPWCSApi2StreamOptions()
     options.name = name
-    options.display = playedDisplay
+    options.display = ExampleWindow.display(playedDisplay, and: window)
     do {
       guard let stream = try session?.createStream(options) else { return }
       stream.on(.fpwcsStreamStatusPlaying) { log.stream("play", $0) }
@@ -98,7 +106,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
     log.session(rSession)
     let options = FPWCSApi2StreamOptions()
     options.name = name
-    options.display = localDisplay
+    options.display = localPictures
     options.record = arguments.flag("record")
     if codec == "h264" {
       options.preferredVideoCodec = "H264"
@@ -153,7 +161,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
   var bitrates: [Int] = []
   var lastStats: FPWCSApi2StreamStats?
   while summary.succeeded, duration <= 0 || log.elapsed < start + duration,
-    !log.failIfEnded(endEvents, in: &summary)
+    log.time(of: ExampleWindow.closedEvent) == nil, !log.failIfEnded(endEvents, in: &summary)
   {
     Thread.sleep(forTimeInterval: min(1, max(0.05, start + duration - log.elapsed)))
     let stream = session.getStreams().first { $0.isPublished() }
@@ -163,6 +171,12 @@ func runStreamer(_ argv: [String]) -> Int32 {
       log.line(
         "publishing \(name): \(stats.currentVideoBitrate / 1000) kbps, \(stats.connection.packetsSent) packets"
       )
+    }
+    if let (report, _) = report {
+      report.sampleStreams(
+        at: log.elapsed, publisher: stream,
+        player: session.getStreams().first { !$0.isPublished() },
+        source: localPictures.lastPicture)
     }
   }
   // The counters first: a stopped stream has none. Playback stops before the publisher.
@@ -189,6 +203,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
     summary.addTime("Time to PLAYING", log.time(of: "play PLAYING"))
     summary.addTime("Time to first played frame", log.time(of: "first played frame"))
     summary.add("Frames played", "\(playedDisplay.frameCount)")
+    if let window { summary.add("Frames shown in the window", "\(window.framesShown)") }
     summary.add(
       "Played video size", playedDisplay.size.map { "\($0.width)x\($0.height)" } ?? "none")
     // The share of the frames sent since PLAYING, the freezes, NACKs/PLIs on both sides.
@@ -204,6 +219,7 @@ func runStreamer(_ argv: [String]) -> Int32 {
   if summary.succeeded, playBack, playedDisplay.frameCount == 0 {
     summary.fail("no frame was played back")
   }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

@@ -15,6 +15,7 @@ let usage = """
     --duration S         seconds to play once both are PLAYING (default 4)
     --out DIR            where the played video goes (default ./example-output)
   \(ExampleWindow.usage)
+  \(RunReport.usage)
   \(ExampleServer.usage)
   """
 
@@ -61,6 +62,9 @@ func runTwoPlayers(_ argv: [String]) -> Int32 {
     ExampleWindow.open(arguments, title: "\(labels[index]): \(names[index])", log: log)
   }
   defer { windows.forEach { $0?.close() } }
+  // The page follows player1's stream: its test stream (when this run publishes it) and player1.
+  let report = RunReport.requested(arguments, title: "TwoPlayers: \(names[0]), \(names[1])")
+  let sourcePictures = LastFrameRenderer()
 
   guard let session = server.createSession(log: log) else { return 1 }
   func play(_ index: Int, on session: FPWCSApi2Session) {
@@ -84,7 +88,8 @@ func runTwoPlayers(_ argv: [String]) -> Int32 {
     for index in 0..<2 {
       if server.isLocal, own[index] {
         ExampleMedia.publishTestStream(
-          names[index], on: rSession, file: nil, display: nil, log: log
+          names[index], on: rSession, file: nil,
+          display: index == 0 && report != nil ? sourcePictures : nil, log: log
         ) { play(index, on: rSession) }
       } else {
         play(index, on: rSession)
@@ -104,9 +109,17 @@ func runTwoPlayers(_ argv: [String]) -> Int32 {
     playing = log.wait(for: "\(label) PLAYING", unless: endEvents, timeout: 20, in: &summary)
   }
   let start = log.elapsed
+  var nextSample = start + 0.5
   while playing, log.elapsed < start + duration,
     log.time(of: ExampleWindow.closedEvent) == nil, !log.failIfEnded(endEvents, in: &summary)
   {
+    if let (report, _) = report, log.elapsed >= nextSample {
+      nextSample += 1
+      let streams = session.getStreams().filter { $0.getName() == names[0] }
+      report.sampleStreams(
+        at: log.elapsed, publisher: streams.first { $0.isPublished() },
+        player: streams.first { !$0.isPublished() }, source: sourcePictures.lastPicture)
+    }
     Thread.sleep(forTimeInterval: 0.05)
   }
   for stream in session.getStreams() { try? stream.stop() }
@@ -128,6 +141,7 @@ func runTwoPlayers(_ argv: [String]) -> Int32 {
     }
     if summary.succeeded, files[index].frameCount == 0 { summary.fail("\(label) played no frame") }
   }
+  if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
 

@@ -104,18 +104,36 @@ final class RunReportTests: XCTestCase {
 
   /// The examples' `--report`: the same page, from their own samples.
   func testPlayerAndTwoWayStreamingWriteReports() throws {
-    for example in ["Player", "TwoWayStreaming"] {
+    try assertExamplesWriteReports(["Player", "TwoWayStreaming"])
+  }
+
+  /// Streamer (its own stream played back) and MultiPlayer (the test stream and player1).
+  func testStreamerAndMultiPlayerWriteReports() throws {
+    try assertExamplesWriteReports(["Streamer", "MultiPlayer"])
+  }
+
+  /// TwoPlayers (player1's stream) and ImageOverlay (the composited stream played back).
+  func testTwoPlayersAndImageOverlayWriteReports() throws {
+    try assertExamplesWriteReports(["TwoPlayers", "ImageOverlay"])
+  }
+
+  private func assertExamplesWriteReports(_ examples: [String]) throws {
+    for example in examples {
       let out = try ExampleRunner.temporaryDirectory("report-\(example)")
       let page = out + "/report.html"
+      // Streamer writes no files, so it has no --out.
       let result = try ExampleRunner.run(
-        example, ["--duration", "3", "--out", out, "--report", page])
+        example,
+        ["--duration", "3", "--report", page] + (example == "Streamer" ? [] : ["--out", out]))
+      XCTAssertEqual(result.status, 0, result.output)
       XCTAssertEqual(result.summary["Report written to"], page, result.output)
       let html = try String(contentsOfFile: page, encoding: .utf8)
       XCTAssertEqual(count("<svg class=\"chart\"", in: html), 5, example)
       XCTAssertGreaterThanOrEqual(count("<polyline class=\"series\"", in: html), 4, example)
+      // ImageOverlay publishes video only: no audio playout line.
       XCTAssertEqual(
-        count("<polyline class=\"series\"", in: chart("Jitter-buffer delay", in: html)), 3,
-        example)
+        count("<polyline class=\"series\"", in: chart("Jitter-buffer delay", in: html)),
+        example == "ImageOverlay" ? 2 : 3, example)
       XCTAssertGreaterThanOrEqual(count("class=\"thumb source\"", in: html), 1, example)
       XCTAssertGreaterThanOrEqual(count("class=\"thumb played\"", in: html), 1, example)
       XCTAssertTrue(html.contains("PLAYING"), example)

@@ -79,6 +79,71 @@ final class WindowExamplesTests: XCTestCase {
     XCTAssertGreaterThan(counts.last ?? 0, 10, "played stream")
   }
 
+  func testDemoShowsTheSentAndThePlayedVideoInTwoWindows() throws {
+    let out = try ExampleRunner.temporaryDirectory("demo-window")
+    let result = try ExampleRunner.run(
+      "wcs-demo",
+      [
+        "--virtual", "--window", "--duration", "3", "--width", "320", "--height", "240",
+        "--min-decoded", "50", "--out", out,
+      ], environment: environment)
+    XCTAssertEqual(result.status, 0, result.output)
+    XCTAssertTrue(result.output.contains("window \"sent: "), result.output)
+    XCTAssertTrue(result.output.contains("window \"played: "), result.output)
+    let counts = shown(result, "Frames shown in the windows")
+    XCTAssertEqual(counts.count, 2, result.summary["Frames shown in the windows"] ?? result.output)
+    XCTAssertGreaterThan(counts.first ?? 0, 10, "sent video")
+    XCTAssertGreaterThan(counts.last ?? 0, 10, "played video")
+  }
+
+  /// Several windows in one process: one per played stream.
+  func testTwoPlayersShowEachStreamInItsOwnWindow() throws {
+    let out = try ExampleRunner.temporaryDirectory("two-players-window")
+    let result = try ExampleRunner.run(
+      "TwoPlayers", ["--window", "--duration", "3", "--out", out], environment: environment)
+    XCTAssertEqual(result.status, 0, result.output)
+    for label in ["player1", "player2"] {
+      XCTAssertTrue(result.output.contains("window \"\(label): "), result.output)
+      let shown = ExampleSummary.number(result.summary["\(label) frames shown in the window"])
+      XCTAssertGreaterThan(shown ?? 0, 10, result.output)
+    }
+  }
+
+  func testMultiPlayerOpensAWindowPerPlayer() throws {
+    let result = try ExampleRunner.run(
+      "MultiPlayer", ["--window", "--players", "3", "--duration", "3", "--min-decoded", "50"],
+      environment: environment)
+    XCTAssertEqual(result.status, 0, result.output)
+    for label in ["player1", "player2", "player3"] {
+      XCTAssertTrue(result.output.contains("window \"MultiPlayer: \(label) "), result.output)
+      let shown = ExampleSummary.number(result.summary["\(label) frames shown in the window"])
+      XCTAssertGreaterThan(shown ?? 0, 10, result.output)
+    }
+  }
+
+  func testStreamerShowsItsPlayedBackStreamInAWindow() throws {
+    let result = try ExampleRunner.run(
+      "Streamer", ["--window", "--duration", "3"], environment: environment)
+    XCTAssertEqual(result.status, 0, result.output)
+    XCTAssertTrue(result.output.contains("window \"Streamer: "), result.output)
+    let played = ExampleSummary.number(result.summary["Frames played"]) ?? 0
+    let shown = ExampleSummary.number(result.summary["Frames shown in the window"]) ?? 0
+    XCTAssertGreaterThan(shown, 10, result.output)
+    XCTAssertLessThanOrEqual(shown, played, "the window shows at most every played frame")
+  }
+
+  /// The window as getMediaAccess's local preview (MediaDevices' camera test, no server).
+  func testMediaDevicesShowsTheLocalPreviewInAWindow() throws {
+    let result = try ExampleRunner.run(
+      "MediaDevices", ["--test", "--test-seconds", "2", "--window"], environment: environment)
+    XCTAssertEqual(result.status, 0, result.output)
+    XCTAssertTrue(result.output.contains("window \"MediaDevices: local test\" open"), result.output)
+    let camera = ExampleSummary.number(result.summary["Test camera frames"]) ?? 0
+    let shown = ExampleSummary.number(result.summary["Frames shown in the window"]) ?? 0
+    XCTAssertGreaterThan(shown, 10, result.output)
+    XCTAssertLessThanOrEqual(shown, camera, "the window shows at most every camera frame")
+  }
+
   func testWindowWithoutADisplayIsReportedAndTheRunGoesOn() throws {
     let out = try ExampleRunner.temporaryDirectory("player-nowindow")
     let result = try ExampleRunner.run(

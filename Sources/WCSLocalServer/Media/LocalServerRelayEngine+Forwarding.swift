@@ -94,7 +94,7 @@ extension LocalServerRelayEngine {
     if let pusher = publisher.rtmpPush {
       feedRTMPPush(pusher, kind: codec.kind, header: header, payload: bytes[payloadRange], now: now)
     }
-    if codec.kind == .video,
+    if codec.kind == .video, configuration.snapshots,
       publisher.snapshots.addVideo(
         sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
         marker: header.marker, payload: Array(bytes[payloadRange]))

@@ -12,7 +12,14 @@ extension LocalServerRelayEngine {
   /// Requests one publisher may have waiting at most.
   static let maxWaitingSnapshots = 16
 
+  /// The `snapshotFailed` reason when `Configuration.snapshots` is off.
+  public static let snapshotsOffReason = "Snapshots are off on this server"
+
   func snapshot(of source: String, requestId: String) {
+    guard configuration.snapshots else {
+      emit(.snapshotFailed(requestId: requestId, reason: Self.snapshotsOffReason))
+      return
+    }
     guard let publisher = publishers[source] else {
       emit(.snapshotFailed(requestId: requestId, reason: "Stream not found"))
       return

@@ -47,6 +47,11 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     public var retransmissionBurstPerPlayer = 250
     /// When and how often the relay NACKs a publisher for the packets it lost.
     public var nack = NACKGenerator.Configuration()
+    /// Whether publishers keep their video since the last key frame for `snapshot` requests
+    /// (wcs-protocol.md §3): a copy of each video payload into the frame assembler, decoded
+    /// only when a snapshot is asked for. Off, every `snapshot` is answered `snapshotFailed`
+    /// (`snapshotsOffReason`) and the relay path does no snapshot work. Default: on.
+    public var snapshots = true
     /// Bounds of `rtmpUrl` re-publications (queue, timeouts, retries).
     var rtmpPush = RTMPPushLimits()
     /// Interval of the per-leg statistics log lines (`--stats`); nil logs them only at each

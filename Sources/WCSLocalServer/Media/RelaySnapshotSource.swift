@@ -9,9 +9,9 @@ import WCSProtocols
 ///
 /// Bounded: at most `maxFrames` frames and `maxBytes` bytes are held; past either, or after a
 /// frame lost for good, the held frames are dropped and the next key frame starts again.
-final class RelaySnapshotSource {
+package final class RelaySnapshotSource {
   /// The publisher's video codec.
-  enum Codec: Sendable {
+  package enum Codec: Sendable {
     case vp8
     case h264
   }
@@ -24,22 +24,25 @@ final class RelaySnapshotSource {
   static let reorderWindow = 256
 
   /// The codec of the packets given to `addVideo`; set before the first one.
-  var codec = Codec.vp8
+  package var codec = Codec.vp8
   private var assembler = VP8FrameAssembler(reorderWindow: RelaySnapshotSource.reorderWindow)
   private var h264Assembler = H264AccessUnitAssembler(
     reorderWindow: RelaySnapshotSource.reorderWindow)
   private(set) var frames: [[UInt8]] = []
   private var bytes = 0
+
+  /// An empty source (VP8 until `codec` says otherwise); RelayBench times one alone.
+  package init() {}
   /// Snapshot requests waiting for a key frame, with when they were asked.
   var waiting: [(requestId: String, askedAt: MediaInstant)] = []
 
   /// Whether a decodable sequence (starting with a key frame) is held.
-  var hasKeyFrame: Bool { !frames.isEmpty }
+  package var hasKeyFrame: Bool { !frames.isEmpty }
 
   /// One video RTP packet of the publisher, of `codec`. Returns `true` when a key frame arrived (waiting
   /// requests can be served).
   @discardableResult
-  func addVideo(sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8])
+  package func addVideo(sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8])
     -> Bool
   {
     let packet = VP8FrameAssembler.Packet(

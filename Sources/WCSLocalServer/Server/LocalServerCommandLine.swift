@@ -22,7 +22,7 @@ public enum LocalServerCommandLine {
                             [--wss-port 8443 --cert CERT.pem --key KEY.pem]
                             [--http-port 8081] [--legacy-http-port 9091] [--records DIR]
                             [--stats SECONDS] [--network SPEC] [--token-file PATH]
-                            [--ice-tcp] [--pull-hosts any|HOST,...]
+                            [--ice-tcp] [--pull-hosts any|HOST,...] [--no-snapshots]
 
     A WCS-compatible signalling and media server for examples and tests.
       --bind ADDRESS          address every port listens on (default 127.0.0.1)
@@ -49,6 +49,8 @@ public enum LocalServerCommandLine {
       --pull-hosts LIST       hosts whose rtsp:// and rtmp:// URLs players may make the
                               server pull, and publishers' rtmpUrl push to
                               (default 127.0.0.1,localhost,::1; any = all)
+      --no-snapshots          answer every snapshot request snapshotFailed and keep no video
+                              for snapshots on the relay
       --help                  this text
 
     \(NetworkEmulation.specSyntax)
@@ -107,6 +109,7 @@ public enum LocalServerCommandLine {
           throw UsageError(description: "--network \(error)")
         }
       case "--ice-tcp": configuration.signaling.iceTCPTransport = true
+      case "--no-snapshots": configuration.snapshots = false
       case "--pull-hosts":
         let list = try value(flag)
         configuration.signaling.pullSourceHosts =

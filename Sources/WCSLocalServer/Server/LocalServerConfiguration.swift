@@ -39,6 +39,10 @@ extension WCSLocalServer {
     /// losses, NACKs, retransmissions, PLIs, key frames); nil logs them only at each stream's
     /// end (`--stats SECONDS`).
     public var statisticsInterval: Duration?
+    /// Whether the relay keeps each publisher's video since its last key frame to answer
+    /// `snapshot` (`LocalServerRelayEngine.Configuration.snapshots`); off, snapshots fail with
+    /// `LocalServerRelayEngine.snapshotsOffReason` (`--no-snapshots`). Default: on.
+    public var snapshots = true
     /// Signalling settings (ping interval, version string, record template). `serverAddress`
     /// is replaced by `bindAddress:wsPort` with the actual port.
     public var signaling = WCSServerConfiguration()

@@ -187,6 +187,7 @@ public final class WCSLocalServer: @unchecked Sendable {
       recordsDirectory: configuration.recordsDirectory, bindAddress: configuration.bindAddress)
     engine.log = configuration.logSink
     engine.statisticsInterval = configuration.statisticsInterval
+    engine.snapshots = configuration.snapshots
     engine.peerConnection.networkEmulation = configuration.networkEmulation
     if configuration.signaling.iceTCPTransport { engine.peerConnection.iceCandidateProtocol = .tcp }
     return LocalServerRelayEngine(configuration: engine)

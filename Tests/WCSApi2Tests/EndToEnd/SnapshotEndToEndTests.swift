@@ -13,8 +13,9 @@ final class SnapshotEndToEndTests: XCTestCase {
   static let width = 320
   static let height = 240
 
-  private func startServer() throws -> WCSLocalServer {
+  private func startServer(snapshots: Bool = true) throws -> WCSLocalServer {
     var configuration = WCSLocalServer.Configuration()
+    configuration.snapshots = snapshots
     configuration.wsPort = 0
     configuration.httpPort = 0
     configuration.recordsDirectory =
@@ -119,6 +120,25 @@ final class SnapshotEndToEndTests: XCTestCase {
       XCTFail("a snapshot of nothing succeeded")
     } catch let error as FPWCSApi2SnapshotError {
       XCTAssertEqual(error, .failed(info: "Stream not found"))
+    }
+  }
+
+  /// `--no-snapshots`: a published stream's snapshot is refused with the server's reason.
+  func testServerWithSnapshotsOffRefusesWithItsReason() async throws {
+    let server = try startServer(snapshots: false)
+    defer { server.stop() }
+    let session = try await connect(server)
+    defer { session.disconnect() }
+    let name = "snap-off-\(UUID().uuidString.prefix(6).lowercased())"
+    _ = try await publish(name, on: session)
+    let options = FPWCSApi2StreamOptions()
+    options.name = name
+    let asker = try session.createStream(options)
+    do {
+      _ = try await asker.snapshot(timeout: 10)
+      XCTFail("a snapshot succeeded with snapshots off")
+    } catch let error as FPWCSApi2SnapshotError {
+      XCTAssertEqual(error, .failed(info: LocalServerRelayEngine.snapshotsOffReason))
     }
   }
 

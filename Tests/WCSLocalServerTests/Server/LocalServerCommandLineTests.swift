@@ -36,6 +36,12 @@ final class LocalServerCommandLineTests: XCTestCase {
     XCTAssertNil(parsed.statisticsInterval)
   }
 
+  func testNoSnapshotsTurnsTheRelaysSnapshotSourceOff() throws {
+    XCTAssertTrue(try configuration([]).snapshots)
+    XCTAssertFalse(try configuration(["--no-snapshots"]).snapshots)
+    XCTAssertTrue(LocalServerCommandLine.usage.contains("--no-snapshots"))
+  }
+
   func testICETCPFlagAsksForMediaOverTCPOnly() throws {
     XCTAssertFalse(try configuration([]).signaling.iceTCPTransport)
     XCTAssertTrue(try configuration(["--ice-tcp"]).signaling.iceTCPTransport)
