@@ -52,6 +52,7 @@ extension NativeMediaConnection {
     if request.sends {
       setUpSendStreams(now: loop.mediaNow())
     }
+    playSession = makePlaySession()
     schedulePoll()
     return .success(())
   }
