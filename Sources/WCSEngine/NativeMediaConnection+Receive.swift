@@ -13,31 +13,14 @@ extension NativeMediaConnection {
     let now = loop.datagramArrival ?? loop.mediaNow()
     let reception = playSession.receive(raw, ssrc: ssrc, now: now)
     if reception.videoSourceChanged { videoReceiveTrack?.sourceChanged() }
-    if let kind = reception.kind {
-      deliver(reception.output, isVideo: kind == .video, now: now)
-    }
-    let pollBy = reception.pollBy
+    if let kind = reception.kind { deliver(reception.output, isVideo: kind == .video, now: now) }
+    if let pollBy = reception.pollBy { pollNoLaterThan(pollBy) }
     // The audio track has copied the packets out: their array's storage serves the next
     // packet (one goes out on each arrival).
     playSession.recycle(consume reception)
-    if let pollBy { pollNoLaterThan(pollBy) }
   }
 
-  /// The play session for the negotiated payload types of the tracks that exist.
-  func makePlaySession() -> RTPPlaySession {
-    RTPPlaySession(
-      configuration: .init(
-        localSSRC: localSSRC,
-        videoPayloadType: videoReceiveTrack == nil ? nil : videoPayloadType,
-        audioPayloadType: audioReceiveTrack == nil ? nil : audioPayloadType,
-        rtxPayloadType: rtxPayloadType,
-        transportWideCCID: request.receives ? transportWideCCID : nil,
-        feedbackClockOrigin: mediaClockOrigin))
-  }
-
-  func deliver(
-    _ output: RTPReceiveSource.Output, isVideo: Bool, now: MediaInstant
-  ) {
+  func deliver(_ output: RTPReceiveSource.Output, isVideo: Bool, now: MediaInstant) {
     // Both tracks and `sendRTCP` do nothing with nothing (most packets wait in the buffer).
     guard !output.packets.isEmpty || !output.rtcp.isEmpty else { return }
     if isVideo {

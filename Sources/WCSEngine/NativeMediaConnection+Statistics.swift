@@ -55,10 +55,8 @@ extension NativeMediaConnection {
     }
   }
 
-  /// The earliest deadline of the receive streams, the send streams' SRs and (play) the
-  /// transport-feedback generator, capped so the bitrate window and anything without a deadline
-  /// of its own still advance. The generator is only polled on play, so publish leaves it out
-  /// (a stale deadline there would make the publish poll spin).
+  /// The earliest deadline of the play session (streams, transport feedback: play only) and the
+  /// send streams' SRs, capped so the bitrate window and the rest still advance.
   private func nextPollDeadline(now: MediaInstant) -> MediaInstant {
     var next = min(now + tuning.maximumPollInterval, playSession.nextDeadline)
     if request.sends {
@@ -103,7 +101,7 @@ extension NativeMediaConnection {
 
   /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`.
   func updateBitrate(now: MediaInstant) {
-    let bytes = videoBytes
+    let bytes = videoBytesSent + playSession.counters.videoBytesReceived
     guard let window = rateWindow else {
       rateWindow = (now, bytes)
       return

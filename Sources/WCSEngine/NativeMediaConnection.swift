@@ -77,12 +77,10 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var audioPlayoutTimer: EventLoopTimer?
   var counters = MediaConnectionStats()
   var extra = DetailedStatistics()
-  /// The bitrate window's start and `videoBytes` then.
+  /// The bitrate window's start and the video bytes sent and received then.
   var rateWindow: (start: MediaInstant, bytes: UInt64)?
-  /// RTP bytes of video sent (publish).
+  /// RTP bytes of video sent (publish), for `currentVideoBitrate`.
   var videoBytesSent: UInt64 = 0
-  /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
-  var videoBytes: UInt64 { videoBytesSent + playSession.counters.videoBytesReceived }
   var mediaStarted = false
   /// ICE servers of the request left out, and why (`NativeICEServers.resolve`).
   var iceServerNotes: [String] = []

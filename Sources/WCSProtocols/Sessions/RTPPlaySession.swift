@@ -117,33 +117,25 @@ public struct RTPPlaySession: Sendable {
       counters.malformedPackets += 1
       return reception
     }
-    let origin = configuration.feedbackClockOrigin
     if let id = configuration.transportWideCCID,
-      let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id),
-      let due = transportFeedback.recordArrival(
-        transportSequenceNumber: sequenceNumber, arrivalTime: (now - origin).microseconds)
+      let sequenceNumber = TransportWideCC.sequenceNumber(in: packet.header, id: id)
     {
-      // Microsecond `due` itself: it stays put from one packet to the next (`now + (due -
-      // arrival)` moved with the sub-microsecond part of `now` and re-armed the poll).
-      reception.pollBy = origin + .microseconds(Int(due))
+      transportFeedback.onPacketReceived(
+        transportSequenceNumber: sequenceNumber,
+        arrivalTime: (now - configuration.feedbackClockOrigin).microseconds)
+      reception.pollBy = feedbackDue
     }
     guard let kind = route(&packet, ssrc: ssrc, now: now, reception: &reception) else {
       counters.malformedPackets += 1
       return reception
     }
     let restored = packet.header.ssrc != ssrc
-    let result: Result<RTPReceiveSource.Output, RTPStreamError>?
-    let deadline: MediaInstant
-    switch kind {
-    case .video:
-      counters.videoBytesReceived += UInt64(raw.count)
-      result = video?.receive(packet, now: now, restored: restored)
-      deadline = video?.nextDeadline ?? .distantFuture
-    case .audio:
-      result = audio?.receive(packet, now: now)
-      deadline = audio?.nextDeadline ?? .distantFuture
-    }
+    if kind == .video { counters.videoBytesReceived += UInt64(raw.count) }
+    let result =
+      kind == .video
+      ? video?.receive(packet, now: now, restored: restored) : audio?.receive(packet, now: now)
     if case .success(let output) = result { reception.output = output }
+    let deadline = (kind == .video ? video?.nextDeadline : audio?.nextDeadline) ?? .distantFuture
     reception.kind = kind
     reception.pollBy = min(reception.pollBy ?? deadline, deadline)
     return reception
@@ -181,29 +173,23 @@ public struct RTPPlaySession: Sendable {
   private mutating func makeStream(
     ssrc: UInt32, payloadType: UInt8, now: MediaInstant, reception: inout Reception
   ) -> MediaKind? {
-    let kind: MediaKind
-    if payloadType == configuration.videoPayloadType {
-      kind = .video
-    } else if payloadType == configuration.audioPayloadType {
-      kind = .audio
-    } else {
-      return nil
-    }
-    let current = kind == .video ? video?.source.lastPacketAt : audio?.source.lastPacketAt
+    let isVideo = payloadType == configuration.videoPayloadType
+    guard isVideo || payloadType == configuration.audioPayloadType else { return nil }
+    let kind: MediaKind = isVideo ? .video : .audio
+    let current = isVideo ? video?.source.lastPacketAt : audio?.source.lastPacketAt
     if let current {
       guard now - current >= Self.sourceTakeoverSilence else { return nil }
       // The track and its assembler stay: without starting over, a new numbering that lands
       // up to 2,048 behind the old one's last frame would be dropped as late until it passed.
-      reception.videoSourceChanged = kind == .video
+      reception.videoSourceChanged = isVideo
     }
     let source = RTPReceiveSource.Configuration(
       ssrc: ssrc, localSSRC: configuration.localSSRC, payloadType: payloadType,
-      clockRate: kind == .video ? 90_000 : 48_000)
-    switch kind {
-    case .video:
+      clockRate: isVideo ? 90_000 : 48_000)
+    if isVideo {
       video = VideoReceiveStream(configuration: .init(source: source), now: now)
       videoSSRC = ssrc
-    case .audio:
+    } else {
       audio = AudioReceiveStream(configuration: source, now: now)
       audioSSRC = ssrc
     }
@@ -233,11 +219,17 @@ public struct RTPPlaySession: Sendable {
 
   /// When `poll` must run next: the streams' and the transport feedback's earliest deadline.
   public var nextDeadline: MediaInstant {
-    var next = min(video?.nextDeadline ?? .distantFuture, audio?.nextDeadline ?? .distantFuture)
-    if configuration.transportWideCCID != nil, let due = transportFeedback.nextDeadline {
-      next = min(next, configuration.feedbackClockOrigin + .microseconds(Int(due)))
+    let future = MediaInstant.distantFuture
+    return min(video?.nextDeadline ?? future, audio?.nextDeadline ?? future, feedbackDue ?? future)
+  }
+
+  /// When the transport feedback is due: the generator's microsecond deadline itself, which
+  /// stays put from one packet to the next (`now + (due - arrival)` moved with the
+  /// sub-microsecond part of `now` and re-armed the driver's poll).
+  private var feedbackDue: MediaInstant? {
+    transportFeedback.nextDeadline.map {
+      configuration.feedbackClockOrigin + .microseconds(Int($0))
     }
-    return next
   }
 
   /// Takes back a delivered reception's audio packets: their storage holds the next ones.
