@@ -10,7 +10,7 @@ extension FuzzTarget {
   /// stream's extradata (an avcC record or Annex B), each other one a demuxed packet: a kind
   /// byte (bit 0: audio, else video; bit 1: no pts; bit 2: key flag; bits 3-7: arrival step,
   /// 4 ms each), a big-endian signed pts step (100 µs each; -32768: the pts is the next 8
-  /// bytes instead, big-endian µs, any 64-bit value), then the packet (H.264 in the
+  /// bytes instead, big-endian, any 64-bit value, in µs and for audio in 48 kHz ticks), then the packet (H.264 in the
   /// extradata's layout, or 16-bit little-endian PCM at 48 kHz).
   ///
   /// Properties: every picture sent is within `PulledH264`'s size and NAL unit caps, each of
@@ -38,7 +38,8 @@ extension FuzzTarget {
       let step = Int16(bitPattern: UInt16(piece[start + 1]) << 8 | UInt16(piece[start + 2]))
       var payload = Array(piece.dropFirst(3))
       arrival += UInt64(kind >> 3) * 4000
-      if step == .min, payload.count >= 8 {
+      let absolute = step == .min && payload.count >= 8
+      if absolute {
         media = payload.prefix(8).reduce(0) { $0 << 8 | Int64($1) }
         payload.removeFirst(8)
       } else {
@@ -91,7 +92,8 @@ extension FuzzTarget {
           samples.append(
             Int16(bitPattern: UInt16(payload[index]) | UInt16(payload[index + 1]) << 8))
         }
-        let time = hasTime ? media / 125 * 6 : nil
+        // An absolute pts stands for any 48 kHz time `av_rescale_q` may return, Int64.min too.
+        let time = hasTime ? (absolute ? media : media / 125 * 6) : nil
         let expected = framer.expectedTime
         let discontinuities = framer.discontinuities
         let frames = framer.add(samples, time: time)
@@ -102,7 +104,8 @@ extension FuzzTarget {
           }
           nextAudio = nil
         } else if let time, let expected, !samples.isEmpty,
-          samples.count / framer.channels <= PulledAudioFramer.maxBlockSamples
+          samples.count / framer.channels <= PulledAudioFramer.maxBlockSamples,
+          time.magnitude <= PulledAudioFramer.maxTime.magnitude
         {
           try check(
             Self.onTime(time, expected), "a block at \(time) continued the timeline at \(expected)")
