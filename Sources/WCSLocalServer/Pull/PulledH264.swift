@@ -14,7 +14,7 @@ import WCSProtocols
 /// `H264AccessUnitAssembler`: every SPS, in the extradata or in-band, parses and announces a
 /// picture within `pictureLimit` (else the pull stops: players would allocate for it); no NAL
 /// unit holds a start code (H.264 §7.4.1: in the Annex B stream it would read as further NAL
-/// units, never checked here); at most `maxNALUnits` per packet.
+/// units, never checked here); at most `maxNALUnits` per picture.
 struct PulledH264: Sendable {
   /// Largest access unit taken from a source, bytes: a 4K intra frame fits, a length field
   /// claiming gigabytes does not.
@@ -22,8 +22,8 @@ struct PulledH264: Sendable {
   /// Largest picture an SPS of the source may announce (its coded size, whole macroblocks):
   /// WebRTC H.264's limit, 4096 per side and 4096×2304 pixels.
   static let pictureLimit = H264PictureLimit.default
-  /// Most NAL units one packet may hold (`H264AccessUnitAssembler`'s default): each becomes at
-  /// least one RTP packet for every player.
+  /// Most NAL units one packet, and the picture gathered from packets, may hold
+  /// (`H264AccessUnitAssembler`'s default): each becomes at least one RTP packet per player.
   static let maxNALUnits = 1024
 
   /// Length field size of the AVC layout, nil for Annex B.
