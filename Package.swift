@@ -292,7 +292,7 @@ let tests: [Target] = [
 // (`swift run FuzzSDP FILE...`). FuzzCorpusTests replays the committed crash-regression corpus.
 let fuzzNames = [
   "SDP", "STUN", "TURN", "RTP", "RTCP", "VP8", "WCSClient", "WCSServer", "WebSocket",
-  "H264", "Stream", "CallMedia", "VP8Decoder", "ICE",
+  "H264", "Stream", "CallMedia", "VP8Decoder", "ICE", "Pull",
 ]
 let fuzzing: [Target] =
   [

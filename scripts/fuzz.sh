@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]: runs one libFuzzer target for SECONDS.
 # TARGET: sdp stun turn rtp rtcp vp8 wcs-client wcs-server websocket h264 stream call-media
-# vp8-decoder ice (FuzzTarget in
+# vp8-decoder ice pull (FuzzTarget in
 # Fuzz/FuzzTargets). Builds Fuzz<Name> in release with -sanitize=fuzzer,address into
 # .build/fuzz (apart from the normal build), then fuzzes with:
 #   - .build/fuzz-corpus/TARGET: where libFuzzer keeps what it finds (the first corpus
@@ -30,6 +30,7 @@ case "$target" in
   call-media) product=FuzzCallMedia; shared=() ;;
   vp8-decoder) product=FuzzVP8Decoder; shared=() ;;
   ice) product=FuzzICE; shared=() ;;
+  pull) product=FuzzPull; shared=() ;;
   *) echo "unknown target '$target'" >&2; exit 64 ;;
 esac
 SWIFT=${SWIFT:-swift}

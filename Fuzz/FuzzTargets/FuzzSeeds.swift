@@ -17,6 +17,7 @@ extension FuzzTarget {
     case .callMedia: return try Self.callMediaSeeds()
     case .vp8Decoder: return try Self.vp8DecoderSeeds()
     case .ice: return try Self.iceSeeds()
+    case .pull: return try Self.pullSeeds()
     default: return []
     }
   }
@@ -127,6 +128,71 @@ extension FuzzTarget {
     return [
       ("ok-turn-challenge-allocate-channeldata", [0x9C] + challenge + success + channelData),
       ("ok-rfc4571-frames", [0x27] + framed4571),
+    ]
+  }
+
+  /// OpenH264 pictures at 30 fps as libavformat hands them over from RTSP (Annex B, parameter
+  /// sets in the extradata) and from RTMP (an avcC record, 4-byte lengths), between them blocks
+  /// of a 440 Hz tone as a decoder gives them (1024 samples, AAC's frame, at 48 kHz), in the
+  /// `pull` target's shape.
+  static func pullSeeds() throws -> [(name: String, bytes: [UInt8])] {
+    let encoder = try H264Encoder(configuration: .init(width: 160, height: 120, bitrateKbps: 200))
+    var pictures: [[ArraySlice<UInt8>]] = []
+    for index in 0..<4 {
+      let picture = I420Image(width: 160, height: 120, y: UInt8(60 + 30 * index))
+      for frame in try encoder.encode(picture, timestamp: UInt32(index * 3000)) {
+        pictures.append(H264AnnexB.nalUnits(frame.data))
+      }
+    }
+    let isParameterSet = { (unit: ArraySlice<UInt8>) in
+      [H264NALUnitType.sps, H264NALUnitType.pps].contains(H264NALUnitType.of(unit[unit.startIndex]))
+    }
+    let parameterSets = pictures.first?.filter(isParameterSet) ?? []
+    guard parameterSets.count == 2 else { throw Violation(description: "OpenH264 sent no SPS/PPS") }
+    let sps = parameterSets[0]
+    let pps = parameterSets[1]
+    let avcC: [UInt8] =
+      [0x01, sps[sps.startIndex + 1], sps[sps.startIndex + 2], sps[sps.startIndex + 3], 0xFF, 0xE1]
+      + [UInt8(sps.count >> 8), UInt8(sps.count & 0xFF)] + sps
+      + [0x01, UInt8(pps.count >> 8), UInt8(pps.count & 0xFF)] + pps
+    let tone = (0..<1024).map { Int16(8000 * sin(Double($0) * 2 * .pi * 440 / 48_000)) }
+    let block = tone.flatMap {
+      [UInt8(UInt16(bitPattern: $0) & 0xFF), UInt8(UInt16(bitPattern: $0) >> 8)]
+    }
+    // Packets in time order (100 µs units): a picture each 333, a block each 213.3.
+    var events: [(time: Int, picture: Int?)] = pictures.indices.map { ($0 * 333, $0) }
+    events += (0..<pictures.count * 3 / 2).map { ((Int($0) * 6400 + 15) / 30, nil) }
+    events.sort { $0.time < $1.time }
+    func seed(avc: Bool, stereo: Bool) -> [UInt8] {
+      var out: [UInt8] = [stereo ? 1 : 0] + (avc ? avcC : H264AnnexB.stream(parameterSets))
+      var last = 0
+      for event in events {
+        let step = event.time - last
+        last = event.time
+        // Arrival: as far after the previous packet as the pts says, in 4 ms steps.
+        let header: [UInt8] = [UInt8((step + 20) / 40) << 3, UInt8(step >> 8), UInt8(step & 0xFF)]
+        out += [0x0A, 0x0A]
+        guard let picture = event.picture else {
+          out +=
+            [header[0] | 1] + header.dropFirst()
+            + (stereo ? zip(block, block).flatMap { [$0, $1] } : block)
+          continue
+        }
+        let slices = pictures[picture].filter { !isParameterSet($0) }
+        let key = slices.contains {
+          H264NALUnitType.of($0[$0.startIndex]) == H264NALUnitType.idrSlice
+        }
+        out += [header[0] | (key ? 4 : 0)] + header.dropFirst()
+        out +=
+          avc
+          ? slices.flatMap { [0, 0, UInt8($0.count >> 8), UInt8($0.count & 0xFF)] + $0 }
+          : H264AnnexB.stream(slices)
+      }
+      return out
+    }
+    return [
+      ("ok-openh264-rtsp-annexb-aac-mono", seed(avc: false, stereo: false)),
+      ("ok-openh264-rtmp-avcc-aac-stereo", seed(avc: true, stereo: true)),
     ]
   }
 }

@@ -14,7 +14,7 @@ import WCSLocalServer
 public enum FuzzTarget: String, CaseIterable, Sendable {
   case sdp, stun, turn, rtp, rtcp, vp8, wcsClient = "wcs-client", wcsServer = "wcs-server"
   case webSocket = "websocket"
-  case h264, stream, callMedia = "call-media", vp8Decoder = "vp8-decoder", ice
+  case h264, stream, callMedia = "call-media", vp8Decoder = "vp8-decoder", ice, pull
 
   /// A property that did not hold for an input (a finding, like a crash).
   public struct Violation: Error, CustomStringConvertible {
@@ -41,6 +41,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .callMedia: return try Self.callMedia(bytes)
     case .vp8Decoder: return try Self.vp8Decoder(bytes)
     case .ice: return try Self.ice(bytes)
+    case .pull: return try Self.pull(bytes)
     }
   }
 

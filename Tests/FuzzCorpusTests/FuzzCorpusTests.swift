@@ -43,7 +43,7 @@ final class FuzzCorpusTests: XCTestCase {
         try Data(seed.bytes).write(to: directory.appendingPathComponent(seed.name))
       }
     }
-    XCTAssertEqual(count, 9)
+    XCTAssertEqual(count, 11)
   }
 
   func testASplitKeepsEveryPiece() {

@@ -210,7 +210,6 @@ final class PullSourceReader: Sendable {
     let audioTimestampOffset = UInt32.random(in: 0...UInt32.max)
     var timeline = PulledTimeline()
     let noTimestamp = wcs_av_nopts_value()
-    var pending: EncodedVideoFrame?
     while !stopped {
       interrupt.arm(limits.readTimeout)
       let code = av_read_frame(context, packet)
@@ -260,36 +259,24 @@ final class PullSourceReader: Sendable {
       guard packet.pointee.stream_index == streamIndex, let data = packet.pointee.data else {
         continue
       }
-      let accessUnit: [UInt8]
-      do {
-        accessUnit = try h264.accessUnit(
-          UnsafeRawBufferPointer(start: data, count: Int(max(0, packet.pointee.size))))
-      } catch {
-        onEvent(.dropped(error))
-        continue
-      }
       let time = packet.pointee.pts != noTimestamp ? packet.pointee.pts : packet.pointee.dts
-      guard time != noTimestamp else { continue }
-      let timestamp =
-        UInt32(truncatingIfNeeded: av_rescale_q(time, timeBase, AVRational(num: 1, den: 90_000)))
-        &+ timestampOffset
-      // The RTSP demuxer hands over each slice of a multi-slice picture as its own packet: the
-      // slices of one timestamp make one access unit (one marker bit), sent when the next
-      // picture starts.
-      if let current = pending, current.timestamp != timestamp {
-        send(current, &packetizer, &sequenceNumber, onEvent)
-        pending = nil
+      let taken: (picture: EncodedVideoFrame?, dropped: PullError?)
+      do {
+        taken = try h264.take(
+          UnsafeRawBufferPointer(start: data, count: Int(max(0, packet.pointee.size))),
+          timestamp: time == noTimestamp
+            ? nil
+            : UInt32(
+              truncatingIfNeeded: av_rescale_q(time, timeBase, AVRational(num: 1, den: 90_000)))
+              &+ timestampOffset,
+          isKeyFrame: packet.pointee.flags & AV_PKT_FLAG_KEY != 0)
+      } catch {
+        // An SPS over the picture limit would make every player allocate for it: the pull
+        // stops (its players fail with the reason); a bad frame alone is dropped.
+        return .failure(error)
       }
-      if pending == nil {
-        pending = EncodedVideoFrame(data: [], isKeyFrame: false, timestamp: timestamp)
-      }
-      guard (pending?.data.count ?? 0) + accessUnit.count <= PulledH264.maxAccessUnitSize else {
-        pending = nil
-        onEvent(.dropped(.badFrame("access unit over the size limit")))
-        continue
-      }
-      pending?.data += accessUnit
-      if packet.pointee.flags & AV_PKT_FLAG_KEY != 0 { pending?.isKeyFrame = true }
+      if let picture = taken.picture { send(picture, &packetizer, &sequenceNumber, onEvent) }
+      if let dropped = taken.dropped { onEvent(.dropped(dropped)) }
     }
     return .success(())
   }

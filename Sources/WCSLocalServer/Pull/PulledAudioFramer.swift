@@ -15,6 +15,10 @@ struct PulledAudioFramer: Sendable {
   static let maxSkew: Int64 = 2400
   /// Most samples per channel one block may add (the decoder's frame bound after resampling).
   static let maxBlockSamples = 48_000
+  /// Largest media time magnitude taken, 48 kHz ticks (about 3 million years): a pts that
+  /// `av_rescale_q` could not represent comes back as `Int64.min`, and times near the ends of
+  /// `Int64` would overflow the arithmetic here.
+  static let maxTime: Int64 = 1 << 62
 
   /// Samples waiting for a full frame, interleaved.
   private var pending: [Int16] = []
@@ -35,12 +39,14 @@ struct PulledAudioFramer: Sendable {
   /// Adds `samples` (interleaved, `channels` channels) presented at `time` (48 kHz ticks; nil
   /// when the source gave none: they continue the timeline) and returns the complete frames:
   /// `PCMAudioFrame.samplesPer20ms` samples per channel each, with the 48 kHz media time of its
-  /// first sample. A block over `maxBlockSamples` per channel is refused (returns nothing).
+  /// first sample. A block over `maxBlockSamples` per channel, or at a time beyond `maxTime`
+  /// either way, is refused (returns nothing).
   mutating func add(_ samples: [Int16], time: Int64?) -> [(time: Int64, frame: PCMAudioFrame)] {
     guard !samples.isEmpty, samples.count / channels <= Self.maxBlockSamples else { return [] }
     if let time {
+      guard time.magnitude <= Self.maxTime.magnitude else { return [] }
       if let expected = expectedTime {
-        if abs(time - expected) > Self.maxSkew {
+        if (time - expected).magnitude > Self.maxSkew.magnitude {
           discontinuities += 1
           pending.removeAll(keepingCapacity: true)
           pendingStart = time

@@ -9,12 +9,22 @@ import WCSProtocols
 /// §5.2.4: an `avcC` record in the extradata, then NAL units each after a 1, 2 or 4-byte big
 /// endian length). The parameter sets of the extradata go before the first access unit, so a
 /// player can decode the first IDR; the packetizer repeats them before every later IDR.
+///
+/// The source is a peer like a WebRTC publisher and meets the limits of
+/// `H264AccessUnitAssembler`: every SPS, in the extradata or in-band, parses and announces a
+/// picture within `pictureLimit` (else the pull stops: players would allocate for it); no NAL
+/// unit holds a start code (H.264 §7.4.1: in the Annex B stream it would read as further NAL
+/// units, never checked here); at most `maxNALUnits` per picture.
 struct PulledH264: Sendable {
   /// Largest access unit taken from a source, bytes: a 4K intra frame fits, a length field
   /// claiming gigabytes does not.
   static let maxAccessUnitSize = 4 << 20
-  /// Largest picture side a source may declare in its SPS, pixels.
-  static let maxPictureSide = 4096
+  /// Largest picture an SPS of the source may announce (its coded size, whole macroblocks):
+  /// WebRTC H.264's limit, 4096 per side and 4096×2304 pixels.
+  static let pictureLimit = H264PictureLimit.default
+  /// Most NAL units one packet, and the picture gathered from packets, may hold
+  /// (`H264AccessUnitAssembler`'s default): each becomes at least one RTP packet per player.
+  static let maxNALUnits = 1024
 
   /// Length field size of the AVC layout, nil for Annex B.
   let lengthSize: Int?
@@ -23,10 +33,14 @@ struct PulledH264: Sendable {
   /// The format the relay announces to players (RFC 6184 §8.1), from the first SPS.
   let formatParameters: H264FormatParameters
   private var sentParameterSets = false
+  /// The picture being gathered (`take`) and its NAL units.
+  private var pending: EncodedVideoFrame?
+  private var pendingUnits = 0
 
   /// Reads the extradata of the source's video stream.
-  /// - Throws: `PullError.wrongFormat` for an `avcC` record that ends early, an SPS that does
-  ///   not parse or declares a picture over `maxPictureSide`, or a profile RFC 6184 cannot name.
+  /// - Throws: `PullError.wrongFormat` for an `avcC` record that ends early, a parameter set
+  ///   holding a start code, an SPS that does not parse or announces a picture over
+  ///   `pictureLimit`, or a profile RFC 6184 cannot name.
   init(extradata: [UInt8]) throws(PullError) {
     var units: [[UInt8]] = []
     if extradata.first == 1 {
@@ -47,7 +61,11 @@ struct PulledH264: Sendable {
           guard size > 0, offset + size <= extradata.count else {
             throw .wrongFormat("avcC parameter set past the end")
           }
-          units.append(Array(extradata[offset..<offset + size]))
+          let unit = Array(extradata[offset..<offset + size])
+          guard !H264AccessUnitAssembler.holdsStartCode(unit) else {
+            throw .wrongFormat("avcC parameter set holds a start code")
+          }
+          units.append(unit)
           offset += size
         }
       }
@@ -60,25 +78,34 @@ struct PulledH264: Sendable {
       let type = H264NALUnitType.of(header)
       return type == H264NALUnitType.sps || type == H264NALUnitType.pps
     }
-    guard let sps = parameterSets.first(where: { H264NALUnitType.of($0[0]) == H264NALUnitType.sps })
-    else {
+    let spss = parameterSets.filter { H264NALUnitType.of($0[0]) == H264NALUnitType.sps }
+    guard let first = spss.first else {
       // Parameter sets only in-band: announce what browsers and the SDK take by default; the
       // SPS that arrives with the first IDR is the one that counts for decoding.
       formatParameters = H264FormatParameters()
       return
     }
+    let parsed = try Self.checkedSPS(first[...])
+    for sps in spss.dropFirst() { _ = try Self.checkedSPS(sps[...]) }
+    formatParameters = try Self.formatParameters(
+      profileIDC: parsed.profileIDC, constraintFlags: parsed.constraintFlags,
+      levelIDC: parsed.levelIDC)
+  }
+
+  /// `sps` parsed, when it announces a picture within `pictureLimit`.
+  /// - Throws: `PullError.wrongFormat` when it does not parse or its picture is over the limit.
+  static func checkedSPS(_ sps: ArraySlice<UInt8>) throws(PullError) -> H264SequenceParameterSet {
     let parsed: H264SequenceParameterSet
     do {
       parsed = try H264SequenceParameterSet(nalUnit: sps)
     } catch {
       throw .wrongFormat("SPS: \(error)")
     }
-    guard parsed.width <= Self.maxPictureSide, parsed.height <= Self.maxPictureSide else {
-      throw .wrongFormat("picture \(parsed.width)x\(parsed.height)")
+    let coded = (width: parsed.widthInMacroblocks * 16, height: parsed.heightInMacroblocks * 16)
+    guard pictureLimit.allows(coded) else {
+      throw .wrongFormat("SPS picture \(coded.width)x\(coded.height), over \(pictureLimit)")
     }
-    formatParameters = try Self.formatParameters(
-      profileIDC: parsed.profileIDC, constraintFlags: parsed.constraintFlags,
-      levelIDC: parsed.levelIDC)
+    return parsed
   }
 
   /// `profile-level-id` from the three SPS bytes after the NAL header (RFC 6184 §8.1),
@@ -96,38 +123,115 @@ struct PulledH264: Sendable {
     return H264FormatParameters(profileLevelID: profileLevelID, packetizationMode: 1)
   }
 
-  /// One demuxed packet as an Annex B access unit; the extradata's parameter sets precede the
-  /// first one.
-  /// - Throws: `PullError.badFrame` for a packet over `maxAccessUnitSize` or an AVC length that
-  ///   runs past the packet's end (the packet is dropped; the stream goes on).
+  /// One demuxed packet as an Annex B access unit (4-byte start codes); the extradata's
+  /// parameter sets precede the first one taken.
+  /// - Throws: `PullError.badFrame` for a packet over `maxAccessUnitSize` or `maxNALUnits`, an
+  ///   AVC length that runs past the packet's end, or a NAL unit holding a start code (the packet
+  ///   is dropped; the stream goes on); `PullError.wrongFormat` for an in-band SPS that does not
+  ///   parse or announces a picture over `pictureLimit` (the pull must stop).
   mutating func accessUnit(_ packet: UnsafeRawBufferPointer) throws(PullError) -> [UInt8] {
+    try annexB(packet).bytes
+  }
+
+  /// `accessUnit`, with the number of NAL units written.
+  private mutating func annexB(_ packet: UnsafeRawBufferPointer) throws(PullError) -> (
+    bytes: [UInt8], units: Int
+  ) {
     guard packet.count <= Self.maxAccessUnitSize else {
       throw .badFrame("access unit of \(packet.count) bytes")
     }
+    let bytes = [UInt8](packet)
+    var units: [ArraySlice<UInt8>] = []
+    if let lengthSize {
+      var offset = 0
+      while offset < bytes.count {
+        guard offset + lengthSize <= bytes.count else { throw .badFrame("truncated NAL length") }
+        var size = 0
+        for index in 0..<lengthSize { size = size << 8 | Int(bytes[offset + index]) }
+        offset += lengthSize
+        guard size <= bytes.count - offset else { throw .badFrame("NAL unit past the end") }
+        if size > 0 {
+          let unit = bytes[offset..<offset + size]
+          guard !H264AccessUnitAssembler.holdsStartCode(unit) else {
+            throw .badFrame("start code inside a NAL unit")
+          }
+          units.append(unit)
+          guard units.count <= Self.maxNALUnits else {
+            throw .badFrame("over \(Self.maxNALUnits) NAL units")
+          }
+        }
+        offset += size
+      }
+    } else {
+      // Split here and written again, so that what is checked is what players receive.
+      units = H264AnnexB.nalUnits(bytes)
+      guard units.count <= Self.maxNALUnits else {
+        throw .badFrame("over \(Self.maxNALUnits) NAL units")
+      }
+    }
+    for unit in units where H264NALUnitType.of(unit[unit.startIndex]) == H264NALUnitType.sps {
+      _ = try Self.checkedSPS(unit)
+    }
     var output: [UInt8] = []
-    output.reserveCapacity(packet.count + 64)
+    output.reserveCapacity(bytes.count + 4 * units.count + 64)
+    var written = units.count
     if !sentParameterSets {
       sentParameterSets = true
       for unit in parameterSets { output += [0, 0, 0, 1] + unit }
+      written += parameterSets.count
     }
-    guard let lengthSize else {
-      output += packet
-      return output
+    for unit in units {
+      output += [0, 0, 0, 1]
+      output += unit
     }
-    var offset = 0
-    while offset < packet.count {
-      guard offset + lengthSize <= packet.count else { throw .badFrame("truncated NAL length") }
-      var size = 0
-      for index in 0..<lengthSize { size = size << 8 | Int(packet[offset + index]) }
-      offset += lengthSize
-      guard size <= packet.count - offset else { throw .badFrame("NAL unit past the end") }
-      if size > 0 {
-        output += [0, 0, 0, 1]
-        output += packet[offset..<offset + size]
-      }
-      offset += size
+    return (output, written)
+  }
+
+  /// One demuxed packet of the video stream, gathered into pictures: the RTSP demuxer hands
+  /// over each slice of a multi-slice picture as its own packet, and the packets of one
+  /// timestamp make one access unit (one marker bit), complete when the next timestamp starts.
+  /// - Parameters:
+  ///   - timestamp: the packet's RTP time (90 kHz); nil when it has none (checked, not sent).
+  ///   - isKeyFrame: the demuxer's key flag.
+  /// - Returns: the previous picture when this packet starts another one (to send), and why
+  ///   this packet was dropped when it was (`PullError.badFrame`: as `accessUnit`, or the
+  ///   picture it belongs to over `maxAccessUnitSize` or `maxNALUnits`, dropped whole).
+  /// - Throws: `PullError.wrongFormat` as `accessUnit` (the pull must stop).
+  mutating func take(_ packet: UnsafeRawBufferPointer, timestamp: UInt32?, isKeyFrame: Bool)
+    throws(PullError) -> (picture: EncodedVideoFrame?, dropped: PullError?)
+  {
+    let sent = sentParameterSets
+    let accessUnit: (bytes: [UInt8], units: Int)
+    do {
+      accessUnit = try annexB(packet)
+    } catch {
+      if case .wrongFormat = error { throw error }
+      return (nil, error)
     }
-    return output
+    guard let timestamp else {
+      // Not sent: the parameter sets still go before the first picture that is.
+      sentParameterSets = sent
+      return (nil, nil)
+    }
+    var picture: EncodedVideoFrame?
+    if let current = pending, current.timestamp != timestamp {
+      picture = current
+      pending = nil
+    }
+    if pending == nil {
+      pending = EncodedVideoFrame(data: [], isKeyFrame: false, timestamp: timestamp)
+      pendingUnits = 0
+    }
+    guard (pending?.data.count ?? 0) + accessUnit.bytes.count <= Self.maxAccessUnitSize,
+      pendingUnits + accessUnit.units <= Self.maxNALUnits
+    else {
+      pending = nil
+      return (picture, .badFrame("access unit over the size limit"))
+    }
+    pending?.data += accessUnit.bytes
+    pendingUnits += accessUnit.units
+    if isKeyFrame { pending?.isKeyFrame = true }
+    return (picture, nil)
   }
 }
 

@@ -14,9 +14,12 @@ struct PulledTimeline: Sendable {
   /// anchor (the relay's clock must be set again).
   mutating func observe(_ media: Int64, at arrival: UInt64) -> Bool {
     if let anchor {
+      // Times the source chose may lie anywhere in Int64 (a pts `av_rescale_q` could not
+      // represent is Int64.min): a difference that overflows is a jump, not a wrapped drift.
       let elapsed = Int64(clamping: arrival &- anchor.arrival)
-      let drift = (media &- anchor.media) &- elapsed
-      guard drift > Self.maxJump || drift < -Self.maxJump else { return false }
+      let (delta, overflow) = media.subtractingReportingOverflow(anchor.media)
+      let (drift, under) = delta.subtractingReportingOverflow(elapsed)
+      guard overflow || under || drift.magnitude > Self.maxJump.magnitude else { return false }
     }
     anchor = (media, arrival)
     return true

@@ -255,8 +255,10 @@ public struct H264AccessUnitAssembler: Sendable {
   /// it reads as a start code there, and what follows as other NAL units, never checked here.
   /// Other sequences emulation prevention avoids (0x000000, 0x000002, a trailing 0x00 —
   /// §7.4.1) do not split a unit, and real encoders' streams carry some (cabac_zero_words), so
-  /// they pass.
-  static func holdsStartCode(_ unit: [UInt8]) -> Bool {
+  /// they pass. Whoever turns NAL units from elsewhere (AVC length-prefixed, ISO/IEC 14496-15)
+  /// into Annex B needs the same test.
+  /// - Parameter unit: one NAL unit without a start code, header byte first.
+  public static func holdsStartCode<Unit: Sequence<UInt8>>(_ unit: Unit) -> Bool {
     var zeros = 0
     for byte in unit {
       if zeros >= 2 && byte == 1 { return true }
