@@ -95,13 +95,16 @@ final class PulledH264LimitTests: XCTestCase {
     XCTAssertThrowsError(
       try Self.avc([sei, Self.idr]).withUnsafeBytes { try h264.accessUnit($0) }
     ) { XCTAssertEqual($0 as? PullError, .badFrame("start code inside a NAL unit")) }
-    // Emulation prevention (00 00 03) and a trailing zero (cabac_zero_words) are no start code.
+    // Emulation prevention (00 00 03) and trailing zeros (cabac_zero_words) are no start code;
+    // the zeros go, as an Annex B reader would take them for trailing_zero_8bits (H.264 §B.2).
     let escaped: [UInt8] = [0x06, 0x05, 0x00, 0x00, 0x03, 0x01, 0x80]
-    let next = try Self.avc([escaped, Self.idr + [0]]).withUnsafeBytes { try h264.accessUnit($0) }
+    let next = try Self.avc([escaped, Self.idr + [0, 0]]).withUnsafeBytes {
+      try h264.accessUnit($0)
+    }
     XCTAssertEqual(
       next,
       H264AnnexB.stream(
-        [PulledSourceTests.sps, PulledSourceTests.pps, escaped, Self.idr + [0]]),
+        [PulledSourceTests.sps, PulledSourceTests.pps, escaped, Self.idr]),
       "the dropped frame did not use up the record's parameter sets")
   }
 

@@ -45,11 +45,14 @@ final class PulledSourceTests: XCTestCase {
     let slice: [UInt8] = [0x41, 0x9A, 0x02]
     let packet: [UInt8] = [0, 0, 0, 4] + idr + [0, 0, 0, 3] + slice
     let first = try packet.withUnsafeBytes { try h264.accessUnit($0) }
+    // The IDR's trailing zero goes: an Annex B reader takes it for trailing_zero_8bits.
+    let read = Array(idr.dropLast())
     XCTAssertEqual(
       first,
-      [0, 0, 0, 1] + Self.sps + [0, 0, 0, 1] + Self.pps + [0, 0, 0, 1] + idr + [0, 0, 0, 1] + slice)
+      [0, 0, 0, 1] + Self.sps + [0, 0, 0, 1] + Self.pps + [0, 0, 0, 1] + read + [0, 0, 0, 1] + slice
+    )
     let second = try packet.withUnsafeBytes { try h264.accessUnit($0) }
-    XCTAssertEqual(second, [0, 0, 0, 1] + idr + [0, 0, 0, 1] + slice, "parameter sets once")
+    XCTAssertEqual(second, [0, 0, 0, 1] + read + [0, 0, 0, 1] + slice, "parameter sets once")
   }
 
   func testAnnexBExtradataAndPacketsPassThrough() throws {
