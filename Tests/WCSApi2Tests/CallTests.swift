@@ -163,6 +163,33 @@ final class CallTests: XCTestCase {
       seen.value, [.fpwcsCallStatusPending, .fpwcsCallStatusEstablished, .fpwcsCallStatusFinish])
   }
 
+  func testIncomingCallSaysWhetherTheCallerOfferedVideo() throws {
+    let h = try registeredHarness()
+    let incoming = Locked<[FPWCSApi2Call]>([])
+    h.session.onIncomingCallCallback { call in
+      if let call { incoming.withLock { $0.append(call) } }
+    }
+    for (id, video) in [("v1", true), ("a1", false)] {
+      h.push(
+        "notifyIncomingCall",
+        [
+          [
+            "callId": .string(id), "incoming": true, "caller": "1002", "callee": "1001",
+            "status": "RING", "hasAudio": true, "hasVideo": .bool(video),
+          ]
+        ])
+    }
+    h.push(
+      "notifyIncomingCall",
+      [["callId": "old", "incoming": true, "caller": "1002", "callee": "1001", "status": "RING"]])
+    let calls = incoming.value
+    XCTAssertEqual(calls.map { $0.getId() }, ["v1", "a1", "old"])
+    XCTAssertEqual(calls.map { $0.hasVideo() }, [true, false, false], "no field: audio only")
+    XCTAssertEqual(calls.map { $0.getRemoteConstraints()?.video != nil }, [true, false, false])
+    XCTAssertEqual(calls.map { $0.getRemoteConstraints()?.audio != nil }, [true, true, true])
+    XCTAssertNil(calls[0].getLocalConstraints()?.video, "video is sent only when the app asks")
+  }
+
   func testDTMFIsSentOnlyWhileEstablishedAndOnlyDialableDigits() throws {
     let h = try registeredHarness()
     let call = try makeCall(h)

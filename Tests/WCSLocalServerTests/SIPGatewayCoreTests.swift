@@ -173,6 +173,70 @@ final class SIPGatewayCoreTests: XCTestCase {
       SIPVideoDescription.refusedSection(formats: "100 96"), ["m=video 0 RTP/AVP 100 96"])
   }
 
+  func testIncomingCallNotificationSaysWhetherTheCallerOfferedVideo() throws {
+    let h = harness()
+    for (sip, video) in [(UInt32(0x8000_0007), true), (0x8000_0008, false)] {
+      h.run(
+        h.core.sipEvent(
+          .incoming(
+            call: sip, user: "1001", from: "sip:b@127.0.0.1", displayName: "", video: video),
+          now: h.now))
+      let notify = try XCTUnwrap(h.take(1).first { $0.name == "notifyIncomingCall" })
+      XCTAssertEqual(notify.argument?["hasVideo"]?.boolValue, video)
+      XCTAssertEqual(notify.argument?["hasAudio"]?.boolValue, true)
+    }
+  }
+
+  func testAnswerToAVideoFirstOfferListsVideoBeforeAudio() throws {
+    let offer =
+      "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+      + "m=video 4002 RTP/AVP 96\r\nc=IN IP4 127.0.0.2\r\na=rtpmap:96 VP8/90000\r\n"
+      + "a=sendonly\r\nm=audio 4000 RTP/AVP 0\r\na=sendrecv\r\n"
+    XCTAssertTrue(SIPVideoDescription.videoFirst(offer))
+    XCTAssertFalse(SIPVideoDescription.videoFirst("v=0\r\nm=audio 4000 RTP/AVP 0\r\n"))
+    // The video section's own address and direction are not the session's.
+    let audio = try SIPMediaDescription.parse(offer)
+    XCTAssertEqual(audio.address, "127.0.0.1")
+    XCTAssertEqual(audio.port, 4000)
+    XCTAssertFalse(audio.holding)
+    let video = try XCTUnwrap(SIPVideoDescription.parse(offer))
+    XCTAssertEqual(video.address, "127.0.0.2")
+    XCTAssertTrue(video.holding)
+
+    let audioSDP = SIPMediaDescription.localSDP(
+      address: "127.0.0.1", port: 5000, sessionId: 9, version: 1, answering: audio,
+      direction: "sendrecv")
+    let videoSection = SIPVideoDescription.localSection(
+      port: 5002, answering: video, direction: "sendrecv")
+    func mLines(_ sdp: String) -> [String] {
+      sdp.components(separatedBy: "\r\n").filter { $0.hasPrefix("m=") }
+    }
+    // RFC 3264 §6: the answer's m-lines in the offer's order.
+    let answer = SIPVideoDescription.sessionDescription(
+      audio: audioSDP, video: videoSection, videoFirst: true)
+    XCTAssertEqual(mLines(answer), ["m=video 5002 RTP/AVP 96", "m=audio 5000 RTP/AVP 0"])
+    let lines = answer.components(separatedBy: "\r\n")
+    XCTAssertEqual(
+      Array(lines.prefix(5)).map { String($0.prefix(2)) }, ["v=", "o=", "s=", "c=", "t="])
+    let audioLine = try XCTUnwrap(lines.firstIndex(of: "m=audio 5000 RTP/AVP 0"))
+    XCTAssertGreaterThan(try XCTUnwrap(lines.firstIndex(of: "a=rtpmap:0 PCMU/8000")), audioLine)
+    let vp8 = try XCTUnwrap(lines.firstIndex(of: "a=rtpmap:96 VP8/90000"))
+    XCTAssertLessThan(vp8, audioLine, "the video attributes stay in the video section")
+    XCTAssertTrue(answer.hasSuffix("a=sendrecv\r\n"))
+    XCTAssertEqual(
+      answer.utf8.count, audioSDP.utf8.count + videoSection.map { $0.utf8.count + 2 }.reduce(0, +),
+      "nothing lost or added")
+    let refused = SIPVideoDescription.sessionDescription(
+      audio: audioSDP, video: SIPVideoDescription.refusedSection(formats: "96"), videoFirst: true)
+    XCTAssertEqual(mLines(refused), ["m=video 0 RTP/AVP 96", "m=audio 5000 RTP/AVP 0"])
+    let audioFirst = SIPVideoDescription.sessionDescription(
+      audio: audioSDP, video: videoSection, videoFirst: false)
+    XCTAssertEqual(mLines(audioFirst), ["m=audio 5000 RTP/AVP 0", "m=video 5002 RTP/AVP 96"])
+    XCTAssertEqual(
+      SIPVideoDescription.sessionDescription(audio: audioSDP, video: [], videoFirst: true),
+      audioSDP)
+  }
+
   func testMalformedSIPSideSDPFailsTheCallAndFiftyCallsLeaveNothingBehind() throws {
     let h = harness()
     call(h, "bad")

@@ -97,10 +97,14 @@ extension FPWCSApi2Session {
       call.deliverStatus(status, state: state)
     case .updated(let state): callObjects[state.id]?.update(state)
     case .incoming(let state):
+      // As on iOS, the remote constraints say what the caller offers (`hasVideo`); the app
+      // sets video local constraints before `answer()` to answer with video.
+      let remote = FPWCSApi2Call.audioOnly()
+      if state.hasVideo { remote.video = FPWCSApi2VideoConstraints() }
       let call = FPWCSApi2Call(
         session: self, state: state,
         media: FPWCSApi2Call.MediaOptions(
-          localConstraints: FPWCSApi2Call.audioOnly()))
+          localConstraints: FPWCSApi2Call.audioOnly(), remoteConstraints: remote))
       callObjects[state.id] = call
       let callback = callbacks.withLock { $0.incomingCall }
       callbackQueue.async { callback?.value(call) }

@@ -212,6 +212,10 @@ public final class FPWCSApi2Call: @unchecked Sendable {
   public func getCallee() -> String { state.withLock { $0.callee } }
   /// The display name (`visibleName`) the call carries.
   public func getVisibleName() -> String? { state.withLock { $0.visibleName } }
+  /// `hasVideo` (Linux addition): for an incoming call, whether the caller's offer has video
+  /// the gateway can bridge (VP8), also shown as `getRemoteConstraints()?.video`; for an
+  /// outgoing one, whether the call asked for video.
+  public func hasVideo() -> Bool { state.withLock { $0.hasVideo } }
   /// The last reason text (`info`, e.g. `Normal call clearing`, `Busy Here`), Linux addition.
   public func getInfo() -> String? { state.withLock { $0.info } }
   /// The last SIP response code the server reported (`sipStatus`), 0 when none; Linux addition.

@@ -89,6 +89,8 @@ public final class SIPGateway: Sendable {
     var videoLegs: [UInt32: SIPVideoLeg] = [:]
     /// Incoming calls whose offer has a video section: its formats, until answered.
     var offeredVideo: [UInt32: String] = [:]
+    /// Incoming calls whose offer put video before audio: the gateway's SDPs keep that order.
+    var videoFirst: Set<UInt32> = []
     var nextIncoming: UInt32 = 0x8000_0000
     var stopped = false
   }
@@ -118,6 +120,7 @@ public final class SIPGateway: Sendable {
       for leg in state.videoLegs.values { leg.close() }
       state.videoLegs = [:]
       state.offeredVideo = [:]
+      state.videoFirst = []
       state.sessionAgents = [:]
       state.legs = [:]
       state.routes = [:]
@@ -179,26 +182,31 @@ public final class SIPGateway: Sendable {
     case .answer(let call, let video):
       guard let route = route(call), let leg = leg(call) else { return }
       let remote = leg.reception.state.withLock { $0.remote }
-      let (videoLeg, offeredVideo) = state.withLock { state in
+      let (videoLeg, offeredVideo, videoFirst) = state.withLock { state in
         let formats = state.offeredVideo.removeValue(forKey: call)
+        let first = state.videoFirst.contains(call)
         guard !video, let refused = state.videoLegs.removeValue(forKey: call) else {
-          return (state.videoLegs[call], formats)
+          return (state.videoLegs[call], formats, first)
         }
         refused.close()
-        return (nil, formats)
+        return (nil, formats, first)
       }
-      var sdp = leg.localSDP(answering: remote, hold: false)
+      var section: [String] = []
       if let videoLeg {
-        sdp += Self.lines(videoLeg.localSection(answering: videoLeg.remoteDescription, hold: false))
+        section = videoLeg.localSection(answering: videoLeg.remoteDescription, hold: false)
       } else if let offeredVideo {
         // The client answered without video, or the offer's video has no VP8.
-        sdp += Self.lines(SIPVideoDescription.refusedSection(formats: offeredVideo))
+        section = SIPVideoDescription.refusedSection(formats: offeredVideo)
       }
+      let sdp = SIPVideoDescription.sessionDescription(
+        audio: leg.localSDP(answering: remote, hold: false), video: section,
+        videoFirst: videoFirst)
       check(call, sipgw_answer(route.agent.raw, route.call, sdp))
     case .hangup(let call, let code, let reason):
       let (route, leg) = state.withLock {
         $0.videoLegs.removeValue(forKey: call)?.close()
         $0.offeredVideo[call] = nil
+        $0.videoFirst.remove(call)
         return ($0.routes.removeValue(forKey: call), $0.legs.removeValue(forKey: call))
       }
       leg?.close()
@@ -206,9 +214,11 @@ public final class SIPGateway: Sendable {
     case .hold(let call, let on):
       guard let route = route(call), let leg = leg(call) else { return }
       leg.setHolding(on)
-      let video = state.withLock { $0.videoLegs[call] }
+      let (video, videoFirst) = state.withLock {
+        ($0.videoLegs[call], $0.videoFirst.contains(call))
+      }
       video?.setHolding(on)
-      let sdp = offer(leg, video, hold: on)
+      let sdp = offer(leg, video, hold: on, videoFirst: videoFirst)
       check(call, sipgw_modify(route.agent.raw, route.call, sdp))
     case .dtmf(let call, let digits, let info):
       guard let route = route(call), let leg = leg(call) else { return }
@@ -311,16 +321,15 @@ public final class SIPGateway: Sendable {
   }
 
   /// The gateway's offer: the audio section, and the video one for a video call.
-  private func offer(_ leg: SIPRTPLeg, _ video: SIPVideoLeg?, hold: Bool) -> String {
+  private func offer(
+    _ leg: SIPRTPLeg, _ video: SIPVideoLeg?, hold: Bool, videoFirst: Bool = false
+  ) -> String {
     let audio = leg.localSDP(answering: nil, hold: hold)
     guard let video else { return audio }
     let remote = video.remoteDescription
-    return audio + Self.lines(video.localSection(answering: remote, hold: hold))
-  }
-
-  /// SDP lines, each ended by CRLF (RFC 4566 §5).
-  private static func lines(_ section: [String]) -> String {
-    section.map { $0 + "\r\n" }.joined()
+    return SIPVideoDescription.sessionDescription(
+      audio: audio, video: video.localSection(answering: remote, hold: hold),
+      videoFirst: videoFirst)
   }
 
   private func route(_ call: UInt32) -> CallRoute? { state.withLock { $0.routes[call] } }
@@ -370,6 +379,7 @@ public final class SIPGateway: Sendable {
       let leg = state.withLock { state -> SIPRTPLeg? in
         state.routes[call] = nil
         state.offeredVideo[call] = nil
+        state.videoFirst.remove(call)
         state.videoLegs.removeValue(forKey: call)?.close()
         return state.legs.removeValue(forKey: call)
       }
@@ -423,13 +433,14 @@ public final class SIPGateway: Sendable {
       state.legs[call] = leg
       state.videoLegs[call] = videoLeg
       state.offeredVideo[call] = offeredVideo
+      if SIPVideoDescription.videoFirst(sdp) { state.videoFirst.insert(call) }
       return call
     }
     forwardDigits(of: leg, call: call)
     deliver(
       .incoming(
         call: call, user: WCSServerCore.userPart(event.to ?? ""), from: event.from ?? "",
-        displayName: event.fromName ?? ""))
+        displayName: event.fromName ?? "", video: videoLeg != nil))
   }
 
   /// The gateway's number of libre's call `call` on `agent`.

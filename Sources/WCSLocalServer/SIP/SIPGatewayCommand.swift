@@ -39,8 +39,9 @@ public enum SIPGatewayEvent: Sendable, Equatable {
   /// The SIP session ended: `code` ≥ 300 is the INVITE's final response; 0 is a BYE
   /// (`reason` "BYE") or a transport error or timeout (`reason` says which).
   case closed(call: UInt32, code: Int, reason: String)
-  /// A new INVITE: `user` is the user part of its request/To URI, `from` the caller's URI.
-  case incoming(call: UInt32, user: String, from: String, displayName: String)
+  /// A new INVITE: `user` is the user part of its request/To URI, `from` the caller's URI;
+  /// `video` when its offer has a VP8 video section the gateway can bridge.
+  case incoming(call: UInt32, user: String, from: String, displayName: String, video: Bool = false)
   /// The SIP side's media could not be set up (e.g. a malformed or codec-less SDP).
   case mediaFailed(call: UInt32, reason: String)
   /// Progress of our REFER: 202 accepted, then the NOTIFY sipfrag's status code.

@@ -55,9 +55,13 @@ struct SIPMediaDescription: Sendable, Equatable {
     var holding = false
     var inAudio = false
     var sawAudio = false
+    // Lines before the first m= line are the session's; a video section before the audio one
+    // (a video-first offer) lends the audio neither its address nor its direction.
+    var sawMedia = false
     for raw in sdp.split(whereSeparator: \.isNewline) {
       let line = String(raw)
       if line.hasPrefix("m=") {
+        sawMedia = true
         if sawAudio { inAudio = false; continue }
         let parts = line.dropFirst(2).split(separator: " ")
         guard parts.first == "audio" else { inAudio = false; continue }
@@ -72,7 +76,7 @@ struct SIPMediaDescription: Sendable, Equatable {
         guard parts.count >= 3 else { continue }
         if inAudio {
           mediaAddress = String(parts[2])
-        } else if !sawAudio {
+        } else if !sawMedia {
           sessionAddress = String(parts[2])
         }
       } else if inAudio, line.hasPrefix("a=rtpmap:") {
@@ -82,7 +86,7 @@ struct SIPMediaDescription: Sendable, Equatable {
           rtpmap[pt] = parts[1].lowercased()
         }
       } else if line == "a=sendonly" || line == "a=inactive" {
-        if inAudio || !sawAudio { holding = true }
+        if inAudio || !sawMedia { holding = true }
       }
     }
     guard sawAudio, let port else { throw .noAudio }

@@ -33,8 +33,11 @@ struct SIPVideoDescription: Sendable, Equatable {
     var lines: [Substring] = []
     var inVideo = false
     var sawVideo = false
+    // Only lines before the first m= line are the session's (an audio section's `c=` is not).
+    var sawMedia = false
     for raw in sdp.split(whereSeparator: \.isNewline) {
       if raw.hasPrefix("m=") {
+        sawMedia = true
         if sawVideo { break }
         let parts = raw.dropFirst(2).split(separator: " ")
         inVideo = parts.first == "video" && parts.count >= 4
@@ -47,7 +50,7 @@ struct SIPVideoDescription: Sendable, Equatable {
         guard parts.count >= 3 else { continue }
         if inVideo {
           mediaAddress = String(parts[2])
-        } else if !sawVideo {
+        } else if !sawMedia {
           sessionAddress = String(parts[2])
         }
       } else if inVideo, raw.hasPrefix("a=") {
@@ -102,6 +105,30 @@ struct SIPVideoDescription: Sendable, Equatable {
       return parts.dropFirst(3).prefix(32).joined(separator: " ")
     }
     return nil
+  }
+
+  /// Whether `sdp`'s first `m=video` line comes before its first `m=audio` line.
+  static func videoFirst(_ sdp: String) -> Bool {
+    guard sdp.utf8.count <= SIPMediaDescription.maxLength else { return false }
+    for raw in sdp.split(whereSeparator: \.isNewline) {
+      if raw.hasPrefix("m=video ") { return true }
+      if raw.hasPrefix("m=audio ") { return false }
+    }
+    return false
+  }
+
+  /// The whole SDP from the audio leg's SDP (session lines and the audio section) and a video
+  /// section (`[]` for none), with the video section first when `videoFirst`: an answer lists
+  /// its m-lines in the offer's order (RFC 3264 §6), later offers in the previous SDP's order
+  /// (§8).
+  static func sessionDescription(audio: String, video: [String], videoFirst: Bool) -> String {
+    let videoText = video.map { $0 + "\r\n" }.joined()
+    guard videoFirst, !video.isEmpty, let start = audio.range(of: "\r\nm=audio ") else {
+      return audio + videoText
+    }
+    // CR LF is one Character (one grapheme cluster): one step past it is the `m=` line.
+    let sessionEnd = audio.index(after: start.lowerBound)
+    return String(audio[..<sessionEnd]) + videoText + String(audio[sessionEnd...])
   }
 
   /// The answer's refusal of an offered video stream (RFC 3264 §6: port 0, the offer's

@@ -302,8 +302,9 @@ extension WCSServerCore {
       } else {
         end(call, status: "FAILED", info: "Failed by error: \(reason)")
       }
-    case .incoming(let sipCall, let user, let from, let displayName):
-      incomingCall(sipCall, user: user, from: from, displayName: displayName, now: now)
+    case .incoming(let sipCall, let user, let from, let displayName, let video):
+      incomingCall(
+        sipCall, user: user, from: from, displayName: displayName, video: video, now: now)
     case .mediaFailed(let sipCall, let reason):
       guard let call = call(sipCall) else { break }
       actions.append(.sip(.hangup(call: sipCall, code: 488, reason: "Not Acceptable Here")))
@@ -335,7 +336,7 @@ extension WCSServerCore {
   }
 
   private func incomingCall(
-    _ sipCall: UInt32, user: String, from: String, displayName: String, now: Int64
+    _ sipCall: UInt32, user: String, from: String, displayName: String, video: Bool, now: Int64
   ) {
     let owner = calls.accounts.keys.sorted().first { calls.accounts[$0]?.login == user }
     guard let owner, calls.calls(of: owner).count < configuration.calls.maxCallsPerSession,
@@ -355,6 +356,9 @@ extension WCSServerCore {
     calls.bySIPCall[sipCall] = callId
     var object = callObject(call, status: "RING")
     object["incoming"] = true
+    // §B.3: `hasAudio`/`hasVideo` say what the caller offers; the client picks its answer by it.
+    object["hasAudio"] = true
+    object["hasVideo"] = .bool(video)
     send(owner, ServerMessages.text("notifyIncomingCall", [.object(object)]))
     log("session \(owner): incoming call \(callId) from \(from.prefix(128))")
   }

@@ -230,6 +230,8 @@ final class SIPCallEndToEndTests: XCTestCase {
     XCTAssertTrue(call.isIncoming())
     XCTAssertEqual(call.getCaller(), "baresip")
     XCTAssertEqual(call.getStatus(), .fpwcsCallStatusRing)
+    XCTAssertFalse(call.hasVideo(), "baresip offered audio only")
+    XCTAssertNil(call.getRemoteConstraints()?.video)
     try await call.connect()
     XCTAssertEqual(call.getStatus(), .fpwcsCallStatusEstablished)
     try await waitFor("baresip's tone reaches the gateway", timeout: 10) {

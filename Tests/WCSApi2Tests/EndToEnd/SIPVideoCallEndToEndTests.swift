@@ -75,6 +75,8 @@ extension SIPCallEndToEndTests {
     defer { peer.stop() }
     try await waitFor("the incoming call", timeout: 15) { !incoming.value.isEmpty }
     let call = try XCTUnwrap(incoming.value.first)
+    XCTAssertTrue(call.hasVideo(), "notifyIncomingCall says baresip offered VP8")
+    XCTAssertNotNil(call.getRemoteConstraints()?.video)
     let constraints = virtualMicrophone()
     constraints.video = virtualCamera()
     call.setLocalConstraints(constraints)
@@ -115,6 +117,7 @@ extension SIPCallEndToEndTests {
     defer { peer.stop() }
     try await waitFor("the incoming call", timeout: 15) { !incoming.value.isEmpty }
     let call = try XCTUnwrap(incoming.value.first)
+    XCTAssertTrue(call.hasVideo())
     call.setLocalConstraints(virtualMicrophone())
     try await call.connect()
     try await waitFor("audio is bridged both ways", timeout: 10) {
