@@ -83,7 +83,7 @@ final class PhoneExamplesTests: XCTestCase {
     XCTAssertEqual(result.status, 0, result.output)
     XCTAssertEqual(result.summary["Final status"], "FINISH", result.output)
     XCTAssertTrue(result.output.contains("hanging up (key h)"), result.output)
-    XCTAssertLessThan(Date().timeIntervalSince(started), 20, result.output)
+    XCTAssertLessThan(Date().timeIntervalSince(started), 10, result.output)
   }
 
   func testPhoneAudioOutWritesBaresipsToneToAWAVFile() throws {
