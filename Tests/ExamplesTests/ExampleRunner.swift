@@ -32,8 +32,13 @@ enum ExampleRunner {
     private let collected = Mutex(Data())
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts `name`; `environment` adds to (or, with "" values, removes from) this process's.
-    init(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `name`; `environment` adds to (or, with "" values, removes from) this process's;
+    /// `input` is written to its standard input, which is then closed (else it reads
+    /// /dev/null).
+    init(
+      _ name: String, _ arguments: [String], environment: [String: String] = [:],
+      input: String? = nil
+    ) throws {
       let url = ExampleRunner.buildDirectory.appendingPathComponent(name)
       guard FileManager.default.isExecutableFile(atPath: url.path) else {
         throw XCTSkip("\(url.path) is not built (run `swift build --build-tests`)")
@@ -45,11 +50,21 @@ enum ExampleRunner {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
           .filter { !$0.value.isEmpty }
       }
-      process.standardInput = FileHandle.nullDevice
+      let inputPipe = input.map { _ in Pipe() }
+      if let inputPipe {
+        process.standardInput = inputPipe
+      } else {
+        process.standardInput = FileHandle.nullDevice
+      }
       let pipe = Pipe()
       process.standardOutput = pipe
       process.standardError = pipe
       try process.run()
+      if let inputPipe, let input {
+        // Written whole before the example reads: `input` must fit the pipe's buffer (64 KiB).
+        inputPipe.fileHandleForWriting.write(Data(input.utf8))
+        try inputPipe.fileHandleForWriting.close()
+      }
       let handle = pipe.fileHandleForReading
       Thread.detachNewThread { [self] in
         while true {
@@ -80,9 +95,9 @@ enum ExampleRunner {
   /// Runs `name` with `arguments` to completion.
   static func run(
     _ name: String, _ arguments: [String], environment: [String: String] = [:],
-    timeout: Double = 60
+    input: String? = nil, timeout: Double = 60
   ) throws -> Result {
-    try Running(name, arguments, environment: environment).wait(timeout: timeout)
+    try Running(name, arguments, environment: environment, input: input).wait(timeout: timeout)
   }
 
   /// A fresh temporary directory for one test's files.
