@@ -14,6 +14,7 @@ let usage = """
     --play2 NAME         the second player's stream (default: a second test stream)
     --duration S         seconds to play once both are PLAYING (default 4)
     --out DIR            where the played video goes (default ./example-output)
+  \(PlaybackLimits.usage)
   \(ExampleWindow.usage)
   \(RunReport.usage)
   \(ExampleServer.usage)
@@ -27,10 +28,12 @@ func runTwoPlayers(_ argv: [String]) -> Int32 {
   }
   let arguments: ExampleArguments
   let duration: Double
+  let limits: PlaybackLimits
   do {
     arguments = try ExampleArguments(argv, booleanFlags: ["server-log", "window"], usage: usage)
     try ExampleNetwork.install(arguments, log: log)
     duration = try arguments.double("duration", default: 4)
+    limits = try PlaybackLimits(arguments)
     guard duration > 0 else {
       throw ExampleError.usage("--duration wants a positive number of seconds, got \(duration)")
     }
@@ -122,16 +125,29 @@ func runTwoPlayers(_ argv: [String]) -> Int32 {
     }
     Thread.sleep(forTimeInterval: 0.05)
   }
+  let end = log.elapsed
   for stream in session.getStreams() { try? stream.stop() }
   _ = log.wait(for: labels.map { "\($0) STOPPED" }, timeout: 5)
   session.disconnect()
   _ = log.wait(for: ["session DISCONNECTED", "session FAILED"], timeout: 5)
 
+  // A player that froze or decoded too little is not OK, as in Player and wcs-demo.
+  var playbackFailures: [String] = []
   for index in 0..<2 {
     let label = labels[index]
     summary.add("\(label) stream", names[index])
     summary.addTime("\(label) time to PLAYING", log.time(of: "\(label) PLAYING"))
     summary.add("\(label) frames decoded", "\(files[index].frameCount)")
+    if let playing = log.time(of: "\(label) PLAYING") {
+      // The test streams are 30 fps; another server's stream shows its rate in its timestamps.
+      let share = DecodedShare.ofDue(
+        decoded: files[index].frameCount, seconds: end - playing,
+        frameRate: files[index].estimatedFrameRate ?? 30)
+      let freezes = files[index].freezes(from: playing, to: end)
+      summary.add("\(label) decoded share", share.description)
+      summary.add("\(label) freezes (no new picture > 0.5 s)", freezes.description)
+      playbackFailures += limits.failures(share: share, freezes: freezes).map { "\(label): \($0)" }
+    }
     if let window = windows[index] {
       summary.add("\(label) frames shown in the window", "\(window.framesShown)")
     }
@@ -141,6 +157,7 @@ func runTwoPlayers(_ argv: [String]) -> Int32 {
     }
     if summary.succeeded, files[index].frameCount == 0 { summary.fail("\(label) played no frame") }
   }
+  if summary.succeeded { playbackFailures.forEach { summary.fail($0) } }
   if let (report, path) = report { report.finish(writingTo: path, log: log, summary: &summary) }
   return summary.print(to: log)
 }
