@@ -52,6 +52,14 @@ extension NativeMediaConnection {
     if request.sends {
       setUpSendStreams(now: loop.mediaNow())
     }
+    // Plays the negotiated payload types of the tracks that exist.
+    playSession = RTPPlaySession(
+      configuration: .init(
+        localSSRC: localSSRC, videoPayloadType: videoReceiveTrack.map { _ in videoPayloadType },
+        audioPayloadType: audioReceiveTrack.map { _ in audioPayloadType },
+        rtxPayloadType: rtxPayloadType,
+        transportWideCCID: request.receives ? transportWideCCID : nil,
+        feedbackClockOrigin: mediaClockOrigin))
     schedulePoll()
     return .success(())
   }

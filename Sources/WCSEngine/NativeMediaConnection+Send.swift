@@ -63,7 +63,7 @@ extension NativeMediaConnection {
           transportSequenceNumber: transportSequenceNumber, sendTime: now,
           size: bytes.count))
     }
-    if video { videoBytes += UInt64(bytes.count) }
+    if video { videoBytesSent += UInt64(bytes.count) }
   }
 
   func sendRTP(_ bytes: [UInt8]) {
@@ -118,7 +118,7 @@ extension NativeMediaConnection {
           TransportWideCC.description(of: feedback).packetFeedbacks(), now: now)
       }
       if case .senderReport(let report) = packet {
-        for entry in receivers.values { entry.handleSenderReport(report, now: now) }
+        playSession.handleSenderReport(report, now: now)
         feedPlayoutSync(senderReportOf: report.ssrc)
       }
       // In place, as in `sendMedia`.

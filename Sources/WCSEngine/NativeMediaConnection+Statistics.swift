@@ -55,24 +55,14 @@ extension NativeMediaConnection {
     }
   }
 
-  /// The earliest deadline of the receive streams, the send streams' SRs and (play) the
-  /// transport-feedback generator, capped so the bitrate window and anything without a deadline
-  /// of its own still advance. The generator is only polled on play, so publish leaves it out
-  /// (a stale deadline there would make the publish poll spin).
+  /// The earliest deadline of the play session (streams, transport feedback: play only) and the
+  /// send streams' SRs, capped so the bitrate window and the rest still advance.
   private func nextPollDeadline(now: MediaInstant) -> MediaInstant {
-    var next = now + tuning.maximumPollInterval
-    for entry in reception.routes {
-      next = min(next, entry.nextDeadline)
-    }
+    var next = min(now + tuning.maximumPollInterval, playSession.nextDeadline)
     if request.sends {
       // Only publish (and a call) has send streams (see `poll`).
       if let due = videoSend?.nextDeadline { next = min(next, due) }
       if let due = audioSend?.nextDeadline { next = min(next, due) }
-    }
-    if request.receives, transportWideCCID != nil,
-      let due = reception.transportFeedbackGenerator.nextDeadline
-    {
-      next = min(next, mediaClockOrigin + .microseconds(Int(due)))
     }
     return next
   }
@@ -84,13 +74,13 @@ extension NativeMediaConnection {
 
   func poll() {
     let mediaNow = loop.mediaNow()
-    for entry in reception.routes {
-      let output = entry.poll(now: mediaNow)
-      deliver(output, isVideo: entry.isVideo, now: mediaNow)
-      // The released packets' array serves the next release (decoded on the loop, the track
-      // has let go of it).
-      if output.packets.capacity > 0 { entry.video?.recycleReleased((consume output).packets) }
-    }
+    let played = playSession.poll(now: mediaNow)
+    deliver(played.video, isVideo: true, now: mediaNow)
+    deliver(played.audio, isVideo: false, now: mediaNow)
+    let feedback = played.transportFeedback
+    // The released packets' array serves the next release (decoded on the loop, the track
+    // has let go of it).
+    playSession.recycle(consume played)
     // Only publish has send streams (`setUpSendStreams`): play skips looking at them (each
     // look is an access and a resilient enum check).
     if request.sends {
@@ -102,36 +92,16 @@ extension NativeMediaConnection {
         process(output, video: false, now: mediaNow)
       }
       if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
-        for entry in receivers.values { entry.video?.roundTripTime = rtt }
+        playSession.setRoundTripTime(rtt)
       }
     }
-    if request.receives, transportWideCCID != nil {
-      let micros = (mediaNow - mediaClockOrigin).microseconds
-      for description in reception.transportFeedbackGenerator.poll(now: micros) {
-        extra.transportFeedbackSent += 1
-        sendRTCP([
-          .transportWideFeedback(
-            TransportWideCC.feedback(
-              description, senderSSRC: localSSRC, mediaSSRC: lowestReceivedSSRC()))
-        ])
-      }
-    }
+    for packet in feedback { sendRTCP([packet]) }
     updateBitrate(now: mediaNow)
-  }
-
-  /// The lowest SSRC received from (`receivers.keys.min()`, from the route list: no walk of
-  /// the dictionary); 0 without any.
-  private func lowestReceivedSSRC() -> UInt32 {
-    var lowest: UInt32?
-    for entry in reception.routes where lowest.map({ entry.ssrc < $0 }) ?? true {
-      lowest = entry.ssrc
-    }
-    return lowest ?? 0
   }
 
   /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`.
   func updateBitrate(now: MediaInstant) {
-    let bytes = videoBytes
+    let bytes = videoBytesSent + playSession.counters.videoBytesReceived
     guard let window = rateWindow else {
       rateWindow = (now, bytes)
       return
@@ -188,31 +158,28 @@ extension NativeMediaConnection {
       result.senderReports += stream.counters.senderReports
       if result.roundTripTime == nil { result.roundTripTime = stream.roundTripTime }
     }
-    for entry in receivers.values {
-      if let counters = entry.source?.counters {
-        result.nacksSent += counters.nacksSent
-        result.plisSent += counters.plisSent
-        result.rtxPacketsReceived += counters.retransmittedPackets
-        result.receiverReports += counters.receiverReportsSent
-        result.malformedPackets += counters.malformedPackets
-      }
-      // Several video sources (a new sender after a restart) report the one holding longest.
-      if let buffer = entry.video?.jitterBuffer,
-        buffer.delay > result.videoJitterBufferDelay ?? -1
-      {
-        result.videoJitterBufferDelay = buffer.delay
-        result.videoJitterBufferTargetDelay = buffer.targetDelay
-      }
-      if let nack = entry.video?.nackGenerator {
-        result.nackedPacketsRequested += nack.requestsSent
-        result.nackedPacketsRecovered += nack.recoveredAfterRequest
-        result.nackedPacketsGivenUp += nack.givenUp
-        result.packetsRecovered += nack.recovered
-        result.packetsGivenUp += nack.givenUp
-      }
-      if request.receives, let lost = entry.source?.statistics.cumulativeLost {
-        result.summary.packetsLost += Int64(lost)
-      }
+    let play = playSession
+    result.summary.packetsReceived = play.counters.packetsReceived
+    result.summary.bytesReceived = play.counters.bytesReceived
+    result.malformedPackets += play.counters.malformedPackets
+    result.transportFeedbackSent = play.counters.transportFeedbackSent
+    for source in [play.video?.source, play.audio?.source].compactMap({ $0 }) {
+      result.nacksSent += source.counters.nacksSent
+      result.plisSent += source.counters.plisSent
+      result.rtxPacketsReceived += source.counters.retransmittedPackets
+      result.receiverReports += source.counters.receiverReportsSent
+      result.malformedPackets += source.counters.malformedPackets
+      if request.receives { result.summary.packetsLost += Int64(source.statistics.cumulativeLost) }
+    }
+    if let video = play.video {
+      result.videoJitterBufferDelay = video.jitterBuffer.delay
+      result.videoJitterBufferTargetDelay = video.jitterBuffer.targetDelay
+      let nack = video.nackGenerator
+      result.nackedPacketsRequested += nack.requestsSent
+      result.nackedPacketsRecovered += nack.recoveredAfterRequest
+      result.nackedPacketsGivenUp += nack.givenUp
+      result.packetsRecovered += nack.recovered
+      result.packetsGivenUp += nack.givenUp
     }
     if let rtt = peerConnection?.stats.roundTripTime, result.roundTripTime == nil {
       let (seconds, attoseconds) = rtt.components

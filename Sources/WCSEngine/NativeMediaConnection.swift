@@ -22,87 +22,6 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   // hops there with `loop.execute`/`loop.submit`); `trackEnabled`, `playoutSinkOverride` and
   // `audioOutput` sit behind mutexes; the rest is immutable.
 
-  /// One received media source: its video or its audio receive stream (exactly one is set). A
-  /// class, so the loop finds it once per packet and mutates its stream in place (a struct in
-  /// the dictionary cost a hashed lookup and a coroutine accessor per field touched, and any
-  /// copy of it retained the stream's whole storage).
-  package final class ReceiveEntry {
-    var video: VideoReceiveStream?
-    var audio: AudioReceiveStream?
-    let ssrc: UInt32
-
-    package init(video: VideoReceiveStream, ssrc: UInt32) {
-      self.video = video
-      self.ssrc = ssrc
-    }
-
-    package init(audio: AudioReceiveStream, ssrc: UInt32) {
-      self.audio = audio
-      self.ssrc = ssrc
-    }
-
-    var isVideo: Bool { video != nil }
-
-    /// The stream's source: statistics, counters, last SR.
-    var source: RTPReceiveSource? { video?.source ?? audio?.source }
-
-    /// When the last packet routed to this source arrived (or when it was made).
-    var lastPacketAt: MediaInstant {
-      video?.source.lastPacketAt ?? audio?.source.lastPacketAt ?? .distantPast
-    }
-
-    /// When the stream must be polled next.
-    var nextDeadline: MediaInstant { video?.nextDeadline ?? audio?.nextDeadline ?? .distantFuture }
-
-    /// The stream's `receive` and then its next deadline, in place.
-    func receive(_ packet: RTPPacket, now: MediaInstant, restored: Bool) -> (
-      Result<RTPReceiveSource.Output, RTPStreamError>, MediaInstant
-    ) {
-      if let result = video?.receive(packet, now: now, restored: restored) {
-        return (result, nextDeadline)
-      }
-      let result = audio?.receive(packet, now: now) ?? .success(RTPReceiveSource.Output())
-      return (result, nextDeadline)
-    }
-
-    /// The stream's `poll`.
-    func poll(now: MediaInstant) -> RTPReceiveSource.Output {
-      video?.poll(now: now) ?? audio?.poll(now: now) ?? RTPReceiveSource.Output()
-    }
-
-    /// The stream's `handleSenderReport`.
-    func handleSenderReport(_ report: RTCPSenderReport, now: MediaInstant) {
-      video?.handleSenderReport(report, now: now)
-      audio?.handleSenderReport(report, now: now)
-    }
-  }
-
-  /// What the play path reads and writes for every received RTP packet, in one value: one
-  /// exclusivity access of the connection per packet instead of one per property (each costs
-  /// a runtime check). Plain values, the small route list and the feedback generator; the
-  /// properties of the same names forward to it.
-  package struct PacketReception {
-    var closed = false
-    var counters = MediaConnectionStats()
-    var videoBytes: UInt64 = 0
-    var transportWideCCID: UInt8?
-    var rtxPayloadType: UInt8?
-    var transportFeedbackGenerator = TransportFeedbackGenerator()
-    /// `receivers`' entries in its order (kept by its `didSet`): a packet finds its source by
-    /// comparing one or two SSRCs instead of hashing, and polls walk an array.
-    var routes: [ReceiveEntry] = []
-
-    /// The entry of `ssrc`, if routed.
-    func route(_ ssrc: UInt32) -> ReceiveEntry? {
-      for entry in routes where entry.ssrc == ssrc { return entry }
-      return nil
-    }
-  }
-
-  /// A second source of the same kind replaces the current one only after the current one was
-  /// silent this long (a sender restart), so stray packets cannot hijack the decoder.
-  static let sourceTakeoverSilence = MediaDuration.seconds(2)
-
   /// The request this connection serves.
   public let request: MediaConnectionRequest
   /// The loop the transport runs on.
@@ -124,11 +43,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   // MARK: loop state
   var peerConnection: PeerConnection?
   var state: MediaConnectionState = .new
-  var reception = PacketReception()
-  var closed: Bool {
-    get { reception.closed }
-    set { reception.closed = newValue }
-  }
+  var closed = false
   var videoTrack: VideoSendTrack?
   var audioTrack: AudioSendTrack?
   var videoSource: (any NativeCaptureSource)?
@@ -144,14 +59,11 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// The answer's H.264 packetization mode when it chose H.264 for video; nil for VP8.
   var h264PacketizationMode: Int?
   var audioPayloadType: UInt8 = 111
-  var rtxPayloadType: UInt8? {
-    get { reception.rtxPayloadType }
-    set { reception.rtxPayloadType = newValue }
-  }
-  var receivers: [UInt32: ReceiveEntry] = [:] {
-    didSet { reception.routes = Array(receivers.values) }
-  }
-  var rtxSource: (ssrc: UInt32, lastPacketAt: MediaInstant)?
+  var rtxPayloadType: UInt8?
+  /// Play: routing, receive streams, transport feedback and receive counters (made anew
+  /// with the answer's payload types; before, nothing is played).
+  var playSession = RTPPlaySession(
+    configuration: .init(localSSRC: 0, feedbackClockOrigin: .distantPast))
   var videoReceiveTrack: VideoReceiveTrack?
   var audioReceiveTrack: AudioReceiveTrack?
   /// Lip sync of the played audio and video (play with both, `synchronizesPlayout`).
@@ -163,18 +75,12 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var pollAt: ContinuousClock.Instant? { pollDeadline?.continuousInstant }
   /// Drives the audio receive track's playout turns.
   var audioPlayoutTimer: EventLoopTimer?
-  var counters: MediaConnectionStats {
-    get { reception.counters }
-    set { reception.counters = newValue }
-  }
+  var counters = MediaConnectionStats()
   var extra = DetailedStatistics()
-  /// The bitrate window's start and `videoBytes` then.
+  /// The bitrate window's start and the video bytes sent and received then.
   var rateWindow: (start: MediaInstant, bytes: UInt64)?
-  /// RTP bytes of video sent (publish) or received (play), for `currentVideoBitrate`.
-  var videoBytes: UInt64 {
-    get { reception.videoBytes }
-    set { reception.videoBytes = newValue }
-  }
+  /// RTP bytes of video sent (publish), for `currentVideoBitrate`.
+  var videoBytesSent: UInt64 = 0
   var mediaStarted = false
   /// ICE servers of the request left out, and why (`NativeICEServers.resolve`).
   var iceServerNotes: [String] = []
@@ -183,14 +89,9 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   /// Why the connection failed when a capture device was lost or failed; see `failureReason`.
   var captureFailure: (kind: CaptureDevice.Kind, reason: String)?
   /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
-  var transportWideCCID: UInt8? {
-    get { reception.transportWideCCID }
-    set { reception.transportWideCCID = newValue }
-  }
+  var transportWideCCID: UInt8?
   var nextTransportSequenceNumber: UInt16 = 0
   /// Origin of the microsecond clock the transport-wide feedback generator (TWCC) uses.
-  let clockOrigin: ContinuousClock.Instant
-  /// `clockOrigin` on the media clock.
   let mediaClockOrigin: MediaInstant
   let mediaClock = NativeMediaClock()
 
@@ -204,7 +105,6 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     self.onStateChange = onStateChange
     loop = configuration.loop
     mediaClockOrigin = MediaInstant.now()
-    clockOrigin = mediaClockOrigin.continuousInstant
     parameters = NativeEncodingParameters(request: request)
     var generator = SystemRandomNumberGenerator()
     var ssrcs: Set<UInt32> = []
@@ -427,7 +327,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     audioTrack = nil
     videoReceiveTrack = nil
     audioReceiveTrack = nil
-    receivers.removeAll()
+    playSession.removeStreams()
     report(.closed)
   }
 

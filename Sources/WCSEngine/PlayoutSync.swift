@@ -66,9 +66,9 @@ final class PlayoutSync: Sendable {
 extension NativeMediaConnection {
   /// Hands the SR just recorded by the receive stream of `ssrc` to the lip sync. On the loop.
   func feedPlayoutSync(senderReportOf ssrc: UInt32) {
-    guard let playoutSync, let entry = receivers[ssrc], let source = entry.source else { return }
+    guard let playoutSync, let (kind, source) = playSession.source(of: ssrc) else { return }
     playoutSync.senderReport(
-      isVideo: entry.isVideo, source.lastSenderReport,
+      isVideo: kind == .video, source.lastSenderReport,
       clockRate: source.configuration.clockRate)
   }
 }

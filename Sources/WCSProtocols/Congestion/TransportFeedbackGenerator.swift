@@ -66,14 +66,6 @@ public struct TransportFeedbackGenerator: Sendable {
     if nextSendTime == nil { nextSendTime = arrivalTime + interval }
   }
 
-  /// `onPacketReceived` followed by `nextDeadline`, in one call (one access for a driver that
-  /// keeps the generator in a class).
-  package mutating func recordArrival(transportSequenceNumber: UInt16, arrivalTime: Int64) -> Int64?
-  {
-    onPacketReceived(transportSequenceNumber: transportSequenceNumber, arrivalTime: arrivalTime)
-    return nextDeadline
-  }
-
   /// The recorded state that the next feedbacks depend on, for tests comparing two generators:
   /// the kept history's bounds, the newest arrival, the next feedback time and count, and the
   /// arrivals recorded from the oldest kept number to the highest (nil for a missing one).

@@ -135,7 +135,7 @@ final class KernelArrivalBusyLoopTests: XCTestCase {
     // Read the stream's own jitter with the packets it has seen, in one go on the loop.
     let (reported, packets, holds, freezes) = playLoop.submit {
       hog.running = false
-      let stream = player.receivers.values.first { !$0.isVideo }?.source
+      let stream = player.playSession.audio?.source
       return (
         stream?.statistics.jitter, tapped.value.filter { $0.payloadType == audioPayloadType },
         hog.holds, player.videoReceiveTrack?.statistics.freezes

@@ -75,7 +75,7 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
   /// A little over the silence after which a new source may take over (arrival times are the
   /// kernel's, a little after the sends the test times from).
   private static let takeoverWait =
-    NativeMediaConnection.sourceTakeoverSilence.duration + .milliseconds(250)
+    RTPPlaySession.sourceTakeoverSilence.duration + .milliseconds(250)
 
   /// Sleeps until `takeoverWait` after `instant`.
   private func sleepUntilTakeover(after instant: ContinuousClock.Instant) {
@@ -231,7 +231,7 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
       (call.malformedPackets(self) ?? 0) >= malformedBefore + earlyPackets
     }
     XCTAssertLessThan(
-      earlyAfter, NativeMediaConnection.sourceTakeoverSilence.duration,
+      earlyAfter, RTPPlaySession.sourceTakeoverSilence.duration,
       "the early sources came within the silence")
     XCTAssertEqual(call.malformedPackets(self), malformedBefore + earlyPackets)
 
@@ -283,7 +283,7 @@ final class NativeMediaConnectionSourceTakeoverTests: XCTestCase {
       (call.malformedPackets(self) ?? 0) >= malformedBefore + early.count
     }
     XCTAssertLessThan(
-      earlyAfter, NativeMediaConnection.sourceTakeoverSilence.duration,
+      earlyAfter, RTPPlaySession.sourceTakeoverSilence.duration,
       "the early source came within the silence")
 
     // B after the silence: numbered 1,000 behind A's last packet, unrelated timestamps.

@@ -1,15 +1,14 @@
-import WCSProtocols
-
 /// Transport-wide congestion control glue (draft-holmer-rmcat-transport-wide-cc-extensions-01):
 /// the header extension carrying the transport sequence number, and conversions between the
 /// RTCP feedback packet and the congestion module's `TransportFeedbackDescription`.
-enum TransportWideCC {
+public enum TransportWideCC {
   /// The extension URI as SDP `a=extmap` names it.
-  static let uri = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+  public static let uri =
+    "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
   /// The negotiated extension id in `answer` (first section that maps the URI), `nil` when
   /// the answer did not accept it or the id does not fit a one-byte header (1...14).
-  static func extensionID(in answer: SessionDescription) -> UInt8? {
+  public static func extensionID(in answer: SessionDescription) -> UInt8? {
     for section in answer.media where !section.isRejected {
       for attribute in section.attributes {
         guard case .extmap(let map) = attribute, map.uri == uri, (1...14).contains(map.id)
@@ -22,7 +21,7 @@ enum TransportWideCC {
 
   /// `header` with the transport sequence number as a one-byte extension element (RFC 8285
   /// §4.2), replacing any extension it had.
-  static func stamp(_ header: inout RTPHeader, id: UInt8, sequenceNumber: UInt16) {
+  public static func stamp(_ header: inout RTPHeader, id: UInt8, sequenceNumber: UInt16) {
     header.headerExtension = .oneByte([
       RTPHeaderExtensionElement(
         id: id, value: [UInt8(sequenceNumber >> 8), UInt8(sequenceNumber & 0xFF)])
@@ -30,7 +29,7 @@ enum TransportWideCC {
   }
 
   /// The transport sequence number in `header`, `nil` without a 2-byte element `id`.
-  static func sequenceNumber(in header: RTPHeader, id: UInt8) -> UInt16? {
+  public static func sequenceNumber(in header: RTPHeader, id: UInt8) -> UInt16? {
     // Per received packet: the elements are searched in place, without `elements`' copy, and
     // a parsed packet's wire octets without decoding them.
     switch header.extensionStorage {
@@ -48,7 +47,9 @@ enum TransportWideCC {
   }
 
   /// The description of a received feedback packet (reference time reduced to 24 bits).
-  static func description(of feedback: RTCPTransportWideFeedback) -> TransportFeedbackDescription {
+  public static func description(of feedback: RTCPTransportWideFeedback)
+    -> TransportFeedbackDescription
+  {
     TransportFeedbackDescription(
       baseSequenceNumber: feedback.baseSequenceNumber,
       referenceTime: UInt32(bitPattern: feedback.referenceTime) & 0xFF_FFFF,
@@ -63,7 +64,7 @@ enum TransportWideCC {
   }
 
   /// The RTCP packet for a description the generator built.
-  static func feedback(
+  public static func feedback(
     _ description: TransportFeedbackDescription, senderSSRC: UInt32, mediaSSRC: UInt32
   ) -> RTCPTransportWideFeedback {
     // 24-bit signed reference time.
