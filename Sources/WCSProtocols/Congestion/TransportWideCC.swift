@@ -1,13 +1,18 @@
 /// Transport-wide congestion control glue (draft-holmer-rmcat-transport-wide-cc-extensions-01):
 /// the header extension carrying the transport sequence number, and conversions between the
 /// RTCP feedback packet and the congestion module's `TransportFeedbackDescription`.
+///
+/// A namespace of pure functions (no state, no I/O); the play session and the send path call
+/// them per packet. Nothing here throws: absent or malformed elements read as `nil`.
 public enum TransportWideCC {
-  /// The extension URI as SDP `a=extmap` names it.
+  /// The extension URI as SDP `a=extmap` names it (RFC 8285 §5; the draft's §2).
   public static let uri =
     "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
   /// The negotiated extension id in `answer` (first section that maps the URI), `nil` when
   /// the answer did not accept it or the id does not fit a one-byte header (1...14).
+  /// - Parameter answer: the negotiated SDP; rejected sections (port 0) are skipped.
+  /// - Returns: the id, 1...14, or `nil`.
   public static func extensionID(in answer: SessionDescription) -> UInt8? {
     for section in answer.media where !section.isRejected {
       for attribute in section.attributes {
@@ -21,6 +26,10 @@ public enum TransportWideCC {
 
   /// `header` with the transport sequence number as a one-byte extension element (RFC 8285
   /// §4.2), replacing any extension it had.
+  /// - Parameters:
+  ///   - header: the outgoing packet's header, changed in place.
+  ///   - id: the negotiated id (`extensionID(in:)`), 1...14.
+  ///   - sequenceNumber: the transport-wide sequence number, written big-endian in 2 octets.
   public static func stamp(_ header: inout RTPHeader, id: UInt8, sequenceNumber: UInt16) {
     header.headerExtension = .oneByte([
       RTPHeaderExtensionElement(
@@ -29,6 +38,11 @@ public enum TransportWideCC {
   }
 
   /// The transport sequence number in `header`, `nil` without a 2-byte element `id`.
+  /// - Parameters:
+  ///   - header: a received packet's header, parsed (wire octets) or built.
+  ///   - id: the negotiated extension id.
+  /// - Returns: the 16-bit sequence number (big-endian on the wire), or `nil` when the element
+  ///   is absent or its value is not exactly 2 octets.
   public static func sequenceNumber(in header: RTPHeader, id: UInt8) -> UInt16? {
     // Per received packet: the elements are searched in place, without `elements`' copy, and
     // a parsed packet's wire octets without decoding them.
@@ -47,6 +61,9 @@ public enum TransportWideCC {
   }
 
   /// The description of a received feedback packet (reference time reduced to 24 bits).
+  /// - Parameter feedback: a parsed RTCP transport-wide feedback packet (RTPFB FMT 15, the
+  ///   draft's §3.1); delta ticks are 250 µs.
+  /// - Returns: the statuses in sequence order from `baseSequenceNumber`.
   public static func description(of feedback: RTCPTransportWideFeedback)
     -> TransportFeedbackDescription
   {
@@ -64,6 +81,11 @@ public enum TransportWideCC {
   }
 
   /// The RTCP packet for a description the generator built.
+  /// - Parameters:
+  ///   - description: from `TransportFeedbackGenerator`; its reference time is 24-bit
+  ///     (64 ms units), sign-extended here.
+  ///   - senderSSRC: this endpoint's SSRC; `mediaSSRC`: the SSRC of the media fed back on.
+  /// - Returns: the packet, with small deltas (0...255 ticks) as one octet and others as two.
   public static func feedback(
     _ description: TransportFeedbackDescription, senderSSRC: UInt32, mediaSSRC: UInt32
   ) -> RTCPTransportWideFeedback {
