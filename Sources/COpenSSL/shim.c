@@ -2,6 +2,14 @@
 
 #include <pthread.h>
 
+// OpenSSL's atexit handler frees its global locks and tables while other threads may still be
+// inside OpenSSL (an event loop signing a STUN check as exit() runs), which crashes the exit
+// of a process whose work succeeded. The process's memory goes anyway, so the handler is not
+// registered; this must be the process's first OpenSSL call, hence a load-time constructor.
+__attribute__((constructor)) static void wcs_openssl_init_without_atexit(void) {
+  OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
 long wcs_ssl_ctx_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 long wcs_ssl_ctx_set_read_ahead(SSL_CTX *ctx, long yes) { return SSL_CTX_set_read_ahead(ctx, yes); }
 uint64_t wcs_ssl_ctx_set_no_query_mtu(SSL_CTX *ctx) {
