@@ -137,6 +137,35 @@ final class ExampleSupportTests: XCTestCase {
     XCTAssertEqual(report.videoOffset ?? 0, 1, accuracy: 1e-9)
   }
 
+  /// A screencast-like source, still but for a small mark that appears and moves well into the
+  /// played run: the played frames are placed by the mark, not by the still frames before it
+  /// (which match any still source frame equally).
+  func testFrameMatchingOfAStillSceneIsPlacedByItsFewMovingPixels() throws {
+    let still = VirtualCamera(width: 64, height: 48, frameRate: 30).frame(0)
+    func frame(_ index: Int) -> I420Image {
+      var picture = still
+      if index >= 40 {
+        for row in 2..<4 {
+          for column in 0..<2 { picture.y[row * picture.strideY + (index - 40) * 2 + column] = 255 }
+        }
+      }
+      return picture
+    }
+    let source = SourceMedia(
+      frames: (0..<60).map { (Double($0) / 30, frame($0)) }, audio: [], audioStart: 0,
+      frameRate: 30)
+    let played = (10..<60).map { index in
+      VideoFileRenderer.Kept(
+        rtpTimestamp: 1_000_000 &+ UInt32(index * 3000), arrival: 1 + Double(index) / 30,
+        picture: frame(index))
+    }
+    let report = try XCTUnwrap(VideoQualityReport.compare(played: played, source: source))
+    XCTAssertEqual(report.matchedFrames, 50)
+    XCTAssertEqual(report.matchedAtTimestamp, 50)
+    XCTAssertEqual(report.meanPSNR, 99)
+    XCTAssertEqual(report.videoOffset ?? 0, 1, accuracy: 1e-9)
+  }
+
   func testAudioLevelMeter() {
     XCTAssertEqual(AudioLevel.rms([Int16](repeating: 0, count: 960)), 0)
     XCTAssertEqual(AudioLevel.rms([Int16](repeating: 16384, count: 960)), 0.5, accuracy: 1e-9)
