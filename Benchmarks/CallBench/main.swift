@@ -184,7 +184,7 @@ options.sipDomain = "127.0.0.1"
 options.sipOutboundProxy = "127.0.0.1"
 options.sipPort = 5060
 let session = try FPWCSApi2.createSession(options)
-try await session.connect()
+session.connect()
 
 let rounds = option("rounds", 10)
 let first = try BaresipProcess(user: "bench", answer: true)

@@ -122,6 +122,15 @@ public final class RunReport: Sendable {
     }
   }
 
+  /// `sampleStreams(at:publisher:player:source:)` with `session`'s first published and first
+  /// played stream.
+  public func sampleStreams(at time: Double, of session: FPWCSApi2Session, source: I420Image?) {
+    let streams = session.getStreams()
+    sampleStreams(
+      at: time, publisher: streams.first { $0.isPublished() },
+      player: streams.first { !$0.isPublished() }, source: source)
+  }
+
   /// Adds a raw sample (tests, other programs).
   public func add(_ sample: Sample) {
     state.withLock { s in if s.samples.count < Self.maxSamples { s.samples.append(sample) } }

@@ -152,9 +152,7 @@ func runImageOverlay(_ argv: [String]) -> Int32 {
   {
     if let (report, _) = report, log.elapsed >= nextSample {
       nextSample += 1
-      report.sampleStreams(
-        at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
-        player: session.getStreams().first { !$0.isPublished() }, source: published.lastPicture)
+      report.sampleStreams(at: log.elapsed, of: session, source: published.lastPicture)
     }
     Thread.sleep(forTimeInterval: 0.05)
   }

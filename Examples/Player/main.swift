@@ -144,10 +144,7 @@ func runPlayer(_ argv: [String]) -> Int32 {
       if log.failIfEnded(endEvents, in: &summary) { break }
       if let (report, _) = report, log.elapsed >= nextSample {
         nextSample += 1
-        report.sampleStreams(
-          at: log.elapsed, publisher: session.getStreams().first { $0.isPublished() },
-          player: session.getStreams().first { !$0.isPublished() },
-          source: sourcePictures.lastPicture)
+        report.sampleStreams(at: log.elapsed, of: session, source: sourcePictures.lastPicture)
       }
       Thread.sleep(forTimeInterval: 0.05)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import WCSCodecs
 import WCSProtocols
 import XCTest
@@ -13,7 +14,7 @@ import XCTest
 final class PulledH264LimitTests: XCTestCase {
   /// A baseline SPS (id `id`) announcing `widthInMacroblocks` × `heightInMacroblocks`, no VUI.
   static func sps(id: Int = 0, widthInMacroblocks: Int, heightInMacroblocks: Int) -> [UInt8] {
-    var writer = SPSBitWriter()
+    var writer = ExpGolombBitWriter()
     for (value, bits) in [(0x67, 8), (66, 8), (0xC0, 8), (31, 8)] { writer.bits(value, bits) }
     // seq_parameter_set_id, log2_max_frame_num_minus4, pic_order_cnt_type 2, max_num_ref_frames.
     for value in [id, 0, 2, 1] { writer.ue(value) }
@@ -171,29 +172,5 @@ final class PulledH264LimitTests: XCTestCase {
       return false
     }
     XCTAssertEqual(packetEvents.count, 0, "nothing after the SPS was read")
-  }
-}
-
-/// MSB-first bits and Exp-Golomb codes, for hand-made parameter sets.
-struct SPSBitWriter {
-  private(set) var bytes: [UInt8] = []
-  private var used = 8
-
-  mutating func bits(_ value: Int, _ count: Int) {
-    for shift in stride(from: count - 1, through: 0, by: -1) {
-      if used == 8 {
-        bytes.append(0)
-        used = 0
-      }
-      if (value >> shift) & 1 == 1 { bytes[bytes.count - 1] |= 0x80 >> UInt8(used) }
-      used += 1
-    }
-  }
-
-  mutating func ue(_ value: Int) {
-    let code = value + 1
-    let length = Int.bitWidth - code.leadingZeroBitCount
-    bits(0, length - 1)
-    bits(code, length)
   }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import WCSCodecs
@@ -133,7 +134,7 @@ final class H264CodecTests: XCTestCase {
   func testSPSOverTheLimitNeverReachesTheDecoder() throws {
     // Baseline SPS: profile 66, level 31, id 0, log2_max_frame_num 4, POC type 2, 1 reference,
     // 1024 x 1024 macroblocks (16384 x 16384 samples), frame_mbs_only, no cropping.
-    var writer = BitWriter()
+    var writer = ExpGolombBitWriter()
     writer.bits(0x67, 8)
     writer.bits(66, 8)
     writer.bits(0xC0, 8)
@@ -168,29 +169,5 @@ final class H264CodecTests: XCTestCase {
     let units = H264AnnexB.nalUnits(stream).map(Array.init)
     XCTAssertEqual(units, [[0x67, 1, 2], [0x68, 3], [0x65, 4, 5]])
     XCTAssertEqual(H264AnnexB.nalUnits(H264AnnexB.stream(units)).map(Array.init), units)
-  }
-}
-
-/// MSB-first bits and Exp-Golomb codes, for hand-made parameter sets.
-struct BitWriter {
-  private(set) var bytes: [UInt8] = []
-  private var used = 8
-
-  mutating func bits(_ value: Int, _ count: Int) {
-    for shift in stride(from: count - 1, through: 0, by: -1) {
-      if used == 8 {
-        bytes.append(0)
-        used = 0
-      }
-      if (value >> shift) & 1 == 1 { bytes[bytes.count - 1] |= 0x80 >> UInt8(used) }
-      used += 1
-    }
-  }
-
-  mutating func ue(_ value: Int) {
-    let code = value + 1
-    let length = Int.bitWidth - code.leadingZeroBitCount
-    bits(0, length - 1)
-    bits(code, length)
   }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import WCSCodecs
@@ -206,7 +207,7 @@ final class H264PayloadTests: XCTestCase {
   }
 
   func testSPSClaimingHugePictureIsDropped() throws {
-    var writer = BitWriter()
+    var writer = ExpGolombBitWriter()
     for (value, bits) in [(0x67, 8), (66, 8), (0xC0, 8), (31, 8)] { writer.bits(value, bits) }
     for value in [0, 0, 2, 1] { writer.ue(value) }
     writer.bits(0, 1)
