@@ -10,7 +10,7 @@ import XCTest
 /// output frame written over its input frame, also while a delay is held), on targets at the
 /// hysteresis edges to the nanosecond, negative and huge, flipping both ways each turn, empty
 /// turns, frames whose layout changes (mono, stereo, empty); against `ReferenceAudioDelayLine`.
-final class RoundFourPlayoutAttackTests: XCTestCase {
+final class AudioDelayLineInPlaceEdgeTests: XCTestCase {
   /// Targets where the line's decisions change: each side of the hysteresis around 0, 1 and
   /// 2 steps, to the nanosecond; negative; huge.
   private static let edgeTargets: [MediaDuration] = {
