@@ -20,13 +20,14 @@ import WCSProtocols
 /// from the publisher is unwrapped. Per-leg counters (`RelayLegStatistics`) are logged at each
 /// stream's end and every `statisticsInterval`.
 ///
-/// Threading (`@unchecked Sendable`): the relay state (`publishers`, `players`, the timers,
-/// `random`) is touched only on `loop`, where `perform` sends every request and where the
-/// connections call back; `outbox` is a `Mutex`.
+/// Threading: the relay state (`publishers`, `players`, `pulls`, the timers, `random`) is
+/// touched only on `loop`, where `perform` sends every request and where the connections call
+/// back, and is checked to be (a `LoopBoundBox`: any use off the loop traps); `outbox` is a
+/// `Mutex`.
 ///
 /// This file holds the connections' lifecycle; the relay itself is in `+Forwarding`, `+Repair`
 /// (NACK and RTX), `+KeyFrames` (PLI) and `+Reports` (RTCP reports, statistics).
-public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @unchecked Sendable {
+public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, Sendable {
   /// Engine settings.
   public struct Configuration: Sendable {
     /// Where recordings are written (the server's records directory).
@@ -88,15 +89,48 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
   let configuration: Configuration
   private let outbox = Mutex(Outbox())
 
-  // Loop only.
-  var publishers: [String: RelayPublisher] = [:]
-  var players: [String: RelayPlayer] = [:]
+  /// The relay's state, on the loop only.
+  private struct RelayState {
+    var publishers: [String: RelayPublisher] = [:]
+    var players: [String: RelayPlayer] = [:]
+    var pulls: [String: RelayPull] = [:]
+    var reportTimer: EventLoopTimer?
+    var statisticsTimer: EventLoopTimer?
+    var random = SystemRandomNumberGenerator()
+    var isShutDown = false
+  }
+  private let state: LoopBoundBox<RelayState>
+
+  // The state's parts, each checked to be used on the loop.
+  var publishers: [String: RelayPublisher] {
+    get { state.value.publishers }
+    _modify { yield &state.value.publishers }
+  }
+  var players: [String: RelayPlayer] {
+    get { state.value.players }
+    _modify { yield &state.value.players }
+  }
   /// RTSP/RTMP sources being pulled, by source id (`PullSourceName`).
-  var pulls: [String: RelayPull] = [:]
-  var reportTimer: EventLoopTimer?
-  var statisticsTimer: EventLoopTimer?
-  var random = SystemRandomNumberGenerator()
-  var isShutDown = false
+  var pulls: [String: RelayPull] {
+    get { state.value.pulls }
+    _modify { yield &state.value.pulls }
+  }
+  var reportTimer: EventLoopTimer? {
+    get { state.value.reportTimer }
+    _modify { yield &state.value.reportTimer }
+  }
+  var statisticsTimer: EventLoopTimer? {
+    get { state.value.statisticsTimer }
+    _modify { yield &state.value.statisticsTimer }
+  }
+  var random: SystemRandomNumberGenerator {
+    get { state.value.random }
+    _modify { yield &state.value.random }
+  }
+  var isShutDown: Bool {
+    get { state.value.isShutDown }
+    _modify { yield &state.value.isShutDown }
+  }
 
   /// Media SSRCs one publisher may send (audio and video, and room for a restarted encoder).
   package static let maxSourcesPerPublisher = 4
@@ -107,6 +141,7 @@ public final class LocalServerRelayEngine: LocalServerMediaEngineHooks, @uncheck
     configuration.peerConnection.iceLite = true
     self.configuration = configuration
     loop = EventLoop(label: "wcs-local-server.media")
+    state = LoopBoundBox(RelayState(), loop: loop)
   }
 
   /// Queues `request` for the loop; results come back through `takeEvents()`.
