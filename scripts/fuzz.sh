@@ -35,6 +35,7 @@ case "$target" in
 esac
 SWIFT=${SWIFT:-swift}
 scratch=.build/fuzz
+mkdir -p .build
 # -enable-testing: the targets reach internal parsers with @testable import.
 "$SWIFT" build -c release --scratch-path "$scratch" --product "$product" \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -enable-testing \
