@@ -29,13 +29,15 @@ func iceIntake(maximumRemoteCandidates: Int?) -> String {
     tieBreaker: 1, randomSeed: 1)
   if let maximumRemoteCandidates { configuration.maximumRemoteCandidates = maximumRemoteCandidates }
   let agent = ICEAgent(configuration: configuration)
-  agent.addLocalSocket(0, address: ICETransportAddress(ip: .v4(0x7F00_0001), port: 4000), now: 0)
+  agent.addLocalSocket(
+    0, address: ICETransportAddress(ip: .v4(0x7F00_0001), port: 4000),
+    now: MediaInstant(nanoseconds: 0))
   for index in 0..<100_000 {
     agent.addRemoteCandidate(
       ICECandidate(
         foundation: "f\(index % 7)", priority: UInt32(index),
         address: ICETransportAddress(ip: .v4(0x0A00_0000 + UInt32(index)), port: 9), type: .host),
-      now: 0)
+      now: MediaInstant(nanoseconds: 0))
   }
   return "kept \(agent.remoteCandidates.count), refused \(agent.refusedRemoteCandidates)"
 }

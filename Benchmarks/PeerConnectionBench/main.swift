@@ -51,7 +51,7 @@ func connectOnce(loop: EventLoop, lite: Bool, pacing: Double = 0.02)
 {
   let run = Run()
   var offerConfiguration = PeerConnectionConfiguration.loopback
-  offerConfiguration.icePacingInterval = pacing
+  offerConfiguration.icePacingInterval = .seconds(pacing)
   var answerConfiguration = offerConfiguration
   answerConfiguration.iceLite = lite
   let offerer = PeerConnection(configuration: offerConfiguration, loop: loop)

@@ -19,11 +19,14 @@ extension FuzzTarget {
     configuration.maximumPairs = 16
     let agent = ICEAgent(configuration: configuration)
     let remote = ICETransportAddress(ip: .v4(0x7F00_0002), port: 6000)
-    agent.addLocalSocket(0, address: ICETransportAddress(ip: .loopbackV4, port: 5000), now: 0)
-    agent.setRemoteCredentials(iceRemote, now: 0)
+    agent.addLocalSocket(
+      0, address: ICETransportAddress(ip: .loopbackV4, port: 5000),
+      now: MediaInstant(nanoseconds: 0))
+    agent.setRemoteCredentials(iceRemote, now: MediaInstant(nanoseconds: 0))
     agent.addRemoteCandidate(
-      ICECandidate(foundation: "1", priority: 100, address: remote, type: .host), now: 0)
-    agent.startGathering(now: 0)
+      ICECandidate(foundation: "1", priority: 100, address: remote, type: .host),
+      now: MediaInstant(nanoseconds: 0))
+    agent.startGathering(now: MediaInstant(nanoseconds: 0))
     var lastRequest: [UInt8]?
     func drain() {
       for case .send(let datagram) in agent.takeOutputs()
@@ -33,7 +36,7 @@ extension FuzzTarget {
     }
     drain()
     var accepted = false
-    var now = 0.0
+    var now = MediaInstant(nanoseconds: 0)
     var strangers: UInt16 = 0
     for piece in split(bytes, separator: [0x0A, 0x0A, 0x0A, 0x0A]).prefix(64) {
       guard let flags = piece.first else { continue }
@@ -54,7 +57,7 @@ extension FuzzTarget {
         strangers &+= 1
         source = ICETransportAddress(ip: .v4(0x7F00_0003), port: 7000 &+ strangers)
       }
-      now += 0.02
+      now += .milliseconds(20)
       if agent.receive(datagram, from: source, socket: 0, now: now) == .handled {
         accepted = true
       }
@@ -62,7 +65,7 @@ extension FuzzTarget {
       drain()
     }
     for _ in 0..<4 {
-      now += 15
+      now += .seconds(15)
       agent.handleTimeout(now: now)
       drain()
     }

@@ -89,8 +89,8 @@ extension FuzzTarget {
       address: ICETransportAddress(ip: .loopbackV4, port: 3478), username: "user",
       password: "secret", transport: .tcp)
     let client = TURNClient(server: server, socket: 1, randomSeed: 7)
-    client.start(now: 0)
-    var now = 0.0
+    client.start(now: MediaInstant(nanoseconds: 0))
+    var now = MediaInstant(nanoseconds: 0)
     var realm = ""
     for frame in frames.prefix(16) {
       var response = frame
@@ -110,11 +110,11 @@ extension FuzzTarget {
           }
         }
       }
-      now += 0.05
+      now += .milliseconds(50)
       _ = client.receive(response, now: now)
       _ = client.takeEvents()
     }
-    now += 600
+    now += .seconds(600)
     client.handleTimeout(now: now)
     _ = client.takeDatagrams()
   }

@@ -104,9 +104,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       address: ICETransportAddress(ip: .loopbackV4, port: 3478), username: "user",
       password: "secret")
     let client = TURNClient(server: server, socket: 1, randomSeed: 7)
-    client.start(now: 0)
+    client.start(now: MediaInstant(nanoseconds: 0))
     var accepted = false
-    var now = 0.0
+    var now = MediaInstant(nanoseconds: 0)
     // Up to 4 responses, split at "\n\n\n\n" so one input can walk the challenge and success.
     for piece in split(bytes, separator: [0x0A, 0x0A, 0x0A, 0x0A]).prefix(4) {
       var response = Array(piece)
@@ -116,12 +116,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
       {
         response.replaceSubrange(8..<20, with: request.bytes[8..<20])
       }
-      now += 0.05
+      now += .milliseconds(50)
       accepted = client.receive(response, now: now) || accepted
       _ = client.takeEvents()
     }
     for _ in 0..<3 {
-      now += 600
+      now += .seconds(600)
       client.handleTimeout(now: now)
       _ = client.takeDatagrams()
     }

@@ -61,7 +61,7 @@ extension PeerConnection {
   /// TCP host candidates instead of UDP sockets: an active one per host address for a full
   /// agent (connections opened as the agent checks pairs), a listener and passive candidate
   /// per host address for a lite one.
-  func startICETCP(agent: ICEAgent, lite: Bool, now: Double) throws(PeerConnectionError) {
+  func startICETCP(agent: ICEAgent, lite: Bool, now: MediaInstant) throws(PeerConnectionError) {
     let addresses = hostIPs()
     var lastError = EventLoopError.bindFailed(
       address: ICETransportAddress(ip: .loopbackV4, port: 0), errno: EADDRNOTAVAIL)

@@ -176,7 +176,7 @@ extension PeerConnection {
     guard let roundTripTime = agent?.roundTripTime else { return }
     dtls.setInitialRetransmissionTimeout(
       DTLSEndpoint.initialRetransmissionTimeout(
-        roundTripTime: .nanoseconds(Int64(min(roundTripTime, 60) * 1e9))))
+        roundTripTime: min(roundTripTime, .seconds(60)).duration))
   }
 
   func handleDTLS(_ output: DTLSOutput) {
@@ -269,29 +269,28 @@ extension PeerConnection {
   /// the armed timer, which re-arms.
   func rearmTimer() {
     guard !state.isFinal else { return }
-    var deadline: ContinuousClock.Instant?
-    if let ice = agent?.nextDeadline { deadline = instant(iceTime: ice) }
-    if let dtlsDeadline = dtls?.nextDeadline {
+    var deadline = agent?.nextDeadline
+    if let dtlsDeadline = dtls?.nextDeadline.map(MediaInstant.init) {
       deadline = deadline.map { min($0, dtlsDeadline) } ?? dtlsDeadline
     }
     guard let deadline else { return }
     if let armed = timerDeadline, armed <= deadline, timer != nil { return }
     if let timer { loop.cancel(timer) }
     timerDeadline = deadline
-    timer = loop.schedule(at: deadline) { [weak self] in self?.timerFired() }
+    timer = loop.schedule(at: deadline, leeway: .zero) { [weak self] in self?.timerFired() }
   }
 
   private func timerFired() {
     timer = nil
     timerDeadline = nil
     guard !state.isFinal else { return }
-    let now = loop.now()
-    if let dtls, let deadline = dtls.nextDeadline, deadline <= now {
-      handleDTLS(dtls.handleTimeout(now: now))
+    let now = iceNow()
+    if let dtls, let deadline = dtls.nextDeadline, MediaInstant(deadline) <= now {
+      handleDTLS(dtls.handleTimeout(now: now.continuousInstant))
       if state.isFinal { return }
     }
     if let agent {
-      agent.handleTimeout(now: iceNow(now))
+      agent.handleTimeout(now: now)
       serviceICE()
     }
     rearmTimer()

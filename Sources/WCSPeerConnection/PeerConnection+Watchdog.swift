@@ -1,3 +1,5 @@
+import WCSProtocols
+
 /// Limits on how long a connection may hold its sockets without a live peer: the connect
 /// timeout, and consent expiry for an ICE-lite answerer, whose agent sends no consent checks
 /// of its own (RFC 7675 §5.1 applies to full agents; a lite server instead watches the peer's
@@ -9,12 +11,13 @@ extension PeerConnection {
     watchdog = nil
     guard !state.isFinal, let connectDeadline else { return }
     let now = iceNow()
-    let deadline: Double
+    let deadline: MediaInstant
     if !hasConnected {
       deadline = connectDeadline
     } else if configuration.iceLite, signalingRole == .answerer, let agent {
       // The agent connected on an authenticated check, so the time is set here.
-      deadline = (agent.lastAuthenticatedRequest ?? now) + configuration.iceConsentTimeout
+      deadline =
+        (agent.lastAuthenticatedRequest ?? now) + MediaDuration(configuration.iceConsentTimeout)
     } else {
       return
     }
@@ -22,7 +25,7 @@ extension PeerConnection {
       fail(.iceFailed)
       return
     }
-    watchdog = loop.schedule(at: instant(iceTime: deadline)) { [weak self] in
+    watchdog = loop.schedule(at: deadline, leeway: .zero) { [weak self] in
       self?.serviceWatchdog()
     }
   }

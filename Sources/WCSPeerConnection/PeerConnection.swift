@@ -130,13 +130,12 @@ public final class PeerConnection: @unchecked Sendable {
   var localSendSSRCs: Set<UInt32> = []
   /// Scratch space for protecting outgoing packets in place (allocated once).
   let sendBuffer: UnsafeMutableRawBufferPointer
-  let epoch: ContinuousClock.Instant
   var timer: EventLoopTimer?
-  var timerDeadline: ContinuousClock.Instant?
+  var timerDeadline: MediaInstant?
   /// Connect timeout and ICE-lite consent expiry (see `PeerConnection+Watchdog.swift`).
   var watchdog: EventLoopTimer?
-  /// ICE time by which the connection must be `.connected`, set with the remote description.
-  var connectDeadline: Double?
+  /// When the connection must be `.connected` by, set with the remote description.
+  var connectDeadline: MediaInstant?
   var hasConnected = false
 
   /// Creates a connection; no socket is bound until a description is made. Callable from any
@@ -154,7 +153,6 @@ public final class PeerConnection: @unchecked Sendable {
     var generator = SystemRandomNumberGenerator()
     localCredentials = ICECredentials.random(using: &generator)
     sendBuffer = .allocate(byteCount: EventLoop.maximumDatagramSize, alignment: 16)
-    epoch = loop.now()
     Self.prepareSecurity()
   }
 
@@ -323,10 +321,10 @@ public final class PeerConnection: @unchecked Sendable {
       stunServers: configuration.stunServers)
     iceConfiguration.turnServers = configuration.turnServers
     iceConfiguration.transportPolicy = configuration.iceTransportPolicy
-    iceConfiguration.disconnectedTimeout = configuration.iceDisconnectedTimeout
-    iceConfiguration.consentTimeout = configuration.iceConsentTimeout
-    iceConfiguration.pacingInterval = configuration.icePacingInterval
-    iceConfiguration.consentInterval = configuration.iceConsentInterval
+    iceConfiguration.disconnectedTimeout = MediaDuration(configuration.iceDisconnectedTimeout)
+    iceConfiguration.consentTimeout = MediaDuration(configuration.iceConsentTimeout)
+    iceConfiguration.pacingInterval = MediaDuration(configuration.icePacingInterval)
+    iceConfiguration.consentInterval = MediaDuration(configuration.iceConsentInterval)
     let agent = ICEAgent(configuration: iceConfiguration)
     self.agent = agent
     let now = iceNow()
@@ -417,7 +415,7 @@ public final class PeerConnection: @unchecked Sendable {
     for candidate in remote.candidates { agent.addRemoteCandidate(candidate, now: now) }
     if remote.endOfCandidates { agent.setRemoteGatheringComplete(now: now) }
     setState(.connecting)
-    connectDeadline = now + MediaDuration(configuration.connectTimeout).seconds
+    connectDeadline = now + MediaDuration(configuration.connectTimeout)
     serviceICE()
     serviceWatchdog()
   }
@@ -494,13 +492,6 @@ public final class PeerConnection: @unchecked Sendable {
     }
   }
 
-  /// Seconds since creation: the ICE agent's clock.
-  func iceNow(_ instant: ContinuousClock.Instant? = nil) -> Double {
-    let (seconds, attoseconds) = epoch.duration(to: instant ?? loop.now()).components
-    return Double(seconds) + Double(attoseconds) * 1e-18
-  }
-
-  func instant(iceTime: Double) -> ContinuousClock.Instant {
-    epoch + .nanoseconds(Int64(max(0, min(iceTime, 1e9)) * 1e9))
-  }
+  /// The loop's clock, the time of the ICE agent and the timers.
+  func iceNow() -> MediaInstant { loop.mediaNow() }
 }

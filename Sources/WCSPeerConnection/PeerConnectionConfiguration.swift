@@ -51,19 +51,18 @@ public struct PeerConnectionConfiguration: Sendable {
   /// When our DTLS role was guessed (an answer without `a=setup`, taken as `active`), turn into
   /// the DTLS client if no ClientHello arrived this long after ICE connected.
   public var dtlsClientFallback: Duration
-  /// ICE consent (RFC 7675): without responses for this long the state becomes `.disconnected`,
-  /// in seconds.
-  public var iceDisconnectedTimeout: Double
-  /// ICE consent lost after this long without responses: `.failed`, in seconds (RFC 7675: 30).
-  public var iceConsentTimeout: Double
-  /// Seconds between ICE consent checks on the selected pair (RFC 7675 §5.1: 5 s, ±20 %
+  /// ICE consent (RFC 7675): without responses for this long the state becomes `.disconnected`.
+  public var iceDisconnectedTimeout: Duration
+  /// ICE consent lost after this long without responses: `.failed` (RFC 7675: 30 s).
+  public var iceConsentTimeout: Duration
+  /// Time between ICE consent checks on the selected pair (RFC 7675 §5.1: 5 s, ±20 %
   /// jitter); keep it below `iceDisconnectedTimeout`.
-  public var iceConsentInterval: Double
-  /// ICE pacing interval Ta between new checks, in seconds. RFC 8445 §14.2 recommends 50 ms and
+  public var iceConsentInterval: Duration
+  /// ICE pacing interval Ta between new checks. RFC 8445 §14.2 recommends 50 ms and
   /// lets it be configured; we default to 20 ms because nomination waits for the next slot, so Ta
   /// bounds how fast ICE completes, and one bundled component sends at most 50 checks/s of about
   /// 100 bytes — well inside the pacing budget the RFC protects.
-  public var icePacingInterval: Double
+  public var icePacingInterval: Duration
   /// Give up (state `.failed(.iceFailed)`) when the connection is not `.connected` this long
   /// after the remote description was applied. A full agent also fails on its own once every
   /// pair failed; an ICE-lite agent never sends checks, so without this a peer that never
@@ -97,8 +96,8 @@ public struct PeerConnectionConfiguration: Sendable {
     portRange: ClosedRange<UInt16>? = nil, certificate: DTLSCertificate? = nil,
     srtpProfiles: [DTLSSRTPProfile] = DTLSSRTPProfile.defaultOffer,
     dtlsHandshakeTimeout: Duration = .seconds(10), dtlsClientFallback: Duration = .seconds(1),
-    iceDisconnectedTimeout: Double = 10, iceConsentTimeout: Double = 30,
-    iceConsentInterval: Double = 5, icePacingInterval: Double = 0.02,
+    iceDisconnectedTimeout: Duration = .seconds(10), iceConsentTimeout: Duration = .seconds(30),
+    iceConsentInterval: Duration = .seconds(5), icePacingInterval: Duration = .milliseconds(20),
     connectTimeout: Duration = .seconds(30), iceTransportPolicy: ICETransportPolicy = .all,
     receiveCoalescing: Duration = .milliseconds(25), networkEmulation: NetworkEmulation? = nil
   ) {

@@ -5,7 +5,7 @@ extension ICEAgent {
   /// never thrown.
   @discardableResult
   public func receive(
-    _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: Double
+    _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: MediaInstant
   ) -> ICEReceiveResult {
     // ChannelData (RFC 8656 §12) comes only from a TURN server, for its relay.
     if socket >= 0, TURNClient.isChannelData(bytes), state != .closed {
@@ -39,7 +39,7 @@ extension ICEAgent {
   /// Decodes and dispatches one STUN datagram (also the ones unwrapped from TURN Data
   /// indications, with the relay's pseudo socket).
   func processSTUN(
-    _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: Double
+    _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: MediaInstant
   ) {
     let message: STUNMessage
     do {
@@ -62,7 +62,7 @@ extension ICEAgent {
   /// RFC 8445 §7.3: authenticate, resolve role conflicts, answer, learn peer-reflexive
   /// candidates, queue a triggered check and honour USE-CANDIDATE.
   func handleRequest(
-    _ request: STUNMessage, from source: ICETransportAddress, socket: ICESocketID, now: Double
+    _ request: STUNMessage, from source: ICETransportAddress, socket: ICESocketID, now: MediaInstant
   ) {
     guard let username = request.username, request.messageIntegrity != nil else {
       respondError(to: request, code: 400, reason: "Bad Request", source, socket, signed: false)
@@ -195,7 +195,8 @@ extension ICEAgent {
 
   /// RFC 8445 §7.2.5: match the transaction, authenticate, then update the pair.
   func handleResponse(
-    _ response: STUNMessage, from source: ICETransportAddress, socket: ICESocketID, now: Double
+    _ response: STUNMessage, from source: ICETransportAddress, socket: ICESocketID,
+    now: MediaInstant
   ) {
     guard let transaction = transactions[response.transactionID] else { return }
     switch transaction.purpose {
@@ -251,7 +252,7 @@ extension ICEAgent {
     }
   }
 
-  private func checkSucceeded(_ index: Int, nominating: Bool, now: Double) {
+  private func checkSucceeded(_ index: Int, nominating: Bool, now: MediaInstant) {
     pairs[index].state = .succeeded
     pairs[index].valid = true
     if firstValidTime == nil { firstValidTime = now }
@@ -278,7 +279,7 @@ extension ICEAgent {
 
   /// Marks a pair nominated and selects it unless a higher-priority pair is already selected
   /// (RFC 8445 §8.1.1).
-  func nominate(_ index: Int, now: Double) {
+  func nominate(_ index: Int, now: MediaInstant) {
     pairs[index].nominated = true
     pairs[index].valid = true
     let pair = pairs[index].pair
@@ -299,7 +300,7 @@ extension ICEAgent {
     if remoteGatheringComplete { setState(.completed) }
   }
 
-  func consentReceived(now: Double) {
+  func consentReceived(now: MediaInstant) {
     lastConsentResponse = now
     if state == .disconnected { setState(remoteGatheringComplete ? .completed : .connected) }
   }

@@ -29,7 +29,7 @@ extension ICEAgent {
   /// wrapped for the TURN server when the local candidate is relayed. `nil` before selection.
   /// A permission request the relay needs first is queued in the outputs
   /// (`relayDatagrams(_:relay:to:now:)` returns it instead).
-  public func applicationDatagram(_ bytes: [UInt8], now: Double) -> ICEDatagram? {
+  public func applicationDatagram(_ bytes: [UInt8], now: MediaInstant) -> ICEDatagram? {
     guard let pair = selectedPair else { return nil }
     guard pair.socket < 0 else {
       return ICEDatagram(socket: pair.socket, destination: pair.remote.address, bytes: bytes)
@@ -47,7 +47,7 @@ extension ICEAgent {
   /// `relay` names no usable relay (unknown, not yet allocated, or its allocation failed).
   /// A new permission request starts a transaction: re-read `nextDeadline` afterwards.
   public func relayDatagrams(
-    _ bytes: [UInt8], relay: ICESocketID, to peer: ICETransportAddress, now: Double
+    _ bytes: [UInt8], relay: ICESocketID, to peer: ICETransportAddress, now: MediaInstant
   ) -> [ICEDatagram] {
     guard state != .closed,
       let index = relays.firstIndex(where: { $0.pseudoSocket == relay }),
@@ -61,7 +61,7 @@ extension ICEAgent {
   /// Gives a datagram from a TURN server to its client; returns `nil` when no relay owns the
   /// source, else what the relay made of it.
   func receiveFromRelay(
-    _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: Double
+    _ bytes: [UInt8], from source: ICETransportAddress, socket: ICESocketID, now: MediaInstant
   ) -> ICEReceiveResult? {
     guard
       let index = relays.firstIndex(where: {
@@ -82,7 +82,7 @@ extension ICEAgent {
     return result
   }
 
-  func serviceRelays(now: Double) {
+  func serviceRelays(now: MediaInstant) {
     for index in relays.indices {
       relays[index].client.handleTimeout(now: now)
       for event in drainRelay(index) {

@@ -27,7 +27,7 @@ extension ICEAgent {
   /// direction (`ICECandidate.tcpLocalPreference`). S-O candidates are not supported and are
   /// ignored, as are candidates under `ICETransportPolicy.relay`.
   public func addLocalTCPCandidate(
-    _ socket: ICESocketID, address: ICETransportAddress, tcpType: ICETCPType, now: Double
+    _ socket: ICESocketID, address: ICETransportAddress, tcpType: ICETCPType, now: MediaInstant
   ) {
     guard socket >= 0, !Self.isTCPConnection(socket), tcpType != .simultaneousOpen,
       !sockets.contains(where: { $0.id == socket }), configuration.transportPolicy == .all
@@ -73,7 +73,7 @@ extension ICEAgent {
   /// TCP connection `connection` ended (closed by the peer, refused, timed out, bad framing):
   /// its pairs fail and its outstanding checks are dropped (RFC 6544 §7.2); when it carried
   /// the selected pair the agent fails, as on lost consent.
-  public func tcpConnectionClosed(_ connection: ICESocketID, now: Double) {
+  public func tcpConnectionClosed(_ connection: ICESocketID, now: MediaInstant) {
     guard state != .closed,
       sockets.contains(where: { $0.id == connection && $0.connectedTo != nil })
     else { return }

@@ -4,7 +4,7 @@ extension ICEAgent {
   /// longer works: its pairs fail) and gathering counts it as done. `reason` says why, for
   /// the failure event.
   public func turnConnectionClosed(
-    socket: ICESocketID, server: ICETransportAddress, reason: String, now: Double
+    socket: ICESocketID, server: ICETransportAddress, reason: String, now: MediaInstant
   ) {
     guard state != .closed else { return }
     currentTime = now

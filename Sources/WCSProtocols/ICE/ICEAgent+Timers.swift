@@ -1,15 +1,15 @@
 extension ICEAgent {
   /// Runs whatever is due at `now`: retransmissions and check timeouts, the next paced check
   /// (every Ta), nomination, consent requests and consent expiry. Call it at `nextDeadline`.
-  public func handleTimeout(now: Double) {
+  public func handleTimeout(now: MediaInstant) {
     service(now: now)
   }
 
   /// When `handleTimeout` should run next, or `nil` when nothing is pending. May be in the past:
   /// then call it right away.
-  public var nextDeadline: Double? {
+  public var nextDeadline: MediaInstant? {
     guard state != .closed, state != .failed else { return nil }
-    var deadline = Double.infinity
+    var deadline = MediaInstant.distantFuture
     for transaction in transactions.values { deadline = min(deadline, transaction.deadline) }
     for relay in relays {
       if let next = relay.client.nextDeadline { deadline = min(deadline, next) }
@@ -23,10 +23,10 @@ extension ICEAgent {
       }
       deadline = min(deadline, lastConsentResponse + configuration.consentTimeout)
     }
-    return deadline.isFinite ? deadline : nil
+    return deadline < .distantFuture ? deadline : nil
   }
 
-  func service(now: Double) {
+  func service(now: MediaInstant) {
     guard state != .closed, state != .failed else { return }
     currentTime = now
     serviceRelays(now: now)
@@ -50,7 +50,7 @@ extension ICEAgent {
   }
 
   /// Controlling: when to nominate the best valid pair if no better pair is still pending.
-  private var nominationTime: Double? {
+  private var nominationTime: MediaInstant? {
     guard role == .controlling, configuration.mode == .full, selectedPair == nil,
       let firstValidTime, !pairs.contains(where: { $0.nominating })
     else { return nil }
@@ -75,7 +75,7 @@ extension ICEAgent {
   /// the media back by up to Ta (20 ms by default), on every connection. It is one transaction
   /// in the agent's life and the slot after it is still paced (RFC 8445 §14.2 limits the rate of
   /// new transactions, which this leaves at one per Ta on average).
-  private func startNomination(now: Double) {
+  private func startNomination(now: MediaInstant) {
     guard let best = bestValidIndex else { return }
     pairs[best].nominating = true
     triggeredQueue.removeAll { $0 == pairs[best].key }
@@ -88,7 +88,7 @@ extension ICEAgent {
 
   /// One new transaction per Ta: server-reflexive requests, then triggered checks, then the
   /// highest-priority Waiting pair, then the highest-priority Frozen one (RFC 8445 §6.1.4.2).
-  private func sendPaced(now: Double) {
+  private func sendPaced(now: MediaInstant) {
     if !serverReflexiveQueue.isEmpty {
       let (socket, server) = serverReflexiveQueue.removeFirst()
       let request = STUNMessage(
@@ -129,7 +129,7 @@ extension ICEAgent {
   /// Sends a connectivity check (RFC 8445 §7.2.2): USERNAME "remote:local", PRIORITY as a
   /// peer-reflexive candidate, the role attribute with the tie-breaker, USE-CANDIDATE when
   /// nominating, MESSAGE-INTEGRITY with the remote password, FINGERPRINT.
-  private func sendCheck(_ index: Int, nominating: Bool, now: Double) -> Bool {
+  private func sendCheck(_ index: Int, nominating: Bool, now: MediaInstant) -> Bool {
     let entry = pairs[index]
     guard let request = bindingRequest(for: entry.pair, useCandidate: nominating),
       let remoteKey, let bytes = try? request.encode(key: remoteKey, fingerprint: true)
@@ -160,7 +160,7 @@ extension ICEAgent {
 
   private func startTransaction(
     _ id: STUNTransactionID, _ purpose: ICETransactionPurpose, socket: ICESocketID,
-    destination: ICETransportAddress, bytes: [UInt8], transmissions: Int, now: Double
+    destination: ICETransportAddress, bytes: [UInt8], transmissions: Int, now: MediaInstant
   ) {
     let timeout =
       transmissions > 1 ? configuration.initialRetransmissionTimeout : configuration.consentInterval
@@ -172,7 +172,7 @@ extension ICEAgent {
 
   /// RFC 8489 §6.2.1 retransmissions with a doubling, capped timeout; a transaction out of
   /// transmissions fails its pair (or its gathering step).
-  private func retransmitOrExpire(now: Double) {
+  private func retransmitOrExpire(now: MediaInstant) {
     let due = transactions.filter { $0.value.deadline <= now }.sorted {
       $0.value.deadline < $1.value.deadline
     }
@@ -206,7 +206,7 @@ extension ICEAgent {
 
   /// RFC 7675: a Binding request on the selected pair every ~5 s (±20 % jitter); no response
   /// for `disconnectedTimeout` → disconnected, for `consentTimeout` → failed.
-  private func serviceConsent(now: Double) {
+  private func serviceConsent(now: MediaInstant) {
     guard configuration.mode == .full, let pair = selectedPair,
       let lastConsentResponse
     else { return }
@@ -234,7 +234,7 @@ extension ICEAgent {
     }
   }
 
-  func jitteredConsentInterval() -> Double {
+  func jitteredConsentInterval() -> MediaDuration {
     configuration.consentInterval * Double.random(in: 0.8...1.2, using: &random)
   }
 

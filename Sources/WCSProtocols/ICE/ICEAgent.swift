@@ -88,26 +88,26 @@ public final class ICEAgent {
 
   var sockets: [LocalSocket] = []
   var relays: [Relay] = []
-  var currentTime = 0.0
+  var currentTime = MediaInstant(nanoseconds: 0)
   var pairs: [ICEPairEntry] = []
   var triggeredQueue: [ICEPairKey] = []
   var transactions: [STUNTransactionID: ICETransaction] = [:]
   var serverReflexiveQueue: [(socket: ICESocketID, server: ICETransportAddress)] = []
   package var gatheringPending = 0
   package var gatheringStarted = false
-  var lastPacedSend = -Double.infinity
-  var firstValidTime: Double?
+  var lastPacedSend = MediaInstant.distantPast
+  var firstValidTime: MediaInstant?
   var remoteGatheringComplete = false
-  var consentNextSend: Double?
-  var lastConsentResponse: Double?
-  /// Agent time (seconds) of the last Binding request from the peer that passed
+  var consentNextSend: MediaInstant?
+  var lastConsentResponse: MediaInstant?
+  /// Agent time of the last Binding request from the peer that passed
   /// MESSAGE-INTEGRITY, `nil` before the first. A lite agent sends no consent checks of its
   /// own, so this is how its owner sees whether the peer is still there (RFC 7675 §5.1).
-  public internal(set) var lastAuthenticatedRequest: Double?
-  /// Seconds between sending our latest successful connectivity check and its response, from
+  public internal(set) var lastAuthenticatedRequest: MediaInstant?
+  /// Time between sending our latest successful connectivity check and its response, from
   /// checks sent once only (a response to a retransmitted one could answer either copy:
   /// Karn's rule); `nil` before the first. A lite agent sends no checks, so it never has one.
-  public internal(set) var roundTripTime: Double?
+  public internal(set) var roundTripTime: MediaDuration?
   var peerReflexiveCount = 0
   /// (local socket, remote address) combinations that proved the peer's credentials: an
   /// authenticated Binding request from them, or a verified success response to our check.
@@ -157,7 +157,7 @@ public final class ICEAgent {
   /// base), the socket is only a base for TURN allocations: no host candidate is emitted or
   /// paired.
   public func addLocalSocket(
-    _ socket: ICESocketID, address: ICETransportAddress, relayOnly: Bool = false, now: Double
+    _ socket: ICESocketID, address: ICETransportAddress, relayOnly: Bool = false, now: MediaInstant
   ) {
     guard socket >= 0, !sockets.contains(where: { $0.id == socket }) else { return }
     let preference = UInt16(max(0, 65535 - sockets.count))
@@ -184,7 +184,7 @@ public final class ICEAgent {
   /// Starts gathering server-reflexive candidates from the configured STUN servers (one Binding
   /// request per socket and server of the same family, paced by Ta). Emits `.gatheringComplete`
   /// when every request answered or timed out (immediately when there is nothing to ask).
-  public func startGathering(now: Double) {
+  public func startGathering(now: MediaInstant) {
     guard !gatheringStarted else { return }
     gatheringStarted = true
     if configuration.mode == .full {
@@ -218,7 +218,7 @@ public final class ICEAgent {
   /// The peer declared `a=ice-lite` (RFC 8839 §5.3), e.g. in the answer to our offer: a full
   /// agent becomes controlling (RFC 8445 §6.1.1) and nominates its first valid pair at once
   /// when nothing better is pending, without waiting for a pacing slot.
-  public func setRemoteIsLite(now: Double) {
+  public func setRemoteIsLite(now: MediaInstant) {
     guard !remoteIsLite else { return }
     remoteIsLite = true
     if configuration.mode == .full { switchRole(to: .controlling) }
@@ -226,7 +226,7 @@ public final class ICEAgent {
   }
 
   /// Sets the peer's `ice-ufrag`/`ice-pwd` (from its SDP); checks start once they are known.
-  public func setRemoteCredentials(_ credentials: ICECredentials, now: Double) {
+  public func setRemoteCredentials(_ credentials: ICECredentials, now: MediaInstant) {
     remoteCredentials = credentials
     remoteKey = STUNIntegrityKey(shortTermPassword: credentials.pwd)
     service(now: now)
@@ -240,7 +240,8 @@ public final class ICEAgent {
   /// `refusedRemoteCandidates`, so an offer of 100 000 candidates cannot stall the caller.
   /// Returns what happened to the candidate.
   @discardableResult
-  public func addRemoteCandidate(_ candidate: ICECandidate, now: Double) -> ICERemoteCandidateIntake
+  public func addRemoteCandidate(_ candidate: ICECandidate, now: MediaInstant)
+    -> ICERemoteCandidateIntake
   {
     guard candidate.component == 1 else {
       refusedRemoteCandidates += 1
@@ -274,7 +275,7 @@ public final class ICEAgent {
 
   /// The peer signalled end-of-candidates: once every check failed the agent fails
   /// (RFC 8838 §8, RFC 8445 §8.1.2).
-  public func setRemoteGatheringComplete(now: Double) {
+  public func setRemoteGatheringComplete(now: MediaInstant) {
     remoteGatheringComplete = true
     if state == .connected { setState(.completed) }
     service(now: now)

@@ -60,27 +60,27 @@ public struct ICEAgentConfiguration: Sendable {
   /// Which local candidates are gathered and paired; `.all` by default.
   public var transportPolicy: ICETransportPolicy
   /// Pacing interval Ta between new checks (RFC 8445 §14.2): 50 ms.
-  public var pacingInterval: Double
-  /// First retransmission timeout of a check (and of a server-reflexive request), in seconds;
+  public var pacingInterval: MediaDuration
+  /// First retransmission timeout of a check (and of a server-reflexive request);
   /// doubles up to `maxRetransmissionTimeout`. 100 ms by default: RFC 8489 §6.2.1 asks for at
   /// least 500 ms except where other mechanisms bound the sending rate, as ICE's Ta pacing does
   /// for checks (RFC 8445 §14.3); libwebrtc re-sends a check every 48 ms until the pair works.
   /// A lost check or response costs this much setup time, so at 10 % loss per datagram one
   /// connection in five pays it once (250 ms before).
-  public var initialRetransmissionTimeout: Double
+  public var initialRetransmissionTimeout: MediaDuration
   /// Cap of the doubling retransmission timeout.
-  public var maxRetransmissionTimeout: Double
+  public var maxRetransmissionTimeout: MediaDuration
   /// How many times a check is sent before the pair fails (RFC 8489 Rc = 7).
   public var maxTransmissions: Int
   /// How long the controlling agent waits for a better pair after the first valid one before
   /// nominating the best valid pair.
-  public var nominationDelay: Double
+  public var nominationDelay: MediaDuration
   /// Consent check interval (RFC 7675 §5.1: 5 s, randomised by ±20 %).
-  public var consentInterval: Double
+  public var consentInterval: MediaDuration
   /// Without a consent response for this long the state becomes disconnected.
-  public var disconnectedTimeout: Double
+  public var disconnectedTimeout: MediaDuration
   /// Without a consent response for this long consent is lost: failed (RFC 7675 §5.1: 30 s).
-  public var consentTimeout: Double
+  public var consentTimeout: MediaDuration
   /// Seed for transaction IDs and jitter; `nil` uses the system CSPRNG (tests pass a seed).
   public var randomSeed: UInt64?
   /// SOFTWARE attribute value, or `nil` to omit it.
@@ -107,14 +107,14 @@ public struct ICEAgentConfiguration: Sendable {
     self.stunServers = stunServers
     self.turnServers = []
     self.transportPolicy = .all
-    self.pacingInterval = 0.05
-    self.initialRetransmissionTimeout = 0.1
-    self.maxRetransmissionTimeout = 1.6
+    self.pacingInterval = .milliseconds(50)
+    self.initialRetransmissionTimeout = .milliseconds(100)
+    self.maxRetransmissionTimeout = .milliseconds(1600)
     self.maxTransmissions = 7
-    self.nominationDelay = 0.2
-    self.consentInterval = 5
-    self.disconnectedTimeout = 10
-    self.consentTimeout = 30
+    self.nominationDelay = .milliseconds(200)
+    self.consentInterval = .seconds(5)
+    self.disconnectedTimeout = .seconds(10)
+    self.consentTimeout = .seconds(30)
     self.randomSeed = randomSeed
     self.software = nil
     self.maximumRemoteCandidates = 100

@@ -44,10 +44,10 @@ struct ICETransaction {
   var destination: ICETransportAddress
   var bytes: [UInt8]
   var transmissions: Int
-  var timeout: Double
-  var deadline: Double
+  var timeout: MediaDuration
+  var deadline: MediaInstant
   /// When the request was first sent.
-  var sentAt: Double
+  var sentAt: MediaInstant
   /// Sent more than once: a response then gives no round-trip time (Karn's rule).
   var retransmitted = false
 }

@@ -71,15 +71,15 @@ public final class TURNClient {
     var number: UInt16
     var bound = false
     /// When to bind it again (a binding lasts 10 minutes, RFC 8656 §12).
-    var refreshAt: Double
+    var refreshAt: MediaInstant
   }
 
   private struct Transaction {
     var request: Request
     var bytes: [UInt8]
     var remaining: Int
-    var timeout: Double
-    var deadline: Double
+    var timeout: MediaDuration
+    var deadline: MediaInstant
     var authAttempts: Int
     /// The request carried MESSAGE-INTEGRITY, so its response must too.
     var signed: Bool
@@ -89,7 +89,7 @@ public final class TURNClient {
   private var nonce: String?
   private var key: STUNIntegrityKey?
   private var transactions: [STUNTransactionID: Transaction] = [:]
-  private var permissions: [ICEIPAddress: Double] = [:]
+  private var permissions: [ICEIPAddress: MediaInstant] = [:]
   private var channels: [ICETransportAddress: Channel] = [:]
   private var channelPeers: [UInt16: ICETransportAddress] = [:]
   private var nextChannel: UInt16 = 0x4000
@@ -102,19 +102,19 @@ public final class TURNClient {
   public static let maximumChannels = 64
   /// ChannelData messages received for a channel not bound (dropped).
   public private(set) var unknownChannelData = 0
-  private var refreshAt: Double?
+  private var refreshAt: MediaInstant?
   private var random: ICERandom
   private var datagrams: [ICEDatagram] = []
   private var events: [TURNEvent] = []
   /// Permissions last 300 s; refreshed after 240 s (RFC 8656 §9).
-  private static let permissionRefresh = 240.0
+  private static let permissionRefresh = MediaDuration.seconds(240)
   /// Channel bindings last 600 s; bound again after 540 s (RFC 8656 §12).
-  private static let channelRefresh = 540.0
-  /// Shortest wait before a Refresh, seconds: a server granting a tiny LIFETIME must not make
+  private static let channelRefresh = MediaDuration.seconds(540)
+  /// Shortest wait before a Refresh: a server granting a tiny LIFETIME must not make
   /// the client refresh back to back.
-  static let minimumRefreshDelay = 5.0
-  /// Ti: how long a request over TCP or TLS waits for its response, seconds (RFC 8489 §6.2.2).
-  static let reliableTransactionTimeout = 39.5
+  static let minimumRefreshDelay = MediaDuration.seconds(5)
+  /// Ti: how long a request over TCP or TLS waits for its response (RFC 8489 §6.2.2).
+  static let reliableTransactionTimeout = MediaDuration.milliseconds(39_500)
 
   /// Creates a client; nothing is sent until `start`.
   public init(server: ICETURNServer, socket: ICESocketID, randomSeed: UInt64? = nil) {
@@ -124,7 +124,7 @@ public final class TURNClient {
   }
 
   /// Sends the first (unauthenticated) Allocate request for a UDP relay.
-  public func start(now: Double) {
+  public func start(now: MediaInstant) {
     send(.allocate, authAttempts: 0, now: now)
   }
 
@@ -141,19 +141,19 @@ public final class TURNClient {
   }
 
   /// When `handleTimeout` should run next.
-  public var nextDeadline: Double? {
+  public var nextDeadline: MediaInstant? {
     guard !failed else { return nil }
-    var deadline = transactions.values.map(\.deadline).min() ?? .infinity
+    var deadline = transactions.values.map(\.deadline).min() ?? .distantFuture
     if let refreshAt { deadline = min(deadline, refreshAt) }
     if let permission = permissions.values.min() { deadline = min(deadline, permission) }
     if let channel = channels.values.lazy.map(\.refreshAt).min() {
       deadline = min(deadline, channel)
     }
-    return deadline.isFinite ? deadline : nil
+    return deadline < .distantFuture ? deadline : nil
   }
 
   /// Installs a permission for `peer` (CreatePermission) unless one exists or is pending.
-  public func ensurePermission(for peer: ICEIPAddress, now: Double) {
+  public func ensurePermission(for peer: ICEIPAddress, now: MediaInstant) {
     guard !failed, relayedAddress != nil, permissions[peer] == nil else { return }
     // Marked at once so the next check does not ask again; refreshed after 240 s.
     permissions[peer] = now + Self.permissionRefresh
@@ -162,7 +162,7 @@ public final class TURNClient {
 
   /// Sends `bytes` to `peer` through the relay: in ChannelData once a channel is bound to the
   /// peer (RFC 8656 §12.4), else in a Send indication (§11), asking for a channel on the way.
-  public func send(_ bytes: [UInt8], to peer: ICETransportAddress, now: Double) {
+  public func send(_ bytes: [UInt8], to peer: ICETransportAddress, now: MediaInstant) {
     guard !failed, relayedAddress != nil else { return }
     if let channel = channels[peer], channel.bound, bytes.count <= 65535 {
       let length = bytes.count
@@ -187,7 +187,7 @@ public final class TURNClient {
   /// Handles a datagram from the server: a STUN message or ChannelData (RFC 8656 §12.5; on a
   /// stream the framer already dropped the padding). Returns `false` when it is neither.
   @discardableResult
-  public func receive(_ bytes: [UInt8], now: Double) -> Bool {
+  public func receive(_ bytes: [UInt8], now: MediaInstant) -> Bool {
     if Self.isChannelData(bytes) {
       receiveChannelData(bytes)
       return true
@@ -214,12 +214,12 @@ public final class TURNClient {
   }
 
   /// Retransmits, refreshes the allocation and permissions when due.
-  public func handleTimeout(now: Double) {
+  public func handleTimeout(now: MediaInstant) {
     guard !failed else { return }
     for (id, var transaction) in transactions where transaction.deadline <= now {
       if transaction.remaining > 0 {
         transaction.remaining -= 1
-        transaction.timeout = min(transaction.timeout * 2, 1.6)
+        transaction.timeout = min(transaction.timeout * 2, .milliseconds(1600))
         transaction.deadline = now + transaction.timeout
         transactions[id] = transaction
         datagrams.append(
@@ -270,7 +270,7 @@ public final class TURNClient {
 
   /// Asks for a channel to `peer` unless it has one (bound or pending) or the limit is
   /// reached; the binding also installs the peer's permission (RFC 8656 §12.2).
-  private func bindChannel(to peer: ICETransportAddress, now: Double) {
+  private func bindChannel(to peer: ICETransportAddress, now: MediaInstant) {
     guard channels[peer] == nil, !channelRefused.contains(peer),
       channels.count < Self.maximumChannels, nextChannel <= 0x4FFF
     else { return }
@@ -291,7 +291,7 @@ public final class TURNClient {
   }
 
   /// Releases the allocation (Refresh with LIFETIME 0, RFC 8656 §7).
-  public func close(now: Double) {
+  public func close(now: MediaInstant) {
     guard !failed, relayedAddress != nil else { return }
     send(.refresh(lifetime: 0), authAttempts: 0, now: now)
     refreshAt = nil
@@ -314,7 +314,7 @@ public final class TURNClient {
     return message.type.messageClass == .errorResponse && (code == 401 || code == 438)
   }
 
-  private func handleSuccess(_ response: STUNMessage, _ request: Request, now: Double) {
+  private func handleSuccess(_ response: STUNMessage, _ request: Request, now: MediaInstant) {
     switch request {
     case .allocate:
       guard let relayed = response.xorRelayedAddress else {
@@ -357,12 +357,12 @@ public final class TURNClient {
 
   /// Refreshes a minute before the lifetime ends, or at its half for short lifetimes, and
   /// never sooner than `minimumRefreshDelay`.
-  private func scheduleRefresh(lifetime: UInt32, now: Double) {
-    let seconds = Double(lifetime)
-    refreshAt = now + max(Self.minimumRefreshDelay, seconds / 2, seconds - 60)
+  private func scheduleRefresh(lifetime: UInt32, now: MediaInstant) {
+    let granted = MediaDuration.seconds(Int(lifetime))
+    refreshAt = now + max(Self.minimumRefreshDelay, granted * 0.5, granted - .seconds(60))
   }
 
-  private func handleError(_ response: STUNMessage, _ transaction: Transaction, now: Double) {
+  private func handleError(_ response: STUNMessage, _ transaction: Transaction, now: MediaInstant) {
     let code = response.errorCode?.code ?? 0
     // 401: first contact or wrong key; 438: the nonce went stale (RFC 8489 §9.2.4).
     if code == 401 || code == 438, transaction.authAttempts < 2,
@@ -398,7 +398,7 @@ public final class TURNClient {
     events.append(.failed(reason))
   }
 
-  private func send(_ request: Request, authAttempts: Int, now: Double) {
+  private func send(_ request: Request, authAttempts: Int, now: MediaInstant) {
     var attributes: [STUNAttribute]
     let method: STUNMethod
     switch request {
@@ -428,7 +428,7 @@ public final class TURNClient {
     // Over a stream nothing is retransmitted: the transaction just times out after Ti
     // (RFC 8489 §6.2.2), so a server that accepts and never answers fails the allocation.
     let stream = server.transport.isStream
-    let timeout = stream ? Self.reliableTransactionTimeout : 0.25
+    let timeout = stream ? Self.reliableTransactionTimeout : .milliseconds(250)
     transactions[message.transactionID] = Transaction(
       request: request, bytes: bytes, remaining: stream ? 0 : 6, timeout: timeout,
       deadline: now + timeout, authAttempts: authAttempts, signed: signed)

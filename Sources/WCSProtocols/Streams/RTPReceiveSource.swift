@@ -116,7 +116,7 @@ public struct RTPReceiveSource: Sendable {
     guard
       statistics.record(
         sequenceNumber: header.sequenceNumber, timestamp: header.timestamp,
-        arrival: now.seconds, isRetransmission: isRetransmission)
+        arrival: now, isRetransmission: isRetransmission)
     else {
       counters.outOfSequencePackets += 1
       return nil
@@ -131,7 +131,7 @@ public struct RTPReceiveSource: Sendable {
   mutating func handleSenderReport(_ report: RTCPSenderReport, now: MediaInstant) {
     guard report.ssrc == configuration.ssrc else { return }
     let ntp = NTPTimestamp(value: report.ntpTimestamp)
-    statistics.recordSenderReport(ntp, arrival: now.seconds)
+    statistics.recordSenderReport(ntp, arrival: now)
     lastSenderReport = (ntp, report.rtpTimestamp)
   }
 
@@ -144,14 +144,14 @@ public struct RTPReceiveSource: Sendable {
     counters.receiverReportsSent += 1
     return .receiverReport(
       RTCPReceiverReport(
-        ssrc: configuration.localSSRC, reports: [statistics.makeReportBlock(now: now.seconds)]))
+        ssrc: configuration.localSSRC, reports: [statistics.makeReportBlock(now: now)]))
   }
 
   /// The report block on this source for our own SR (starts a new reporting interval); nil
   /// before the first packet.
   mutating func makeReportBlock(now: MediaInstant) -> RTCPReportBlock? {
     guard statistics.packetsReceived > 0 else { return nil }
-    return statistics.makeReportBlock(now: now.seconds)
+    return statistics.makeReportBlock(now: now)
   }
 
   /// When the next RR is due (the distant future when reports go into our SR instead).

@@ -29,7 +29,7 @@ public struct RTPReceiveStatistics: Sendable {
   private var lastTransit: Double?
   private var expectedPrior: UInt32 = 0
   private var receivedPrior: UInt32 = 0
-  private var lastSenderReportArrival: Double?
+  private var lastSenderReportArrival: MediaInstant?
 
   /// Creates statistics for `ssrc` at `clockRate` Hz.
   public init(ssrc: UInt32, clockRate: Int) {
@@ -53,14 +53,14 @@ public struct RTPReceiveStatistics: Sendable {
   /// - Parameters:
   ///   - sequenceNumber: the RTP header's sequence number.
   ///   - timestamp: the RTP header's timestamp (media clock).
-  ///   - arrival: arrival time in seconds on the receiver's clock.
+  ///   - arrival: arrival time on the receiver's clock.
   ///   - isRetransmission: true for a packet restored from RTX; it counts as received but not in
   ///     the jitter, whose transit time it would distort.
   /// - Returns: false when the packet was rejected as out of sequence (a jump beyond the §A.1
   ///   limits that is not yet confirmed by a second, sequential packet).
   @discardableResult
   public mutating func record(
-    sequenceNumber: UInt16, timestamp: UInt32, arrival: Double, isRetransmission: Bool = false
+    sequenceNumber: UInt16, timestamp: UInt32, arrival: MediaInstant, isRetransmission: Bool = false
   ) -> Bool {
     guard started else {
       restart(at: sequenceNumber)
@@ -117,11 +117,13 @@ public struct RTPReceiveStatistics: Sendable {
   }
 
   /// RFC 3550 §A.8: D = difference of relative transit times, J += (|D| − J) / 16.
-  private mutating func updateJitter(timestamp: UInt32, arrival: Double, isRetransmission: Bool) {
+  private mutating func updateJitter(
+    timestamp: UInt32, arrival: MediaInstant, isRetransmission: Bool
+  ) {
     guard !isRetransmission else { return }
     // Transit in timestamp units; the arrival clock is scaled to the media clock. Only differences
     // of transit matter, so the 32-bit timestamp is reduced modulo 2^32 consistently.
-    let arrivalUnits = arrival * Double(clockRate)
+    let arrivalUnits = arrival.seconds * Double(clockRate)
     let transit = arrivalUnits - Double(timestamp)
     if let lastTransit {
       var d = transit - lastTransit
@@ -133,7 +135,7 @@ public struct RTPReceiveStatistics: Sendable {
   }
 
   /// Records an SR from this source for the LSR/DLSR fields (RFC 3550 §6.4.1).
-  public mutating func recordSenderReport(_ ntp: NTPTimestamp, arrival: Double) {
+  public mutating func recordSenderReport(_ ntp: NTPTimestamp, arrival: MediaInstant) {
     lastSenderReportNTP = ntp
     lastSenderReportArrival = arrival
   }
@@ -142,7 +144,7 @@ public struct RTPReceiveStatistics: Sendable {
   ///
   /// fraction lost = 256 × lost in interval / expected in interval (0 when none lost or duplicates
   /// outnumber losses, §A.3); jitter truncated to an integer; DLSR in 1/65536 s since the last SR.
-  public mutating func makeReportBlock(now: Double) -> RTCPReportBlock {
+  public mutating func makeReportBlock(now: MediaInstant) -> RTCPReportBlock {
     let expected = packetsExpected
     let expectedInterval = Int64(expected) - Int64(expectedPrior)
     let receivedInterval = Int64(packetsReceived) - Int64(receivedPrior)
@@ -155,7 +157,8 @@ public struct RTPReceiveStatistics: Sendable {
     let lost = Int32(min(max(cumulativeLost, -0x80_0000), 0x7F_FFFF))
     var dlsr: UInt32 = 0
     if let lastSenderReportArrival {
-      dlsr = UInt32(min(max(0, (now - lastSenderReportArrival) * 65_536), Double(UInt32.max)))
+      dlsr = UInt32(
+        min(max(0, (now - lastSenderReportArrival).seconds * 65_536), Double(UInt32.max)))
     }
     return RTCPReportBlock(
       ssrc: ssrc, fractionLost: fraction, packetsLost: lost,

@@ -58,10 +58,10 @@ extension ReachEndToEndTests {
     // Host candidates from the interface's addresses as they are at each (re)start.
     var player = PeerConnectionConfiguration(allowLoopback: true)
     player.hostInterfaces = [Self.interface]
-    player.iceConsentInterval = 0.25
-    player.iceDisconnectedTimeout = 0.75
+    player.iceConsentInterval = .milliseconds(250)
+    player.iceDisconnectedTimeout = .milliseconds(750)
     // Disconnected stays disconnected: only the new address may restart it.
-    player.iceConsentTimeout = 30
+    player.iceConsentTimeout = .seconds(30)
     let playing = try session(
       server,
       backend: NativeMediaBackend(configuration: .init(peerConnection: player, systemDevices: nil))

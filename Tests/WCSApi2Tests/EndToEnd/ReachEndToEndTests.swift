@@ -219,9 +219,9 @@ final class ReachEndToEndTests: XCTestCase {
     defer { publishing.disconnect() }
     var fast = PeerConnectionConfiguration(
       allowLoopback: true, hostAddresses: [.loopbackV4], portRange: Self.clientPorts)
-    fast.iceConsentInterval = 0.25
-    fast.iceDisconnectedTimeout = 0.75
-    fast.iceConsentTimeout = 1.5
+    fast.iceConsentInterval = .milliseconds(250)
+    fast.iceDisconnectedTimeout = .milliseconds(750)
+    fast.iceConsentTimeout = .milliseconds(1500)
     let playing = try session(
       server,
       backend: NativeMediaBackend(configuration: .init(peerConnection: fast, systemDevices: nil)))

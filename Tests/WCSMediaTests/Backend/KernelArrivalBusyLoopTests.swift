@@ -58,7 +58,7 @@ final class KernelArrivalBusyLoopTests: XCTestCase {
     for packet in packets {
       statistics.record(
         sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
-        arrival: MediaDuration(time(packet) - origin).seconds)
+        arrival: virtualTime(MediaDuration(time(packet) - origin).seconds))
     }
     return statistics.jitter
   }

@@ -43,11 +43,5 @@ final class FiredTimerTags {
   var tags: [Int] = []
 }
 
-// The timer tests write deadlines and leeways as nanosecond literals.
-extension MediaInstant: ExpressibleByIntegerLiteral {
-  public init(integerLiteral value: Int64) { self.init(nanoseconds: value) }
-}
-
-extension MediaDuration: ExpressibleByIntegerLiteral {
-  public init(integerLiteral value: Int64) { self.init(nanoseconds: value) }
-}
+/// The instant `value` nanoseconds after the epoch: the timer tests count in nanoseconds.
+func ns(_ value: Int64) -> MediaInstant { MediaInstant(nanoseconds: value) }

@@ -19,7 +19,7 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
     let fired = FiredTimerTags()
     // Every handle ever returned (stale ones too), with the model's id of the same timer.
     var handles: [(handle: EventLoopTimer, id: UInt64)] = []
-    var now: MediaInstant = 0
+    var now = ns(0)
     var nextTag = 0
     var firings = 0
     var moves = 0
@@ -31,7 +31,7 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
     }
     func randomLeeway() -> MediaDuration {
       Bool.random(using: &generator)
-        ? 0 : MediaDuration.milliseconds(Int.random(in: 1...30, using: &generator))
+        ? .zero : MediaDuration.milliseconds(Int.random(in: 1...30, using: &generator))
     }
     for step in 0..<steps {
       let roll = Double.random(in: 0..<1, using: &generator)
@@ -96,8 +96,8 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
           if Double.random(in: 0..<1, using: &generator) < 0.2 {
             let tag = nextTag
             nextTag += 1
-            let handle = timers.schedule(at: now, leeway: 0) { fired.tags.append(tag) }
-            handles.append((handle, model.schedule(deadline: now, leeway: 0, tag: tag)))
+            let handle = timers.schedule(at: now, leeway: .zero) { fired.tags.append(tag) }
+            handles.append((handle, model.schedule(deadline: now, leeway: .zero, tag: tag)))
           }
         }
       } else {
@@ -107,7 +107,7 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
       mostLive = max(mostLive, model.live.count)
       if handles.count > 4 * maximumTimers { handles.removeFirst(handles.count / 2) }
     }
-    XCTAssertNil(timers.rearmFiring(at: now, leeway: 0), "re-armed with no action firing")
+    XCTAssertNil(timers.rearmFiring(at: now, leeway: .zero), "re-armed with no action firing")
     print(
       "timers \(maximumTimers): \(firings) fired, \(rearmed) re-armed, \(moves) moved, "
         + "\(mostLive) live at most, heaps \(timers.usesHeaps)")
@@ -136,19 +136,19 @@ final class EventLoopTimersEquivalenceTests: XCTestCase {
 
   func testInPlaceUpdatesLeaveNoStaleEntries() {
     var timers = EventLoopTimers()
-    var poll = timers.schedule(at: 100, leeway: 20) {}
-    _ = timers.schedule(at: 50, leeway: 0) {}
+    var poll = timers.schedule(at: ns(100), leeway: .nanoseconds(20)) {}
+    _ = timers.schedule(at: ns(50), leeway: .zero) {}
     for step in 0..<100 {
       guard
         let moved = timers.reschedule(
-          poll, at: MediaInstant(nanoseconds: Int64(100 + step % 50)), leeway: 20)
+          poll, at: MediaInstant(nanoseconds: Int64(100 + step % 50)), leeway: .nanoseconds(20))
       else {
         return XCTFail("a pending timer was not moved")
       }
       poll = moved
     }
     XCTAssertEqual(timers.entryCount, 4)
-    XCTAssertNotNil(timers.takeDue(now: 50, limit: timers.nextID))
+    XCTAssertNotNil(timers.takeDue(now: ns(50), limit: timers.nextID))
     XCTAssertEqual(timers.entryCount, 2)
     timers.cancel(poll)
     XCTAssertEqual(timers.entryCount, 0)

@@ -17,7 +17,7 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
     var model = EventLoopTimerModel()
     let fired = FiredTimerTags()
     var handles: [(handle: EventLoopTimer, id: UInt64)] = []
-    var now: MediaInstant = 0
+    var now = ns(0)
     var nextTag = 0
     var meddled = 0
     var rearmedInSlotThenCancelled = 0
@@ -28,7 +28,7 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
       now + unit * Int.random(in: -3...(4 * maximumTimers), using: &generator)
     }
     func randomLeeway() -> MediaDuration {
-      Bool.random(using: &generator) ? 0 : unit * Int.random(in: 1...30, using: &generator)
+      Bool.random(using: &generator) ? .zero : unit * Int.random(in: 1...30, using: &generator)
     }
     func check(_ message: @autoclosure () -> String) {
       XCTAssertEqual(timers.pendingCount, model.live.count, message())
@@ -123,7 +123,7 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
       check("step \(step)")
       if handles.count > 8 * maximumTimers { handles.removeFirst(handles.count / 2) }
     }
-    XCTAssertNil(timers.rearmFiring(at: now, leeway: 0), "re-armed with no action firing")
+    XCTAssertNil(timers.rearmFiring(at: now, leeway: .zero), "re-armed with no action firing")
     XCTAssertGreaterThan(meddled, steps / 4)
     XCTAssertGreaterThan(rearmedInSlotThenCancelled, steps / 200)
     if maximumTimers > EventLoopTimers.tableLimit {
@@ -152,31 +152,31 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
     var timers = EventLoopTimers()
     let fired = FiredTimerTags()
     for tag in 0..<40 {
-      _ = timers.schedule(at: MediaInstant(nanoseconds: Int64(10 + tag)), leeway: 0) {
+      _ = timers.schedule(at: MediaInstant(nanoseconds: Int64(10 + tag)), leeway: .zero) {
         fired.tags.append(tag)
       }
     }
     XCTAssertTrue(timers.usesHeaps)
     let limit = timers.nextID
-    timers.takeDue(now: 100, limit: limit)?()
-    let early = timers.schedule(at: 0, leeway: 0) { fired.tags.append(99) }
+    timers.takeDue(now: ns(100), limit: limit)?()
+    let early = timers.schedule(at: ns(0), leeway: .zero) { fired.tags.append(99) }
     timers.cancel(early)
     XCTAssertGreaterThan(timers.entryCount, 2 * EventLoopTimers.inPlaceLimit)
-    while let action = timers.takeDue(now: 100, limit: limit) { action() }
+    while let action = timers.takeDue(now: ns(100), limit: limit) { action() }
     XCTAssertEqual(fired.tags, Array(0..<40))
     // Likewise a timer moved during the turn (its old entry stale, its new id above the limit).
     var more = EventLoopTimers()
     fired.tags = []
     for tag in 0..<40 {
-      _ = more.schedule(at: MediaInstant(nanoseconds: Int64(10 + tag)), leeway: 0) {
+      _ = more.schedule(at: MediaInstant(nanoseconds: Int64(10 + tag)), leeway: .zero) {
         fired.tags.append(tag)
       }
     }
     let moreLimit = more.nextID
-    more.takeDue(now: 100, limit: moreLimit)?()
-    let moved = more.schedule(at: 0, leeway: 0) { fired.tags.append(99) }
-    _ = more.reschedule(moved, at: 1_000, leeway: 0)
-    while let action = more.takeDue(now: 100, limit: moreLimit) { action() }
+    more.takeDue(now: ns(100), limit: moreLimit)?()
+    let moved = more.schedule(at: ns(0), leeway: .zero) { fired.tags.append(99) }
+    _ = more.reschedule(moved, at: ns(1_000), leeway: .zero)
+    while let action = more.takeDue(now: ns(100), limit: moreLimit) { action() }
     XCTAssertEqual(fired.tags, Array(0..<40))
   }
 
@@ -188,24 +188,24 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
     var handles: [EventLoopTimer] = []
     for tag in 0..<5 {
       handles.append(
-        timers.schedule(at: MediaInstant(nanoseconds: Int64(tag)), leeway: 0) {
+        timers.schedule(at: MediaInstant(nanoseconds: Int64(tag)), leeway: .zero) {
           fired.tags.append(tag)
         })
     }
     let limit = timers.nextID
-    let first = timers.takeDue(now: 10, limit: limit)
+    let first = timers.takeDue(now: ns(10), limit: limit)
     XCTAssertNotNil(first)
     first?()
     XCTAssertEqual(fired.tags, [0])
     timers.shutDown()
-    XCTAssertNil(timers.rearmFiring(at: 0, leeway: 0))
-    if let action = timers.firing { _ = timers.schedule(at: 0, leeway: 0, action) }
-    _ = timers.schedule(at: 0, leeway: 0) { fired.tags.append(99) }
+    XCTAssertNil(timers.rearmFiring(at: ns(0), leeway: .zero))
+    if let action = timers.firing { _ = timers.schedule(at: ns(0), leeway: .zero, action) }
+    _ = timers.schedule(at: ns(0), leeway: .zero) { fired.tags.append(99) }
     timers.cancel(handles[3])
-    XCTAssertNil(timers.reschedule(handles[4], at: 0, leeway: 0))
-    XCTAssertNil(timers.takeDue(now: 100, limit: .max))
+    XCTAssertNil(timers.reschedule(handles[4], at: ns(0), leeway: .zero))
+    XCTAssertNil(timers.takeDue(now: ns(100), limit: .max))
     XCTAssertNil(timers.firing)
-    XCTAssertNil(timers.takeDue(now: 100, limit: .max))
+    XCTAssertNil(timers.takeDue(now: ns(100), limit: .max))
     XCTAssertEqual(fired.tags, [0])
     XCTAssertEqual(timers.pendingCount, 0)
     XCTAssertNil(timers.earliestLatestDeadline())
@@ -217,27 +217,27 @@ final class EventLoopTimersFiringActionTests: XCTestCase {
   func testCancellingTheFiringTimerThenRearmingIt() {
     var timers = EventLoopTimers()
     let fired = FiredTimerTags()
-    let handle = timers.schedule(at: 5, leeway: 0) { fired.tags.append(1) }
-    let other = timers.schedule(at: 5, leeway: 0) { fired.tags.append(2) }
-    let action = timers.takeDue(now: 5, limit: timers.nextID)
+    let handle = timers.schedule(at: ns(5), leeway: .zero) { fired.tags.append(1) }
+    let other = timers.schedule(at: ns(5), leeway: .zero) { fired.tags.append(2) }
+    let action = timers.takeDue(now: ns(5), limit: timers.nextID)
     action?()
     XCTAssertEqual(fired.tags, [1], "equal deadlines: the lower id first")
     timers.cancel(handle)
-    XCTAssertNil(timers.reschedule(handle, at: 1, leeway: 0))
+    XCTAssertNil(timers.reschedule(handle, at: ns(1), leeway: .zero))
     XCTAssertEqual(timers.pendingCount, 1)
-    let again = timers.rearmFiring(at: 3, leeway: 4)
+    let again = timers.rearmFiring(at: ns(3), leeway: .nanoseconds(4))
     XCTAssertEqual(again?.slot, handle.slot)
-    XCTAssertEqual(timers.earliestLatestDeadline(), 5)
+    XCTAssertEqual(timers.earliestLatestDeadline(), ns(5))
     timers.cancel(handle)
     XCTAssertEqual(timers.pendingCount, 2)
     // The re-armed timer (deadline 3) was scheduled during the turn: it waits for the next,
     // and, the earliest, holds back the other due one (as the loop always did).
-    XCTAssertNil(timers.takeDue(now: 10, limit: other.id + 1))
-    timers.takeDue(now: 10, limit: timers.nextID)?()
+    XCTAssertNil(timers.takeDue(now: ns(10), limit: other.id + 1))
+    timers.takeDue(now: ns(10), limit: timers.nextID)?()
     XCTAssertEqual(fired.tags, [1, 1])
-    timers.takeDue(now: 10, limit: timers.nextID)?()
+    timers.takeDue(now: ns(10), limit: timers.nextID)?()
     XCTAssertEqual(fired.tags, [1, 1, 2])
-    XCTAssertNil(timers.takeDue(now: 10, limit: timers.nextID))
+    XCTAssertNil(timers.takeDue(now: ns(10), limit: timers.nextID))
     XCTAssertEqual(timers.pendingCount, 0)
   }
 }

@@ -13,7 +13,8 @@ final class ICEAgentCandidateLimitTests: XCTestCase {
       configuration.maximumRemoteCandidates = maximumRemoteCandidates
     }
     let agent = ICEAgent(configuration: configuration)
-    agent.addLocalSocket(0, address: ICETransportAddress(ip: .v4(0x7F00_0001), port: 4000), now: 0)
+    agent.addLocalSocket(
+      0, address: ICETransportAddress(ip: .v4(0x7F00_0001), port: 4000), now: virtualTime(0))
     return agent
   }
 
@@ -28,7 +29,7 @@ final class ICEAgentCandidateLimitTests: XCTestCase {
     let agent = makeAgent()
     var outcomes: [ICERemoteCandidateIntake: Int] = [:]
     for index in 0..<100_000 {
-      outcomes[agent.addRemoteCandidate(candidate(index), now: 0), default: 0] += 1
+      outcomes[agent.addRemoteCandidate(candidate(index), now: virtualTime(0)), default: 0] += 1
     }
     XCTAssertEqual(agent.remoteCandidates.count, 100)
     XCTAssertEqual(agent.refusedRemoteCandidates, 99_900)
@@ -40,13 +41,14 @@ final class ICEAgentCandidateLimitTests: XCTestCase {
 
   func testDuplicateAndSecondComponentCandidatesAreNotKept() {
     let agent = makeAgent(maximumRemoteCandidates: 3)
-    XCTAssertEqual(agent.addRemoteCandidate(candidate(1), now: 0), .added)
-    XCTAssertEqual(agent.addRemoteCandidate(candidate(1), now: 0), .duplicate)
+    XCTAssertEqual(agent.addRemoteCandidate(candidate(1), now: virtualTime(0)), .added)
+    XCTAssertEqual(agent.addRemoteCandidate(candidate(1), now: virtualTime(0)), .duplicate)
     XCTAssertEqual(
-      agent.addRemoteCandidate(candidate(2, component: 2), now: 0), .unsupportedComponent)
-    XCTAssertEqual(agent.addRemoteCandidate(candidate(2), now: 0), .added)
-    XCTAssertEqual(agent.addRemoteCandidate(candidate(3), now: 0), .added)
-    XCTAssertEqual(agent.addRemoteCandidate(candidate(4), now: 0), .limitReached)
+      agent.addRemoteCandidate(candidate(2, component: 2), now: virtualTime(0)),
+      .unsupportedComponent)
+    XCTAssertEqual(agent.addRemoteCandidate(candidate(2), now: virtualTime(0)), .added)
+    XCTAssertEqual(agent.addRemoteCandidate(candidate(3), now: virtualTime(0)), .added)
+    XCTAssertEqual(agent.addRemoteCandidate(candidate(4), now: virtualTime(0)), .limitReached)
     XCTAssertEqual(agent.remoteCandidates.map(\.address), [1, 2, 3].map { candidate($0).address })
     XCTAssertEqual(agent.refusedRemoteCandidates, 2)
     XCTAssertEqual(agent.pairs.count, 3)

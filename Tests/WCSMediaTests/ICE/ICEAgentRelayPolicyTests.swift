@@ -27,7 +27,7 @@ extension ICEAgentTests {
     network.bind(0, socket: 0, address: addressA)
     network.bind(1, socket: 0, address: addressB)
     XCTAssertEqual(a.localCandidates, [])
-    a.startGathering(now: 0)
+    a.startGathering(now: virtualTime(0))
     network.run(until: 5) { a.localCandidates.count == 1 }
     network.flush()
     XCTAssertTrue(network.log.contains { $0.agent == 0 && $0.output == .gatheringComplete })

@@ -38,7 +38,7 @@ final class ICEAgentTCPTests: XCTestCase {
 
   func testActiveCandidateIsSignalledWithPortNineAndDirectionPreference() {
     let client = makeClient()
-    client.addLocalTCPCandidate(0, address: loopback, tcpType: .active, now: 0)
+    client.addLocalTCPCandidate(0, address: loopback, tcpType: .active, now: virtualTime(0))
     let candidate = try! XCTUnwrap(client.localCandidates.first)
     // Local preference 2^13 × 6 (active) + 8191 (first base), RFC 6544 §4.2.
     let priority: UInt32 = 126 << 24 | (6 << 13 | 8191) << 8 | 255
@@ -53,18 +53,18 @@ final class ICEAgentTCPTests: XCTestCase {
 
   func testActiveCandidatePairsOnlyWithPassiveRemotesEachOnItsOwnConnection() {
     let client = makeClient()
-    client.addLocalTCPCandidate(0, address: loopback, tcpType: .active, now: 0)
-    client.addRemoteCandidate(passive(listenAddress, foundation: "p1"), now: 0)
+    client.addLocalTCPCandidate(0, address: loopback, tcpType: .active, now: virtualTime(0))
+    client.addRemoteCandidate(passive(listenAddress, foundation: "p1"), now: virtualTime(0))
     let second = ICETransportAddress(ip: .loopbackV4, port: 40_001)
-    client.addRemoteCandidate(passive(second, foundation: "p2"), now: 0)
+    client.addRemoteCandidate(passive(second, foundation: "p2"), now: virtualTime(0))
     client.addRemoteCandidate(
       ICECandidate(
         foundation: "a", priority: 1, address: ICETransportAddress(ip: .loopbackV4, port: 9),
-        type: .host, transport: .tcp, tcpType: .active), now: 0)
+        type: .host, transport: .tcp, tcpType: .active), now: virtualTime(0))
     client.addRemoteCandidate(
       ICECandidate(
         foundation: "u", priority: 1, address: ICETransportAddress(ip: .loopbackV4, port: 7000),
-        type: .host), now: 0)
+        type: .host), now: virtualTime(0))
     XCTAssertEqual(client.pairs.map(\.pair.remote.address), [listenAddress, second])
     XCTAssertEqual(
       client.pairs.map(\.pair.socket),
@@ -74,17 +74,19 @@ final class ICEAgentTCPTests: XCTestCase {
   func testActiveAndLitePassiveAgentsConnectOverOneConnectionThenItsCloseFails() throws {
     let client = makeClient()
     let server = makeServer()
-    server.addLocalTCPCandidate(0, address: listenAddress, tcpType: .passive, now: 0)
-    client.addLocalTCPCandidate(0, address: loopback, tcpType: .active, now: 0)
-    for candidate in server.localCandidates { client.addRemoteCandidate(candidate, now: 0) }
-    client.setRemoteCredentials(serverCredentials, now: 0)
-    server.setRemoteCredentials(clientCredentials, now: 0)
-    client.setRemoteGatheringComplete(now: 0)
-    client.startGathering(now: 0)
+    server.addLocalTCPCandidate(0, address: listenAddress, tcpType: .passive, now: virtualTime(0))
+    client.addLocalTCPCandidate(0, address: loopback, tcpType: .active, now: virtualTime(0))
+    for candidate in server.localCandidates {
+      client.addRemoteCandidate(candidate, now: virtualTime(0))
+    }
+    client.setRemoteCredentials(serverCredentials, now: virtualTime(0))
+    server.setRemoteCredentials(clientCredentials, now: virtualTime(0))
+    client.setRemoteGatheringComplete(now: virtualTime(0))
+    client.startGathering(now: virtualTime(0))
     let serverConnection = 2 * ICEAgent.firstTCPConnectionSocket
     var clientConnection: ICESocketID?
-    var now = 0.0
-    while now < 2, client.selectedPair == nil || server.selectedPair == nil {
+    var now = virtualTime(0)
+    while now < virtualTime(2), client.selectedPair == nil || server.selectedPair == nil {
       for datagram in sends(client.takeOutputs()) {
         XCTAssertTrue(ICEAgent.isTCPConnection(datagram.socket))
         XCTAssertEqual(datagram.destination, listenAddress)
@@ -101,7 +103,7 @@ final class ICEAgentTCPTests: XCTestCase {
         client.receive(
           datagram.bytes, from: listenAddress, socket: try XCTUnwrap(clientConnection), now: now)
       }
-      now += 0.01
+      now += .milliseconds(10)
       client.handleTimeout(now: now)
     }
     XCTAssertEqual(client.selectedPair?.socket, clientConnection)
@@ -119,7 +121,7 @@ final class ICEAgentTCPTests: XCTestCase {
 
   func testAcceptedConnectionNeedsAKnownPassiveBase() {
     let server = makeServer()
-    server.addLocalTCPCandidate(0, address: listenAddress, tcpType: .passive, now: 0)
+    server.addLocalTCPCandidate(0, address: listenAddress, tcpType: .passive, now: virtualTime(0))
     let id = 2 * ICEAgent.firstTCPConnectionSocket
     XCTAssertFalse(server.addTCPConnection(id, base: 5, remote: clientEphemeral))
     XCTAssertFalse(server.addTCPConnection(3, base: 0, remote: clientEphemeral))
@@ -129,27 +131,28 @@ final class ICEAgentTCPTests: XCTestCase {
 
   func testConnectionClosedBeforeAnswerFailsTheOnlyPair() {
     let client = makeClient()
-    client.addLocalTCPCandidate(0, address: loopback, tcpType: .active, now: 0)
-    client.addRemoteCandidate(passive(listenAddress), now: 0)
-    client.setRemoteCredentials(serverCredentials, now: 0)
-    client.setRemoteGatheringComplete(now: 0)
-    client.startGathering(now: 0)
+    client.addLocalTCPCandidate(0, address: loopback, tcpType: .active, now: virtualTime(0))
+    client.addRemoteCandidate(passive(listenAddress), now: virtualTime(0))
+    client.setRemoteCredentials(serverCredentials, now: virtualTime(0))
+    client.setRemoteGatheringComplete(now: virtualTime(0))
+    client.startGathering(now: virtualTime(0))
     let first = sends(client.takeOutputs())
     XCTAssertEqual(first.count, 1)
     XCTAssertEqual(client.state, .checking)
-    client.tcpConnectionClosed(ICEAgent.firstTCPConnectionSocket, now: 0.01)
+    client.tcpConnectionClosed(ICEAgent.firstTCPConnectionSocket, now: virtualTime(0.01))
     XCTAssertEqual(client.state, .failed)
     XCTAssertNil(client.nextDeadline)
   }
 
   func testUDPOnlyAgentFacingATCPOnlyLitePeerFailsOnceGatheringIsDone() {
     let client = makeClient()
-    client.addLocalSocket(0, address: ICETransportAddress(ip: .loopbackV4, port: 6000), now: 0)
-    client.addRemoteCandidate(passive(listenAddress), now: 0)
-    client.setRemoteCredentials(serverCredentials, now: 0)
-    client.setRemoteGatheringComplete(now: 0)
+    client.addLocalSocket(
+      0, address: ICETransportAddress(ip: .loopbackV4, port: 6000), now: virtualTime(0))
+    client.addRemoteCandidate(passive(listenAddress), now: virtualTime(0))
+    client.setRemoteCredentials(serverCredentials, now: virtualTime(0))
+    client.setRemoteGatheringComplete(now: virtualTime(0))
     XCTAssertEqual(client.state, .new)
-    client.startGathering(now: 0)
+    client.startGathering(now: virtualTime(0))
     XCTAssertTrue(client.pairs.isEmpty)
     XCTAssertEqual(client.state, .failed)
   }

@@ -34,13 +34,13 @@ final class ICEAgentTests: XCTestCase {
     network.bind(0, socket: 1, address: addressA6)
     network.bind(1, socket: 0, address: addressB)
     if signalACandidates {
-      for candidate in a.localCandidates { b.addRemoteCandidate(candidate, now: 0) }
+      for candidate in a.localCandidates { b.addRemoteCandidate(candidate, now: virtualTime(0)) }
     }
-    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: 0) }
-    a.setRemoteCredentials(credentialsForA ?? credentialsB, now: 0)
-    b.setRemoteCredentials(credentialsA, now: 0)
-    a.setRemoteGatheringComplete(now: 0)
-    b.setRemoteGatheringComplete(now: 0)
+    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: virtualTime(0)) }
+    a.setRemoteCredentials(credentialsForA ?? credentialsB, now: virtualTime(0))
+    b.setRemoteCredentials(credentialsA, now: virtualTime(0))
+    a.setRemoteGatheringComplete(now: virtualTime(0))
+    b.setRemoteGatheringComplete(now: virtualTime(0))
     return network
   }
 
@@ -83,7 +83,7 @@ final class ICEAgentTests: XCTestCase {
     XCTAssertEqual(network.states(of: 1), [.checking, .connected, .completed])
     XCTAssertEqual(a.role, .controlling)
     XCTAssertEqual(b.role, .controlled)
-    XCTAssertLessThan(network.now, 1)
+    XCTAssertLessThan(network.elapsed, 1)
     // A's IPv6 socket has no IPv6 peer, so nothing is ever sent from it.
     XCTAssertFalse(network.sent(by: 0).contains { $0.socket == 1 })
     // Every datagram is a fingerprinted STUN message; A's checks carry ICE-CONTROLLING and are
@@ -141,11 +141,11 @@ final class ICEAgentTests: XCTestCase {
     network.add(b)
     network.bind(0, socket: 0, address: addressA)
     network.bind(1, socket: 0, address: addressB)
-    if learnedFromAnswer { a.setRemoteIsLite(now: 0) }
-    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: 0) }
-    a.setRemoteCredentials(credentialsB, now: 0)
-    b.setRemoteCredentials(credentialsA, now: 0)
-    a.setRemoteGatheringComplete(now: 0)
+    if learnedFromAnswer { a.setRemoteIsLite(now: virtualTime(0)) }
+    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: virtualTime(0)) }
+    a.setRemoteCredentials(credentialsB, now: virtualTime(0))
+    b.setRemoteCredentials(credentialsA, now: virtualTime(0))
+    a.setRemoteGatheringComplete(now: virtualTime(0))
     return (a, b, network)
   }
 
@@ -212,26 +212,27 @@ final class ICEAgentTests: XCTestCase {
   func testRoundTripTimeComesFromChecksSentOnce() throws {
     let a = makeAgent(credentialsA, role: .controlling, remoteIsLite: true, tieBreaker: 1, seed: 48)
     let b = makeAgent(credentialsB, role: .controlled, mode: .lite, tieBreaker: 2, seed: 49)
-    a.addLocalSocket(0, address: addressA, now: 0)
-    b.addLocalSocket(0, address: addressB, now: 0)
-    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: 0) }
-    b.setRemoteCredentials(credentialsA, now: 0)
+    a.addLocalSocket(0, address: addressA, now: virtualTime(0))
+    b.addLocalSocket(0, address: addressB, now: virtualTime(0))
+    for candidate in b.localCandidates { a.addRemoteCandidate(candidate, now: virtualTime(0)) }
+    b.setRemoteCredentials(credentialsA, now: virtualTime(0))
     func checks(from agent: ICEAgent) -> [[UInt8]] {
       agent.takeOutputs().compactMap {
         if case .send(let datagram) = $0 { datagram.bytes } else { nil }
       }
     }
     /// Hands A's datagrams to B at `now` and B's answers back to A at `now`.
-    func exchange(_ datagrams: [[UInt8]], at now: Double) {
+    func exchange(_ datagrams: [[UInt8]], at seconds: Double) {
+      let now = virtualTime(seconds)
       for bytes in datagrams { b.receive(bytes, from: addressA, socket: 0, now: now) }
       for bytes in checks(from: b) { a.receive(bytes, from: addressB, socket: 0, now: now) }
     }
-    a.setRemoteCredentials(credentialsB, now: 0)
+    a.setRemoteCredentials(credentialsB, now: virtualTime(0))
     let first = checks(from: a)
     XCTAssertEqual(first.count, 1)
     // Lost: the retransmission at 100 ms is answered 10 ms later, which says nothing about the
     // path (it may answer the first copy).
-    a.handleTimeout(now: 0.1)
+    a.handleTimeout(now: virtualTime(0.1))
     let retransmitted = checks(from: a)
     XCTAssertEqual(retransmitted, first)
     exchange(retransmitted, at: 0.11)
@@ -240,7 +241,7 @@ final class ICEAgentTests: XCTestCase {
     let nomination = checks(from: a)
     XCTAssertEqual(nomination.count, 1)
     exchange(nomination, at: 0.14)
-    XCTAssertEqual(try XCTUnwrap(a.roundTripTime), 0.03, accuracy: 1e-9)
+    XCTAssertEqual(try XCTUnwrap(a.roundTripTime), .milliseconds(30))
     XCTAssertNotNil(a.selectedPair)
     XCTAssertNil(b.roundTripTime)
   }
@@ -252,7 +253,7 @@ final class ICEAgentTests: XCTestCase {
     network.run(until: 5) { bothSelected(a, b) }
     let selected = try XCTUnwrap(selectionTime(of: 0, in: network))
     XCTAssertGreaterThanOrEqual(
-      selected, ICEAgentConfiguration(localCredentials: credentialsA).pacingInterval)
+      selected, ICEAgentConfiguration(localCredentials: credentialsA).pacingInterval.seconds)
   }
 
   func testRoleConflictIsResolvedByTieBreaker() throws {
@@ -287,7 +288,7 @@ final class ICEAgentTests: XCTestCase {
     // About one consent request every 5 s ± 20 % over a minute.
     XCTAssertGreaterThan(consentRequests.count, 10)
     network.dropAll = true
-    let dropTime = network.now
+    let dropTime = network.elapsed
     network.run(until: 200) { a.state == .failed && b.state == .failed }
     let times = network.stateTimes(of: 0).filter { $0.0 >= dropTime }
     XCTAssertEqual(times.map(\.1), [.disconnected, .failed])
@@ -358,7 +359,7 @@ final class ICEAgentTests: XCTestCase {
     network.stunServer = server
     network.mappedAddressForServer = mapped
     network.bind(0, socket: 0, address: addressA)
-    a.startGathering(now: 0)
+    a.startGathering(now: virtualTime(0))
     network.run(until: 10) { a.localCandidates.count == 2 }
     network.flush()
     let srflx = try XCTUnwrap(a.localCandidates.last)
@@ -384,29 +385,31 @@ final class ICEAgentTests: XCTestCase {
     let quiet = VirtualNetwork()
     quiet.add(waiting)
     quiet.bind(0, socket: 0, address: addressA)
-    waiting.setRemoteCredentials(credentialsB, now: 0)
+    waiting.setRemoteCredentials(credentialsB, now: virtualTime(0))
     waiting.addRemoteCandidate(
-      ICECandidate(foundation: "9", priority: 1000, address: addressB, type: .host), now: 0)
+      ICECandidate(foundation: "9", priority: 1000, address: addressB, type: .host),
+      now: virtualTime(0))
     quiet.run(until: 60)
     XCTAssertEqual(waiting.state, .checking)
     XCTAssertNil(waiting.nextDeadline)
     // End-of-candidates then fails it at once.
-    waiting.setRemoteGatheringComplete(now: 60)
+    waiting.setRemoteGatheringComplete(now: virtualTime(60))
     XCTAssertEqual(waiting.state, .failed)
 
     let a = makeAgent(credentialsA, role: .controlling, tieBreaker: 1, seed: 16)
     let network = VirtualNetwork()
     network.add(a)
     network.bind(0, socket: 0, address: addressA)
-    a.setRemoteCredentials(credentialsB, now: 0)
+    a.setRemoteCredentials(credentialsB, now: virtualTime(0))
     a.addRemoteCandidate(
-      ICECandidate(foundation: "9", priority: 1000, address: addressB, type: .host), now: 0)
-    a.setRemoteGatheringComplete(now: 0)
+      ICECandidate(foundation: "9", priority: 1000, address: addressB, type: .host),
+      now: virtualTime(0))
+    a.setRemoteGatheringComplete(now: virtualTime(0))
     network.run(until: 60) { a.state == .failed }
     XCTAssertEqual(network.states(of: 0), [.checking, .failed])
     // Seven transmissions with 0.1 s doubling capped at 1.6 s, then a final wait.
     XCTAssertEqual(network.sent(by: 0).count, 7)
-    XCTAssertEqual(network.now, 0.1 + 0.2 + 0.4 + 0.8 + 1.6 * 3, accuracy: 1e-9)
+    XCTAssertEqual(network.elapsed, 0.1 + 0.2 + 0.4 + 0.8 + 1.6 * 3, accuracy: 1e-9)
   }
 
   func testMalformedSTUNFromTheNetworkNeverCrashesTheAgent() throws {
@@ -470,7 +473,7 @@ extension ICEAgentTests {
     }
     network.bind(0, socket: 0, address: addressA)
     network.bind(1, socket: 0, address: addressB)
-    a.startGathering(now: 0)
+    a.startGathering(now: virtualTime(0))
     network.run(until: 5) { a.localCandidates.count == 2 }
     network.flush()
     let relayed = try XCTUnwrap(a.localCandidates.last)
@@ -520,10 +523,10 @@ extension ICEAgentTests {
   /// Sends one request to a fresh controlling agent (tie-breaker 10) and returns its answer.
   private func answer(to request: STUNMessage, key: STUNIntegrityKey?) throws -> STUNMessage {
     let agent = makeAgent(credentialsA, role: .controlling, tieBreaker: 10, seed: 21)
-    agent.addLocalSocket(0, address: addressA, now: 0)
+    agent.addLocalSocket(0, address: addressA, now: virtualTime(0))
     _ = agent.takeOutputs()
     let bytes = try request.encode(key: key, fingerprint: true)
-    XCTAssertEqual(agent.receive(bytes, from: addressB, socket: 0, now: 0), .handled)
+    XCTAssertEqual(agent.receive(bytes, from: addressB, socket: 0, now: virtualTime(0)), .handled)
     let sends = agent.takeOutputs().compactMap {
       if case .send(let datagram) = $0 { datagram } else { nil }
     }

@@ -29,12 +29,7 @@ final class ICEInteropTests: XCTestCase {
       mode == .lite ? "controlling-lite" : ourRole == .controlling ? "controlled" : "controlling"
     let peer = try JSONLinesProcess(script: Self.scriptPath, arguments: [peerRole])
     defer { peer.stop() }
-    let clock = ContinuousClock()
-    let start = clock.now
-    func now() -> Double {
-      let elapsed = start.duration(to: clock.now).components
-      return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    }
+    func now() -> MediaInstant { MediaInstant.now() }
 
     let socket = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
     let credentials = ICECredentials(ufrag: "wcsI", pwd: "wcs-interop-password-0123")
@@ -78,7 +73,7 @@ final class ICEInteropTests: XCTestCase {
     var applicationData: [[UInt8]] = []
     var peerEvents: [[String: Any]] = []
     func pump(until done: () -> Bool, timeout: Double) throws {
-      let limit = now() + timeout
+      let limit = now() + .seconds(timeout)
       while !done() && now() < limit {
         for output in agent.takeOutputs() {
           if case .send(let datagram) = output {
@@ -90,7 +85,7 @@ final class ICEInteropTests: XCTestCase {
           agent.handleTimeout(now: now())
           continue
         }
-        let wait = min(0.01, max(0, (agent.nextDeadline ?? .infinity) - now()))
+        let wait = min(0.01, max(0, ((agent.nextDeadline ?? .distantFuture) - now()).seconds))
         if let (bytes, source) = try socket.receive(timeout: wait) {
           if agent.receive(bytes, from: source, socket: 0, now: now()) == .notSTUN {
             applicationData.append(bytes)

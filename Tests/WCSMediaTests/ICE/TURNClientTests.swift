@@ -30,7 +30,7 @@ final class TURNClientTests: XCTestCase {
 
   func testAllocateChallengeStaleNonceAndSuccess() throws {
     let client = TURNClient(server: server, socket: 3, randomSeed: 1)
-    client.start(now: 0)
+    client.start(now: virtualTime(0))
     let first = try onlyRequest(client)
     XCTAssertEqual(first.type, STUNMessageType(method: .allocate, messageClass: .request))
     XCTAssertEqual(first.attributes, [.requestedTransport(17)])
@@ -41,7 +41,7 @@ final class TURNClientTests: XCTestCase {
         try response(
           to: first, .errorResponse,
           [.errorCode(code: 401, reason: "Unauthorized"), .realm("wcs.test"), .nonce("n1")],
-          key: nil), now: 0.01))
+          key: nil), now: virtualTime(0.01)))
     let signed = try onlyRequest(client)
     XCTAssertEqual(signed.username, "user")
     XCTAssertEqual(signed.realm, "wcs.test")
@@ -54,7 +54,7 @@ final class TURNClientTests: XCTestCase {
       try response(
         to: signed, .errorResponse,
         [.errorCode(code: 438, reason: "Stale Nonce"), .realm("wcs.test"), .nonce("n2")], key: key),
-      now: 0.02)
+      now: virtualTime(0.02))
     let retried = try onlyRequest(client)
     XCTAssertEqual(retried.nonce, "n2")
     XCTAssertNoThrow(try retried.verifyIntegrity(key: key))
@@ -65,17 +65,17 @@ final class TURNClientTests: XCTestCase {
       try response(
         to: retried, .successResponse,
         [.xorRelayedAddress(relayed), .xorMappedAddress(mapped), .lifetime(300)], key: key),
-      now: 0.03)
+      now: virtualTime(0.03))
     XCTAssertEqual(
       client.takeEvents(), [.allocated(relayed: relayed, mapped: mapped, lifetime: 300)])
     XCTAssertEqual(client.relayedAddress, relayed)
     // Refresh at max(lifetime / 2, lifetime - 60) = 240 s after the allocation.
-    XCTAssertEqual(try XCTUnwrap(client.nextDeadline), 240.03, accuracy: 1e-9)
+    XCTAssertEqual(try XCTUnwrap(client.nextDeadline), virtualTime(240.03))
 
     // Sending to a peer installs a permission first, asks for a channel, then sends a Send
     // indication (ChannelData once the channel is bound: TURNClientChannelTests).
     let peer = ICETransportAddress(ip: .v4(0x0A00_0002), port: 6000)
-    client.send([1, 2, 3], to: peer, now: 1)
+    client.send([1, 2, 3], to: peer, now: virtualTime(1))
     let out = client.takeDatagrams().compactMap { try? STUNMessage.decode($0.bytes) }
     XCTAssertEqual(
       out.map(\.type),
@@ -94,10 +94,10 @@ final class TURNClientTests: XCTestCase {
       type: STUNMessageType(method: .data, messageClass: .indication),
       attributes: [.xorPeerAddress(peer), .data([9, 8])]
     ).encode(fingerprint: true)
-    XCTAssertTrue(client.receive(data, now: 2))
+    XCTAssertTrue(client.receive(data, now: virtualTime(2)))
     XCTAssertEqual(client.takeEvents(), [.data(peer: peer, bytes: [9, 8])])
 
-    client.handleTimeout(now: 240.03)
+    client.handleTimeout(now: virtualTime(240.03))
     let refresh = client.takeDatagrams().compactMap { try? STUNMessage.decode($0.bytes) }
       .filter { $0.type.method == .refresh }
     XCTAssertEqual(refresh.first?.lifetime, 600)
@@ -105,20 +105,20 @@ final class TURNClientTests: XCTestCase {
 
   func testAllocateRejectedOrUnansweredFails() throws {
     let client = TURNClient(server: server, socket: 3, randomSeed: 2)
-    client.start(now: 0)
+    client.start(now: virtualTime(0))
     let first = try onlyRequest(client)
     client.receive(
       try response(to: first, .errorResponse, [.errorCode(code: 486, reason: "Quota")], key: nil),
-      now: 0.1)
+      now: virtualTime(0.1))
     XCTAssertEqual(client.takeEvents(), [.failed("allocate: 486 Quota")])
     XCTAssertTrue(client.failed)
     XCTAssertNil(client.nextDeadline)
 
     let silent = TURNClient(server: server, socket: 3, randomSeed: 3)
-    silent.start(now: 0)
-    var now = 0.0
+    silent.start(now: virtualTime(0))
+    var now = virtualTime(0)
     var sent = silent.takeDatagrams().count
-    while let deadline = silent.nextDeadline, now < 60 {
+    while let deadline = silent.nextDeadline, now < virtualTime(60) {
       now = deadline
       silent.handleTimeout(now: now)
       sent += silent.takeDatagrams().count
@@ -130,13 +130,13 @@ final class TURNClientTests: XCTestCase {
   /// A client past the 401 challenge, its signed Allocate request and the key.
   private func challenged(seed: UInt64) throws -> (TURNClient, STUNMessage, STUNIntegrityKey) {
     let client = TURNClient(server: server, socket: 3, randomSeed: seed)
-    client.start(now: 0)
+    client.start(now: virtualTime(0))
     let first = try onlyRequest(client)
     client.receive(
       try response(
         to: first, .errorResponse,
         [.errorCode(code: 401, reason: "Unauthorized"), .realm("wcs.test"), .nonce("n1")],
-        key: nil), now: 0.01)
+        key: nil), now: virtualTime(0.01))
     let key = try STUNIntegrityKey.longTerm(username: "user", realm: "wcs.test", password: "secret")
     return (client, try onlyRequest(client), key)
   }
@@ -148,27 +148,27 @@ final class TURNClientTests: XCTestCase {
     // An off-path success naming another relay, unsigned, then signed with a wrong key.
     client.receive(
       try response(to: signed, .successResponse, [.xorRelayedAddress(forged)], key: nil),
-      now: 0.02)
+      now: virtualTime(0.02))
     let wrongKey = try STUNIntegrityKey.longTerm(username: "user", realm: "wcs.test", password: "x")
     client.receive(
       try response(to: signed, .successResponse, [.xorRelayedAddress(forged)], key: wrongKey),
-      now: 0.03)
+      now: virtualTime(0.03))
     // An unsigned error other than 401/438 would have ended the allocation.
     client.receive(
       try response(
         to: signed, .errorResponse, [.errorCode(code: 486, reason: "Quota")], key: nil),
-      now: 0.04)
+      now: virtualTime(0.04))
     XCTAssertEqual(client.unauthenticatedResponses, 3)
     XCTAssertEqual(client.takeEvents(), [])
     XCTAssertNil(client.relayedAddress)
     XCTAssertFalse(client.failed)
     // The transaction is still open: it retransmits, and the real answer is taken.
-    client.handleTimeout(now: 0.3)
+    client.handleTimeout(now: virtualTime(0.3))
     XCTAssertEqual(try onlyRequest(client).transactionID, signed.transactionID)
     client.receive(
       try response(
         to: signed, .successResponse, [.xorRelayedAddress(relayed), .lifetime(600)], key: key),
-      now: 0.35)
+      now: virtualTime(0.35))
     XCTAssertEqual(
       client.takeEvents(), [.allocated(relayed: relayed, mapped: nil, lifetime: 600)])
   }
@@ -179,13 +179,14 @@ final class TURNClientTests: XCTestCase {
     client.receive(
       try response(
         to: signed, .successResponse, [.xorRelayedAddress(relayed), .lifetime(1)], key: key),
-      now: 1)
+      now: virtualTime(1))
     XCTAssertEqual(client.takeEvents(), [.allocated(relayed: relayed, mapped: nil, lifetime: 1)])
-    XCTAssertEqual(try XCTUnwrap(client.nextDeadline), 1 + TURNClient.minimumRefreshDelay)
+    XCTAssertEqual(
+      try XCTUnwrap(client.nextDeadline), virtualTime(1) + TURNClient.minimumRefreshDelay)
     // A server answering every Refresh with LIFETIME 1: at most one Refresh per 5 s.
-    var now = 1.0
+    var now = virtualTime(1)
     var refreshes = 0
-    while now < 61, let deadline = client.nextDeadline {
+    while now < virtualTime(61), let deadline = client.nextDeadline {
       now = deadline
       client.handleTimeout(now: now)
       for datagram in client.takeDatagrams() {
@@ -197,9 +198,10 @@ final class TURNClientTests: XCTestCase {
     }
     XCTAssertEqual(refreshes, 12)
     // LIFETIME 0 in a Refresh success: the allocation is gone, no further refresh.
-    client.handleTimeout(now: now + 5)
+    client.handleTimeout(now: now + .seconds(5))
     let last = try onlyRequest(client)
-    client.receive(try response(to: last, .successResponse, [.lifetime(0)], key: key), now: now + 5)
+    client.receive(
+      try response(to: last, .successResponse, [.lifetime(0)], key: key), now: now + .seconds(5))
     XCTAssertTrue(client.failed)
     XCTAssertNil(client.nextDeadline)
 
@@ -208,7 +210,7 @@ final class TURNClientTests: XCTestCase {
     zero.receive(
       try response(
         to: request, .successResponse, [.xorRelayedAddress(relayed), .lifetime(0)], key: zeroKey),
-      now: 1)
+      now: virtualTime(1))
     XCTAssertEqual(zero.takeEvents(), [.failed("Allocate success with LIFETIME 0")])
     XCTAssertNil(zero.nextDeadline)
   }

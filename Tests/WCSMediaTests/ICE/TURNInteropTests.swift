@@ -11,19 +11,14 @@ final class TURNInteropTests: XCTestCase {
     let coturn = try CoturnTestServer()
     defer { coturn.stop() }
 
-    let clock = ContinuousClock()
-    let start = clock.now
-    func now() -> Double {
-      let elapsed = start.duration(to: clock.now).components
-      return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    }
+    func now() -> MediaInstant { MediaInstant.now() }
     let socket = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
     let peer = try UDPSocket(bindingTo: ICETransportAddress(ip: .loopbackV4, port: 0))
     let server = coturn.server
     let client = TURNClient(server: server, socket: 0)
     var events: [TURNEvent] = []
     func pump(until done: () -> Bool, timeout: Double) throws {
-      let limit = now() + timeout
+      let limit = now() + .seconds(timeout)
       while !done() && now() < limit {
         for datagram in client.takeDatagrams() {
           try socket.send(datagram.bytes, to: datagram.destination)

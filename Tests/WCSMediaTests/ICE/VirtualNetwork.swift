@@ -12,9 +12,12 @@ final class VirtualNetwork {
   private(set) var agents: [ICEAgent] = []
   private var routes: [ICETransportAddress: Route] = [:]
   private var socketAddresses: [Int: [ICESocketID: ICETransportAddress]] = [:]
-  /// Every output of every agent, with the time and the agent index.
+  /// Every output of every agent, with the time (`elapsed`) and the agent index.
   private(set) var log: [(time: Double, agent: Int, output: ICEOutput)] = []
-  var now = 0.0
+  /// The network's clock, handed to the agents; starts at `virtualTime(0)`.
+  var now = virtualTime(0)
+  /// Seconds of virtual time since the network started.
+  var elapsed: Double { (now - virtualTime(0)).seconds }
   /// Drops every datagram when true.
   var dropAll = false
   /// A STUN server at this address answers Binding requests with `mappedAddressForServer`.
@@ -48,7 +51,7 @@ final class VirtualNetwork {
         let outputs = agents[index].takeOutputs()
         if !outputs.isEmpty { progress = true }
         for output in outputs {
-          log.append((now, index, output))
+          log.append((elapsed, index, output))
           if case .send(let datagram) = output { deliver(datagram, from: index) }
         }
       }
@@ -110,12 +113,12 @@ final class VirtualNetwork {
         return
       }
       let next = agents.compactMap(\.nextDeadline).min()
-      guard let next, next <= limit else {
-        now = limit
+      guard let next, next <= virtualTime(limit) else {
+        now = max(now, virtualTime(limit))
         return
       }
       now = max(now, next)
-      for agent in agents where (agent.nextDeadline ?? .infinity) <= now {
+      for agent in agents where (agent.nextDeadline ?? .distantFuture) <= now {
         agent.handleTimeout(now: now)
       }
       flush()

@@ -73,9 +73,9 @@ final class PeerConnectionDTLSSourceTests: XCTestCase {
         localCredentials: ICECredentials(ufrag: "lite", pwd: "litepasswordlitepassword")))
     let local = ICETransportAddress(ip: .loopbackV4, port: 40_000)
     let peer = ICETransportAddress(ip: .loopbackV4, port: 50_000)
-    agent.addLocalSocket(0, address: local, now: 0)
+    agent.addLocalSocket(0, address: local, now: virtualTime(0))
     agent.setRemoteCredentials(
-      ICECredentials(ufrag: "peer", pwd: "peerpasswordpeerpassword"), now: 0)
+      ICECredentials(ufrag: "peer", pwd: "peerpasswordpeerpassword"), now: virtualTime(0))
 
     func request(password: String) throws -> [UInt8] {
       let message = STUNMessage(
@@ -85,12 +85,13 @@ final class PeerConnectionDTLSSourceTests: XCTestCase {
         key: STUNIntegrityKey(shortTermPassword: password), fingerprint: true)
     }
     agent.receive(
-      try request(password: "wrongpasswordwrongpassword"), from: peer, socket: 0, now: 1)
+      try request(password: "wrongpasswordwrongpassword"), from: peer, socket: 0,
+      now: virtualTime(1))
     XCTAssertEqual(agent.integrityFailures, 1)
     XCTAssertFalse(agent.isValidated(peer, socket: 0))
 
     agent.receive(
-      try request(password: "litepasswordlitepassword"), from: peer, socket: 0, now: 2)
+      try request(password: "litepasswordlitepassword"), from: peer, socket: 0, now: virtualTime(2))
     XCTAssertTrue(agent.isValidated(peer, socket: 0))
     XCTAssertFalse(agent.isValidated(peer, socket: 1))
     XCTAssertFalse(

@@ -193,9 +193,9 @@ final class PeerConnectionTests: XCTestCase {
   /// unanswered, so the state goes disconnected, then failed (RFC 7675), and media stops.
   func testLostConsentGoesDisconnectedThenFailed() throws {
     var configuration = PeerConnectionConfiguration.loopback
-    configuration.iceConsentInterval = 0.05
-    configuration.iceDisconnectedTimeout = 0.5
-    configuration.iceConsentTimeout = 1.0
+    configuration.iceConsentInterval = .milliseconds(50)
+    configuration.iceDisconnectedTimeout = .milliseconds(500)
+    configuration.iceConsentTimeout = .seconds(1)
     let peers = LoopbackPeers(offererConfiguration: configuration)
     defer { peers.shutdown() }
     try peers.negotiate()

@@ -34,11 +34,11 @@ final class PeerConnectionTimeoutTests: XCTestCase {
   func testLiteAnswererFailsWhenThePeerStopsSendingChecks() throws {
     let loop = EventLoop(label: "PeerConnectionTimeoutTests")
     var offerConfiguration = PeerConnectionConfiguration.loopback
-    offerConfiguration.iceConsentInterval = 0.1
+    offerConfiguration.iceConsentInterval = .milliseconds(100)
     let offerer = PeerConnection(configuration: offerConfiguration, loop: loop)
     var configuration = PeerConnectionConfiguration.loopback
     configuration.iceLite = true
-    configuration.iceConsentTimeout = 1
+    configuration.iceConsentTimeout = .seconds(1)
     let answerer = PeerConnection(configuration: configuration, loop: loop)
     let offererRecorder = PeerRecorder()
     let recorder = PeerRecorder()

@@ -91,13 +91,14 @@ final class ArrivalBeforePollTests: XCTestCase {
     // 20 ms packets (960 ticks); the third stamped 5 ms early relative to the others.
     for (index, arrival) in [0, 0.020, 0.035, 0.060].enumerated() {
       statistics.record(
-        sequenceNumber: UInt16(index), timestamp: UInt32(index) * 960, arrival: arrival)
+        sequenceNumber: UInt16(index), timestamp: UInt32(index) * 960, arrival: virtualTime(arrival)
+      )
     }
     // Transits 0, 0, −240, 0: |D| = 0, 240, 240 → J = 15, then 15 + (240 − 15) / 16.
     XCTAssertEqual(statistics.jitter, 29.0625, accuracy: 1e-6)
     // An SR that arrived (kernel time) after the instant a report is made for.
-    statistics.recordSenderReport(NTPTimestamp(seconds: 3_900_000_000), arrival: 1.000)
-    let block = statistics.makeReportBlock(now: 0.990)
+    statistics.recordSenderReport(NTPTimestamp(seconds: 3_900_000_000), arrival: virtualTime(1.000))
+    let block = statistics.makeReportBlock(now: virtualTime(0.990))
     XCTAssertEqual(block.delaySinceLastSenderReport, 0)
     XCTAssertEqual(block.jitter, 29)
   }

@@ -117,17 +117,18 @@ final class ReceiveStreamTests: XCTestCase {
     var statistics = RTPReceiveStatistics(ssrc: remoteSSRC, clockRate: 90_000)
     for (index, sequence) in [UInt16(12), 13, 10, 14, 16].enumerated() {
       statistics.record(
-        sequenceNumber: sequence, timestamp: UInt32(index * 3000), arrival: Double(index) * 0.03)
+        sequenceNumber: sequence, timestamp: UInt32(index * 3000),
+        arrival: virtualTime(Double(index) * 0.03))
     }
     XCTAssertEqual(statistics.packetsExpected, 7)
     XCTAssertEqual(statistics.cumulativeLost, 2, "11 and 15")
-    let block = statistics.makeReportBlock(now: 1)
+    let block = statistics.makeReportBlock(now: virtualTime(1))
     XCTAssertEqual(block.packetsLost, 2)
     XCTAssertEqual(block.highestSequence, 16)
     // Near the bottom of the sequence space the base cannot move below 0 without a cycle: left.
     var low = RTPReceiveStatistics(ssrc: remoteSSRC, clockRate: 90_000)
     for sequence: UInt16 in [1, 2, 65_534] {
-      low.record(sequenceNumber: sequence, timestamp: 0, arrival: 0)
+      low.record(sequenceNumber: sequence, timestamp: 0, arrival: virtualTime(0))
     }
     XCTAssertEqual(low.packetsExpected, 2)
   }

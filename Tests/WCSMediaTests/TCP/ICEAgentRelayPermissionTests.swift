@@ -36,18 +36,21 @@ final class ICEAgentRelayPermissionTests: XCTestCase {
     ]
     configuration.transportPolicy = .relay
     let agent = ICEAgent(configuration: configuration)
-    agent.addLocalSocket(0, address: ICETransportAddress(ip: .v4(0x0A00_0001), port: 5000), now: 0)
-    agent.setRemoteCredentials(ICECredentials(ufrag: "bbbb", pwd: "bbbbbbbbbbbbbbbbbbbbbb"), now: 0)
+    agent.addLocalSocket(
+      0, address: ICETransportAddress(ip: .v4(0x0A00_0001), port: 5000), now: virtualTime(0))
+    agent.setRemoteCredentials(
+      ICECredentials(ufrag: "bbbb", pwd: "bbbbbbbbbbbbbbbbbbbbbb"), now: virtualTime(0))
     let first = ICETransportAddress(ip: .v4(0x0A00_0002), port: 6000)
     agent.addRemoteCandidate(
-      ICECandidate(foundation: "1", priority: 100, address: first, type: .host), now: 0)
-    agent.startGathering(now: 0)
+      ICECandidate(foundation: "1", priority: 100, address: first, type: .host), now: virtualTime(0)
+    )
+    agent.startGathering(now: virtualTime(0))
     let allocate = try XCTUnwrap(stun(agent.takeOutputs()).first)
     agent.receive(
       try answer(
         allocate,
         [.errorCode(code: 401, reason: "Unauthorized"), .realm("wcs.test"), .nonce("n")], true),
-      from: turnAddress, socket: 0, now: 0.01)
+      from: turnAddress, socket: 0, now: virtualTime(0.01))
     let signed = try XCTUnwrap(stun(agent.takeOutputs()).first)
     agent.receive(
       try answer(
@@ -56,7 +59,7 @@ final class ICEAgentRelayPermissionTests: XCTestCase {
           .xorRelayedAddress(ICETransportAddress(ip: .v4(0xC000_0264), port: 50_000)),
           .lifetime(600),
         ],
-        false), from: turnAddress, socket: 0, now: 0.02)
+        false), from: turnAddress, socket: 0, now: virtualTime(0.02))
     let outputs = agent.takeOutputs()
     let permissionIndex = try XCTUnwrap(
       outputs.firstIndex {
@@ -74,7 +77,8 @@ final class ICEAgentRelayPermissionTests: XCTestCase {
     // A peer learnt later gets its permission when it is paired, before any check to it.
     let later = ICETransportAddress(ip: .v4(0x0A00_0003), port: 6000)
     agent.addRemoteCandidate(
-      ICECandidate(foundation: "2", priority: 90, address: later, type: .host), now: 0.03)
+      ICECandidate(foundation: "2", priority: 90, address: later, type: .host),
+      now: virtualTime(0.03))
     let methods = stun(agent.takeOutputs()).filter { $0.xorPeerAddress?.ip == later.ip }
       .map(\.type.method)
     XCTAssertEqual(methods.first, .createPermission)

@@ -32,13 +32,13 @@ final class TURNClientChannelTests: XCTestCase {
   /// A client whose allocation succeeded (401 challenge first).
   private func allocated(_ transport: ICETURNTransport) throws -> TURNClient {
     let client = TURNClient(server: server(transport), socket: 0, randomSeed: 4)
-    client.start(now: 0)
+    client.start(now: virtualTime(0))
     let first = try XCTUnwrap(try requests(client).first)
     client.receive(
       try answer(
         first, .errorResponse,
         [.errorCode(code: 401, reason: "Unauthorized"), .realm("wcs.test"), .nonce("n")],
-        key: nil), now: 0.01)
+        key: nil), now: virtualTime(0.01))
     let signed = try XCTUnwrap(try requests(client).first)
     client.receive(
       try answer(
@@ -46,7 +46,7 @@ final class TURNClientChannelTests: XCTestCase {
         [
           .xorRelayedAddress(ICETransportAddress(ip: .v4(0xC000_0264), port: 50_000)),
           .lifetime(600),
-        ], key: key), now: 0.02)
+        ], key: key), now: virtualTime(0.02))
     XCTAssertNotNil(client.relayedAddress)
     _ = client.takeEvents()
     return client
@@ -54,7 +54,7 @@ final class TURNClientChannelTests: XCTestCase {
 
   func testDataGoesInChannelDataOnceTheChannelIsBound() throws {
     let client = try allocated(.udp)
-    client.send([1, 2, 3, 4, 5], to: peer, now: 1)
+    client.send([1, 2, 3, 4, 5], to: peer, now: virtualTime(1))
     let first = try requests(client)
     XCTAssertEqual(
       first.map(\.type.method), [.createPermission, .channelBind, .send],
@@ -64,26 +64,26 @@ final class TURNClientChannelTests: XCTestCase {
     XCTAssertEqual(bind.xorPeerAddress, peer)
     XCTAssertNoThrow(try bind.verifyIntegrity(key: key))
     // An unsigned success to a signed ChannelBind is ignored: the channel stays unbound.
-    client.receive(try answer(bind, key: nil), now: 1.01)
+    client.receive(try answer(bind, key: nil), now: virtualTime(1.01))
     XCTAssertEqual(client.boundChannels, 0)
-    client.receive(try answer(bind, key: key), now: 1.02)
+    client.receive(try answer(bind, key: key), now: virtualTime(1.02))
     XCTAssertEqual(client.boundChannels, 1)
 
-    client.send([9, 8, 7, 6, 5], to: peer, now: 2)
+    client.send([9, 8, 7, 6, 5], to: peer, now: virtualTime(2))
     XCTAssertEqual(client.takeDatagrams().map(\.bytes), [[0x40, 0x00, 0x00, 0x05, 9, 8, 7, 6, 5]])
     // ChannelData from the server, padded as over UDP it may be: the announced length counts.
-    XCTAssertTrue(client.receive([0x40, 0x00, 0x00, 0x03, 7, 7, 7, 0], now: 2.1))
+    XCTAssertTrue(client.receive([0x40, 0x00, 0x00, 0x03, 7, 7, 7, 0], now: virtualTime(2.1)))
     XCTAssertEqual(client.takeEvents(), [.data(peer: peer, bytes: [7, 7, 7])])
     // An unbound channel and a length past the datagram are dropped and counted.
-    XCTAssertTrue(client.receive([0x40, 0x01, 0x00, 0x01, 1], now: 2.2))
-    XCTAssertTrue(client.receive([0x40, 0x00, 0x00, 0x09, 1], now: 2.3))
+    XCTAssertTrue(client.receive([0x40, 0x01, 0x00, 0x01, 1], now: virtualTime(2.2)))
+    XCTAssertTrue(client.receive([0x40, 0x00, 0x00, 0x09, 1], now: virtualTime(2.3)))
     XCTAssertEqual(client.takeEvents(), [])
     XCTAssertEqual(client.unknownChannelData, 2)
 
     // Bound again before its 10 minutes end.
-    var now = 2.3
+    var now = virtualTime(2.3)
     var rebinds = 0
-    while let deadline = client.nextDeadline, deadline < 600 {
+    while let deadline = client.nextDeadline, deadline < virtualTime(600) {
       now = deadline
       client.handleTimeout(now: now)
       for request in try requests(client) where request.type.method == .channelBind {
@@ -93,18 +93,18 @@ final class TURNClientChannelTests: XCTestCase {
       }
     }
     XCTAssertEqual(rebinds, 1)
-    XCTAssertGreaterThan(now, 500)
+    XCTAssertGreaterThan(now, virtualTime(500))
   }
 
   func testARefusedChannelFallsBackToSendIndications() throws {
     let client = try allocated(.udp)
-    client.send([1], to: peer, now: 1)
+    client.send([1], to: peer, now: virtualTime(1))
     let bind = try XCTUnwrap(try requests(client).first { $0.type.method == .channelBind })
     client.receive(
       try answer(bind, .errorResponse, [.errorCode(code: 400, reason: "Bad Request")], key: key),
-      now: 1.1)
+      now: virtualTime(1.1))
     XCTAssertFalse(client.failed)
-    client.send([2], to: peer, now: 2)
+    client.send([2], to: peer, now: virtualTime(2))
     XCTAssertEqual(
       try requests(client).map(\.type.method), [.send],
       "no new ChannelBind for that peer: the data goes in a Send indication")
@@ -115,9 +115,9 @@ final class TURNClientChannelTests: XCTestCase {
   func testStreamTransportsDoNotRetransmitAndTimeOutAfterTi() throws {
     for transport in [ICETURNTransport.tcp, .tls] {
       let client = TURNClient(server: server(transport), socket: 0, randomSeed: 5)
-      client.start(now: 0)
+      client.start(now: virtualTime(0))
       var sent = client.takeDatagrams().count
-      XCTAssertEqual(client.nextDeadline, 39.5)
+      XCTAssertEqual(client.nextDeadline, virtualTime(39.5))
       while let deadline = client.nextDeadline {
         client.handleTimeout(now: deadline)
         sent += client.takeDatagrams().count
@@ -132,12 +132,12 @@ final class TURNClientChannelTests: XCTestCase {
   func testChallengeLoopsAreBounded() throws {
     for code in [401, 438] {
       let client = TURNClient(server: server(.tcp), socket: 0, randomSeed: 6)
-      client.start(now: 0)
+      client.start(now: virtualTime(0))
       var sent = 0
-      var now = 0.0
+      var now = virtualTime(0)
       while let request = try requests(client).first {
         sent += 1
-        now += 0.01
+        now += .milliseconds(10)
         client.receive(
           try answer(
             request, .errorResponse,
