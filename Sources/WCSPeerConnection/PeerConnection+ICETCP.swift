@@ -175,7 +175,7 @@ extension PeerConnection {
   private func iceTCPClosed(_ id: ICESocketID) {
     iceTCP.streams[id] = nil
     guard !state.isFinal, let agent else { return }
-    agent.tcpConnectionClosed(id, now: iceNow())
+    agent.tcpConnectionClosed(id, now: loop.mediaNow())
     serviceICE()
   }
 }

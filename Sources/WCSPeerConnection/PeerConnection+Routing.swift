@@ -36,7 +36,7 @@ extension PeerConnection {
     }
     guard let agent else { throw .notConnected }
     let datagrams = agent.relayDatagrams(
-      Array(bytes), relay: socket, to: destination, now: iceNow())
+      Array(bytes), relay: socket, to: destination, now: loop.mediaNow())
     guard !datagrams.isEmpty else {
       counters.relayedSendFailures += 1
       throw .notConnected

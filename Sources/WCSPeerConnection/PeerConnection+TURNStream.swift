@@ -157,7 +157,7 @@ extension PeerConnection {
   private func turnStreamFailed(_ reason: String, server: ICETransportAddress, socket: ICESocketID)
   {
     guard !state.isFinal, let agent else { return }
-    agent.turnConnectionClosed(socket: socket, server: server, reason: reason, now: iceNow())
+    agent.turnConnectionClosed(socket: socket, server: server, reason: reason, now: loop.mediaNow())
     serviceICE()
   }
 }

@@ -33,7 +33,7 @@ extension PeerConnection {
 
   private func receiveSTUN(_ bytes: [UInt8], from source: ICETransportAddress, socket: Int) {
     guard let agent else { return }
-    let result = agent.receive(bytes, from: source, socket: socket, now: iceNow())
+    let result = agent.receive(bytes, from: source, socket: socket, now: loop.mediaNow())
     if case .relayedData(let data, let peer, let relay) = result {
       // Data unwrapped from a TURN relay: DTLS or SRTP from the peer behind it. It is handled
       // as arriving on the relay's pseudo socket, so DTLS replies go back through the relay;
@@ -67,7 +67,7 @@ extension PeerConnection {
     }
     if selectedPair == nil { dtlsFallbackDestination = (socket, source) }
     if dtls.state == .new { tuneDTLSTimer(dtls) }
-    handleDTLS(dtls.receive(bytes, now: loop.now()))
+    handleDTLS(dtls.receive(bytes, now: loop.mediaNow()))
   }
 
   /// SRTP or SRTCP from `source`, checked against `reception` (the connection's, read once for
@@ -165,7 +165,7 @@ extension PeerConnection {
   private func startDTLSIfNeeded() {
     guard let dtls, dtls.state == .new else { return }
     tuneDTLSTimer(dtls)
-    handleDTLS(dtls.start(now: loop.now()))
+    handleDTLS(dtls.start(now: loop.mediaNow()))
   }
 
   /// Before the handshake starts: the first retransmission timeout from ICE's round-trip time
@@ -270,7 +270,7 @@ extension PeerConnection {
   func rearmTimer() {
     guard !state.isFinal else { return }
     var deadline = agent?.nextDeadline
-    if let dtlsDeadline = dtls?.nextDeadline.map(MediaInstant.init) {
+    if let dtlsDeadline = dtls?.nextDeadline {
       deadline = deadline.map { min($0, dtlsDeadline) } ?? dtlsDeadline
     }
     guard let deadline else { return }
@@ -284,9 +284,9 @@ extension PeerConnection {
     timer = nil
     timerDeadline = nil
     guard !state.isFinal else { return }
-    let now = iceNow()
-    if let dtls, let deadline = dtls.nextDeadline, MediaInstant(deadline) <= now {
-      handleDTLS(dtls.handleTimeout(now: now.continuousInstant))
+    let now = loop.mediaNow()
+    if let dtls, let deadline = dtls.nextDeadline, deadline <= now {
+      handleDTLS(dtls.handleTimeout(now: now))
       if state.isFinal { return }
     }
     if let agent {

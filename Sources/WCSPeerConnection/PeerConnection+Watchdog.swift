@@ -10,7 +10,7 @@ extension PeerConnection {
     if let watchdog { loop.cancel(watchdog) }
     watchdog = nil
     guard !state.isFinal, let connectDeadline else { return }
-    let now = iceNow()
+    let now = loop.mediaNow()
     let deadline: MediaInstant
     if !hasConnected {
       deadline = connectDeadline

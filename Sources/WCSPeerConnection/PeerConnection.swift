@@ -229,7 +229,7 @@ public final class PeerConnection: @unchecked Sendable {
   public func addRemoteCandidate(_ candidate: ICECandidate) {
     loop.assertInEventLoop()
     guard let agent, !state.isFinal else { return }
-    agent.addRemoteCandidate(candidate, now: iceNow())
+    agent.addRemoteCandidate(candidate, now: loop.mediaNow())
     serviceICE()
   }
 
@@ -237,7 +237,7 @@ public final class PeerConnection: @unchecked Sendable {
   public func setRemoteEndOfCandidates() {
     loop.assertInEventLoop()
     guard let agent, !state.isFinal else { return }
-    agent.setRemoteGatheringComplete(now: iceNow())
+    agent.setRemoteGatheringComplete(now: loop.mediaNow())
     serviceICE()
   }
 
@@ -277,7 +277,7 @@ public final class PeerConnection: @unchecked Sendable {
     loop.assertInEventLoop()
     guard state != .closed else { return }
     if let dtls {
-      let output = dtls.close(now: loop.now())
+      let output = dtls.close(now: loop.mediaNow())
       sendDTLS(output.datagrams)
     }
     closeAgent()
@@ -327,7 +327,7 @@ public final class PeerConnection: @unchecked Sendable {
     iceConfiguration.consentInterval = MediaDuration(configuration.iceConsentInterval)
     let agent = ICEAgent(configuration: iceConfiguration)
     self.agent = agent
-    let now = iceNow()
+    let now = loop.mediaNow()
     if configuration.iceCandidateProtocol == .tcp {
       if mode == .full && configuration.turnServers.contains(where: \.transport.isStream) {
         // The relays of TURN servers reached over TCP/TLS need a UDP base socket, though
@@ -409,7 +409,7 @@ public final class PeerConnection: @unchecked Sendable {
     dtlsRole = role
     remoteDescription = remote
     guard let agent else { return }
-    let now = iceNow()
+    let now = loop.mediaNow()
     if remote.iceLite { agent.setRemoteIsLite(now: now) }
     agent.setRemoteCredentials(remote.iceCredentials, now: now)
     for candidate in remote.candidates { agent.addRemoteCandidate(candidate, now: now) }
@@ -491,7 +491,4 @@ public final class PeerConnection: @unchecked Sendable {
       break
     }
   }
-
-  /// The loop's clock, the time of the ICE agent and the timers.
-  func iceNow() -> MediaInstant { loop.mediaNow() }
 }

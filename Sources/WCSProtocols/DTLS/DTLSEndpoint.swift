@@ -46,7 +46,7 @@ public final class DTLSEndpoint {
   public private(set) var negotiatedProfile: DTLSSRTPProfile?
   /// When the driver must call `handleTimeout(now:)` next, on the clock of the `now` values
   /// passed in; `nil` when nothing is pending. Updated by every call.
-  public private(set) var nextDeadline: ContinuousClock.Instant?
+  public private(set) var nextDeadline: MediaInstant?
   /// Flights OpenSSL retransmitted so far (by `handleTimeout(now:)` or on its own while reading
   /// once its real-time timer had expired).
   public var retransmissions: Int { channel.timerExpiries }
@@ -55,15 +55,15 @@ public final class DTLSEndpoint {
 
   private let certificate: DTLSCertificate
   private let profiles: [DTLSSRTPProfile]
-  private let handshakeTimeout: Duration
+  private let handshakeTimeout: MediaDuration
   private let maxRetransmissions: Int
   private let context: OpaquePointer
   private let channel: DTLSDatagramChannel
   /// The OpenSSL connection; internal so tests can read what OpenSSL negotiated.
   private(set) var ssl: OpaquePointer
-  private var handshakeStartedAt: ContinuousClock.Instant?
-  private var fallbackAfter: Duration?
-  private var fallbackDeadline: ContinuousClock.Instant?
+  private var handshakeStartedAt: MediaInstant?
+  private var fallbackAfter: MediaDuration?
+  private var fallbackDeadline: MediaInstant?
   private var receivedDatagram = false
   private var peerCertificateDER: [UInt8]?
   private var keyingMaterial: [UInt8]?
@@ -117,8 +117,8 @@ public final class DTLSEndpoint {
     self.remoteFingerprints = remoteFingerprint.map { [$0] + additionalRemoteFingerprints } ?? []
     self.profiles = profiles
     self.mtu = mtu
-    self.fallbackAfter = role == .server ? fallbackToClientAfter : nil
-    self.handshakeTimeout = handshakeTimeout
+    self.fallbackAfter = role == .server ? fallbackToClientAfter.map(MediaDuration.init) : nil
+    self.handshakeTimeout = MediaDuration(handshakeTimeout)
     self.maxRetransmissions = maxRetransmissions
     let initial = Self.microseconds(initialRetransmissionTimeout)
     self.channel = DTLSDatagramChannel(
@@ -141,7 +141,7 @@ public final class DTLSEndpoint {
 
   /// Starts the handshake: a client sends its ClientHello flight; a server starts waiting (and
   /// its fallback timer, if any).
-  public func start(now: ContinuousClock.Instant) -> DTLSOutput {
+  public func start(now: MediaInstant) -> DTLSOutput {
     var output = DTLSOutput()
     guard state == .new else { return output }
     state = .handshaking
@@ -155,7 +155,7 @@ public final class DTLSEndpoint {
   /// malformed, replayed or unauthenticated records (and an empty datagram is ignored); a fatal
   /// protocol error ends the endpoint with `.failed(.handshakeFailed)` or
   /// `.failed(.connectionFailed)`. Ignored once closed or failed.
-  public func receive(_ datagram: [UInt8], now: ContinuousClock.Instant) -> DTLSOutput {
+  public func receive(_ datagram: [UInt8], now: MediaInstant) -> DTLSOutput {
     var output = DTLSOutput()
     // An empty read means end-of-file to OpenSSL; an empty datagram carries no record.
     guard !datagram.isEmpty else { return output }
@@ -171,7 +171,7 @@ public final class DTLSEndpoint {
 
   /// Runs the timers that are due: the client fallback, the handshake timeout and OpenSSL's
   /// retransmission timer. Call it at `nextDeadline` (calling early is harmless).
-  public func handleTimeout(now: ContinuousClock.Instant) -> DTLSOutput {
+  public func handleTimeout(now: MediaInstant) -> DTLSOutput {
     var output = DTLSOutput()
     guard isRunning, state != .new else { return output }
     if let deadline = fallbackDeadline, now >= deadline, !receivedDatagram, role == .server {
@@ -179,12 +179,12 @@ public final class DTLSEndpoint {
       return finish(output, now: now)
     }
     if isConnecting, let started = handshakeStartedAt, now - started >= handshakeTimeout {
-      fail(.timeout(retransmissions: retransmissions, elapsed: now - started), &output)
+      fail(.timeout(retransmissions: retransmissions, elapsed: (now - started).duration), &output)
       return finish(output, now: now)
     }
     if retransmissionTimerExpired {
       if retransmissions >= maxRetransmissions, state == .handshaking {
-        let elapsed = handshakeStartedAt.map { now - $0 } ?? .zero
+        let elapsed = handshakeStartedAt.map { (now - $0).duration } ?? .zero
         fail(.timeout(retransmissions: retransmissions, elapsed: elapsed), &output)
         return finish(output, now: now)
       }
@@ -214,7 +214,7 @@ public final class DTLSEndpoint {
 
   /// Sets or replaces the peer's SDP fingerprint. If the handshake already finished, the peer
   /// certificate is verified now: `.connected` on a match, `.failed(.fingerprintMismatch)` if not.
-  public func setRemoteFingerprint(_ fingerprint: DTLSFingerprint, now: ContinuousClock.Instant)
+  public func setRemoteFingerprint(_ fingerprint: DTLSFingerprint, now: MediaInstant)
     -> DTLSOutput
   {
     setRemoteFingerprints([fingerprint], now: now)
@@ -224,7 +224,7 @@ public final class DTLSEndpoint {
   /// accepted when it matches any. An empty list is ignored. Verifies as
   /// `setRemoteFingerprint(_:now:)` does.
   public func setRemoteFingerprints(
-    _ fingerprints: [DTLSFingerprint], now: ContinuousClock.Instant
+    _ fingerprints: [DTLSFingerprint], now: MediaInstant
   ) -> DTLSOutput {
     var output = DTLSOutput()
     guard !fingerprints.isEmpty else { return finish(output, now: now) }
@@ -239,7 +239,7 @@ public final class DTLSEndpoint {
   /// Encrypts `data` as one application-data record (keep it under the MTU minus ~40 bytes of
   /// record overhead). Throws `DTLSError.notConnected` unless `.connected` was reported, or
   /// `DTLSError.connectionFailed` if OpenSSL refuses the write.
-  public func send(_ data: [UInt8], now: ContinuousClock.Instant) throws(DTLSError) -> DTLSOutput {
+  public func send(_ data: [UInt8], now: MediaInstant) throws(DTLSError) -> DTLSOutput {
     guard state == .connected else { throw .notConnected }
     guard !data.isEmpty else { return DTLSOutput() }
     ERR_clear_error()
@@ -252,7 +252,7 @@ public final class DTLSEndpoint {
 
   /// Closes the association: sends close_notify if the handshake finished. No event is
   /// reported locally; the peer reports `.closed`.
-  public func close(now: ContinuousClock.Instant) -> DTLSOutput {
+  public func close(now: MediaInstant) -> DTLSOutput {
     guard isRunning else { return DTLSOutput() }
     if state == .awaitingRemoteFingerprint || state == .connected {
       ERR_clear_error()
@@ -297,14 +297,14 @@ public final class DTLSEndpoint {
     }
   }
 
-  private func advance(_ output: inout DTLSOutput, now: ContinuousClock.Instant) {
+  private func advance(_ output: inout DTLSOutput, now: MediaInstant) {
     if state == .handshaking {
       ERR_clear_error()
       let result = SSL_do_handshake(ssl)
       if result == 1 {
         handshakeFinished(&output)
       } else if retransmissions > maxRetransmissions {
-        let elapsed = handshakeStartedAt.map { now - $0 } ?? .zero
+        let elapsed = handshakeStartedAt.map { (now - $0).duration } ?? .zero
         fail(.timeout(retransmissions: retransmissions, elapsed: elapsed), &output)
       } else {
         let error = SSL_get_error(ssl, result)
@@ -421,7 +421,7 @@ public final class DTLSEndpoint {
     heldApplicationData.removeAll()
   }
 
-  private func switchToClient(_ output: inout DTLSOutput, now: ContinuousClock.Instant) {
+  private func switchToClient(_ output: inout DTLSOutput, now: MediaInstant) {
     fallbackDeadline = nil
     fallbackAfter = nil
     do {
@@ -445,10 +445,10 @@ public final class DTLSEndpoint {
   }
 
   /// Collects the datagrams OpenSSL wrote and recomputes `nextDeadline`.
-  private func finish(_ output: DTLSOutput, now: ContinuousClock.Instant) -> DTLSOutput {
+  private func finish(_ output: DTLSOutput, now: MediaInstant) -> DTLSOutput {
     var output = output
     output.datagrams.append(contentsOf: channel.takeOutbound())
-    var deadlines: [ContinuousClock.Instant] = []
+    var deadlines: [MediaInstant] = []
     if isRunning && state != .new {
       if let fallbackDeadline { deadlines.append(fallbackDeadline) }
       if isConnecting, let started = handshakeStartedAt {
@@ -461,7 +461,7 @@ public final class DTLSEndpoint {
   }
 
   /// Time until OpenSSL's retransmission timer expires (real clock), `nil` if it is not running.
-  private var retransmissionTimeLeft: Duration? {
+  private var retransmissionTimeLeft: MediaDuration? {
     var seconds = 0
     var microseconds = 0
     guard wcs_dtls_get_timeout(ssl, &seconds, &microseconds) == 1 else { return nil }

@@ -246,9 +246,9 @@ final class DTLSEndpointTests: XCTestCase {
     }
     // Plaintext epoch-0 garbage can take record sequence numbers the real flights then reuse
     // (replay window, RFC 6347 §4.1.2.6), so the handshake may need a retransmission (real timer).
-    let giveUp = ContinuousClock.now + .seconds(2)
+    let giveUp = MediaInstant.now() + .seconds(2)
     while link.connectedEvent(.client) == nil && link.failures(.client).isEmpty
-      && ContinuousClock.now < giveUp
+      && MediaInstant.now() < giveUp
     {
       Thread.sleep(forTimeInterval: 0.005)
       link.advance(by: .milliseconds(5))
@@ -264,7 +264,7 @@ final class DTLSEndpointTests: XCTestCase {
   func testGarbageHandshakeToFreshServerFailsCleanlyOrIsIgnored() throws {
     let server = try DTLSEndpoint(
       role: .server, certificate: try DTLSCertificate.shared, remoteFingerprint: nil)
-    let now = ContinuousClock.now
+    let now = MediaInstant.now()
     _ = server.start(now: now)
     // A well-formed record header carrying a truncated ClientHello.
     let truncatedHello: [UInt8] = [
@@ -315,8 +315,8 @@ final class DTLSEndpointTests: XCTestCase {
     XCTAssertEqual(link.emitted.count, 1)
     let clientHello = try XCTUnwrap(link.emitted.first)
 
-    let giveUp = ContinuousClock.now + .seconds(2)
-    while link.connectedEvent(.client) == nil && ContinuousClock.now < giveUp {
+    let giveUp = MediaInstant.now() + .seconds(2)
+    while link.connectedEvent(.client) == nil && MediaInstant.now() < giveUp {
       Thread.sleep(forTimeInterval: 0.005)
       link.advance(by: .milliseconds(5))
     }
@@ -333,8 +333,8 @@ final class DTLSEndpointTests: XCTestCase {
     link.shouldDrop = { side, index, _ in side == .server && index == 0 }
     link.start()
     XCTAssertNil(link.connectedEvent(.client))
-    let giveUp = ContinuousClock.now + .seconds(2)
-    while link.connectedEvent(.server) == nil && ContinuousClock.now < giveUp {
+    let giveUp = MediaInstant.now() + .seconds(2)
+    while link.connectedEvent(.server) == nil && MediaInstant.now() < giveUp {
       Thread.sleep(forTimeInterval: 0.005)
       link.advance(by: .milliseconds(5))
     }
@@ -357,8 +357,8 @@ final class DTLSEndpointTests: XCTestCase {
     XCTAssertTrue(droppedFinal)
     XCTAssertNotNil(link.connectedEvent(.server))
     XCTAssertNil(link.connectedEvent(.client))
-    let giveUp = ContinuousClock.now + .seconds(2)
-    while link.connectedEvent(.client) == nil && ContinuousClock.now < giveUp {
+    let giveUp = MediaInstant.now() + .seconds(2)
+    while link.connectedEvent(.client) == nil && MediaInstant.now() < giveUp {
       Thread.sleep(forTimeInterval: 0.005)
       link.advance(by: .milliseconds(5))
     }
@@ -392,7 +392,7 @@ final class DTLSEndpointTests: XCTestCase {
     let certificate = try DTLSCertificate.shared
     let client = try DTLSEndpoint(
       role: .client, certificate: certificate, remoteFingerprint: certificate.fingerprint)
-    let start = ContinuousClock.now
+    let start = MediaInstant.now()
     XCTAssertEqual(client.start(now: start).datagrams.count, 1)
     let first = try XCTUnwrap(client.nextDeadline) - start
     // OpenSSL reports a timer with under 15 ms left as expired; the test's own time is spent.
@@ -400,7 +400,7 @@ final class DTLSEndpointTests: XCTestCase {
     XCTAssertGreaterThan(first, .milliseconds(30))
 
     Thread.sleep(forTimeInterval: 0.06)
-    let now = ContinuousClock.now
+    let now = MediaInstant.now()
     let output = client.handleTimeout(now: now)
     XCTAssertEqual(output.datagrams.count, 1, "the ClientHello again")
     XCTAssertEqual(client.retransmissions, 1)
@@ -424,7 +424,7 @@ final class DTLSEndpointTests: XCTestCase {
     let client = try DTLSEndpoint(
       role: .client, certificate: certificate, remoteFingerprint: certificate.fingerprint)
     client.setInitialRetransmissionTimeout(.milliseconds(240))
-    let start = ContinuousClock.now
+    let start = MediaInstant.now()
     _ = client.start(now: start)
     let due = try XCTUnwrap(client.nextDeadline) - start
     XCTAssertLessThanOrEqual(due, .milliseconds(240))
@@ -436,11 +436,11 @@ final class DTLSEndpointTests: XCTestCase {
     let client = try DTLSEndpoint(
       role: .client, certificate: certificate, remoteFingerprint: certificate.fingerprint,
       initialRetransmissionTimeout: .milliseconds(20), maxRetransmissions: 2)
-    var now = ContinuousClock.now
+    var now = MediaInstant.now()
     var sent = client.start(now: now).datagrams.count
     var events: [DTLSEvent] = []
-    let giveUp = ContinuousClock.now + .seconds(2)
-    while events.isEmpty && ContinuousClock.now < giveUp {
+    let giveUp = MediaInstant.now() + .seconds(2)
+    while events.isEmpty && MediaInstant.now() < giveUp {
       Thread.sleep(forTimeInterval: 0.005)
       now = now + .milliseconds(5)
       let output = client.handleTimeout(now: now)

@@ -10,7 +10,7 @@ final class DTLSTestLink {
 
   let client: DTLSEndpoint
   let server: DTLSEndpoint
-  var now = ContinuousClock.now
+  var now = MediaInstant.now()
   private(set) var clientEvents: [DTLSEvent] = []
   private(set) var serverEvents: [DTLSEvent] = []
   /// Every datagram either side emitted (dropped ones included).
@@ -90,7 +90,7 @@ final class DTLSTestLink {
 
   /// Advances the virtual clock and runs both endpoints' timers.
   func advance(by duration: Duration) {
-    now = now + duration
+    now = now + MediaDuration(duration)
     take(client.handleTimeout(now: now), from: .client)
     take(server.handleTimeout(now: now), from: .server)
     deliver()

@@ -128,14 +128,14 @@ final class RelayedFarSide {
         try peer.send(requestBytes, to: relayed.address)
         lastRequest = clock.now
       }
-      if let deadline = dtls.nextDeadline, deadline <= clock.now {
-        try sendDTLS(dtls.handleTimeout(now: clock.now))
+      if let deadline = dtls.nextDeadline, deadline <= MediaInstant.now() {
+        try sendDTLS(dtls.handleTimeout(now: .now()))
       }
       guard let (bytes, source) = try peer.receive(timeout: 0.02) else { continue }
       handshake.sources.append(source)
       guard STUNMessage.looksLikeSTUN(bytes) else {
         handshake.dtlsSources.append(source)
-        try sendDTLS(dtls.receive(bytes, now: clock.now))
+        try sendDTLS(dtls.receive(bytes, now: .now()))
         continue
       }
       let message = try STUNMessage.decode(bytes)
@@ -151,7 +151,7 @@ final class RelayedFarSide {
         try message.verifyIntegrity(key: localKey)
         handshake.validated = true
         // Validated through the relay, and no pair nominated: DTLS starts now.
-        try sendDTLS(dtls.start(now: clock.now))
+        try sendDTLS(dtls.start(now: .now()))
       }
     }
     return handshake
