@@ -218,7 +218,8 @@ let benchmarks: [Target] =
     // LossBench: issue 23's loss figures (frames decoded, freezes, setup times) under real
     // kernel drops in a network namespace, through the local server and to aiortc.
     .executableTarget(
-      name: "LossBench", dependencies: ["FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
+      name: "LossBench",
+      dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer", "WCSMedia"],
       path: "Benchmarks/LossBench", swiftSettings: strict),
     .executableTarget(
       name: "SetupBench", dependencies: ["BenchSupport", "FPWCSApi2Swift", "WCSLocalServer"],
@@ -234,7 +235,8 @@ let benchmarks: [Target] =
     // TURNBench: connect time over TURN/UDP, TCP and TLS (coturn) and one TURN/TCP
     // allocation's throughput.
     .executableTarget(
-      name: "TURNBench", dependencies: ["WCSPeerConnection"], path: "Benchmarks/TURNBench",
+      name: "TURNBench", dependencies: ["BenchSupport", "WCSPeerConnection"],
+      path: "Benchmarks/TURNBench",
       swiftSettings: strict),
     .executableTarget(
       name: "CallBench",

@@ -23,3 +23,13 @@ public func wait<T: Sendable>(_ body: (@escaping @Sendable (T) -> Void) -> Void)
   guard let value = box.withLock({ $0 }) else { fatalError("completion without a value") }
   return value
 }
+
+extension Duration {
+  /// This duration in seconds, for printing and averaging figures.
+  public var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) * 1e-18
+  }
+
+  /// This duration in milliseconds.
+  public var milliseconds: Double { seconds * 1000 }
+}

@@ -200,8 +200,7 @@ for round in 0..<rounds {
     first.stop()
     exit(1)
   }
-  let (seconds, attoseconds) = start.duration(to: .now).components
-  setups.append(Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+  setups.append(start.duration(to: .now).milliseconds)
   call.hangup()
   while call.getStatus() != .fpwcsCallStatusFinish { try await Task.sleep(for: .milliseconds(5)) }
   if round == 0 { say(String(format: "setup, first call of the process: %.1f ms", setups[0])) }

@@ -106,14 +106,14 @@ func publishOnce(_ session: FPWCSApi2Session, row: Row, index: Int) -> Result<Do
     .fpwcsStreamStatusPublishing, .fpwcsStreamStatusFailed, .fpwcsStreamStatusUnpublished,
   ]
   _ = poll(timeout: 40) { ended.contains(stream.getStatus()) }
-  let (seconds, attoseconds) = start.duration(to: .now).components
+  let elapsed = start.duration(to: .now)
   let status = stream.getStatus()
   try? stream.stop()
   _ = poll(timeout: 5) { session.getStreams().isEmpty }
   guard status == .fpwcsStreamStatusPublishing else {
     return .failure(.streamFailed(statusInfo: stream.getStatusInfo(), info: stream.getInfo()))
   }
-  return .success(Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+  return .success(elapsed.milliseconds)
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import Synchronization
 import WCSMedia
@@ -73,12 +74,6 @@ final class FrameLog: Sendable {
         strideV: frame.strideV)
     else { return nil }
     return VirtualCamera.decodeFrameNumber(from: band)
-  }
-}
-
-extension Duration {
-  var seconds: Double {
-    Double(components.seconds) + Double(components.attoseconds) * 1e-18
   }
 }
 

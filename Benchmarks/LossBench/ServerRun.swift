@@ -1,3 +1,4 @@
+import BenchSupport
 import FPWCSApi2Swift
 import Foundation
 import Synchronization

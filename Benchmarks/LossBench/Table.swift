@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Runs `command` in a fresh network and PID namespace (only `lo`, nothing outlives it) where

@@ -11,6 +11,7 @@
 // of Tests/Interop/chromium, driven by InteropPeer). `--network SPEC` uses the SDK's network
 // emulator instead of the kernel (fixed seeds; jitter needs it): see `--help`. `--codec h264`
 // publishes H.264 on the server path.
+import BenchSupport
 import Foundation
 import WCSMedia
 

@@ -103,7 +103,7 @@ publisher.close()
 player.close()
 
 let state = rendered.withLock { $0 }
-let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+let wall = elapsed.seconds
 let firstFrame = state.first.map { $0 - start }
 print("NativeBackendBench \(width)x\(height)@30, \(seconds) s of media")
 print("  time to first rendered picture: \(firstFrame.map { "\($0)" } ?? "none")")

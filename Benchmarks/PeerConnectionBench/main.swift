@@ -1,3 +1,4 @@
+import BenchSupport
 // Loopback PeerConnection ↔ PeerConnection connect time (ICE checks + DTLS handshake + SRTP
 // keys), both on one event loop, 127.0.0.1. Run: `swift run -c release PeerConnectionBench`.
 import Dispatch
@@ -93,21 +94,16 @@ func connectOnce(loop: EventLoop, lite: Bool, pacing: Double = 0.02)
   return (start.duration(to: end), start.duration(to: selected), phases)
 }
 
-func milliseconds(_ duration: Duration) -> Double {
-  let (seconds, attoseconds) = duration.components
-  return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-}
-
 func report(_ label: String, lite: Bool, pacing: Double = 0.02, runs: Int, loop: EventLoop) {
   var samples: [Double] = []
   var iceSamples: [Double] = []
   var phaseSamples = Array(repeating: [Double](), count: Phases.names.count)
   for _ in 0..<runs {
     if let duration = connectOnce(loop: loop, lite: lite, pacing: pacing) {
-      samples.append(milliseconds(duration.total))
-      iceSamples.append(milliseconds(duration.ice))
+      samples.append(duration.total.milliseconds)
+      iceSamples.append(duration.ice.milliseconds)
       for (index, phase) in duration.phases.durations.enumerated() {
-        phaseSamples[index].append(milliseconds(phase))
+        phaseSamples[index].append(phase.milliseconds)
       }
     }
   }
@@ -186,7 +182,7 @@ func throughput(loop: EventLoop, packets: Int, size: Int, burst: Int) {
   let deadline = clock.now + .seconds(2)
   while received.withLock({ $0 }) < packets && clock.now < deadline { usleep(1000) }
   let end = lastDelivery.withLock { $0 } ?? clock.now
-  let elapsed = milliseconds(start.duration(to: end)) / 1000
+  let elapsed = start.duration(to: end).seconds
   let delivered = received.withLock { $0 }
   print(
     String(
@@ -207,7 +203,7 @@ if let first = connectOnce(loop: loop, lite: true) {
   print(
     String(
       format: "first connect of the process (full ↔ lite, with the process-wide set-up): %.2f ms",
-      milliseconds(first.total)))
+      first.total.milliseconds))
 }
 report("full ICE offerer ↔ full ICE answerer", lite: false, runs: 50, loop: loop)
 report("full ICE offerer ↔ ICE-lite answerer", lite: true, runs: 50, loop: loop)

@@ -361,7 +361,7 @@ func snapshotSourceMicrosecondsPerPacket(seconds: Int = 60, rounds: Int = 5) -> 
     // Wall clock: this loop is one thread with nothing to wait for, and the process CPU clock
     // ticks too coarsely for a run this short; the best round is the least disturbed.
     let wall = ContinuousClock.now - clock
-    let elapsed = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+    let elapsed = wall.seconds
     best = min(best, elapsed * 1e6 / Double(packets.count))
     precondition(source.hasKeyFrame, "the synthetic stream's key frames reach the source")
   }

@@ -56,8 +56,7 @@ final class FirstFrameRenderer: VideoRenderer {
 
 func milliseconds(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> String {
   guard let from, let to else { return "    –" }
-  let (seconds, attoseconds) = from.duration(to: to).components
-  return String(format: "%5.1f", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+  return String(format: "%5.1f", from.duration(to: to).milliseconds)
 }
 
 func median(_ values: [Double]) -> Double? {
@@ -67,8 +66,7 @@ func median(_ values: [Double]) -> Double? {
 
 func value(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> Double? {
   guard let from, let to else { return nil }
-  let (seconds, attoseconds) = from.duration(to: to).components
-  return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+  return from.duration(to: to).milliseconds
 }
 
 /// A connected session, or `nil` (reported) when it did not reach ESTABLISHED in 5 s.

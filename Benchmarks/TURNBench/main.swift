@@ -6,6 +6,7 @@
 // SRTP packets of 1200 payload bytes sent as fast as the relay leg takes them for `--seconds`
 // (2) over one TURN/TCP (and TLS) allocation; the payload rate the answerer received.
 // Run: `swift run -c release TURNBench [--rounds 20] [--seconds 2]`.
+import BenchSupport
 import Foundation
 import Synchronization
 import WCSEventLoop
@@ -192,22 +193,8 @@ final class Pair {
   }
 }
 
-extension Duration {
-  var seconds: Double {
-    Double(components.seconds) + Double(components.attoseconds) / 1e18
-  }
-}
-
-func option(_ name: String, default value: Double) -> Double {
-  let arguments = CommandLine.arguments
-  guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count,
-    let parsed = Double(arguments[index + 1])
-  else { return value }
-  return parsed
-}
-
-let rounds = Int(option("--rounds", default: 20))
-let seconds = option("--seconds", default: 2)
+let rounds = option("rounds", default: 20)
+let seconds = Double(option("seconds", default: 2))
 let loop = EventLoop(label: "TURNBench")
 print("connect time, offer to both connected (ICE + DTLS), \(rounds) rounds each, ms")
 print("transport      median    min     max   failed")

@@ -203,9 +203,7 @@ final class PeerConnectionScenario: InteropScenario, Sendable {
       if newState == .connected, state.value.connectedAt == nil {
         state.value.connectedAt = loop.now()
         if let answeredAt = state.value.answeredAt {
-          let elapsed = answeredAt.duration(to: loop.now()).components
-          state.value.secondsToConnect =
-            Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+          state.value.secondsToConnect = MediaDuration(answeredAt.duration(to: loop.now())).seconds
         }
         scheduleAudio()
         scheduleVideo()

@@ -3,6 +3,7 @@ import Synchronization
 import WCSCodecs
 import WCSDevices
 import WCSMediaSeam
+import WCSProtocols
 
 /// Something that feeds a published track: started when the connection is up, stopped on close
 /// or camera switch.
@@ -153,8 +154,7 @@ struct NativeMediaClock: Sendable {
 
   /// Seconds since the origin.
   func elapsed() -> Double {
-    let (seconds, attoseconds) = (clock.now - origin).components
-    return Double(seconds) + Double(attoseconds) * 1e-18
+    MediaDuration(clock.now - origin).seconds
   }
 
   /// The 90 kHz RTP timestamp of a picture captured now (RFC 7741 §4.1).

@@ -182,8 +182,7 @@ extension NativeMediaConnection {
       result.packetsGivenUp += nack.givenUp
     }
     if let rtt = peerConnection?.stats.roundTripTime, result.roundTripTime == nil {
-      let (seconds, attoseconds) = rtt.components
-      result.roundTripTime = Double(seconds) + Double(attoseconds) * 1e-18
+      result.roundTripTime = MediaDuration(rtt).seconds
     }
     return result
   }

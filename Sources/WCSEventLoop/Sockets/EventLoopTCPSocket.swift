@@ -109,9 +109,7 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
         [reference = WeakReference(socket)] in reference.object?.finishConnect()
       }
     } else {
-      let seconds =
-        Double(timeout.components.seconds)
-        + Double(timeout.components.attoseconds) / 1e18
+      let seconds = MediaDuration(timeout).seconds
       socket.connectTimer = loop.schedule(after: timeout) {
         [reference = WeakReference(socket)] in
         reference.object?.end(.connectTimedOut(address: address, seconds: seconds))
