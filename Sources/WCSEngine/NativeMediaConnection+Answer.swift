@@ -103,39 +103,21 @@ extension NativeMediaConnection {
   }
 
   func setUpSendStreams(now: MediaInstant) {
-    let wallClock = NTPTimestamp(date: Date())
-    if videoTrack != nil {
-      videoSend = RTPSendStream(
-        configuration: RTPSendStream.Configuration(
-          ssrc: videoSSRC, payloadType: videoPayloadType, clockRate: 90_000,
-          retransmission: rtxPayloadType.map {
-            RTPRetransmission(ssrc: rtxSSRC, payloadType: $0)
-          }, cname: cname, minBitrate: parameters.minVideoBitrate,
-          maxBitrate: parameters.maxVideoBitrate, startBitrate: parameters.startVideoBitrate),
-        now: now, wallClock: wallClock)
-      let estimator = SendSideBandwidthEstimator(
-        startBitrate: parameters.startVideoBitrate, minBitrate: parameters.minVideoBitrate,
-        maxBitrate: parameters.maxVideoBitrate, probing: false)
-      estimator.onTargetBitrateChanged = { [weak self] bitrate in
-        self?.applyTargetBitrate(bitrate)
-      }
-      self.estimator = estimator
-      pacer = Pacer(targetBitrate: parameters.startVideoBitrate)
+    let video = videoTrack.map { _ in
+      RTPSendStream.Configuration(
+        ssrc: videoSSRC, payloadType: videoPayloadType, clockRate: 90_000,
+        retransmission: rtxPayloadType.map { RTPRetransmission(ssrc: rtxSSRC, payloadType: $0) },
+        cname: cname, minBitrate: parameters.minVideoBitrate,
+        maxBitrate: parameters.maxVideoBitrate, startBitrate: parameters.startVideoBitrate)
     }
-    if audioTrack != nil {
-      audioSend = RTPSendStream(
-        configuration: RTPSendStream.Configuration(
-          ssrc: audioSSRC, payloadType: audioPayloadType, clockRate: 48_000, cname: cname,
-          minBitrate: 6_000, maxBitrate: 510_000, startBitrate: parameters.audioBitrate),
-        now: now, wallClock: wallClock)
+    let audio = audioTrack.map { _ in
+      RTPSendStream.Configuration(
+        ssrc: audioSSRC, payloadType: audioPayloadType, clockRate: 48_000, cname: cname,
+        minBitrate: 6_000, maxBitrate: 510_000, startBitrate: parameters.audioBitrate)
     }
-  }
-
-  func applyTargetBitrate(_ bitrate: Int) {
-    guard videoSend != nil else { return }
-    videoSend?.targetBitrate = bitrate  // in place (see `sendMedia`)
-    guard let target = videoSend?.targetBitrate else { return }
-    videoTrack?.setBitrate(target)
-    pacer?.setTargetBitrate(target)
+    publishSession = RTPPublishSession(
+      configuration: RTPPublishSession.Configuration(
+        video: video, audio: audio, transportWideCCID: transportWideCCID),
+      now: now, wallClock: NTPTimestamp(date: Date()))
   }
 }

@@ -1,42 +1,26 @@
 import WCSProtocols
 
-/// Pacing of the publish path: RTP packets leave through a `Pacer` at 2.5 × the congestion
-/// controller's target, audio before video, instead of a key frame's packets in one burst.
+/// Pacing of the publish path: the publish session's pacer releases RTP packets at 2.5 × the
+/// congestion controller's target, audio before video, instead of a key frame's packets in one
+/// burst; a loop timer fires at its next send time.
 extension NativeMediaConnection {
-  /// A packet waiting in the pacer, not yet carrying its transport-wide sequence number.
-  struct PacedRTPPacket {
-    let packet: RTPPacket
-    let isVideo: Bool
-  }
-
-  /// Bytes of RTP header the pacer counts per packet besides the payload (fixed header plus
-  /// the extensions this engine writes).
-  static let pacedHeaderOverhead = 24
-
-  func enqueuePaced(_ packet: RTPPacket, video: Bool, now: MediaInstant) {
-    pacer?.enqueue(
-      PacedRTPPacket(packet: packet, isVideo: video), priority: video ? .video : .audio,
-      size: packet.payload.count + Self.pacedHeaderOverhead, now: now)
-  }
-
-  /// Sends what the pacer releases now and arms a loop timer for its next send time.
+  /// Sends what the pacer releases now and arms the timer for its next send time.
   func drainPacer() {
     loop.assertInEventLoop()
-    guard !closed, pacer != nil else { return }
+    guard !closed else { return }
     let now = loop.mediaNow()
     // In place: a copy would share the queues' storage and copy it on the first write.
-    let releases = pacer?.process(now: now) ?? []
-    let next = pacer?.nextSendTime
-    for release in releases {
-      if case .media(let paced, _, _, _) = release {
-        stampAndSend(paced.packet, video: paced.isVideo, now: now)
-      }
-    }
+    guard let output = publishSession?.releasePaced(now: now) else { return }
+    perform(output)
+    armPacerTimer(now: now)
+  }
+
+  /// Arms the pacer timer for the session's next paced send time (none when nothing waits).
+  func armPacerTimer(now: MediaInstant) {
     if let pacerTimer { loop.cancel(pacerTimer) }
     pacerTimer = nil
-    guard let next else { return }
-    let delay = max(next - now, .zero).duration
-    pacerTimer = loop.schedule(after: delay) { [weak self] in
+    guard !closed, let next = publishSession?.nextPacedSendTime else { return }
+    pacerTimer = loop.schedule(at: max(next, now), leeway: .zero) { [weak self] in
       self?.pacerTimer = nil
       self?.drainPacer()
     }

@@ -1,8 +1,8 @@
 import Foundation
 import WCSProtocols
 
-/// Publish path on the loop: numbering, SRTP send, and the RTCP the send streams answer
-/// (NACK → retransmission, PLI/FIR → key frame, REMB → bandwidth estimate).
+/// Publish path on the loop: the publish session's outputs to SRTP and the tracks, and the RTCP
+/// it answers (NACK → retransmission, PLI/FIR → key frame, feedback and REMB → bitrate).
 extension NativeMediaConnection {
   // MARK: - Media out
 
@@ -11,31 +11,24 @@ extension NativeMediaConnection {
   func sendMedia(
     _ payloads: [PacketizedPayload], video: Bool, audioCapturedAt: ContinuousClock.Instant? = nil
   ) {
-    guard !closed, let peerConnection, peerConnection.state == .connected else { return }
+    guard !closed, let peerConnection, peerConnection.state == .connected,
+      let first = payloads.first
+    else { return }
     let now = loop.mediaNow()
-    for payload in payloads {
-      // The send streams are mutated in place (optional chaining): a copy would share the
-      // packet history's storage, and the first write would then copy the whole history
-      // (1024 packets) for every packet sent.
-      let sent: RTPPacket?
-      if video {
-        sent = videoSend?.send(
-          payload, now: now, captureTime: captureTime(of: payload, now: now))
-      } else {
-        // Without a capture time, the frame's first sample counts as captured a frame (20 ms)
-        // before it could be encoded.
-        sent = audioSend?.send(
-          payload, now: now,
-          captureTime: audioCapturedAt.map(MediaInstant.init) ?? now - .milliseconds(20))
-      }
-      guard let packet = sent else { return }
-      if pacer != nil {
-        enqueuePaced(packet, video: video, now: now)
-      } else {
-        stampAndSend(packet, video: video, now: now)
-      }
-    }
-    if pacer != nil { drainPacer() }
+    // Without a capture time, an audio frame's first sample counts as captured a frame (20 ms)
+    // before it could be encoded.
+    let captureTime =
+      video
+      ? captureTime(of: first, now: now)
+      : audioCapturedAt.map(MediaInstant.init) ?? now - .milliseconds(20)
+    // In place (optional chaining): a copy would share the send streams' packet histories and
+    // the pacer's queues, and copy them on the first write.
+    guard
+      let output = publishSession?.send(
+        payloads, kind: video ? .video : .audio, now: now, captureTime: captureTime)
+    else { return }
+    perform(output)
+    armPacerTimer(now: now)
   }
 
   /// When a video payload's picture was captured: every video source stamps pictures with
@@ -46,24 +39,24 @@ extension NativeMediaConnection {
     return now - MediaTime(ticks: ticks, clockRate: 90_000).duration
   }
 
-  /// Puts the transport-wide sequence number on `packet` (numbers follow the send order, so
-  /// this runs when the packet leaves the pacer) and sends it.
-  func stampAndSend(_ packet: RTPPacket, video: Bool, now: MediaInstant) {
-    var stamped = packet
-    let transportSequenceNumber = nextTransportSequenceNumber
-    if let id = transportWideCCID {
-      TransportWideCC.stamp(&stamped.header, id: id, sequenceNumber: transportSequenceNumber)
-      nextTransportSequenceNumber &+= 1
+  /// Sends the session's RTP and RTCP and tells the tracks and statistics its events.
+  func perform(_ output: RTPPublishSession.Output) {
+    for bytes in output.packets { sendRTP(bytes) }
+    for compound in output.rtcp { sendRTCP(compound) }
+    for event in output.events {
+      switch event {
+      case .keyFrameRequested:
+        videoTrack?.requestKeyFrame()
+      case .targetBitrateChanged(let bitrate):
+        videoTrack?.setBitrate(bitrate)
+      case .roundTripTime(let rtt):
+        extra.roundTripTime = rtt
+      case .receptionReport(let block, let kind):
+        if kind == .video || publishSession?.videoSend == nil {
+          counters.packetsLost = Int64(block.packetsLost)
+        }
+      }
     }
-    guard let bytes = try? stamped.serialized() else { return }
-    sendRTP(bytes)
-    if transportWideCCID != nil {
-      estimator?.onPacketSent(
-        PacketSent(
-          transportSequenceNumber: transportSequenceNumber, sendTime: now,
-          size: bytes.count))
-    }
-    if video { videoBytesSent += UInt64(bytes.count) }
   }
 
   func sendRTP(_ bytes: [UInt8]) {
@@ -111,43 +104,14 @@ extension NativeMediaConnection {
     let packets = compound.packets
     // When it arrived, though the loop may have been busy since.
     let now = loop.datagramArrival ?? loop.mediaNow()
-    for packet in packets {
-      if case .transportWideFeedback(let feedback) = packet, let estimator {
-        extra.transportFeedbackReceived += 1
-        estimator.onTransportFeedback(
-          TransportWideCC.description(of: feedback).packetFeedbacks(), now: now)
-      }
-      if case .senderReport(let report) = packet {
-        playSession.handleSenderReport(report, now: now)
-        feedPlayoutSync(senderReportOf: report.ssrc)
-      }
-      // In place, as in `sendMedia`.
-      if let output = videoSend?.handle(packet, now: now) {
-        process(output, video: true, now: now)
-      }
-      if let output = audioSend?.handle(packet, now: now) {
-        process(output, video: false, now: now)
-      }
+    for case .senderReport(let report) in packets {
+      playSession.handleSenderReport(report, now: now)
+      feedPlayoutSync(senderReportOf: report.ssrc)
     }
+    // In place, as in `sendMedia`.
+    guard let output = publishSession?.handle(packets, now: now) else { return }
+    perform(output)
     // A key frame request deferred by the send stream's interval: poll when it ends.
-    if videoSend?.keyFrameRequestPending == true { schedulePoll() }
-  }
-
-  func process(_ output: RTPSendStream.Output, video: Bool, now: MediaInstant) {
-    for bytes in output.packets { sendRTP(bytes) }
-    sendRTCP(output.rtcp)
-    for event in output.events {
-      switch event {
-      case .keyFrameRequested:
-        if video { videoTrack?.requestKeyFrame() }
-      case .roundTripTime(let rtt):
-        extra.roundTripTime = rtt
-        estimator?.onRoundTripTime(.microseconds(Int(rtt * 1_000_000)))
-      case .receiverEstimatedMaxBitrate(let bitrate):
-        estimator?.onREMB(REMBUpdate(bitrate: Int(clamping: bitrate)), now: now)
-      case .receptionReport(let block):
-        if video || videoSend == nil { counters.packetsLost = Int64(block.packetsLost) }
-      }
-    }
+    if publishSession?.keyFrameRequestPending == true { schedulePoll() }
   }
 }

@@ -61,8 +61,7 @@ extension NativeMediaConnection {
     var next = min(now + tuning.maximumPollInterval, playSession.nextDeadline)
     if request.sends {
       // Only publish (and a call) has send streams (see `poll`).
-      if let due = videoSend?.nextDeadline { next = min(next, due) }
-      if let due = audioSend?.nextDeadline { next = min(next, due) }
+      if let due = publishSession?.nextDeadline { next = min(next, due) }
     }
     return next
   }
@@ -85,13 +84,8 @@ extension NativeMediaConnection {
     // look is an access and a resilient enum check).
     if request.sends {
       // In place (see `sendMedia`).
-      if let output = videoSend?.poll(now: mediaNow) {
-        process(output, video: true, now: mediaNow)
-      }
-      if let output = audioSend?.poll(now: mediaNow) {
-        process(output, video: false, now: mediaNow)
-      }
-      if let rtt = videoSend?.roundTripTime ?? audioSend?.roundTripTime {
+      if let output = publishSession?.poll(now: mediaNow) { perform(output) }
+      if let rtt = publishSession?.roundTripTime {
         playSession.setRoundTripTime(rtt)
       }
     }
@@ -101,7 +95,8 @@ extension NativeMediaConnection {
 
   /// Measures `currentVideoBitrate` over windows of at least `bitrateWindow`.
   func updateBitrate(now: MediaInstant) {
-    let bytes = videoBytesSent + playSession.counters.videoBytesReceived
+    let bytes =
+      (publishSession?.counters.videoBytesSent ?? 0) + playSession.counters.videoBytesReceived
     guard let window = rateWindow else {
       rateWindow = (now, bytes)
       return
@@ -115,7 +110,10 @@ extension NativeMediaConnection {
   func collectStatistics() -> DetailedStatistics {
     var result = extra
     result.summary = counters
-    if let estimator { result.summary.availableOutgoingBitrate = estimator.targetBitrate }
+    if let estimator = publishSession?.estimator {
+      result.summary.availableOutgoingBitrate = estimator.targetBitrate
+    }
+    result.transportFeedbackReceived = publishSession?.counters.transportFeedbackReceived ?? 0
     if let video = videoTrack?.statistics {
       result.framesEncoded = video.framesEncoded
       result.keyFramesEncoded = video.keyFramesEncoded
@@ -147,7 +145,7 @@ extension NativeMediaConnection {
       result.audioPlayoutDelay = delay.current.seconds
       result.audioPlayoutTargetDelay = delay.target.seconds
     }
-    for stream in [videoSend, audioSend].compactMap({ $0 }) {
+    for stream in [publishSession?.videoSend, publishSession?.audioSend].compactMap({ $0 }) {
       result.retransmissions += stream.counters.retransmissions
       result.retransmissionsSkipped += stream.counters.retransmissionsSkipped
       result.keyFrameRequests += stream.counters.keyFrameRequests

@@ -49,11 +49,10 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var videoSource: (any NativeCaptureSource)?
   var videoDeviceID: String?
   var audioSource: (any NativeCaptureSource)?
-  var videoSend: RTPSendStream?
-  var audioSend: RTPSendStream?
-  var estimator: SendSideBandwidthEstimator?
-  /// Spreads published packets at 2.5 × the estimator's target (`nil` without video).
-  var pacer: Pacer<PacedRTPPacket>?
+  /// Publish: send streams, pacer, transport-wide numbering and the congestion controller
+  /// (made with the answer; nil for play).
+  var publishSession: RTPPublishSession?
+  /// Fires at the publish session's next paced send time.
   var pacerTimer: EventLoopTimer?
   var videoPayloadType: UInt8 = 96
   /// The answer's H.264 packetization mode when it chose H.264 for video; nil for VP8.
@@ -79,8 +78,6 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var extra = DetailedStatistics()
   /// The bitrate window's start and the video bytes sent and received then.
   var rateWindow: (start: MediaInstant, bytes: UInt64)?
-  /// RTP bytes of video sent (publish), for `currentVideoBitrate`.
-  var videoBytesSent: UInt64 = 0
   var mediaStarted = false
   /// ICE servers of the request left out, and why (`NativeICEServers.resolve`).
   var iceServerNotes: [String] = []
@@ -90,7 +87,6 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var captureFailure: (kind: CaptureDevice.Kind, reason: String)?
   /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
   var transportWideCCID: UInt8?
-  var nextTransportSequenceNumber: UInt16 = 0
   /// Origin of the microsecond clock the transport-wide feedback generator (TWCC) uses.
   let mediaClockOrigin: MediaInstant
   let mediaClock = NativeMediaClock()
@@ -311,7 +307,6 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     pollDeadline = nil
     if let pacerTimer { loop.cancel(pacerTimer) }
     pacerTimer = nil
-    pacer = nil
     stopMedia()
     closeAudioOutput()
     if let source = audioSource as? ExternalAudioSource {

@@ -104,7 +104,7 @@ final class NativeMediaBackendAVSyncTests: XCTestCase {
   func measure(_ call: Call) throws -> Measurement {
     let origin = call.publisher.mediaClock.origin
     let videoOffset = try XCTUnwrap(
-      call.publisher.loop.submit { call.publisher.videoSend?.timestampOffset })
+      call.publisher.loop.submit { call.publisher.publishSession?.videoSend?.timestampOffset })
     func seconds(_ instant: ContinuousClock.Instant) -> Double {
       MediaDuration(instant - origin).seconds
     }

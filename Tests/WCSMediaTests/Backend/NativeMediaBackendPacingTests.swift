@@ -22,15 +22,16 @@ final class NativeMediaBackendPacingTests: XCTestCase {
     let publisher = call.publisher
     let (rate, target, hasPacer) = call.loop.submit {
       (
-        publisher.pacer?.pacingRate ?? 0, publisher.videoSend?.targetBitrate ?? 0,
-        publisher.pacer != nil
+        publisher.publishSession?.pacer?.pacingRate ?? 0,
+        publisher.publishSession?.videoSend?.targetBitrate ?? 0,
+        publisher.publishSession?.pacer != nil
       )
     }
     XCTAssertTrue(hasPacer)
     XCTAssertGreaterThan(target, 0)
     XCTAssertEqual(rate, 2.5 * Double(target), accuracy: 1)
     waitForBackend("the pacer empties between pictures") {
-      call.loop.submit { publisher.pacer?.queuedPackets ?? -1 } == 0
+      call.loop.submit { publisher.publishSession?.pacer?.queuedPackets ?? -1 } == 0
     }
     let numbers = call.frameNumbers
     XCTAssertEqual(numbers, numbers.sorted(), "paced video keeps its order")
