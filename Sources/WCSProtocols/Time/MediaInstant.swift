@@ -50,7 +50,7 @@ public struct MediaInstant: Sendable, Hashable, Comparable, CustomStringConverti
   /// Seconds since the clock's epoch (exact to the nanosecond below about 104 days of uptime,
   /// then to a few nanoseconds), for cores whose arithmetic is on `Double` seconds.
   @inline(__always)
-  public var seconds: Double { Double(nanoseconds) * 1e-9 }
+  public var seconds: Double { Double(nanoseconds) / 1e9 }
 
   /// The instant `seconds` after the clock's epoch, rounded to the nearest nanosecond and
   /// saturated to `distantPast...distantFuture` (NaN: the epoch).
@@ -156,9 +156,10 @@ public struct MediaDuration: Sendable, Hashable, Comparable, CustomStringConvert
     MediaDuration(nanoseconds: saturatingNanoseconds(value * 1e9))
   }
 
-  /// This duration in seconds.
+  /// This duration in seconds, correctly rounded (a division, not a multiplication by 1e-9,
+  /// which is inexact: 300 ms would read 0.30000000000000004 s).
   @inline(__always)
-  public var seconds: Double { Double(nanoseconds) * 1e-9 }
+  public var seconds: Double { Double(nanoseconds) / 1e9 }
   /// This duration in whole microseconds, truncated toward zero.
   public var microseconds: Int64 { nanoseconds / 1_000 }
   /// This duration in whole milliseconds, truncated toward zero.
