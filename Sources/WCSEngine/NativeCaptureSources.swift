@@ -67,8 +67,7 @@ final class VirtualMicrophoneSource: NativeCaptureSource {
     let sent = QueueCounter()
     ticker.start(anchor: clock.origin) { [track, microphone, clock] in
       let due = clock.elapsedAudioFrames()
-      let range = sent.value..<max(sent.value, due)
-      sent.value = max(sent.value, due)
+      let range = sent.advance(to: due)
       for index in range.suffix(10) {
         var cpu = 0.0
         let frame = CodecCPUTime.measure(into: &cpu) { microphone.frame(index) }
@@ -169,14 +168,24 @@ struct NativeMediaClock: Sendable {
   }
 }
 
-/// A counter used from one serial queue only (a tick handler's state).
-final class QueueCounter: @unchecked Sendable {
-  // @unchecked Sendable: only the one serial queue whose ticks own it reads and writes it.
-  var value = 0
+/// A tick handler's counter. One serial queue uses it, so its lock is never contended; the
+/// lock makes that a checked property rather than a promise.
+final class QueueCounter: Sendable {
+  private let count = Mutex(0)
 
   /// Returns the value and counts up.
   func next() -> Int {
-    defer { value += 1 }
-    return value
+    count.withLock { value in
+      defer { value += 1 }
+      return value
+    }
+  }
+
+  /// Raises the value to `target` if it is below; returns the values passed over.
+  func advance(to target: Int) -> Range<Int> {
+    count.withLock { value in
+      defer { value = max(value, target) }
+      return value..<max(value, target)
+    }
   }
 }

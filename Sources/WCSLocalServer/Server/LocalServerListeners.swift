@@ -1,12 +1,18 @@
 import Dispatch
 import Foundation
+import Synchronization
 import WCSTransport
 
-/// Hands listener events to the server on its queue. `target` is written before the queue is
-/// activated and cleared by `stop()` on the queue; it is read only in queue blocks.
-/// `@unchecked Sendable`: that ordering (queue activation / serial queue) is what makes it safe.
-final class LocalServerEventRelay: @unchecked Sendable {
-  var target: WCSLocalServer?
+/// Hands listener events to the server on its queue. `target` is set before the queue is
+/// activated and cleared by `stop()` on the queue, and read in queue blocks: the lock is never
+/// contended, it only makes that ordering checked.
+final class LocalServerEventRelay: Sendable {
+  private let server = Mutex<WCSLocalServer?>(nil)
+
+  var target: WCSLocalServer? {
+    get { server.withLock { $0 } }
+    set { server.withLock { $0 = newValue } }
+  }
 }
 
 /// The listening sockets of one `WCSLocalServer`, opened before the server object exists.
