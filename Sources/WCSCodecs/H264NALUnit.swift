@@ -37,9 +37,8 @@ public enum H264AnnexB {
     while index + 2 < count {
       if stream[index] == 0, stream[index + 1] == 0, stream[index + 2] == 1 {
         if let start {
-          var end = index
-          while end > start, stream[end - 1] == 0 { end -= 1 }
-          if end > start { units.append(stream[start..<end]) }
+          let unit = withoutTrailingZeros(stream[start..<index])
+          if !unit.isEmpty { units.append(unit) }
         }
         index += 3
         start = index
@@ -51,6 +50,15 @@ public enum H264AnnexB {
       units.append(stream[start..<count])
     }
     return units
+  }
+
+  /// `unit` without the zero bytes it ends in: in a byte stream, where a start code follows,
+  /// a reader takes them for trailing_zero_8bits (H.264 §B.2), so a unit checked before it is
+  /// written must be checked as this.
+  public static func withoutTrailingZeros(_ unit: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    var end = unit.endIndex
+    while end > unit.startIndex, unit[end - 1] == 0 { end -= 1 }
+    return unit[unit.startIndex..<end]
   }
 
   /// A byte stream of `units`, each after a 4-byte start code.

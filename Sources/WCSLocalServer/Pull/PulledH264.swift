@@ -73,7 +73,7 @@ struct PulledH264: Sendable {
       lengthSize = nil
       units = H264AnnexB.nalUnits(extradata).map { Array($0) }
     }
-    parameterSets = units.map { Array(Self.withoutTrailingZeros($0[...])) }.filter {
+    parameterSets = units.map { Array(H264AnnexB.withoutTrailingZeros($0[...])) }.filter {
       guard let header = $0.first else { return false }
       let type = H264NALUnitType.of(header)
       return type == H264NALUnitType.sps || type == H264NALUnitType.pps
@@ -90,15 +90,6 @@ struct PulledH264: Sendable {
     formatParameters = try Self.formatParameters(
       profileIDC: parsed.profileIDC, constraintFlags: parsed.constraintFlags,
       levelIDC: parsed.levelIDC)
-  }
-
-  /// `unit` without the zero bytes it ends in: an Annex B reader takes them for
-  /// trailing_zero_8bits (H.264 §B.2) when a start code follows, as one does in the pictures
-  /// gathered here, so the unit checked must be the one it reads.
-  static func withoutTrailingZeros(_ unit: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-    var end = unit.endIndex
-    while end > unit.startIndex, unit[end - 1] == 0 { end -= 1 }
-    return unit[unit.startIndex..<end]
   }
 
   /// `sps` parsed, when it announces a picture within `pictureLimit`.
@@ -159,7 +150,7 @@ struct PulledH264: Sendable {
         for index in 0..<lengthSize { size = size << 8 | Int(bytes[offset + index]) }
         offset += lengthSize
         guard size <= bytes.count - offset else { throw .badFrame("NAL unit past the end") }
-        let unit = Self.withoutTrailingZeros(bytes[offset..<offset + size])
+        let unit = H264AnnexB.withoutTrailingZeros(bytes[offset..<offset + size])
         if !unit.isEmpty {
           guard !H264AccessUnitAssembler.holdsStartCode(unit) else {
             throw .badFrame("start code inside a NAL unit")
@@ -173,7 +164,7 @@ struct PulledH264: Sendable {
       }
     } else {
       // Split here and written again, so that what is checked is what players receive.
-      units = H264AnnexB.nalUnits(bytes).map(Self.withoutTrailingZeros).filter { !$0.isEmpty }
+      units = H264AnnexB.nalUnits(bytes).map(H264AnnexB.withoutTrailingZeros).filter { !$0.isEmpty }
       guard units.count <= Self.maxNALUnits else {
         throw .badFrame("over \(Self.maxNALUnits) NAL units")
       }

@@ -238,7 +238,15 @@ public struct H264AccessUnitAssembler: Sendable {
     }
   }
 
-  private mutating func append(_ unit: [UInt8]) {
+  private mutating func append(_ received: [UInt8]) {
+    // Checked and written as the decoder will read it: a unit's trailing zeros go with the
+    // start code after it in the byte stream (an SPS that parsed only thanks to them did not
+    // parse there).
+    let unit = received.last == 0 ? Array(H264AnnexB.withoutTrailingZeros(received[...])) : received
+    guard !unit.isEmpty else {
+      broken = .emptyPayload
+      return
+    }
     guard units.count < maxNALUnits, size + unit.count + 4 <= maxAccessUnitSize else {
       broken = .accessUnitTooLarge
       return
