@@ -25,19 +25,19 @@ final class AudioSendTrack: @unchecked Sendable {
   let channels: Int
   private let encoder: OpusEncoder
   /// Gets each payload and when its first sample was captured.
-  private let output: @Sendable (PacketizedPayload, ContinuousClock.Instant) -> Void
+  private let output: @Sendable (PacketizedPayload, MediaInstant) -> Void
   private let enabledState = Mutex(true)
   private let stats = Mutex(Statistics())
   /// Interleaved samples not yet making a whole 20 ms frame.
   private var pending: [Int16] = []
   /// When `pending[0]` was captured.
-  private var pendingCapturedAt = ContinuousClock.now
+  private var pendingCapturedAt = MediaInstant.now()
   private var nextTimestamp: UInt32 = 0
 
   /// Makes the Opus encoder (channels, bitrate and FEC from `parameters`).
   init(
     parameters: NativeEncodingParameters,
-    output: @escaping @Sendable (PacketizedPayload, ContinuousClock.Instant) -> Void
+    output: @escaping @Sendable (PacketizedPayload, MediaInstant) -> Void
   )
     throws(OpusError)
   {
@@ -66,7 +66,7 @@ final class AudioSendTrack: @unchecked Sendable {
   /// the track's channel count and encodes every complete 20 ms frame. `capturedAt`: when the
   /// chunk's first sample was captured (sources release a chunk when it is due). Call on `queue`.
   func append(
-    _ samples: [Int16], sourceChannels: Int, capturedAt: ContinuousClock.Instant = .now
+    _ samples: [Int16], sourceChannels: Int, capturedAt: MediaInstant = .now()
   ) {
     dispatchPrecondition(condition: .onQueue(queue))
     guard sourceChannels == 1 || sourceChannels == 2 else { return }
@@ -98,7 +98,7 @@ final class AudioSendTrack: @unchecked Sendable {
     }
   }
 
-  private func encode(_ frame: PCMAudioFrame, capturedAt: ContinuousClock.Instant) {
+  private func encode(_ frame: PCMAudioFrame, capturedAt: MediaInstant) {
     let timestamp = nextTimestamp
     nextTimestamp &+= UInt32(PCMAudioFrame.samplesPer20ms)
     var cpu = 0.0

@@ -3,6 +3,7 @@ import Synchronization
 import WCSCodecs
 import WCSDevices
 import WCSMediaSeam
+import WCSProtocols
 
 /// A media file as a capture source (device id `file:<path>`): decoded by FFmpeg
 /// (`MediaFileReader`: I420 at the track's size, 48 kHz PCM), released in real time by a
@@ -19,7 +20,7 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
   private let audioTrack: AudioSendTrack?
   private let clock: NativeMediaClock
   private let ticker: QueueTicker
-  private var startedAt: ContinuousClock.Instant?
+  private var startedAt: MediaInstant?
   private let path: String
   private let onFailure: @Sendable (String) -> Void
   private let constraints: MediaConnectionRequest.Video?
@@ -73,7 +74,7 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
   }
 
   private func tick() {
-    let now = ContinuousClock().now
+    let now = MediaInstant.now()
     let origin = startedAt ?? now
     startedAt = origin
     if passThrough.withLock({ $0 }) ?? choosePath() {
@@ -82,7 +83,7 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
     }
     let samples: [MediaSample]
     do {
-      samples = try pacer.dueSamples(at: now - origin)
+      samples = try pacer.dueSamples(at: (now - origin).duration)
     } catch {
       ticker.stop()
       onFailure("file \(path): \(error)")
@@ -134,10 +135,10 @@ final class FileCaptureSource: NativeCaptureSource, @unchecked Sendable {
 
   /// Sends the access units due `elapsed` after the first tick, stamped from `origin` on the
   /// connection's media clock plus their pts.
-  private func tickPassThrough(elapsed: Duration, origin: ContinuousClock.Instant) {
+  private func tickPassThrough(elapsed: MediaDuration, origin: MediaInstant) {
     guard let track = videoTrack, case .success(let file) = h264File else { return }
-    let seconds = elapsed / .seconds(1)
-    let base = Int64((((origin - clock.origin) / .seconds(1)) * 90_000).rounded())
+    let seconds = elapsed.seconds
+    let base = Int64(((origin - clock.origin).seconds * 90_000).rounded())
     do {
       while let unit = try pending ?? file.nextAccessUnit() {
         guard unit.ptsSeconds <= seconds else {

@@ -136,7 +136,7 @@ final class ExternalAudioSource: NativeCaptureSource {
     let track = track
     // Delivered once recorded: the first sample is a frame's length old.
     let capturedAt =
-      ContinuousClock.now - .seconds(Double(frame.frameCount) / Double(frame.sampleRate))
+      MediaInstant.now() - .seconds(Double(frame.frameCount) / Double(frame.sampleRate))
     track.queue.async {
       track.append(frame.samples, sourceChannels: frame.channels, capturedAt: capturedAt)
     }
@@ -146,14 +146,11 @@ final class ExternalAudioSource: NativeCaptureSource {
 /// The media clock of one connection: RTP timestamps of captured pictures (90 kHz) and the
 /// count of 20 ms audio frames due since capture started, from one monotonic origin.
 struct NativeMediaClock: Sendable {
-  let origin: ContinuousClock.Instant
-  let clock = ContinuousClock()
-
-  init() { origin = ContinuousClock().now }
+  let origin = MediaInstant.now()
 
   /// Seconds since the origin.
   func elapsed() -> Double {
-    MediaDuration(clock.now - origin).seconds
+    (MediaInstant.now() - origin).seconds
   }
 
   /// The 90 kHz RTP timestamp of a picture captured now (RFC 7741 §4.1).
@@ -163,8 +160,7 @@ struct NativeMediaClock: Sendable {
 
   /// 20 ms frames since the origin (whole ones: exact at a frame's end, where ticks fall).
   func elapsedAudioFrames() -> Int {
-    let (seconds, attoseconds) = (clock.now - origin).components
-    return Int((seconds * 1_000_000_000 + attoseconds / 1_000_000_000) / 20_000_000)
+    Int((MediaInstant.now() - origin).nanoseconds / 20_000_000)
   }
 }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import WCSDevices
 import WCSMediaSeam
+import WCSProtocols
 
 /// A V4L2 camera (`v4l2:<node>`) feeding a video track: opened at the track's size and frame
 /// rate when the connection is made (so a missing or busy camera fails the offer), streamed
@@ -81,7 +82,7 @@ final class MicrophoneSource: NativeCaptureSource {
       switch event {
       case .frame(let frame):
         // A device hands a block over once it is recorded: its first sample is a block old.
-        let capturedAt = ContinuousClock.now - .seconds(frame.duration)
+        let capturedAt = MediaInstant.now() - .seconds(frame.duration)
         track.queue.async {
           track.append(frame.samples, sourceChannels: frame.channels, capturedAt: capturedAt)
         }

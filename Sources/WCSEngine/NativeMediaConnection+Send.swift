@@ -9,7 +9,7 @@ extension NativeMediaConnection {
   /// Numbers and sends `payloads`; `audioCapturedAt`: when an audio payload's first sample was
   /// captured (`AudioSendTrack`), for the SR's clock mapping.
   func sendMedia(
-    _ payloads: [PacketizedPayload], video: Bool, audioCapturedAt: ContinuousClock.Instant? = nil
+    _ payloads: [PacketizedPayload], video: Bool, audioCapturedAt: MediaInstant? = nil
   ) {
     guard !closed, let peerConnection, peerConnection.state == .connected,
       let first = payloads.first
@@ -20,7 +20,7 @@ extension NativeMediaConnection {
     let captureTime =
       video
       ? captureTime(of: first, now: now)
-      : audioCapturedAt.map(MediaInstant.init) ?? now - .milliseconds(20)
+      : audioCapturedAt ?? now - .milliseconds(20)
     // In place (optional chaining): a copy would share the send streams' packet histories and
     // the pacer's queues, and copy them on the first write.
     guard

@@ -45,11 +45,11 @@ final class QueueTicker: @unchecked Sendable {
   /// Starts ticking; `tick` runs on the queue at the points `anchor + k × interval`: at once
   /// for the latest point already past (none when `anchor` is ahead), then at each later one.
   /// `anchor`: now when nil. Does nothing when already started.
-  func start(anchor: ContinuousClock.Instant? = nil, _ tick: @escaping @Sendable () -> Void) {
+  func start(anchor: MediaInstant? = nil, _ tick: @escaping @Sendable () -> Void) {
     run.withLock { run in
       guard run == nil else { return }
       let started = QueueTickerRun(
-        queue: queue, interval: interval, anchor: anchor ?? .now, name: name, tick: tick)
+        queue: queue, interval: interval, anchor: anchor ?? .now(), name: name, tick: tick)
       guard started.spawn() else { return }
       run = started
     }
@@ -96,17 +96,17 @@ private final class QueueTickerRun: Sendable {
   private let anchor: Int64
 
   init(
-    queue: DispatchQueue, interval: Duration, anchor: ContinuousClock.Instant, name: String,
+    queue: DispatchQueue, interval: Duration, anchor: MediaInstant, name: String,
     tick: @escaping @Sendable () -> Void
   ) {
     self.queue = queue
     self.tick = tick
     self.name = name
     self.interval = MediaDuration(interval).nanoseconds
-    // `ContinuousClock` and `CLOCK_MONOTONIC` run at the same rate; their offset is taken
-    // once. Reading the monotonic clock second makes the offset err late, so a deadline is
+    // The media clock (`CLOCK_BOOTTIME`) and `CLOCK_MONOTONIC` run at the same rate while the
+    // machine is awake; their offset is taken once. Reading the monotonic clock second makes the offset err late, so a deadline is
     // never met before its instant (a microphone tick must find its frame complete).
-    let offset = MediaDuration(anchor - ContinuousClock.now).nanoseconds
+    let offset = (anchor - MediaInstant.now()).nanoseconds
     self.anchor = Self.monotonicNow() + offset
   }
 

@@ -106,7 +106,7 @@ final class NativeMediaBackendAVSyncTests: XCTestCase {
     let videoOffset = try XCTUnwrap(
       call.publisher.loop.submit { call.publisher.publishSession?.videoSend?.timestampOffset })
     func seconds(_ instant: ContinuousClock.Instant) -> Double {
-      MediaDuration(instant - origin).seconds
+      (MediaInstant(instant) - origin).seconds
     }
 
     // Sound: 0.5 s windows (25 blocks) in the last 1.5 s; the best-matching one counts (a

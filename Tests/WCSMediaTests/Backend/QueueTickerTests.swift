@@ -32,7 +32,7 @@ final class QueueTickerTests: XCTestCase {
     let ticker = QueueTicker(queue: queue, interval: interval)
     let times = Mutex<[ContinuousClock.Instant]>([])
     let done = DispatchSemaphore(value: 0)
-    let anchor = ContinuousClock.now + .milliseconds(10)
+    let anchor = MediaInstant.now() + .milliseconds(10)
     ticker.start(anchor: anchor) {
       dispatchPrecondition(condition: .onQueue(queue))
       let count = times.withLock { times -> Int in
@@ -49,7 +49,7 @@ final class QueueTickerTests: XCTestCase {
     var lateness: [Duration] = []
     var lastPoint = -1
     for time in ticks {
-      let offset = time - anchor
+      let offset = (MediaInstant(time) - anchor).duration
       XCTAssertGreaterThanOrEqual(offset, .zero, "a tick came before the anchor")
       let point = Int(offset / interval)
       XCTAssertGreaterThan(point, lastPoint, "two ticks for one grid point")

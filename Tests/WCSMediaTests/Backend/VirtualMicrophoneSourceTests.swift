@@ -12,8 +12,8 @@ final class VirtualMicrophoneSourceTests: XCTestCase {
   func testFiftyFramesASecondWithExactCaptureTimes() throws {
     struct Frame {
       let timestamp: UInt32
-      let capturedAt: ContinuousClock.Instant
-      let deliveredAt: ContinuousClock.Instant
+      let capturedAt: MediaInstant
+      let deliveredAt: MediaInstant
     }
     let frames = Mutex<[Frame]>([])
     let done = DispatchSemaphore(value: 0)
@@ -23,7 +23,7 @@ final class VirtualMicrophoneSourceTests: XCTestCase {
     ) { payload, capturedAt in
       let count = frames.withLock { frames -> Int in
         frames.append(
-          Frame(timestamp: payload.timestamp, capturedAt: capturedAt, deliveredAt: .now))
+          Frame(timestamp: payload.timestamp, capturedAt: capturedAt, deliveredAt: .now()))
         return frames.count
       }
       if count == 50 { done.signal() }
@@ -34,7 +34,7 @@ final class VirtualMicrophoneSourceTests: XCTestCase {
     source.start()
     XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
     source.stop()
-    let stoppedAt = ContinuousClock.now
+    let stoppedAt = MediaInstant.now()
     let sent = frames.withLock { $0 }
     XCTAssertGreaterThanOrEqual(sent.count, 50)
     for (index, frame) in sent.enumerated() {
@@ -45,7 +45,7 @@ final class VirtualMicrophoneSourceTests: XCTestCase {
         frame.deliveredAt, frame.capturedAt + .milliseconds(20), "frame \(index) before its end")
     }
     // Following the clock: every frame that ended before the stop was sent, none after.
-    let ended = Int((stoppedAt - clock.origin) / .milliseconds(20))
+    let ended = Int((stoppedAt - clock.origin).nanoseconds / 20_000_000)
     XCTAssertLessThanOrEqual(sent.count, ended)
     XCTAssertGreaterThanOrEqual(sent.count, ended - 3)
   }
