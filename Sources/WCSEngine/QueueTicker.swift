@@ -17,8 +17,7 @@ import WCSProtocols
 ///
 /// A tick late by more than an interval stands for all the deadlines it missed (as a Dispatch
 /// timer coalesces them); sources that must not lose time count what is due from their clock.
-final class QueueTicker: @unchecked Sendable {
-  // @unchecked Sendable: `run` sits behind its mutex; the rest is immutable after `init`.
+final class QueueTicker: Sendable {
   private let queue: DispatchQueue
   private let interval: Duration
   private let name: String
