@@ -28,7 +28,7 @@ public final class FPWCSApi2Stream: @unchecked Sendable {
   var mediaSessionId: String { currentMediaSessionId.withLock { $0 } }
   private let currentMediaSessionId: Mutex<String>
   let name: String
-  private weak var session: FPWCSApi2Session?
+  private weak let session: FPWCSApi2Session?
   private let callbackQueue: DispatchQueue
   let constraints: FPWCSApi2MediaConstraints
   private let display: (any VideoRenderer)?

@@ -33,8 +33,7 @@ public final class FPWCSApi2CallOptions {
 /// wcs-rooms-and-calls.md §B). Outgoing calls come from `FPWCSApi2Session.createCall(_:)`,
 /// incoming ones from `onIncomingCallCallback`. The server decides every status after PENDING;
 /// callbacks run on the session's callback queue.
-public final class FPWCSApi2Call: @unchecked Sendable {
-  // @unchecked Sendable: the `let`s are set once in init; mutable state sits behind Mutexes.
+public final class FPWCSApi2Call: Sendable {
 
   /// Call callback (`CallCallback`): receives the call.
   public typealias CallCallback = (FPWCSApi2Call?) -> Void
@@ -57,7 +56,7 @@ public final class FPWCSApi2Call: @unchecked Sendable {
   let callId: String
   private let incoming: Bool
   private let uuid = UUID()
-  private weak var session: FPWCSApi2Session?
+  private weak let session: FPWCSApi2Session?
   private let callbackQueue: DispatchQueue
   private let state: Mutex<CallState>
   private let callbacks = Mutex(Callbacks())
