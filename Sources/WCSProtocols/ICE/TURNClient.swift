@@ -115,6 +115,10 @@ public final class TURNClient {
   static let minimumRefreshDelay = MediaDuration.seconds(5)
   /// Ti: how long a request over TCP or TLS waits for its response (RFC 8489 §6.2.2).
   static let reliableTransactionTimeout = MediaDuration.milliseconds(39_500)
+  /// First retransmission timeout of a request over UDP (the RTO of RFC 8489 §6.2.1), doubled
+  /// per retransmission up to `maximumRetransmissionTimeout`, as ICE's checks are.
+  static let initialRetransmissionTimeout = MediaDuration.milliseconds(250)
+  static let maximumRetransmissionTimeout = MediaDuration.milliseconds(1600)
 
   /// Creates a client; nothing is sent until `start`.
   public init(server: ICETURNServer, socket: ICESocketID, randomSeed: UInt64? = nil) {
@@ -219,7 +223,7 @@ public final class TURNClient {
     for (id, var transaction) in transactions where transaction.deadline <= now {
       if transaction.remaining > 0 {
         transaction.remaining -= 1
-        transaction.timeout = min(transaction.timeout * 2, .milliseconds(1600))
+        transaction.timeout = min(transaction.timeout * 2, Self.maximumRetransmissionTimeout)
         transaction.deadline = now + transaction.timeout
         transactions[id] = transaction
         datagrams.append(
@@ -428,7 +432,7 @@ public final class TURNClient {
     // Over a stream nothing is retransmitted: the transaction just times out after Ti
     // (RFC 8489 §6.2.2), so a server that accepts and never answers fails the allocation.
     let stream = server.transport.isStream
-    let timeout = stream ? Self.reliableTransactionTimeout : .milliseconds(250)
+    let timeout = stream ? Self.reliableTransactionTimeout : Self.initialRetransmissionTimeout
     transactions[message.transactionID] = Transaction(
       request: request, bytes: bytes, remaining: stream ? 0 : 6, timeout: timeout,
       deadline: now + timeout, authAttempts: authAttempts, signed: signed)
