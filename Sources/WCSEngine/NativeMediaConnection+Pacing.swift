@@ -15,13 +15,18 @@ extension NativeMediaConnection {
     armPacerTimer(now: now)
   }
 
-  /// Arms the pacer timer for the session's next paced send time (none when nothing waits).
+  /// Arms the pacer timer for the session's next paced send time (none when nothing waits);
+  /// one already armed for that time is kept, as every frame sent asks again.
   func armPacerTimer(now: MediaInstant) {
+    let next = closed ? nil : publishSession?.nextPacedSendTime.map { max($0, now) }
+    guard next != pacerDeadline || pacerTimer == nil else { return }
     if let pacerTimer { loop.cancel(pacerTimer) }
     pacerTimer = nil
-    guard !closed, let next = publishSession?.nextPacedSendTime else { return }
-    pacerTimer = loop.schedule(at: max(next, now), leeway: .zero) { [weak self] in
+    pacerDeadline = next
+    guard let next else { return }
+    pacerTimer = loop.schedule(at: next, leeway: .zero) { [weak self] in
       self?.pacerTimer = nil
+      self?.pacerDeadline = nil
       self?.drainPacer()
     }
   }

@@ -54,6 +54,8 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   var publishSession: RTPPublishSession?
   /// Fires at the publish session's next paced send time.
   var pacerTimer: EventLoopTimer?
+  /// When `pacerTimer` fires.
+  var pacerDeadline: MediaInstant?
   var videoPayloadType: UInt8 = 96
   /// The answer's H.264 packetization mode when it chose H.264 for video; nil for VP8.
   var h264PacketizationMode: Int?
@@ -307,6 +309,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     pollDeadline = nil
     if let pacerTimer { loop.cancel(pacerTimer) }
     pacerTimer = nil
+    pacerDeadline = nil
     stopMedia()
     closeAudioOutput()
     if let source = audioSource as? ExternalAudioSource {
