@@ -61,7 +61,8 @@ public struct PeerConnectionConfiguration: Sendable {
   /// ICE pacing interval Ta between new checks. RFC 8445 §14.2 recommends 50 ms and
   /// lets it be configured; we default to 20 ms because nomination waits for the next slot, so Ta
   /// bounds how fast ICE completes, and one bundled component sends at most 50 checks/s of about
-  /// 100 bytes — well inside the pacing budget the RFC protects.
+  /// 100 bytes — well inside the pacing budget the RFC protects. A `Duration` (20 ms by
+  /// default), taken to nanoseconds by the agent.
   public var icePacingInterval: Duration
   /// Give up (state `.failed(.iceFailed)`) when the connection is not `.connected` this long
   /// after the remote description was applied. A full agent also fails on its own once every

@@ -32,7 +32,8 @@ public final class FPWCSApi2CallOptions {
 /// One SIP call through the server's WebRTC–SIP gateway (`FPWCSApi2Call`,
 /// wcs-rooms-and-calls.md §B). Outgoing calls come from `FPWCSApi2Session.createCall(_:)`,
 /// incoming ones from `onIncomingCallCallback`. The server decides every status after PENDING;
-/// callbacks run on the session's callback queue.
+/// callbacks run on the session's callback queue. Usable from any thread: its state sits behind
+/// locks and the compiler checks the `Sendable` conformance.
 public final class FPWCSApi2Call: Sendable {
 
   /// Call callback (`CallCallback`): receives the call.

@@ -140,7 +140,8 @@ public final class DTLSEndpoint {
   }
 
   /// Starts the handshake: a client sends its ClientHello flight; a server starts waiting (and
-  /// its fallback timer, if any).
+  /// its fallback timer, if any). `now`: the driver's clock, which `nextDeadline` and the
+  /// handshake timeout are counted on. Calling it again does nothing.
   public func start(now: MediaInstant) -> DTLSOutput {
     var output = DTLSOutput()
     guard state == .new else { return output }
@@ -154,7 +155,8 @@ public final class DTLSEndpoint {
   /// Feeds one datagram received from the peer (demultiplexed as DTLS, RFC 7983). OpenSSL drops
   /// malformed, replayed or unauthenticated records (and an empty datagram is ignored); a fatal
   /// protocol error ends the endpoint with `.failed(.handshakeFailed)` or
-  /// `.failed(.connectionFailed)`. Ignored once closed or failed.
+  /// `.failed(.connectionFailed)`. Ignored once closed or failed. `now`: when it arrived, on
+  /// the driver's clock; a datagram before `start(now:)` starts the endpoint.
   public func receive(_ datagram: [UInt8], now: MediaInstant) -> DTLSOutput {
     var output = DTLSOutput()
     // An empty read means end-of-file to OpenSSL; an empty datagram carries no record.
@@ -170,7 +172,9 @@ public final class DTLSEndpoint {
   }
 
   /// Runs the timers that are due: the client fallback, the handshake timeout and OpenSSL's
-  /// retransmission timer. Call it at `nextDeadline` (calling early is harmless).
+  /// retransmission timer. Call it at `nextDeadline` (calling early is harmless); `now` on the
+  /// driver's clock. Past the handshake timeout or the retransmission limit the endpoint ends
+  /// with `.failed(.timeout(retransmissions:elapsed:))`.
   public func handleTimeout(now: MediaInstant) -> DTLSOutput {
     var output = DTLSOutput()
     guard isRunning, state != .new else { return output }
@@ -214,6 +218,7 @@ public final class DTLSEndpoint {
 
   /// Sets or replaces the peer's SDP fingerprint. If the handshake already finished, the peer
   /// certificate is verified now: `.connected` on a match, `.failed(.fingerprintMismatch)` if not.
+  /// `now`: the driver's clock, for the deadlines the output carries.
   public func setRemoteFingerprint(_ fingerprint: DTLSFingerprint, now: MediaInstant)
     -> DTLSOutput
   {
@@ -238,7 +243,7 @@ public final class DTLSEndpoint {
 
   /// Encrypts `data` as one application-data record (keep it under the MTU minus ~40 bytes of
   /// record overhead). Throws `DTLSError.notConnected` unless `.connected` was reported, or
-  /// `DTLSError.connectionFailed` if OpenSSL refuses the write.
+  /// `DTLSError.connectionFailed` if OpenSSL refuses the write. `now`: the driver's clock.
   public func send(_ data: [UInt8], now: MediaInstant) throws(DTLSError) -> DTLSOutput {
     guard state == .connected else { throw .notConnected }
     guard !data.isEmpty else { return DTLSOutput() }
@@ -251,7 +256,7 @@ public final class DTLSEndpoint {
   }
 
   /// Closes the association: sends close_notify if the handshake finished. No event is
-  /// reported locally; the peer reports `.closed`.
+  /// reported locally; the peer reports `.closed`. `now`: the driver's clock. Idempotent.
   public func close(now: MediaInstant) -> DTLSOutput {
     guard isRunning else { return DTLSOutput() }
     if state == .awaitingRemoteFingerprint || state == .connected {

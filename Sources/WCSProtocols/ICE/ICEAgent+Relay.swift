@@ -28,7 +28,7 @@ extension ICEAgent {
   /// The datagram that carries application bytes (DTLS, SRTP) on the selected pair: direct, or
   /// wrapped for the TURN server when the local candidate is relayed. `nil` before selection.
   /// A permission request the relay needs first is queued in the outputs
-  /// (`relayDatagrams(_:relay:to:now:)` returns it instead).
+  /// (`relayDatagrams(_:relay:to:now:)` returns it instead), timed from `now`.
   public func applicationDatagram(_ bytes: [UInt8], now: MediaInstant) -> ICEDatagram? {
     guard let pair = selectedPair else { return nil }
     guard pair.socket < 0 else {

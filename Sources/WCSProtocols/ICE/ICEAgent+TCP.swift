@@ -72,7 +72,8 @@ extension ICEAgent {
 
   /// TCP connection `connection` ended (closed by the peer, refused, timed out, bad framing):
   /// its pairs fail and its outstanding checks are dropped (RFC 6544 §7.2); when it carried
-  /// the selected pair the agent fails, as on lost consent.
+  /// the selected pair the agent fails, as on lost consent. An unknown or unconnected
+  /// `connection` is ignored. `now`: when it ended, on the agent's clock.
   public func tcpConnectionClosed(_ connection: ICESocketID, now: MediaInstant) {
     guard state != .closed,
       sockets.contains(where: { $0.id == connection && $0.connectedTo != nil })

@@ -1,12 +1,13 @@
 extension ICEAgent {
   /// Runs whatever is due at `now`: retransmissions and check timeouts, the next paced check
-  /// (every Ta), nomination, consent requests and consent expiry. Call it at `nextDeadline`.
+  /// (every Ta), nomination, consent requests and consent expiry. Call it at `nextDeadline`
+  /// (calling early is harmless). `now`: the caller's clock, as for every input.
   public func handleTimeout(now: MediaInstant) {
     service(now: now)
   }
 
-  /// When `handleTimeout` should run next, or `nil` when nothing is pending. May be in the past:
-  /// then call it right away.
+  /// When `handleTimeout` should run next, on the clock of the `now` values passed in, or `nil`
+  /// when nothing is pending (closed or failed). May be in the past: then call it right away.
   public var nextDeadline: MediaInstant? {
     guard state != .closed, state != .failed else { return nil }
     var deadline = MediaInstant.distantFuture

@@ -3,7 +3,8 @@
 ///
 /// Inputs: local sockets (`addLocalSocket`), remote credentials and candidates, end of remote
 /// candidates, received datagrams (`receive`) and timer ticks (`handleTimeout`). Every input takes
-/// `now`, seconds on any monotonic clock the caller chooses (a virtual one in tests). Outputs come
+/// `now`, a `MediaInstant` on one monotonic clock the caller chooses (the event loop's, a
+/// virtual one in tests); deadlines come back on that clock. Outputs come
 /// from `takeOutputs()` in order: datagrams to send (socket and destination), state changes, local
 /// candidates, the selected pair. `nextDeadline` says when to call `handleTimeout` next.
 ///

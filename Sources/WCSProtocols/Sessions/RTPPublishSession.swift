@@ -54,8 +54,10 @@ public struct RTPPublishSession {
     /// RTCP, one compound per entry (without the report a compound starts with, when the
     /// entry is feedback alone).
     public var rtcp: [[RTCPPacket]] = []
+    /// What happened, in order, for the tracks and the statistics.
     public var events: [Event] = []
 
+    /// Nothing to send and nothing to tell.
     public init() {}
   }
 
@@ -77,13 +79,17 @@ public struct RTPPublishSession {
   /// the extensions this session writes).
   static let pacedHeaderOverhead = 24
 
+  /// What was negotiated, as given.
   public let configuration: Configuration
+  /// The video send stream (its counters, timestamp offset and target); nil without video.
   public private(set) var videoSend: RTPSendStream?
+  /// The audio send stream; nil without audio.
   public private(set) var audioSend: RTPSendStream?
   /// Spreads video and audio packets (`nil` without video).
   public private(set) var pacer: Pacer<PacedPacket>?
   /// The congestion controller steering the video target (`nil` without video).
   public let estimator: SendSideBandwidthEstimator?
+  /// What went out and came in so far.
   public private(set) var counters = Counters()
   private var nextTransportSequenceNumber: UInt16 = 0
   /// The target last handed out as `.targetBitrateChanged`.
