@@ -38,10 +38,10 @@ public enum EventLoopTCPEvent {
 /// writes it when the socket is writable again. For ICE-TCP (RFC 6544) and TURN over TCP
 /// (RFC 8656 §3.1); the framing (RFC 4571, STUN/ChannelData) is the owner's, on top.
 ///
-/// Thread safety: create, use and close it on its loop. `@unchecked Sendable` only so an
-/// owner can hold it in a closure submitted to the loop; it must still be touched only there.
-public final class EventLoopTCPSocket: @unchecked Sendable {
-  // @unchecked Sendable: all mutable state is read and written on `loop` only (asserted).
+/// Thread safety: create, use and close it on its loop (checked: its state is a
+/// `LoopBoundBox`, and any use off the loop traps). It is `Sendable` so an owner can hold it in
+/// a closure submitted to the loop.
+public final class EventLoopTCPSocket: Sendable {
 
   /// Called on the loop with each event.
   public typealias EventHandler = (EventLoopTCPEvent) -> Void
@@ -51,28 +51,40 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   /// The peer's address.
   public let remoteAddress: ICETransportAddress
   /// The local address (the kernel's choice of port for a connecting socket), once known.
-  public private(set) var localAddress: ICETransportAddress?
+  public var localAddress: ICETransportAddress? { state.value.localAddress }
   /// Whether the connection is up.
-  public private(set) var isConnected = false
+  public var isConnected: Bool { state.value.isConnected }
   /// `true` after `close()` or once the connection ended.
-  public private(set) var isClosed = false
+  public var isClosed: Bool { state.value.isClosed }
   /// Bytes read so far.
-  public private(set) var bytesReceived = 0
+  public var bytesReceived: Int { state.value.bytesReceived }
   /// Bytes handed to the kernel so far.
-  public private(set) var bytesSent = 0
+  public var bytesSent: Int { state.value.bytesSent }
   /// Bytes queued, waiting for the socket to become writable.
-  public var queuedBytes: Int { pending.count - pendingStart }
+  public var queuedBytes: Int { state.value.queuedBytes }
   /// The most bytes `write` queues (see `EventLoopTCPError.writeBufferFull`).
   public let maximumQueuedBytes: Int
 
+  /// What changes, on the loop only.
+  private struct State {
+    var localAddress: ICETransportAddress?
+    var isConnected = false
+    var isClosed = false
+    var bytesReceived = 0
+    var bytesSent = 0
+    var onEvent: EventHandler?
+    var pending: [UInt8] = []
+    var pendingStart = 0
+    /// The receive buffer (`readChunk` bytes once the first read needs it).
+    var buffer: [UInt8] = []
+    var connectTimer: EventLoopTimer?
+    var watchingWrites = false
+
+    var queuedBytes: Int { pending.count - pendingStart }
+  }
+
+  private let state: LoopBoundBox<State>
   private let descriptor: Int32
-  private var onEvent: EventHandler?
-  private var pending: [UInt8] = []
-  /// The receive buffer (`readChunk` bytes once the first read needs it).
-  private var buffer: [UInt8] = []
-  private var pendingStart = 0
-  private var connectTimer: EventLoopTimer?
-  private var watchingWrites = false
   /// Bytes read per readiness event before yielding to timers and other sockets.
   private static let readBudget = 1 << 18
   private static let readChunk = 1 << 16
@@ -105,12 +117,12 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
       maximumQueuedBytes: maximumQueuedBytes, onEvent: onEvent)
     if result == 0 {
       // Connected at once (loopback may): reported from the loop, after the caller kept it.
-      socket.connectTimer = loop.schedule(after: .zero) {
+      socket.state.value.connectTimer = loop.schedule(after: .zero) {
         [reference = WeakReference(socket)] in reference.object?.finishConnect()
       }
     } else {
       let seconds = MediaDuration(timeout).seconds
-      socket.connectTimer = loop.schedule(after: timeout) {
+      socket.state.value.connectTimer = loop.schedule(after: timeout) {
         [reference = WeakReference(socket)] in
         reference.object?.end(.connectTimedOut(address: address, seconds: seconds))
       }
@@ -129,8 +141,8 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
     self.descriptor = descriptor
     self.remoteAddress = remoteAddress
     self.maximumQueuedBytes = maximumQueuedBytes
-    isConnected = true
-    localAddress = Self.localAddress(of: descriptor)
+    state = LoopBoundBox(
+      State(localAddress: Self.localAddress(of: descriptor), isConnected: true), loop: loop)
     watch()
   }
 
@@ -142,14 +154,15 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
     self.descriptor = descriptor
     self.remoteAddress = remoteAddress
     self.maximumQueuedBytes = maximumQueuedBytes
-    self.onEvent = onEvent
+    state = LoopBoundBox(State(onEvent: onEvent), loop: loop)
   }
 
   deinit {
-    guard !isClosed else { return }
+    let state = state.valueInOwnersDeinit
+    guard !state.isClosed else { return }
     let loop = loop
     let descriptor = descriptor
-    let timer = connectTimer
+    let timer = state.connectTimer
     // As `EventLoopUDPSocket`: the loop stops watching before the number can be reused.
     let release: @Sendable () -> Void = {
       if let timer { loop.cancel(timer) }
@@ -162,7 +175,7 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   /// Replaces the event handler. Call on the loop.
   public func setEventHandler(_ handler: @escaping EventHandler) {
     loop.assertInEventLoop()
-    onEvent = handler
+    state.value.onEvent = handler
   }
 
   /// Sends `bytes` in order after everything written before: what the kernel does not take at
@@ -175,13 +188,13 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   ///   with `.closed` reported on the next loop turn, never from inside this call).
   public func write(_ bytes: some Collection<UInt8>) throws(EventLoopTCPError) {
     loop.assertInEventLoop()
-    guard !isClosed else { throw .socketClosed }
+    guard !state.value.isClosed else { throw .socketClosed }
     guard !bytes.isEmpty else { return }
-    if queuedBytes > 0 || !isConnected {
+    if queuedBytes > 0 || !state.value.isConnected {
       guard queuedBytes + bytes.count <= maximumQueuedBytes else {
         throw .writeBufferFull(queued: queuedBytes, offered: bytes.count, limit: maximumQueuedBytes)
       }
-      pending.append(contentsOf: bytes)
+      state.value.pending.append(contentsOf: bytes)
       return
     }
     let sent = try transmit(bytes, byOwner: true)
@@ -193,7 +206,7 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
       end(.writeBufferFull(queued: 0, offered: rest, limit: maximumQueuedBytes), later: true)
       throw .writeBufferFull(queued: 0, offered: rest, limit: maximumQueuedBytes)
     }
-    pending.append(contentsOf: bytes.dropFirst(sent))
+    state.value.pending.append(contentsOf: bytes.dropFirst(sent))
     updateWatch()
   }
 
@@ -201,7 +214,7 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   /// loop; calling it again is harmless.
   public func close() {
     loop.assertInEventLoop()
-    guard !isClosed else { return }
+    guard !state.value.isClosed else { return }
     release()
   }
 
@@ -233,23 +246,23 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   }
 
   private func watch() {
-    watchingWrites = !isConnected || queuedBytes > 0
+    state.value.watchingWrites = !state.value.isConnected || queuedBytes > 0
     let reference = WeakReference(self)
-    let events = Int16(POLLIN) | (watchingWrites ? Int16(POLLOUT) : 0)
+    let events = Int16(POLLIN) | (state.value.watchingWrites ? Int16(POLLOUT) : 0)
     loop.watch(descriptor, events: events) { reference.object?.ready($0) }
   }
 
   /// Asks for `POLLOUT` only while a connect is pending or bytes wait: a writable socket is
   /// writable almost always, and level-triggered polling would spin on it.
   private func updateWatch() {
-    let wanted = !isConnected || queuedBytes > 0
-    guard wanted != watchingWrites, !isClosed else { return }
+    let wanted = !state.value.isConnected || queuedBytes > 0
+    guard wanted != state.value.watchingWrites, !state.value.isClosed else { return }
     watch()
   }
 
   private func ready(_ events: Int16) {
-    guard !isClosed else { return }
-    if !isConnected {
+    guard !state.value.isClosed else { return }
+    if !state.value.isConnected {
       // POLLOUT or POLLERR ends a pending connect; SO_ERROR says how.
       guard events & (Int16(POLLOUT) | Int16(POLLERR) | Int16(POLLHUP)) != 0 else { return }
       var error: Int32 = 0
@@ -263,19 +276,20 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
       return
     }
     if events & Int16(POLLOUT) != 0 { flush() }
-    if !isClosed, events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+    if !state.value.isClosed, events & (Int16(POLLIN) | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
       readAvailable()
     }
   }
 
   private func finishConnect() {
-    guard !isClosed, !isConnected else { return }
-    if let connectTimer { loop.cancel(connectTimer) }
-    connectTimer = nil
-    isConnected = true
-    localAddress = Self.localAddress(of: descriptor)
+    guard !state.value.isClosed, !state.value.isConnected else { return }
+    if let timer = state.value.connectTimer { loop.cancel(timer) }
+    state.value.connectTimer = nil
+    state.value.isConnected = true
+    state.value.localAddress = Self.localAddress(of: descriptor)
+    let onEvent = state.value.onEvent
     onEvent?(.connected)
-    guard !isClosed else { return }
+    guard !state.value.isClosed else { return }
     flush()
     updateWatch()
   }
@@ -287,17 +301,18 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
     }
     let sent: Int
     do throws(EventLoopTCPError) {
-      sent = try transmit(pending[pendingStart...], byOwner: false)
+      sent = try transmit(state.value.pending[state.value.pendingStart...], byOwner: false)
     } catch {
       return
     }
-    pendingStart += sent
-    if pendingStart == pending.count {
-      pending.removeAll(keepingCapacity: true)
-      pendingStart = 0
-    } else if pendingStart > pending.count / 2 {
-      pending.removeFirst(pendingStart)
-      pendingStart = 0
+    state.value.pendingStart += sent
+    if state.value.pendingStart == state.value.pending.count {
+      state.value.pending.removeAll(keepingCapacity: true)
+      state.value.pendingStart = 0
+    } else if state.value.pendingStart > state.value.pending.count / 2 {
+      let start = state.value.pendingStart
+      state.value.pending.removeFirst(start)
+      state.value.pendingStart = 0
     }
     updateWatch()
   }
@@ -320,7 +335,7 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
       }
     }
     if sent >= 0 {
-      bytesSent += sent
+      state.value.bytesSent += sent
       return sent
     }
     let code = errno
@@ -330,16 +345,21 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   }
 
   private func readAvailable() {
-    // Allocated on the first read, then reused: a busy stream reads many times a second.
+    // Allocated on the first read, then reused: a busy stream reads many times a second. Taken
+    // out of the state while the handler runs, as the handler may write to or close this socket.
+    var buffer = state.value.buffer
+    state.value.buffer = []
     if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: Self.readChunk) }
+    defer { state.value.buffer = buffer }
     var total = 0
-    while total < Self.readBudget, !isClosed {
+    while total < Self.readBudget, !state.value.isClosed {
       let count = buffer.withUnsafeMutableBytes {
         Glibc.recv(descriptor, $0.baseAddress, $0.count, 0)
       }
       if count > 0 {
         total += count
-        bytesReceived += count
+        state.value.bytesReceived += count
+        let onEvent = state.value.onEvent
         buffer.withUnsafeBytes {
           onEvent?(.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])))
         }
@@ -357,12 +377,12 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   }
 
   private func release() {
-    isClosed = true
-    isConnected = false
-    if let connectTimer { loop.cancel(connectTimer) }
-    connectTimer = nil
-    pending = []
-    pendingStart = 0
+    state.value.isClosed = true
+    state.value.isConnected = false
+    if let timer = state.value.connectTimer { loop.cancel(timer) }
+    state.value.connectTimer = nil
+    state.value.pending = []
+    state.value.pendingStart = 0
     loop.unwatch(descriptor)
     Glibc.close(descriptor)
   }
@@ -370,10 +390,10 @@ public final class EventLoopTCPSocket: @unchecked Sendable {
   /// Ends the connection and reports why: at once, or `later` (on a zero-delay timer) when
   /// the owner is inside a `write` and must not be re-entered by its own handler.
   private func end(_ error: EventLoopTCPError?, later: Bool = false) {
-    guard !isClosed else { return }
+    guard !state.value.isClosed else { return }
     release()
-    let handler = onEvent
-    onEvent = nil
+    let handler = state.value.onEvent
+    state.value.onEvent = nil
     guard let handler else { return }
     if later {
       _ = loop.schedule(after: .zero) { handler(.closed(error)) }
@@ -480,10 +500,11 @@ public final class EventLoopTCPListener: Sendable {
         continue
       }
       state.value.accepted += 1
-      state.value.onAccept(
-        EventLoopTCPSocket(
-          loop: loop, accepted: client, remoteAddress: remote,
-          maximumQueuedBytes: maximumQueuedBytes))
+      let socket = EventLoopTCPSocket(
+        loop: loop, accepted: client, remoteAddress: remote,
+        maximumQueuedBytes: maximumQueuedBytes)
+      let onAccept = state.value.onAccept
+      onAccept(socket)
     }
   }
 }
