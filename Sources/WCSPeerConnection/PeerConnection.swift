@@ -21,12 +21,9 @@ import WCSProtocols
 /// `onRTP`/`onRTCP` get unprotected packets.
 ///
 /// Threading: every method and property must be used on `loop` (use `loop.execute` or
-/// `loop.submit` from elsewhere). Every handler (`onEvent`, `onRTP`, `onRTCP`) is called on
+/// `loop.submit` from elsewhere); checked: a use off the loop traps. Every handler (`onEvent`, `onRTP`, `onRTCP`) is called on
 /// the loop thread; it must not block — hop to your own queue for slow work.
-public final class PeerConnection: @unchecked Sendable {
-  // @unchecked Sendable: all mutable state is used on `loop` only (asserted in debug builds),
-  // which serializes it; the class is Sendable so owners can hand it to `loop.execute`.
-
+public final class PeerConnection: Sendable {
   /// Called on the loop for each event.
   public typealias EventHandler = @Sendable (PeerConnectionEvent) -> Void
   /// Called on the loop for each RTP packet after SRTP unprotect: its SSRC and the whole RTP
@@ -51,92 +48,144 @@ public final class PeerConnection: @unchecked Sendable {
   /// Our ICE credentials (random per connection).
   public let localCredentials: ICECredentials
   /// The current state.
-  public internal(set) var state: PeerConnectionState = .new {
-    didSet { reception.isFinal = state.isFinal }
+  public internal(set) var state: PeerConnectionState {
+    get { loopState.value.state }
+    _modify { yield &loopState.value.state }
   }
   /// Offerer or answerer, once a description was made or received.
-  public internal(set) var signalingRole: SignalingRole?
+  public internal(set) var signalingRole: SignalingRole? {
+    get { loopState.value.signalingRole }
+    _modify { yield &loopState.value.signalingRole }
+  }
   /// Our `a=setup` once decided.
-  public internal(set) var localSetup: DTLSSetup?
+  public internal(set) var localSetup: DTLSSetup? {
+    get { loopState.value.localSetup }
+    _modify { yield &loopState.value.localSetup }
+  }
   /// The peer's transport description once set.
-  public internal(set) var remoteDescription: PeerConnectionTransportDescription?
-
+  public internal(set) var remoteDescription: PeerConnectionTransportDescription? {
+    get { loopState.value.remoteDescription }
+    _modify { yield &loopState.value.remoteDescription }
+  }
   /// Receives events; set it on the loop before signalling starts.
-  public var onEvent: EventHandler?
-  /// Receives unprotected RTP.
-  public var onRTP: RTPHandler?
-  /// Receives unprotected RTCP.
-  public var onRTCP: RTCPHandler?
-
+  public var onEvent: EventHandler? {
+    get { loopState.value.onEvent }
+    _modify { yield &loopState.value.onEvent }
+  }
+  /// Receives unprotected RTP; set it on the loop.
+  public var onRTP: RTPHandler? {
+    get { loopState.value.onRTP }
+    _modify { yield &loopState.value.onRTP }
+  }
+  /// Receives unprotected RTCP; set it on the loop.
+  public var onRTCP: RTCPHandler? {
+    get { loopState.value.onRTCP }
+    _modify { yield &loopState.value.onRTCP }
+  }
   /// The negotiated sections of the answer, after `setRemoteDescription(answer:)`: accepted
   /// codecs and payload types per m-section, for the media pipeline.
-  public internal(set) var remoteAnswer: SDPAnswerAnalysis?
+  public internal(set) var remoteAnswer: SDPAnswerAnalysis? {
+    get { loopState.value.remoteAnswer }
+    _modify { yield &loopState.value.remoteAnswer }
+  }
   /// The peer's offer, after `setRemoteDescription(offer:)`.
-  public internal(set) var remoteOffer: SessionDescription?
+  public internal(set) var remoteOffer: SessionDescription? {
+    get { loopState.value.remoteOffer }
+    _modify { yield &loopState.value.remoteOffer }
+  }
   /// The offer or answer we made, once made.
-  public internal(set) var localSessionDescription: SessionDescription?
+  public internal(set) var localSessionDescription: SessionDescription? {
+    get { loopState.value.localSessionDescription }
+    _modify { yield &loopState.value.localSessionDescription }
+  }
   /// Our `o=` session id and last version as answerer: random on the first answer, then kept,
   /// the version bumped by each new answer (RFC 3264 §8).
-  public internal(set) var answerOrigin: SDPLocalOrigin?
-
-  var sockets: [EventLoopUDPSocket] = []
-  /// Connections to TURN servers reached over TCP (`PeerConnection+TURNStream.swift`).
-  var turnStreams: [PeerConnectionTURNStream] = []
-  /// ICE-TCP listeners and connections (`PeerConnection+ICETCP.swift`).
-  let iceTCP = PeerConnectionICETCP()
-  var certificate: DTLSCertificate?
-  var agent: ICEAgent?
-  var dtls: DTLSEndpoint?
-  var dtlsRole: DTLSRole?
-  var srtpOutbound: SRTPSession?
-  var srtpInbound: SRTPSession?
-  var selectedPair: ICECandidatePair? {
-    didSet { reception.selectedRemoteAddress = selectedPair?.remote.address }
+  public internal(set) var answerOrigin: SDPLocalOrigin? {
+    get { loopState.value.answerOrigin }
+    _modify { yield &loopState.value.answerOrigin }
   }
+
+  /// Everything that changes, in one value checked to be used on `loop` only (any use off it
+  /// traps); the properties here and below forward to it.
+  let loopState: LoopBoundBox<LoopState>
+  var sockets: [EventLoopUDPSocket] {
+    get { loopState.value.sockets }
+    _modify { yield &loopState.value.sockets }
+  }
+  var turnStreams: [PeerConnectionTURNStream] {
+    get { loopState.value.turnStreams }
+    _modify { yield &loopState.value.turnStreams }
+  }
+  var certificate: DTLSCertificate? {
+    get { loopState.value.certificate }
+    _modify { yield &loopState.value.certificate }
+  }
+  var agent: ICEAgent? {
+    get { loopState.value.agent }
+    _modify { yield &loopState.value.agent }
+  }
+  var dtls: DTLSEndpoint? {
+    get { loopState.value.dtls }
+    _modify { yield &loopState.value.dtls }
+  }
+  var dtlsRole: DTLSRole? {
+    get { loopState.value.dtlsRole }
+    _modify { yield &loopState.value.dtlsRole }
+  }
+  var srtpOutbound: SRTPSession? {
+    get { loopState.value.srtpOutbound }
+    _modify { yield &loopState.value.srtpOutbound }
+  }
+  var srtpInbound: SRTPSession? {
+    get { loopState.value.srtpInbound }
+    _modify { yield &loopState.value.srtpInbound }
+  }
+  var selectedPair: ICECandidatePair? {
+    get { loopState.value.selectedPair }
+    _modify { yield &loopState.value.selectedPair }
+  }
+  var dtlsFallbackDestination: (socket: ICESocketID, address: ICETransportAddress)? {
+    get { loopState.value.dtlsFallbackDestination }
+    _modify { yield &loopState.value.dtlsFallbackDestination }
+  }
+  var counters: PeerConnectionStats {
+    get { loopState.value.counters }
+    _modify { yield &loopState.value.counters }
+  }
+  var localSendSSRCs: Set<UInt32> {
+    get { loopState.value.localSendSSRCs }
+    _modify { yield &loopState.value.localSendSSRCs }
+  }
+  var timer: EventLoopTimer? {
+    get { loopState.value.timer }
+    _modify { yield &loopState.value.timer }
+  }
+  var timerDeadline: MediaInstant? {
+    get { loopState.value.timerDeadline }
+    _modify { yield &loopState.value.timerDeadline }
+  }
+  var watchdog: EventLoopTimer? {
+    get { loopState.value.watchdog }
+    _modify { yield &loopState.value.watchdog }
+  }
+  var connectDeadline: MediaInstant? {
+    get { loopState.value.connectDeadline }
+    _modify { yield &loopState.value.connectDeadline }
+  }
+  var hasConnected: Bool {
+    get { loopState.value.hasConnected }
+    _modify { yield &loopState.value.hasConnected }
+  }
+  var iceTCP: PeerConnectionICETCP { loopState.value.iceTCP }
+  var sendBuffer: UnsafeMutableRawBufferPointer { loopState.value.sendBuffer }
+  var reception: Reception { loopState.value.reception }
   /// `selectedPair?.remote.address`, kept apart so each received packet compares one address
   /// instead of copying the whole pair (its candidates' strings included).
   var selectedRemoteAddress: ICETransportAddress? { reception.selectedRemoteAddress }
-  /// Where DTLS goes before ICE selected a pair: the source of the last DTLS datagram, always
-  /// an address ICE validated (`ICEAgent.isValidated`).
-  var dtlsFallbackDestination: (socket: ICESocketID, address: ICETransportAddress)? {
-    didSet { reception.dtlsFallbackAddress = dtlsFallbackDestination?.address }
-  }
   var peerClosedDTLS: Bool {
     get { reception.peerClosedDTLS }
-    set { reception.peerClosedDTLS = newValue }
+    set { loopState.value.setPeerClosedDTLS(newValue) }
   }
-  /// What every received datagram looks at, in one value: one access of the connection per
-  /// datagram instead of one per property. Kept by the properties above and `state`. Plain
-  /// values only, so reading it copies no reference.
-  struct Reception {
-    /// `state.isFinal`.
-    var isFinal = false
-    /// `selectedRemoteAddress`.
-    var selectedRemoteAddress: ICETransportAddress?
-    /// `dtlsFallbackDestination?.address`.
-    var dtlsFallbackAddress: ICETransportAddress?
-    /// `peerClosedDTLS`.
-    var peerClosedDTLS = false
-
-    /// Whether SRTP from `source` is taken: from the selected pair or, before our nomination
-    /// completes, from the address the verified DTLS handshake ran with (see `receiveSRTP`).
-    func acceptsMedia(from source: ICETransportAddress) -> Bool {
-      if let selected = selectedRemoteAddress { return selected == source }
-      return dtlsFallbackAddress == source
-    }
-  }
-  private(set) var reception = Reception()
-  var counters = PeerConnectionStats()
-  var localSendSSRCs: Set<UInt32> = []
-  /// Scratch space for protecting outgoing packets in place (allocated once).
-  let sendBuffer: UnsafeMutableRawBufferPointer
-  var timer: EventLoopTimer?
-  var timerDeadline: MediaInstant?
-  /// Connect timeout and ICE-lite consent expiry (see `PeerConnection+Watchdog.swift`).
-  var watchdog: EventLoopTimer?
-  /// When the connection must be `.connected` by, set with the remote description.
-  var connectDeadline: MediaInstant?
-  var hasConnected = false
 
   /// Creates a connection; no socket is bound until a description is made. Callable from any
   /// thread.
@@ -152,7 +201,9 @@ public final class PeerConnection: @unchecked Sendable {
     self.loop = loop
     var generator = SystemRandomNumberGenerator()
     localCredentials = ICECredentials.random(using: &generator)
-    sendBuffer = .allocate(byteCount: EventLoop.maximumDatagramSize, alignment: 16)
+    loopState = LoopBoundBox(
+      LoopState(sendBuffer: .allocate(byteCount: EventLoop.maximumDatagramSize, alignment: 16)),
+      loop: loop)
     Self.prepareSecurity()
   }
 
@@ -160,10 +211,11 @@ public final class PeerConnection: @unchecked Sendable {
     // Owners call close(); this only frees what no loop work can touch any more (the socket
     // handlers and the timer hold this object weakly). Whether a socket is closed is asked on
     // its loop: this may run on any thread (`close()` does nothing the second time).
-    for socket in sockets {
+    let state = loopState.valueInOwnersDeinit
+    for socket in state.sockets {
       loop.execute { socket.close() }
     }
-    sendBuffer.deallocate()
+    state.sendBuffer.deallocate()
   }
 
   /// Our transport description as an offerer: binds the sockets, creates the controlling

@@ -48,9 +48,10 @@ package struct LoopBound<Value>: @unchecked Sendable {
 
   /// The value. Traps off the loop's thread.
   package var value: Value {
-    get {
+    // `_read`, not `get`: reading one field of a large state borrows the state, not a copy.
+    _read {
       check()
-      return storage
+      yield storage
     }
     _modify {
       check()
@@ -86,7 +87,7 @@ package final class LoopBoundBox<Value>: @unchecked Sendable {
 
   /// The value. Traps off the loop's thread.
   package var value: Value {
-    get { bound.value }
+    _read { yield bound.value }
     _modify { yield &bound.value }
   }
 
