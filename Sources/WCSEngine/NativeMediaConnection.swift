@@ -17,10 +17,10 @@ import WCSProtocols
 /// buffer, NACK, PLI, RR) → VP8/Opus decode queues → the request's renderer / the playout sink.
 ///
 /// Every method may be called from any thread; completions and `onStateChange` run on the loop.
-public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
-  // @unchecked Sendable: everything under "loop state" is used on `loop` only (every entry point
-  // hops there with `loop.execute`/`loop.submit`); `trackEnabled`, `playoutSinkOverride` and
-  // `audioOutput` sit behind mutexes; the rest is immutable.
+public final class NativeMediaConnection: MediaConnection, Sendable {
+  // Every entry point hops to `loop` (`loop.execute`/`loop.submit`), where `loopState` lives;
+  // `trackEnabled`, `playoutSinkOverride` and `audioOutput` sit behind mutexes; the rest is
+  // immutable.
 
   /// The request this connection serves.
   public let request: MediaConnectionRequest
@@ -29,7 +29,7 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   let parameters: NativeEncodingParameters
   let configuration: NativeMediaBackend.Configuration
   let onStateChange: @Sendable (MediaConnectionState) -> Void
-  weak var backend: NativeMediaBackend?
+  weak let backend: NativeMediaBackend?
   let trackEnabled = Mutex<[CaptureDevice.Kind: Bool]>([:])
   let playoutSinkOverride = Mutex<(any PlayoutAudioSink)?>(nil)
   /// The sound output of played audio (`setAudioOutput`, `request.audio.output`).
@@ -41,54 +41,131 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
   let audioSSRC: UInt32
 
   // MARK: loop state
-  var peerConnection: PeerConnection?
-  var state: MediaConnectionState = .new
-  var closed = false
-  var videoTrack: VideoSendTrack?
-  var audioTrack: AudioSendTrack?
-  var videoSource: (any NativeCaptureSource)?
-  var videoDeviceID: String?
-  var audioSource: (any NativeCaptureSource)?
-  /// Publish: send streams, pacer, transport-wide numbering and the congestion controller
-  /// (made with the answer; nil for play).
-  var publishSession: RTPPublishSession?
-  /// Fires at the publish session's next paced send time.
-  var pacerTimer: EventLoopTimer?
-  /// When `pacerTimer` fires.
-  var pacerDeadline: MediaInstant?
-  var videoPayloadType: UInt8 = 96
-  /// The answer's H.264 packetization mode when it chose H.264 for video; nil for VP8.
-  var h264PacketizationMode: Int?
-  var audioPayloadType: UInt8 = 111
-  var rtxPayloadType: UInt8?
-  /// Play: routing, receive streams, transport feedback and receive counters (made anew
-  /// with the answer's payload types; before, nothing is played).
-  var playSession = RTPPlaySession(
-    configuration: .init(localSSRC: 0, feedbackClockOrigin: .distantPast))
-  var videoReceiveTrack: VideoReceiveTrack?
-  var audioReceiveTrack: AudioReceiveTrack?
-  /// Lip sync of the played audio and video (play with both, `synchronizesPlayout`).
-  var playoutSync: PlayoutSync?
-  var pollTimer: EventLoopTimer?
-  /// When `pollTimer` fires (play: a packet whose stream falls due earlier re-arms it).
-  var pollDeadline: MediaInstant?
+  /// Everything that changes on the loop, in one value checked to be used there only (any use
+  /// off the loop traps); the properties below forward to it.
+  let loopState: LoopBoundBox<LoopState>
+  var peerConnection: PeerConnection? {
+    _read { yield loopState.value.peerConnection }
+    _modify { yield &loopState.value.peerConnection }
+  }
+  var state: MediaConnectionState {
+    _read { yield loopState.value.state }
+    _modify { yield &loopState.value.state }
+  }
+  var closed: Bool {
+    _read { yield loopState.value.closed }
+    _modify { yield &loopState.value.closed }
+  }
+  var videoTrack: VideoSendTrack? {
+    _read { yield loopState.value.videoTrack }
+    _modify { yield &loopState.value.videoTrack }
+  }
+  var audioTrack: AudioSendTrack? {
+    _read { yield loopState.value.audioTrack }
+    _modify { yield &loopState.value.audioTrack }
+  }
+  var videoSource: (any NativeCaptureSource)? {
+    _read { yield loopState.value.videoSource }
+    _modify { yield &loopState.value.videoSource }
+  }
+  var videoDeviceID: String? {
+    _read { yield loopState.value.videoDeviceID }
+    _modify { yield &loopState.value.videoDeviceID }
+  }
+  var audioSource: (any NativeCaptureSource)? {
+    _read { yield loopState.value.audioSource }
+    _modify { yield &loopState.value.audioSource }
+  }
+  var publishSession: RTPPublishSession? {
+    _read { yield loopState.value.publishSession }
+    _modify { yield &loopState.value.publishSession }
+  }
+  var pacerTimer: EventLoopTimer? {
+    _read { yield loopState.value.pacerTimer }
+    _modify { yield &loopState.value.pacerTimer }
+  }
+  var pacerDeadline: MediaInstant? {
+    _read { yield loopState.value.pacerDeadline }
+    _modify { yield &loopState.value.pacerDeadline }
+  }
+  var videoPayloadType: UInt8 {
+    _read { yield loopState.value.videoPayloadType }
+    _modify { yield &loopState.value.videoPayloadType }
+  }
+  var h264PacketizationMode: Int? {
+    _read { yield loopState.value.h264PacketizationMode }
+    _modify { yield &loopState.value.h264PacketizationMode }
+  }
+  var audioPayloadType: UInt8 {
+    _read { yield loopState.value.audioPayloadType }
+    _modify { yield &loopState.value.audioPayloadType }
+  }
+  var rtxPayloadType: UInt8? {
+    _read { yield loopState.value.rtxPayloadType }
+    _modify { yield &loopState.value.rtxPayloadType }
+  }
+  var playSession: RTPPlaySession {
+    _read { yield loopState.value.playSession }
+    _modify { yield &loopState.value.playSession }
+  }
+  var videoReceiveTrack: VideoReceiveTrack? {
+    _read { yield loopState.value.videoReceiveTrack }
+    _modify { yield &loopState.value.videoReceiveTrack }
+  }
+  var audioReceiveTrack: AudioReceiveTrack? {
+    _read { yield loopState.value.audioReceiveTrack }
+    _modify { yield &loopState.value.audioReceiveTrack }
+  }
+  var playoutSync: PlayoutSync? {
+    _read { yield loopState.value.playoutSync }
+    _modify { yield &loopState.value.playoutSync }
+  }
+  var pollTimer: EventLoopTimer? {
+    _read { yield loopState.value.pollTimer }
+    _modify { yield &loopState.value.pollTimer }
+  }
+  var pollDeadline: MediaInstant? {
+    _read { yield loopState.value.pollDeadline }
+    _modify { yield &loopState.value.pollDeadline }
+  }
   /// `pollDeadline` as an instant.
   var pollAt: ContinuousClock.Instant? { pollDeadline?.continuousInstant }
-  /// Drives the audio receive track's playout turns.
-  var audioPlayoutTimer: EventLoopTimer?
-  var counters = MediaConnectionStats()
-  var extra = DetailedStatistics()
-  /// The bitrate window's start and the video bytes sent and received then.
-  var rateWindow: (start: MediaInstant, bytes: UInt64)?
-  var mediaStarted = false
-  /// ICE servers of the request left out, and why (`NativeICEServers.resolve`).
-  var iceServerNotes: [String] = []
-  /// The rtnetlink watch of the host's addresses (`watchNetworkChanges`), while open.
-  var hostAddressWatcher: EventLoopHostAddressWatcher?
-  /// Why the connection failed when a capture device was lost or failed; see `failureReason`.
-  var captureFailure: (kind: CaptureDevice.Kind, reason: String)?
-  /// The negotiated transport-wide sequence number extension id, `nil` without TWCC.
-  var transportWideCCID: UInt8?
+  var audioPlayoutTimer: EventLoopTimer? {
+    _read { yield loopState.value.audioPlayoutTimer }
+    _modify { yield &loopState.value.audioPlayoutTimer }
+  }
+  var counters: MediaConnectionStats {
+    _read { yield loopState.value.counters }
+    _modify { yield &loopState.value.counters }
+  }
+  var extra: DetailedStatistics {
+    _read { yield loopState.value.extra }
+    _modify { yield &loopState.value.extra }
+  }
+  var rateWindow: (start: MediaInstant, bytes: UInt64)? {
+    _read { yield loopState.value.rateWindow }
+    _modify { yield &loopState.value.rateWindow }
+  }
+  var mediaStarted: Bool {
+    _read { yield loopState.value.mediaStarted }
+    _modify { yield &loopState.value.mediaStarted }
+  }
+  var iceServerNotes: [String] {
+    _read { yield loopState.value.iceServerNotes }
+    _modify { yield &loopState.value.iceServerNotes }
+  }
+  var hostAddressWatcher: EventLoopHostAddressWatcher? {
+    _read { yield loopState.value.hostAddressWatcher }
+    _modify { yield &loopState.value.hostAddressWatcher }
+  }
+  var captureFailure: (kind: CaptureDevice.Kind, reason: String)? {
+    _read { yield loopState.value.captureFailure }
+    _modify { yield &loopState.value.captureFailure }
+  }
+  var transportWideCCID: UInt8? {
+    _read { yield loopState.value.transportWideCCID }
+    _modify { yield &loopState.value.transportWideCCID }
+  }
   /// Origin of the microsecond clock the transport-wide feedback generator (TWCC) uses.
   let mediaClockOrigin: MediaInstant
   let mediaClock = NativeMediaClock()
@@ -112,10 +189,11 @@ public final class NativeMediaConnection: MediaConnection, @unchecked Sendable {
     videoSSRC = values[1]
     rtxSSRC = values[2]
     audioSSRC = values[3]
+    loopState = LoopBoundBox(LoopState(), loop: loop)
   }
 
   deinit {
-    let peerConnection = peerConnection
+    let peerConnection = loopState.valueInOwnersDeinit.peerConnection
     let loop = loop
     if let peerConnection { loop.execute { peerConnection.close() } }
   }
