@@ -6,7 +6,7 @@ import Synchronization
 /// without holding the loop itself.
 package final class EventLoopThread: Sendable {
   /// `pthread_self()` of the loop thread, 0 until it started.
-  private let id = Atomic<UInt>(0)
+  @usableFromInline let id = Atomic<UInt>(0)
 
   package init() {}
 
@@ -17,11 +17,15 @@ package final class EventLoopThread: Sendable {
 
   /// `true` when the caller runs on the loop's thread (one atomic load and `pthread_equal`);
   /// `false` on any other thread and before the thread started.
-  package var isCurrent: Bool {
+  @inlinable package var isCurrent: Bool {
     let id = id.load(ordering: .acquiring)
     return id != 0 && pthread_equal(id, pthread_self()) != 0
   }
 }
+
+// The accessors are inlinable so that they are specialized where the state is used (other
+// modules): unspecialized, each access looked up the generic metadata and copied the whole
+// state through its value witness, on every packet.
 
 /// A value touched only on one event loop, checked: every read and write traps, in debug and
 /// release builds, unless it runs on that loop's thread (as swift-nio's `NIOLoopBound`). It is
@@ -31,9 +35,10 @@ package final class EventLoopThread: Sendable {
 /// A value type: a copy is a copy of the value (not shared state); use `LoopBoundBox` for
 /// state that several holders share or that a `Sendable` class keeps.
 package struct LoopBound<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `storage` is only reached through `value`, which checks the thread.
-  private var storage: Value
-  private let thread: EventLoopThread
+  // @unchecked Sendable: `storage` is only reached through `value`, which checks the thread
+  // (it is internal, not private, only so that the inlinable accessors can reach it).
+  @usableFromInline var storage: Value
+  @usableFromInline let thread: EventLoopThread
 
   /// Binds `value` to `loop`; callable on any thread, with a value nothing else holds (it is
   /// handed over, not used).
@@ -47,14 +52,16 @@ package struct LoopBound<Value>: @unchecked Sendable {
   }
 
   /// The value. Traps off the loop's thread.
-  package var value: Value {
+  @inlinable package var value: Value {
     // `_read`, not `get`: reading one field of a large state borrows the state, not a copy.
     _read {
       check()
       yield storage
     }
     _modify {
-      check()
+      // The thread alone, not `check()`: a method call on `self` here copies the whole value
+      // where it is not specialized.
+      precondition(thread.isCurrent, "a LoopBound value used off its event loop")
       yield &storage
     }
   }
@@ -62,7 +69,7 @@ package struct LoopBound<Value>: @unchecked Sendable {
   /// The value without the check, for `LoopBoundBox.valueInOwnersDeinit`.
   fileprivate var uncheckedValue: Value { storage }
 
-  private func check() {
+  @inlinable func check() {
     precondition(thread.isCurrent, "a LoopBound value used off its event loop")
   }
 }
@@ -71,7 +78,7 @@ package struct LoopBound<Value>: @unchecked Sendable {
 /// loop-confined mutable state of a `Sendable` class.
 package final class LoopBoundBox<Value>: @unchecked Sendable {
   // @unchecked Sendable: `bound` is only reached through its `value`, which checks the thread.
-  private var bound: LoopBound<Value>
+  @usableFromInline var bound: LoopBound<Value>
 
   /// Binds `value` to `loop`; callable on any thread, with a value nothing else holds (it is
   /// handed over, not used).
@@ -86,7 +93,7 @@ package final class LoopBoundBox<Value>: @unchecked Sendable {
   }
 
   /// The value. Traps off the loop's thread.
-  package var value: Value {
+  @inlinable package var value: Value {
     _read { yield bound.value }
     _modify { yield &bound.value }
   }
