@@ -21,8 +21,9 @@ import WCSProtocols
 /// `onRTP`/`onRTCP` get unprotected packets.
 ///
 /// Threading: every method and property must be used on `loop` (use `loop.execute` or
-/// `loop.submit` from elsewhere); checked: a use off the loop traps. Every handler (`onEvent`, `onRTP`, `onRTCP`) is called on
-/// the loop thread; it must not block — hop to your own queue for slow work.
+/// `loop.submit` from elsewhere); checked: a use off the loop traps, in every build. Every
+/// handler (`onEvent`, `onRTP`, `onRTCP`) is called on the loop thread; it must not block —
+/// hop to your own queue for slow work.
 public final class PeerConnection: Sendable {
   /// Called on the loop for each event.
   public typealias EventHandler = @Sendable (PeerConnectionEvent) -> Void

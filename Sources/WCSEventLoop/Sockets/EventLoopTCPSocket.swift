@@ -60,7 +60,8 @@ public final class EventLoopTCPSocket: Sendable {
   public var bytesReceived: Int { state.value.bytesReceived }
   /// Bytes handed to the kernel so far.
   public var bytesSent: Int { state.value.bytesSent }
-  /// Bytes queued, waiting for the socket to become writable.
+  /// Bytes queued, waiting for the socket to become writable. Like every property here, read
+  /// it on the loop (elsewhere it traps).
   public var queuedBytes: Int { state.value.queuedBytes }
   /// The most bytes `write` queues (see `EventLoopTCPError.writeBufferFull`).
   public let maximumQueuedBytes: Int
