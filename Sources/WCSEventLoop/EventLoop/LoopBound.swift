@@ -66,9 +66,6 @@ package struct LoopBound<Value>: @unchecked Sendable {
     }
   }
 
-  /// The value without the check, for `LoopBoundBox.valueInOwnersDeinit`.
-  fileprivate var uncheckedValue: Value { storage }
-
   @inlinable func check() {
     precondition(thread.isCurrent, "a LoopBound value used off its event loop")
   }
@@ -76,9 +73,17 @@ package struct LoopBound<Value>: @unchecked Sendable {
 
 /// A reference to a value touched only on one event loop, checked as `LoopBound` checks: the
 /// loop-confined mutable state of a `Sendable` class.
+///
+/// The value lives at a fixed address the box allocates, reached through addressors: a caller in
+/// another module then reads and writes a field in place, with no coroutine and no copy of the
+/// whole value (a `_read`/`_modify` pair was left unspecialized there, and copied the value
+/// through its generic value witness on every packet). Addressors get no dynamic exclusivity
+/// check, so one access must not overlap a modifying one, as for any `inout`.
 package final class LoopBoundBox<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `bound` is only reached through its `value`, which checks the thread.
-  @usableFromInline var bound: LoopBound<Value>
+  // @unchecked Sendable: `storage` is only reached through `value`, which checks the thread, or
+  // from `deinit`, when no other reference is left.
+  @usableFromInline let storage: UnsafeMutablePointer<Value>
+  @usableFromInline let thread: EventLoopThread
 
   /// Binds `value` to `loop`; callable on any thread, with a value nothing else holds (it is
   /// handed over, not used).
@@ -89,16 +94,29 @@ package final class LoopBoundBox<Value>: @unchecked Sendable {
   /// Binds `value` to the loop running on `thread`, for the loop's own state (made before the
   /// loop itself is).
   init(_ value: Value, thread: EventLoopThread) {
-    bound = LoopBound(value, thread: thread)
+    storage = .allocate(capacity: 1)
+    storage.initialize(to: value)
+    self.thread = thread
+  }
+
+  deinit {
+    storage.deinitialize(count: 1)
+    storage.deallocate()
   }
 
   /// The value. Traps off the loop's thread.
   @inlinable package var value: Value {
-    _read { yield bound.value }
-    _modify { yield &bound.value }
+    unsafeAddress {
+      precondition(thread.isCurrent, "a LoopBoundBox value used off its event loop")
+      return UnsafePointer(storage)
+    }
+    unsafeMutableAddress {
+      precondition(thread.isCurrent, "a LoopBoundBox value used off its event loop")
+      return storage
+    }
   }
 
   /// The value without the thread check, for the owner's `deinit` only: its last reference is
   /// gone, so no other thread can touch the value, on whichever thread the owner goes.
-  package var valueInOwnersDeinit: Value { bound.uncheckedValue }
+  package var valueInOwnersDeinit: Value { storage.pointee }
 }
