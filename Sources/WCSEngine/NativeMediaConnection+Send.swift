@@ -50,7 +50,7 @@ extension NativeMediaConnection {
       case .targetBitrateChanged(let bitrate):
         videoTrack?.setBitrate(bitrate)
       case .roundTripTime(let rtt):
-        extra.roundTripTime = rtt
+        extra.roundTripTime = rtt.seconds
       case .receptionReport(let block, let kind):
         if kind == .video || publishSession?.videoSend == nil {
           counters.packetsLost = Int64(block.packetsLost)

@@ -154,7 +154,7 @@ extension NativeMediaConnection {
       result.nackedPacketsReceived +=
         stream.counters.retransmissions + stream.counters.retransmissionsSkipped
       result.senderReports += stream.counters.senderReports
-      if result.roundTripTime == nil { result.roundTripTime = stream.roundTripTime }
+      if result.roundTripTime == nil { result.roundTripTime = stream.roundTripTime?.seconds }
     }
     let play = playSession
     result.summary.packetsReceived = play.counters.packetsReceived

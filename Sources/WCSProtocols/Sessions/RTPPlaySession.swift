@@ -264,9 +264,9 @@ public struct RTPPlaySession: Sendable {
     return video?.nextDeadline
   }
 
-  /// The round-trip time in seconds (from our SR/RR exchange), for the video stream's delay.
-  public mutating func setRoundTripTime(_ seconds: Double) {
-    video?.roundTripTime = seconds
+  /// The round-trip time (from our SR/RR exchange), for the video stream's delay.
+  public mutating func setRoundTripTime(_ roundTripTime: MediaDuration) {
+    video?.roundTripTime = roundTripTime
   }
 
   /// Drops the streams (their packets and statistics); the counters stay.

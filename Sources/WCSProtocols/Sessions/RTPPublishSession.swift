@@ -41,8 +41,8 @@ public struct RTPPublishSession {
     /// The video target changed (bits per second, within the stream's limits): the encoder's
     /// new bitrate.
     case targetBitrateChanged(Int)
-    /// A round-trip time from a reception report (seconds, RFC 3550 §6.4.1).
-    case roundTripTime(Double)
+    /// A round-trip time from a reception report (RFC 3550 §6.4.1).
+    case roundTripTime(MediaDuration)
     /// A reception report about one of our streams.
     case receptionReport(RTCPReportBlock, kind: MediaKind)
   }
@@ -127,8 +127,8 @@ public struct RTPPublishSession {
   /// When `releasePaced(now:)` should run next; nil when the pacer holds nothing.
   public var nextPacedSendTime: MediaInstant? { pacer?.nextSendTime }
 
-  /// The round-trip time from the peer's reception reports (seconds), video's first.
-  public var roundTripTime: Double? { videoSend?.roundTripTime ?? audioSend?.roundTripTime }
+  /// The round-trip time from the peer's reception reports, video's first.
+  public var roundTripTime: MediaDuration? { videoSend?.roundTripTime ?? audioSend?.roundTripTime }
 
   /// A key-frame request waits for the video stream's interval: poll when it ends.
   public var keyFrameRequestPending: Bool { videoSend?.keyFrameRequestPending == true }
@@ -250,7 +250,7 @@ public struct RTPPublishSession {
         if kind == .video { output.events.append(.keyFrameRequested) }
       case .roundTripTime(let rtt):
         output.events.append(.roundTripTime(rtt))
-        estimator?.onRoundTripTime(.microseconds(Int(rtt * 1_000_000)))
+        estimator?.onRoundTripTime(rtt)
       case .receiverEstimatedMaxBitrate(let bitrate):
         estimator?.onREMB(REMBUpdate(bitrate: Int(clamping: bitrate)), now: now)
       case .receptionReport(let block):

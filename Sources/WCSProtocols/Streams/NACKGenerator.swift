@@ -111,15 +111,15 @@ public struct NACKGenerator: Sendable {
     return needsKeyFrame
   }
 
-  /// The interval between requests for the same packet: the RTT (`roundTripTime`, seconds;
-  /// 100 ms when unknown), at least `minRetryInterval`.
-  public func retryInterval(roundTripTime: Double?) -> MediaDuration {
-    max(minRetryInterval, .seconds(roundTripTime ?? 0.1))
+  /// The interval between requests for the same packet: the RTT (100 ms when unknown), at
+  /// least `minRetryInterval`.
+  public func retryInterval(roundTripTime: MediaDuration?) -> MediaDuration {
+    max(minRetryInterval, roundTripTime ?? .milliseconds(100))
   }
 
   /// The missing sequence numbers due for a (re)request at `now`, oldest first; marks them
-  /// requested and gives up those past `maxAge` or `maxRetries`. `roundTripTime` in seconds.
-  public mutating func due(now: MediaInstant, roundTripTime: Double?) -> [Int64] {
+  /// requested and gives up those past `maxAge` or `maxRetries`.
+  public mutating func due(now: MediaInstant, roundTripTime: MediaDuration?) -> [Int64] {
     guard !missing.isEmpty else { return [] }
     let tolerance = reorderTolerance
     let interval = retryInterval(roundTripTime: roundTripTime)
@@ -148,7 +148,7 @@ public struct NACKGenerator: Sendable {
   }
 
   /// The earliest time at which `due` has something to do, or nil when nothing is missing.
-  public func nextDeadline(roundTripTime: Double?) -> MediaInstant? {
+  public func nextDeadline(roundTripTime: MediaDuration?) -> MediaInstant? {
     guard !missing.isEmpty else { return nil }
     let tolerance = reorderTolerance
     let interval = retryInterval(roundTripTime: roundTripTime)

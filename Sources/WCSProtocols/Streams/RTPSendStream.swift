@@ -78,8 +78,8 @@ public struct RTPSendStream: Sendable {
   public enum Event: Equatable, Sendable {
     /// A receiver lost the picture (PLI or FIR): encode the next frame as a key frame.
     case keyFrameRequested
-    /// A new RTT measurement from a report block, seconds.
-    case roundTripTime(Double)
+    /// A new RTT measurement from a report block.
+    case roundTripTime(MediaDuration)
     /// A receiver's REMB estimate, bits per second (input for congestion control).
     case receiverEstimatedMaxBitrate(UInt64)
     /// A report block about this stream (loss, jitter) for congestion control and statistics.
@@ -123,8 +123,8 @@ public struct RTPSendStream: Sendable {
   public let configuration: Configuration
   /// Counters.
   public private(set) var counters = Counters()
-  /// Latest RTT in seconds from a report block (RFC 3550 §6.4.1), nil before one arrives.
-  public private(set) var roundTripTime: Double?
+  /// Latest RTT from a report block (RFC 3550 §6.4.1), nil before one arrives.
+  public private(set) var roundTripTime: MediaDuration?
   /// The sequence number the next media packet gets.
   public private(set) var nextSequenceNumber: UInt16
   /// Offset between media timestamps and RTP timestamps on the wire.
@@ -309,7 +309,7 @@ public struct RTPSendStream: Sendable {
     }
     // Not twice within one RTT: the first resend may still be on its way. 0.8 × RTT, so a receiver
     // that re-asks once per RTT is not refused because the two RTT estimates differ slightly.
-    let minimumInterval = MediaDuration.seconds(roundTripTime ?? 0.1) * 0.8
+    let minimumInterval = (roundTripTime ?? .milliseconds(100)) * 0.8
     if let last = entry.lastRetransmittedAt, now - last < minimumInterval {
       counters.retransmissionsSkipped += 1
       return nil
@@ -354,7 +354,7 @@ public struct RTPSendStream: Sendable {
     let units = arrival &- block.lastSenderReport &- block.delaySinceLastSenderReport
     // A negative result (clock skew, bogus DLSR) wraps to a huge value: ignore it.
     guard units < 0x8000_0000 else { return }
-    let rtt = Double(units) / 65_536
+    let rtt = MediaDuration.nanoseconds(Int64(units) * 1_000_000_000 / 65_536)
     roundTripTime = rtt
     output.events.append(.roundTripTime(rtt))
   }

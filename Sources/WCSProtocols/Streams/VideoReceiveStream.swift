@@ -50,8 +50,8 @@ public struct VideoReceiveStream: Sendable {
   public private(set) var nackGenerator: NACKGenerator
   /// The jitter buffer (its delay, duplicate and late counts).
   public private(set) var jitterBuffer: JitterBuffer
-  /// Round-trip time in seconds, set by the driver from the SR/RR exchange.
-  public var roundTripTime: Double?
+  /// Round-trip time, set by the driver from the SR/RR exchange.
+  public var roundTripTime: MediaDuration?
 
   private var keyFrameRequested = false
   private var lastKeyFrameRequestAt: MediaInstant?
@@ -124,7 +124,8 @@ public struct VideoReceiveStream: Sendable {
     nackGenerator.packetArrived(sequence, now: now)
     jitterBuffer.updateTargetDelay(
       jitterSeconds: source.statistics.jitter / Double(configuration.source.clockRate),
-      extraDelay: configuration.retransmissionDelayFactor * (roundTripTime ?? 0.1))
+      extraDelay: configuration.retransmissionDelayFactor
+        * (roundTripTime ?? .milliseconds(100)).seconds)
     // The buffer takes the packet over and puts a late one in the output.
     _ = jitterBuffer.insert(
       media, arrival: now, sequence: sequence, releasingAtOnce: false, into: &output.packets)

@@ -169,7 +169,7 @@ final class RTPSendStreamTests: XCTestCase {
       .receiverReport(RTCPReceiverReport(ssrc: 9, reports: [block])), now: virtualTime(1.3)
     ).events
     XCTAssertEqual(events.first, .receptionReport(block))
-    XCTAssertEqual(try XCTUnwrap(stream.roundTripTime), 0.1, accuracy: 2.0 / 65_536)
+    XCTAssertEqual(try XCTUnwrap(stream.roundTripTime?.seconds), 0.1, accuracy: 2.0 / 65_536)
     // A block naming an SR we never sent gives no RTT.
     var stale = block
     stale.lastSenderReport &+= 12_345

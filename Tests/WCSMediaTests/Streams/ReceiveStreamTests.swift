@@ -180,7 +180,7 @@ final class ReceiveStreamTests: XCTestCase {
 
   func testNACKForAGapRetriesEveryRTTAndGivesUp() throws {
     var stream = makeVideoStream()
-    stream.roundTripTime = 0.1
+    stream.roundTripTime = .milliseconds(100)
     for sequence: UInt16 in [100, 101, 105] {
       _ = stream.receive(
         streamTestPacket(
@@ -278,7 +278,7 @@ final class ReceiveStreamTests: XCTestCase {
     generator.packetArrived(1, now: virtualTime(0))
     generator.packetArrived(4, now: virtualTime(0))
     generator.packetArrived(2, now: virtualTime(0.005))
-    XCTAssertEqual(generator.due(now: virtualTime(0.03), roundTripTime: 0.05), [3])
+    XCTAssertEqual(generator.due(now: virtualTime(0.03), roundTripTime: .milliseconds(50)), [3])
     generator.packetArrived(3, now: virtualTime(0.06))
     XCTAssertEqual(generator.recovered, 2)
     XCTAssertEqual(generator.recoveredAfterRequest, 1)
@@ -294,7 +294,7 @@ final class ReceiveStreamTests: XCTestCase {
     var time = 0.0
     while time < 0.5 {
       time += 0.01
-      requested += generator.due(now: virtualTime(time), roundTripTime: 0.05).count
+      requested += generator.due(now: virtualTime(time), roundTripTime: .milliseconds(50)).count
     }
     // Requests at 20, 70, ..., 270 ms (every 50 ms), then gone at 300 ms.
     XCTAssertEqual(requested, 6)

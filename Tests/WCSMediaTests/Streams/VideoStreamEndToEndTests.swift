@@ -144,7 +144,7 @@ final class VideoStreamEndToEndTests: XCTestCase {
     result.sender = sender.counters
     result.receiver = receiver.source.counters
     result.nack = receiver.nackGenerator
-    result.rtt = sender.roundTripTime
+    result.rtt = sender.roundTripTime?.seconds
     result.playoutDelay = receiver.jitterBuffer.delay
     return result
   }
