@@ -1,15 +1,14 @@
 import Dispatch
 import Synchronization
 import WCSCodecs
+import WCSMediaSeam
 import WCSProtocols
 
 /// The encode side of one published audio track: 48 kHz PCM from a source, cut into 20 ms
 /// frames → Opus → RFC 7587 payloads handed to `output`. Runs on its own serial queue. A
 /// disabled (muted) track encodes silence, as the iOS SDK's disabled track does, so the RTP
 /// timeline goes on.
-final class AudioSendTrack: @unchecked Sendable {
-  // @unchecked Sendable: `encoder`, `pending` and `nextTimestamp` are used on `queue` only;
-  // `enabled` and `statistics` sit behind mutexes.
+final class AudioSendTrack: Sendable {
 
   /// Counters of the track.
   struct Statistics: Sendable, Equatable {
@@ -21,18 +20,23 @@ final class AudioSendTrack: @unchecked Sendable {
     var sourceCPUTime = 0.0
   }
 
-  let queue: DispatchQueue
+  /// What encoding works on, used on `queue` only (checked).
+  private struct EncodeState {
+    let encoder: OpusEncoder
+    /// Interleaved samples not yet making a whole 20 ms frame.
+    var pending: [Int16] = []
+    /// When `pending[0]` was captured.
+    var pendingCapturedAt = MediaInstant.now()
+    var nextTimestamp: UInt32 = 0
+  }
+
+  var queue: DispatchQueue { encoding.queue }
   let channels: Int
-  private let encoder: OpusEncoder
+  private let encoding: QueueBoundBox<EncodeState>
   /// Gets each payload and when its first sample was captured.
   private let output: @Sendable (PacketizedPayload, MediaInstant) -> Void
   private let enabledState = Mutex(true)
   private let stats = Mutex(Statistics())
-  /// Interleaved samples not yet making a whole 20 ms frame.
-  private var pending: [Int16] = []
-  /// When `pending[0]` was captured.
-  private var pendingCapturedAt = MediaInstant.now()
-  private var nextTimestamp: UInt32 = 0
 
   /// Makes the Opus encoder (channels, bitrate and FEC from `parameters`).
   init(
@@ -43,11 +47,13 @@ final class AudioSendTrack: @unchecked Sendable {
   {
     channels = parameters.audioChannels
     self.output = output
-    queue = DispatchQueue(label: "WCSMedia.AudioSendTrack", qos: .userInitiated)
-    encoder = try OpusEncoder(
+    let encoder = try OpusEncoder(
       configuration: OpusEncoder.Configuration(
         channels: parameters.audioChannels, bitrate: parameters.audioBitrate,
         inbandFEC: parameters.audioFEC))
+    encoding = QueueBoundBox(
+      EncodeState(encoder: encoder),
+      queue: DispatchQueue(label: "WCSMedia.AudioSendTrack", qos: .userInitiated))
   }
 
   /// Whether captured sound is sent (`false`: silence).
@@ -64,43 +70,43 @@ final class AudioSendTrack: @unchecked Sendable {
 
   /// Takes interleaved 48 kHz samples with `sourceChannels` channels (1 or 2), converts them to
   /// the track's channel count and encodes every complete 20 ms frame. `capturedAt`: when the
-  /// chunk's first sample was captured (sources release a chunk when it is due). Call on `queue`.
+  /// chunk's first sample was captured (sources release a chunk when it is due). Call on `queue`
+  /// (checked: it traps elsewhere).
   func append(
     _ samples: [Int16], sourceChannels: Int, capturedAt: MediaInstant = .now()
   ) {
-    dispatchPrecondition(condition: .onQueue(queue))
     guard sourceChannels == 1 || sourceChannels == 2 else { return }
     // The leftover samples came just before this chunk. Anchoring on every chunk, rather than
     // counting frames from the first, keeps a source's clock drift out of the capture times.
-    let leftover = Double(pending.count / channels) / 48_000
-    pendingCapturedAt = capturedAt - .seconds(leftover)
+    let leftover = Double(encoding.value.pending.count / channels) / 48_000
+    encoding.value.pendingCapturedAt = capturedAt - .seconds(leftover)
     if sourceChannels == channels {
-      pending += samples
+      encoding.value.pending += samples
     } else if sourceChannels == 1 {
-      pending.reserveCapacity(pending.count + samples.count * 2)
-      for sample in samples { pending += [sample, sample] }
+      encoding.value.pending.reserveCapacity(encoding.value.pending.count + samples.count * 2)
+      for sample in samples { encoding.value.pending += [sample, sample] }
     } else {
       var index = 0
       while index + 1 < samples.count {
-        pending.append(Int16((Int(samples[index]) + Int(samples[index + 1])) / 2))
+        encoding.value.pending.append(Int16((Int(samples[index]) + Int(samples[index + 1])) / 2))
         index += 2
       }
     }
     let frameLength = PCMAudioFrame.samplesPer20ms * channels
-    while pending.count >= frameLength {
-      var frame = Array(pending[0..<frameLength])
-      pending.removeFirst(frameLength)
+    while encoding.value.pending.count >= frameLength {
+      var frame = Array(encoding.value.pending[0..<frameLength])
+      encoding.value.pending.removeFirst(frameLength)
       if !isEnabled { frame = [Int16](repeating: 0, count: frameLength) }
-      encode(
-        PCMAudioFrame(samples: frame, channels: channels, timestamp: nextTimestamp),
-        capturedAt: pendingCapturedAt)
-      pendingCapturedAt += .milliseconds(20)
+      encode(frame, capturedAt: encoding.value.pendingCapturedAt)
+      encoding.value.pendingCapturedAt += .milliseconds(20)
     }
   }
 
-  private func encode(_ frame: PCMAudioFrame, capturedAt: MediaInstant) {
-    let timestamp = nextTimestamp
-    nextTimestamp &+= UInt32(PCMAudioFrame.samplesPer20ms)
+  private func encode(_ samples: [Int16], capturedAt: MediaInstant) {
+    let timestamp = encoding.value.nextTimestamp
+    encoding.value.nextTimestamp &+= UInt32(PCMAudioFrame.samplesPer20ms)
+    let frame = PCMAudioFrame(samples: samples, channels: channels, timestamp: timestamp)
+    let encoder = encoding.value.encoder
     var cpu = 0.0
     defer { stats.withLock { $0.encodeCPUTime += cpu } }
     do {

@@ -9,10 +9,7 @@ import WCSProtocols
 /// RFC 7741 payloads handed to `output`. Runs on its own serial queue, never on the event loop,
 /// so a slow encode does not delay packets. A disabled (muted) track encodes black pictures, as
 /// the iOS SDK's disabled track does.
-final class VideoSendTrack: @unchecked Sendable {
-  // @unchecked Sendable: `encoder`, `packetizer`, `h264`, `lastTimestamp` and the
-  // pass-through flags are used on `queue` only;
-  // `enabled`, `stopped` and `statistics` sit behind mutexes.
+final class VideoSendTrack: Sendable {
 
   /// Counters of the track.
   struct Statistics: Sendable, Equatable {
@@ -38,24 +35,29 @@ final class VideoSendTrack: @unchecked Sendable {
     var passThroughRefusal: String?
   }
 
-  let queue: DispatchQueue
+  /// What encoding works on, used on `queue` only (checked).
+  private struct EncodeState {
+    let encoder: VP8Encoder
+    var packetizer = VP8Packetizer()
+    /// H.264 in place of VP8 once the answer chose it (`useH264`).
+    var h264: H264SendCodec?
+    var lastTimestamp: UInt32?
+    /// A file's access units are sent instead of encoded pictures.
+    var passingThrough = false
+    /// Pass-through skips access units up to the next IDR (after a mute, or at the start).
+    var passThroughNeedsIDR = true
+  }
+
+  var queue: DispatchQueue { encoding.queue }
   let parameters: NativeEncodingParameters
-  private let encoder: VP8Encoder
-  private var packetizer = VP8Packetizer()
-  /// H.264 in place of VP8 once the answer chose it (`useH264`); on `queue` only.
-  private var h264: H264SendCodec?
+  private let encoding: QueueBoundBox<EncodeState>
   private let output: @Sendable (_ payloads: [PacketizedPayload], _ isKeyFrame: Bool) -> Void
   private let preview: (any VideoRenderer)?
   private let enabledState = Mutex(true)
   private let stopped = Mutex(false)
   private let stats = Mutex(Statistics())
-  private var lastTimestamp: UInt32?
   /// The answered H.264 format (`useH264`), which a file source checks before passing through.
   private let negotiatedH264 = Mutex<H264FormatParameters?>(nil)
-  /// A file's access units are sent instead of encoded pictures; on `queue` only.
-  private var passingThrough = false
-  /// Pass-through skips access units up to the next IDR (after a mute, or at the start).
-  private var passThroughNeedsIDR = true
 
   /// Makes the encoder at the parameters' size, frame rate and start bitrate.
   init(
@@ -65,11 +67,13 @@ final class VideoSendTrack: @unchecked Sendable {
     self.parameters = parameters
     self.preview = preview
     self.output = output
-    queue = DispatchQueue(label: "WCSMedia.VideoSendTrack", qos: .userInitiated)
-    encoder = try VP8Encoder(
+    let encoder = try VP8Encoder(
       configuration: VP8Encoder.Configuration(
         width: parameters.width, height: parameters.height, frameRate: parameters.frameRate,
         bitrateKbps: parameters.startVideoBitrate / 1000, keyFrameInterval: 3000))
+    encoding = QueueBoundBox(
+      EncodeState(encoder: encoder),
+      queue: DispatchQueue(label: "WCSMedia.VideoSendTrack", qos: .userInitiated))
     stats.withLock { $0.bitrate = parameters.startVideoBitrate }
   }
 
@@ -92,13 +96,14 @@ final class VideoSendTrack: @unchecked Sendable {
     queue.sync {}
   }
 
-  /// Encodes `picture` captured at `timestamp` (90 kHz). Call on `queue`.
+  /// Encodes `picture` captured at `timestamp` (90 kHz). Call on `queue` (checked).
   func encode(_ picture: I420Image, timestamp: UInt32) {
-    dispatchPrecondition(condition: .onQueue(queue))
     guard !stopped.withLock({ $0 }) else { return }
     // The encoder needs increasing timestamps; a source switch may restart them.
-    if let last = lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { return }
-    lastTimestamp = timestamp
+    if let last = encoding.value.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 {
+      return
+    }
+    encoding.value.lastTimestamp = timestamp
     preview?.render(VideoFrame(picture, timestampNs: Int64(timestamp) * 100_000 / 9))
     var source = picture
     if source.width != parameters.width || source.height != parameters.height {
@@ -113,18 +118,21 @@ final class VideoSendTrack: @unchecked Sendable {
     var cpu = 0.0
     defer { stats.withLock { $0.encodeCPUTime += cpu } }
     do {
-      if let h264 {
+      if let h264 = encoding.value.h264 {
         let frames = try CodecCPUTime.measure(into: &cpu) { () throws(H264Error) in
           try h264.encoder.encode(source, timestamp: timestamp)
         }
-        for frame in frames { send(frame, payloads: self.h264?.packetizer.packetize(frame) ?? []) }
+        for frame in frames {
+          send(frame, payloads: encoding.value.h264?.packetizer.packetize(frame) ?? [])
+        }
         return
       }
+      let encoder = encoding.value.encoder
       let frames = try CodecCPUTime.measure(into: &cpu) {
         try encoder.encode(source, timestamp: timestamp)
       }
       for frame in frames {
-        let payloads = packetizer.packetize(frame)
+        let payloads = encoding.value.packetizer.packetize(frame)
         stats.withLock {
           $0.framesEncoded += 1
           if frame.isKeyFrame { $0.keyFramesEncoded += 1 }
@@ -158,7 +166,7 @@ final class VideoSendTrack: @unchecked Sendable {
     // Made on the queue, which then owns it.
     let result = queue.sync { () -> Result<Void, H264Error> in
       Result { () throws(H264Error) in
-        self.h264 = H264SendCodec(
+        self.encoding.value.h264 = H264SendCodec(
           encoder: try H264Encoder(configuration: configuration),
           packetizer: H264Packetizer(packetizationMode: packetizationMode))
       }
@@ -174,13 +182,14 @@ final class VideoSendTrack: @unchecked Sendable {
   }
 
   /// Sends a file's access units (`passThrough`) instead of encoding pictures, or goes back
-  /// to encoding (`active` false; `refusal` says why a file is transcoded). Call on `queue`.
+  /// to encoding (`active` false; `refusal` says why a file is transcoded). Call on `queue`
+  /// (checked).
   func setPassThrough(_ active: Bool, refusal: String? = nil) {
-    dispatchPrecondition(condition: .onQueue(queue))
-    passingThrough = active
-    passThroughNeedsIDR = true
+    encoding.value.passingThrough = active
+    encoding.value.passThroughNeedsIDR = true
+    let encodesH264 = encoding.value.h264 != nil
     stats.withLock {
-      $0.encoderImplementation = active ? "passthrough" : h264 == nil ? "libvpx" : "OpenH264"
+      $0.encoderImplementation = active ? "passthrough" : encodesH264 ? "OpenH264" : "libvpx"
       $0.passThroughRefusal = active ? nil : refusal
     }
   }
@@ -188,20 +197,22 @@ final class VideoSendTrack: @unchecked Sendable {
   /// Sends one Annex B access unit of a file as it is, stamped `timestamp` (90 kHz, from the
   /// file's pts), in H.264 payloads (RFC 6184). Dropped when H.264 is not in use, when the
   /// timestamp does not increase, and while muted; after a mute the stream resumes at the
-  /// next IDR. Call on `queue`.
+  /// next IDR. Call on `queue` (checked).
   func passThrough(_ accessUnit: [UInt8], isKeyFrame: Bool, timestamp: UInt32) {
-    dispatchPrecondition(condition: .onQueue(queue))
-    guard passingThrough, !stopped.withLock({ $0 }), h264 != nil else { return }
-    if let last = lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 { return }
-    lastTimestamp = timestamp
-    guard isEnabled else {
-      passThroughNeedsIDR = true
+    guard encoding.value.passingThrough, !stopped.withLock({ $0 }), encoding.value.h264 != nil
+    else { return }
+    if let last = encoding.value.lastTimestamp, Int32(bitPattern: timestamp &- last) <= 0 {
       return
     }
-    guard isKeyFrame || !passThroughNeedsIDR else { return }
-    passThroughNeedsIDR = false
+    encoding.value.lastTimestamp = timestamp
+    guard isEnabled else {
+      encoding.value.passThroughNeedsIDR = true
+      return
+    }
+    guard isKeyFrame || !encoding.value.passThroughNeedsIDR else { return }
+    encoding.value.passThroughNeedsIDR = false
     let frame = EncodedVideoFrame(data: accessUnit, isKeyFrame: isKeyFrame, timestamp: timestamp)
-    let payloads = h264?.packetizer.packetize(frame) ?? []
+    let payloads = encoding.value.h264?.packetizer.packetize(frame) ?? []
     stats.withLock {
       $0.framesPassedThrough += 1
       if isKeyFrame { $0.keyFramesPassedThrough += 1 }
@@ -214,14 +225,14 @@ final class VideoSendTrack: @unchecked Sendable {
     queue.async {
       // A file passed through has no encoder to ask: its next IDR serves (the first access
       // unit sent is one, so a request before it waits for nothing).
-      if self.passingThrough {
-        if !self.passThroughNeedsIDR {
+      if self.encoding.value.passingThrough {
+        if !self.encoding.value.passThroughNeedsIDR {
           self.stats.withLock { $0.keyFrameRequestsAwaitingIDR += 1 }
         }
         return
       }
-      self.encoder.requestKeyFrame()
-      self.h264?.encoder.requestKeyFrame()
+      self.encoding.value.encoder.requestKeyFrame()
+      self.encoding.value.h264?.encoder.requestKeyFrame()
     }
   }
 
@@ -233,8 +244,8 @@ final class VideoSendTrack: @unchecked Sendable {
     queue.async {
       guard self.statistics.bitrate != clamped else { return }
       do {
-        try self.encoder.setBitrate(max(1, clamped / 1000))
-        try self.h264?.encoder.setBitrate(max(1, clamped / 1000))
+        try self.encoding.value.encoder.setBitrate(max(1, clamped / 1000))
+        try self.encoding.value.h264?.encoder.setBitrate(max(1, clamped / 1000))
         self.stats.withLock { $0.bitrate = clamped }
       } catch {
         self.stats.withLock { $0.encodeErrors += 1 }

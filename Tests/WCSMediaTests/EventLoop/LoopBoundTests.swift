@@ -36,4 +36,18 @@ final class LoopBoundTests: XCTestCase {
     XCTAssertEqual(kept, 10)
     XCTAssertEqual(changed, 15)
   }
+
+  func testTheValueGoesWithTheBox() {
+    final class Tracked {
+      let onDeinit: () -> Void
+      init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+      deinit { onDeinit() }
+    }
+    var released = false
+    var box: LoopBoundBox<Tracked>? = LoopBoundBox(Tracked { released = true }, loop: loop)
+    XCTAssertNotNil(box)
+    XCTAssertFalse(released)
+    box = nil
+    XCTAssertTrue(released)
+  }
 }

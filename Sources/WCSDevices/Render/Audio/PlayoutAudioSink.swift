@@ -26,8 +26,7 @@ public final class PlayoutAudioCallbackSink: PlayoutAudioSink {
 
 /// A `PlayoutAudioSink` writing a WAV file (48 kHz, 16-bit, the stream's channels); `close()`
 /// finishes the header.
-public final class WAVPlayoutSink: PlayoutAudioSink, @unchecked Sendable {
-  // @unchecked Sendable: the writer is used under `lock` only.
+public final class WAVPlayoutSink: PlayoutAudioSink, Sendable {
   private let lock: Mutex<WAVWriter?>
 
   /// Creates the file at `url`; throws `MediaFileError` when it cannot be written.

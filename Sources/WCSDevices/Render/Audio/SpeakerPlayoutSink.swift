@@ -9,9 +9,7 @@ import WCSMediaSeam
 /// block. When the device falls behind, at most `capacity` blocks wait and the oldest is dropped
 /// (`droppedFrames` counts them). A write error closes the device and ends playback
 /// (`failure`); nothing is thrown to the caller.
-public final class SpeakerPlayoutSink: PlayoutAudioSink, @unchecked Sendable {
-  // @unchecked Sendable: `device` is used on `queue` only; everything else shared sits in
-  // `state` behind a mutex; the `let`s are immutable.
+public final class SpeakerPlayoutSink: PlayoutAudioSink, Sendable {
 
   /// Blocks waiting for the device at most: 8 × 20 ms = 160 ms.
   public static let defaultCapacity = 8
@@ -31,8 +29,9 @@ public final class SpeakerPlayoutSink: PlayoutAudioSink, @unchecked Sendable {
   public let deviceName: String?
   /// Blocks waiting for the device at most.
   public let capacity: Int
-  private let queue = DispatchQueue(label: "WCSMedia.SpeakerPlayoutSink", qos: .userInitiated)
-  private var device: AudioPlaybackDevice?
+  /// The open device, used on its queue only (checked); writes block there.
+  private let device: QueueBoundBox<AudioPlaybackDevice?>
+  private var queue: DispatchQueue { device.queue }
   private let state = Mutex(State())
 
   /// Opens the output now (blocks while the sound server answers).
@@ -47,7 +46,8 @@ public final class SpeakerPlayoutSink: PlayoutAudioSink, @unchecked Sendable {
     capacity: Int = SpeakerPlayoutSink.defaultCapacity
   ) throws(AudioDeviceError) {
     let opened = try AudioPlaybackDevice(device: device, channels: channels, backend: backend)
-    self.device = opened
+    self.device = QueueBoundBox(
+      opened, queue: DispatchQueue(label: "WCSMedia.SpeakerPlayoutSink", qos: .userInitiated))
     self.backend = opened.backend
     self.deviceName = device
     self.capacity = max(1, capacity)
@@ -101,7 +101,7 @@ public final class SpeakerPlayoutSink: PlayoutAudioSink, @unchecked Sendable {
       $0.closed = true
       $0.pending.removeAll()
     }
-    queue.sync { device = nil }
+    queue.sync { device.value = nil }
   }
 
   private func writePending() {
@@ -114,7 +114,7 @@ public final class SpeakerPlayoutSink: PlayoutAudioSink, @unchecked Sendable {
         return state.pending.removeFirst()
       }
       guard let next else { return }
-      guard let device else {
+      guard let device = device.value else {
         state.withLock { $0.writing = false }
         return
       }
@@ -122,7 +122,7 @@ public final class SpeakerPlayoutSink: PlayoutAudioSink, @unchecked Sendable {
         try device.write(PCMAudioFrame(samples: next.samples, channels: next.channels))
         state.withLock { $0.written += 1 }
       } catch {
-        self.device = nil
+        self.device.value = nil
         state.withLock {
           $0.failure = error
           $0.pending.removeAll()
