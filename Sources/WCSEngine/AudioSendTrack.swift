@@ -28,6 +28,37 @@ final class AudioSendTrack: Sendable {
     /// When `pending[0]` was captured.
     var pendingCapturedAt = MediaInstant.now()
     var nextTimestamp: UInt32 = 0
+
+    /// Adds `samples` (`sourceChannels` interleaved, 1 or 2) as `channels` channels and takes
+    /// out every whole 20 ms frame, each with when its first sample was captured.
+    mutating func frames(
+      adding samples: [Int16], sourceChannels: Int, channels: Int, capturedAt: MediaInstant
+    ) -> [(samples: [Int16], capturedAt: MediaInstant)] {
+      // The leftover samples came just before this chunk. Anchoring on every chunk, rather than
+      // counting frames from the first, keeps a source's clock drift out of the capture times.
+      let leftover = Double(pending.count / channels) / 48_000
+      pendingCapturedAt = capturedAt - .seconds(leftover)
+      if sourceChannels == channels {
+        pending += samples
+      } else if sourceChannels == 1 {
+        pending.reserveCapacity(pending.count + samples.count * 2)
+        for sample in samples { pending += [sample, sample] }
+      } else {
+        var index = 0
+        while index + 1 < samples.count {
+          pending.append(Int16((Int(samples[index]) + Int(samples[index + 1])) / 2))
+          index += 2
+        }
+      }
+      let frameLength = PCMAudioFrame.samplesPer20ms * channels
+      var frames: [(samples: [Int16], capturedAt: MediaInstant)] = []
+      while pending.count >= frameLength {
+        frames.append((Array(pending[0..<frameLength]), pendingCapturedAt))
+        pending.removeFirst(frameLength)
+        pendingCapturedAt += .milliseconds(20)
+      }
+      return frames
+    }
   }
 
   var queue: DispatchQueue { encoding.queue }
@@ -76,29 +107,11 @@ final class AudioSendTrack: Sendable {
     _ samples: [Int16], sourceChannels: Int, capturedAt: MediaInstant = .now()
   ) {
     guard sourceChannels == 1 || sourceChannels == 2 else { return }
-    // The leftover samples came just before this chunk. Anchoring on every chunk, rather than
-    // counting frames from the first, keeps a source's clock drift out of the capture times.
-    let leftover = Double(encoding.value.pending.count / channels) / 48_000
-    encoding.value.pendingCapturedAt = capturedAt - .seconds(leftover)
-    if sourceChannels == channels {
-      encoding.value.pending += samples
-    } else if sourceChannels == 1 {
-      encoding.value.pending.reserveCapacity(encoding.value.pending.count + samples.count * 2)
-      for sample in samples { encoding.value.pending += [sample, sample] }
-    } else {
-      var index = 0
-      while index + 1 < samples.count {
-        encoding.value.pending.append(Int16((Int(samples[index]) + Int(samples[index + 1])) / 2))
-        index += 2
-      }
-    }
-    let frameLength = PCMAudioFrame.samplesPer20ms * channels
-    while encoding.value.pending.count >= frameLength {
-      var frame = Array(encoding.value.pending[0..<frameLength])
-      encoding.value.pending.removeFirst(frameLength)
-      if !isEnabled { frame = [Int16](repeating: 0, count: frameLength) }
-      encode(frame, capturedAt: encoding.value.pendingCapturedAt)
-      encoding.value.pendingCapturedAt += .milliseconds(20)
+    let frames = encoding.value.frames(
+      adding: samples, sourceChannels: sourceChannels, channels: channels, capturedAt: capturedAt)
+    for frame in frames {
+      let samples = isEnabled ? frame.samples : [Int16](repeating: 0, count: frame.samples.count)
+      encode(samples, capturedAt: frame.capturedAt)
     }
   }
 

@@ -93,9 +93,8 @@ extension PeerConnection {
     }
   }
 
-  /// RTT from report blocks about our SSRCs (RFC 3550 §6.4.1): A − LSR − DLSR in 1/65536 s,
-  /// A the arrival time as the middle 32 bits of an NTP timestamp. Valid when our sender
-  /// reports carry wall-clock NTP time.
+  /// RTT from report blocks about our SSRCs (`RTCPReportBlock.roundTripTime`, RFC 3550 §6.4.1),
+  /// the arrival on the wall clock. Valid when our sender reports carry wall-clock NTP time.
   func updateRoundTripTime(_ packet: UnsafeRawBufferPointer) {
     guard !localSendSSRCs.isEmpty else { return }
     let packets = RTCPPacket.parseCompoundLeniently(packet).packets
@@ -107,11 +106,9 @@ extension PeerConnection {
       case .receiverReport(let report): blocks = report.reports
       default: continue
       }
-      for block in blocks where localSendSSRCs.contains(block.ssrc) && block.lastSenderReport != 0 {
-        let rtt = arrival &- block.lastSenderReport &- block.delaySinceLastSenderReport
-        // A negative result (clock skew or a bogus block) wraps to a huge value: ignore it.
-        guard rtt < 0x8000_0000 else { continue }
-        counters.roundTripTime = .nanoseconds(Int64(rtt) * 1_000_000_000 / 65_536)
+      for block in blocks where localSendSSRCs.contains(block.ssrc) {
+        guard let rtt = block.roundTripTime(arrival: arrival) else { continue }
+        counters.roundTripTime = rtt.duration
       }
     }
   }

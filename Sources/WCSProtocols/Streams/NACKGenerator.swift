@@ -118,7 +118,8 @@ public struct NACKGenerator: Sendable {
   }
 
   /// The missing sequence numbers due for a (re)request at `now`, oldest first; marks them
-  /// requested and gives up those past `maxAge` or `maxRetries`.
+  /// requested and gives up those past `maxAge` or `maxRetries`. `roundTripTime` sets the retry
+  /// interval (`retryInterval(roundTripTime:)`; nil: 100 ms).
   public mutating func due(now: MediaInstant, roundTripTime: MediaDuration?) -> [Int64] {
     guard !missing.isEmpty else { return [] }
     let tolerance = reorderTolerance
@@ -147,7 +148,8 @@ public struct NACKGenerator: Sendable {
     return out
   }
 
-  /// The earliest time at which `due` has something to do, or nil when nothing is missing.
+  /// The earliest time at which `due` has something to do, or nil when nothing is missing;
+  /// `roundTripTime` as for `due`.
   public func nextDeadline(roundTripTime: MediaDuration?) -> MediaInstant? {
     guard !missing.isEmpty else { return nil }
     let tolerance = reorderTolerance

@@ -342,19 +342,15 @@ public struct RTPSendStream: Sendable {
     output.events.append(.keyFrameRequested)
   }
 
-  /// RTT = arrival − LSR − DLSR in 1/65536 s (RFC 3550 §6.4.1), with the arrival on our NTP clock.
+  /// The block's RTT (`RTCPReportBlock.roundTripTime`), with the arrival on our NTP clock, for
+  /// an SR we sent.
   private mutating func handleReportBlock(
     _ block: RTCPReportBlock, now: MediaInstant, into output: inout Output
   ) {
     output.events.append(.receptionReport(block))
-    guard block.lastSenderReport != 0,
-      sentSenderReports.contains(block.lastSenderReport)
+    guard sentSenderReports.contains(block.lastSenderReport),
+      let rtt = block.roundTripTime(arrival: ntpAtOrigin.advanced(by: now - origin).middle32)
     else { return }
-    let arrival = ntpAtOrigin.advanced(by: now - origin).middle32
-    let units = arrival &- block.lastSenderReport &- block.delaySinceLastSenderReport
-    // A negative result (clock skew, bogus DLSR) wraps to a huge value: ignore it.
-    guard units < 0x8000_0000 else { return }
-    let rtt = MediaDuration.nanoseconds(Int64(units) * 1_000_000_000 / 65_536)
     roundTripTime = rtt
     output.events.append(.roundTripTime(rtt))
   }

@@ -31,6 +31,17 @@ public struct RTCPReportBlock: Equatable, Sendable {
 
   static let length = 24
 
+  /// The round-trip time this block gives for a report arriving at `arrival` (the middle 32
+  /// bits of the NTP timestamp of the arrival, RFC 3550 §4): A − LSR − DLSR, in 1/65536 s
+  /// (RFC 3550 §6.4.1). Nil when the block names no SR (LSR 0) or the result is negative (clock
+  /// skew, a bogus DLSR), which wraps to 2³¹ units or more.
+  public func roundTripTime(arrival: UInt32) -> MediaDuration? {
+    guard lastSenderReport != 0 else { return nil }
+    let units = arrival &- lastSenderReport &- delaySinceLastSenderReport
+    guard units < 0x8000_0000 else { return nil }
+    return .nanoseconds(Int64(units) * 1_000_000_000 / 65_536)
+  }
+
   static func parse(_ reader: inout ByteReader) -> RTCPReportBlock? {
     guard let ssrc = reader.readUInt32(), let lossWord = reader.readUInt32(),
       let highest = reader.readUInt32(), let jitter = reader.readUInt32(),
